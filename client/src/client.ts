@@ -1,0 +1,187 @@
+import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
+import { PaygateConnectionError, PaygateError } from './errors.js';
+import { signRequest } from './signing.js';
+import type { Customer, CustomerFields, CustomerInput, Envelope, ErrorEnvelope } from './types.js';
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface PaygateClientOptions {
+  baseUrl: string;
+  appId: string;
+  /** The merchant's RSA private key, as PEM text or a key object. */
+  privateKey: string | KeyObject;
+  retry?: Partial<RetryPolicy>;
+  /** Per attempt. */
+  timeoutMs?: number;
+  /** Sent with every request, like the official SDKs; without it each request gets a fresh id. */
+  requestId?: string;
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  /** Makes a POST or PUT safe to retry: paygate runs it at most once and replays the reply. */
+  idempotencyKey?: string;
+  requestId?: string;
+  headers?: Record<string, string>;
+  /** Send these exact bytes instead of `JSON.stringify(body)`. */
+  rawBody?: string | Uint8Array;
+}
+
+export interface RawReply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed envelope, or undefined when the reply was not JSON. */
+  json: unknown;
+}
+
+const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 5_000 };
+
+export class PaygateClient {
+  readonly customers: CustomersApi;
+  private readonly baseUrl: string;
+  private readonly privateKey: KeyObject;
+  private readonly retry: RetryPolicy;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: PaygateClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.privateKey =
+      typeof options.privateKey === 'string' ? createPrivateKey(options.privateKey) : options.privateKey;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.fetchImpl = options.fetch ?? fetch;
+    this.customers = new CustomersApi(this);
+  }
+
+  /** Signature self-test: paygate answers with the same message. */
+  async echo(message: string): Promise<{ message: string }> {
+    return this.call('POST', '/svc/payment/api/v1/openapi/echo', { message });
+  }
+
+  /** Sends a signed request and returns `data` of a successful reply; throws {@link PaygateError} otherwise. */
+  async call<T>(method: string, target: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+    const reply = await this.send(method, target, body, options);
+    const envelope = reply.json as Partial<Envelope<T> & ErrorEnvelope> | undefined;
+    if (reply.status === 200 && envelope?.code === 200) return envelope.data as T;
+    throw new PaygateError(
+      reply.status,
+      typeof envelope?.code === 'number' ? envelope.code : reply.status,
+      typeof envelope?.error_code === 'string' ? envelope.error_code : String(reply.status),
+      typeof envelope?.message === 'string' ? envelope.message : `HTTP ${reply.status}`,
+      reply.headers.get('x-request-id') ?? undefined,
+    );
+  }
+
+  /** Sends a signed request, retrying where that is safe, and returns the reply whatever its status. */
+  async send(method: string, target: string, body?: unknown, options: RequestOptions = {}): Promise<RawReply> {
+    const upper = method.toUpperCase();
+    const bytes = options.rawBody ?? (body === undefined ? '' : JSON.stringify(body));
+    const requestId = options.requestId ?? this.options.requestId ?? randomUUID();
+    const retryable = upper === 'GET' || options.idempotencyKey !== undefined;
+    const attempts = retryable ? this.retry.maxAttempts : 1;
+
+    for (let attempt = 1; ; attempt += 1) {
+      let reply: RawReply;
+      try {
+        reply = await this.attempt(upper, target, bytes, requestId, options);
+      } catch (error) {
+        if (attempt >= attempts) {
+          throw new PaygateConnectionError(`${upper} ${target} failed: ${describe(error)}`, requestId, { cause: error });
+        }
+        await sleep(this.backoff(attempt));
+        continue;
+      }
+      const transient = reply.status === 429 || reply.status >= 500;
+      if (!transient || attempt >= attempts) return reply;
+      await sleep(this.backoff(attempt, reply.headers.get('retry-after')));
+    }
+  }
+
+  private async attempt(
+    method: string,
+    target: string,
+    bytes: string | Uint8Array,
+    requestId: string,
+    options: RequestOptions,
+  ): Promise<RawReply> {
+    // Each attempt is signed anew: a retry with the old nonce would be refused as a replay.
+    const signed = signRequest({ appId: this.options.appId, privateKey: this.privateKey, method, target, body: bytes });
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'x-request-id': requestId,
+      credential: signed.Credential,
+      nonce: signed.Nonce,
+      signature: signed.Signature,
+      ...options.headers,
+    };
+    const hasBody = bytes.length > 0;
+    if (hasBody) headers['content-type'] = 'application/json';
+    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+    const response = await this.fetchImpl(this.baseUrl + target, {
+      method,
+      headers,
+      body: hasBody ? bytes : undefined,
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text, json: parseJson(text) };
+  }
+
+  private backoff(attempt: number, retryAfter?: string | null): number {
+    const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, this.retry.maxDelayMs);
+    const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+}
+
+class CustomersApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  /** Creates a customer, or updates the one with the same `reference_number`. */
+  async create(customer: CustomerInput, options?: RequestOptions): Promise<Customer> {
+    const data = await this.client.call<{ customer: Customer }>(
+      'POST', '/svc/payment/api/v1/openapi/customers', { customer }, options,
+    );
+    return data.customer;
+  }
+
+  async update(uuid: string, fields: CustomerFields, options?: RequestOptions): Promise<Customer> {
+    const data = await this.client.call<{ customer: Customer }>(
+      'PUT', `/svc/payment/api/v1/openapi/customers/${encodeURIComponent(uuid)}`, fields, options,
+    );
+    return data.customer;
+  }
+
+  async get(uuid: string, options?: RequestOptions): Promise<Customer> {
+    const data = await this.client.call<{ customer: Customer }>(
+      'GET', `/svc/payment/api/v1/openapi/customers/${encodeURIComponent(uuid)}`, undefined, options,
+    );
+    return data.customer;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+  }
+  return String(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

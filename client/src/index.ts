@@ -1,0 +1,16 @@
+export { PaygateClient } from './client.js';
+export type { PaygateClientOptions, RawReply, RequestOptions, RetryPolicy } from './client.js';
+export { PaygateConnectionError, PaygateError } from './errors.js';
+export {
+  ALGORITHM,
+  formatRequestTime,
+  newNonce,
+  parseRequestTime,
+  signingMessage,
+  signingSteps,
+  signMessage,
+  signRequest,
+  verifyMessage,
+} from './signing.js';
+export type { SignedHeaders, SigningInput, SigningSteps, SignRequestInput } from './signing.js';
+export * from './types.js';

@@ -1,0 +1,29 @@
+import { parseArgs } from 'node:util';
+import { createMerchant, listAllMerchants } from '../merchants/merchants.js';
+import { print, UsageError } from './output.js';
+import { withPlatform } from './platform-command.js';
+
+export const MERCHANT_USAGE = `paygate merchant create --name NAME [--timezone Asia/Hong_Kong] [--json]
+paygate merchant list [--json]`;
+
+export async function merchantCommand(args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, timezone: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  const output = { json: values.json ?? false };
+  if (action === 'create') {
+    if (!values.name) throw new UsageError('merchant create needs --name');
+    const name = values.name;
+    const merchant = await withPlatform((ctx) => createMerchant(ctx, { name, timezone: values.timezone }));
+    print(output, { merchant_id: merchant.merchant_id }, () =>
+      `Created merchant ${merchant.merchant_id} (${merchant.name}, ${merchant.timezone})`);
+  } else if (action === 'list') {
+    const merchants = await withPlatform((ctx) => listAllMerchants(ctx));
+    print(output, { merchants }, () =>
+      merchants.map((m) => `${m.merchant_id}  ${m.timezone.padEnd(20)} ${m.name}`).join('\n') || 'No merchants.');
+  } else {
+    throw new UsageError(MERCHANT_USAGE);
+  }
+}

@@ -1,0 +1,19 @@
+import type { PlatformContext } from '../platform/context.js';
+import { loadConfig } from '../platform/config.js';
+import { createLogger } from '../platform/logger.js';
+import { openPlatform } from '../platform/platform.js';
+
+/**
+ * Runs a command against the same database the server uses (it may be running: SQLite waits for the
+ * server's writes with BEGIN IMMEDIATE and a busy timeout). Logs go to stderr, so stdout stays parseable.
+ */
+export async function withPlatform<T>(work: (platform: PlatformContext) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const logger = createLogger({ logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, process.stderr);
+  const { platform, database } = await openPlatform(config, { logger });
+  try {
+    return await work(platform);
+  } finally {
+    await database.close();
+  }
+}

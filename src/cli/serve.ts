@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+import { relative } from 'node:path';
+import { loadConfig } from '../platform/config.js';
+import { VERSION } from '../platform/version.js';
+import { startServer, type RunningServer } from '../server.js';
+import { print } from './output.js';
+
+export async function serveCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
+  const config = loadConfig();
+  const server = await startServer(config);
+  print({ json: values.json ?? false }, startupFacts(server), () => banner(server));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.platform.log.info({ signal }, 'shutting down: finishing requests in flight');
+    setTimeout(() => {
+      server.platform.log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.platform.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+function startupFacts(server: RunningServer) {
+  const { config, database } = server.platform;
+  return {
+    url: server.url,
+    mode: config.mode,
+    database: database.engine,
+    app_id: server.demo?.demo.app_id,
+    merchant_id: server.demo?.demo.merchant_id,
+    private_key_path: server.demo?.demo.private_key_path,
+    public_key_path: server.demo?.demo.public_key_path,
+    webhook_public_key_path: server.demo?.demo.webhook_public_key_path,
+  };
+}
+
+function banner(server: RunningServer): string {
+  const { config, database } = server.platform;
+  const storage = database.engine === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL';
+  const lines = [`paygate ${VERSION} (${config.mode} mode) listening on ${server.url}, ${storage}`];
+  if (server.demo) {
+    const { demo, created } = server.demo;
+    const show = (path: string) => {
+      const near = relative(process.cwd(), path);
+      return near && !near.startsWith('..') ? near : path;
+    };
+    lines.push(
+      '',
+      `Demo merchant ${created ? '(created on this first start)' : ''}`.trimEnd(),
+      `  AppID:              ${demo.app_id}`,
+      `  Merchant:           ${demo.merchant_id}`,
+      `  Private key:        ${show(demo.private_key_path)}`,
+      `  Public key:         ${show(demo.public_key_path)}`,
+      `  Webhook public key: ${show(demo.webhook_public_key_path)}`,
+      '',
+      'Make a signed call:',
+      `  npx paygate call POST /svc/payment/api/v1/openapi/echo '{"message":"Hello, paygate"}'`,
+    );
+  }
+  lines.push('', `API reference: ${server.url}/docs`, '');
+  return lines.join('\n');
+}

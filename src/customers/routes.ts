@@ -1,0 +1,49 @@
+import { defineRoute } from '../http/route.js';
+import { createOrUpdateCustomer, editCustomer, getCustomer } from './customers.js';
+import { presentCustomer } from './present.js';
+import { CreateCustomerBody, CustomerData, CustomerParams, EditCustomerBody } from './schemas.js';
+import type { CustomerRow } from './store.js';
+
+const BASE = '/svc/payment/api/v1/openapi/customers';
+const reply = (row: CustomerRow) => ({ customer: presentCustomer(row) });
+
+export const customerRoutes = [
+  defineRoute({
+    method: 'POST',
+    url: BASE,
+    operationId: 'createCustomer',
+    summary: 'Create a customer, or update the one with the same reference_number.',
+    description: 'Optional fields omitted keep their value; sent as null they are cleared.',
+    tags: ['customers'],
+    body: CreateCustomerBody,
+    data: CustomerData,
+    errors: ['paymentTokenNotUsable'],
+    handler: ({ ctx, body }) => createOrUpdateCustomer(ctx, body.customer),
+    present: reply,
+  }),
+  defineRoute({
+    method: 'PUT',
+    url: `${BASE}/:uuid`,
+    operationId: 'editCustomer',
+    summary: 'Edit a customer (flat body); reference_number cannot change.',
+    tags: ['customers'],
+    params: CustomerParams,
+    body: EditCustomerBody,
+    data: CustomerData,
+    errors: ['customerNotFound', 'customerReferenceImmutable', 'paymentTokenNotUsable'],
+    handler: ({ ctx, params, body }) => editCustomer(ctx, params.uuid, body),
+    present: reply,
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/:uuid`,
+    operationId: 'getCustomer',
+    summary: 'Read a customer back.',
+    tags: ['customers'],
+    params: CustomerParams,
+    data: CustomerData,
+    errors: ['customerNotFound'],
+    handler: ({ ctx, params }) => getCustomer(ctx, params.uuid),
+    present: reply,
+  }),
+];

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { customerRoutes } from '../customers/routes.js';
+import { echoRoutes } from '../echo/routes.js';
+import type { PlatformContext } from '../platform/context.js';
+import { AppError, ERRORS } from '../platform/errors.js';
+import type { Metrics } from '../platform/metrics.js';
+import { createAuthenticator } from './auth/authenticate.js';
+import type { NonceStore } from './auth/nonce-store.js';
+import { failure } from './envelope.js';
+import { createErrorHandler } from './error-handler.js';
+import { registerOpenApi } from './openapi.js';
+import { registerOperationsRoutes } from './operations.js';
+import { registerRoute, type AnyRoute } from './route.js';
+import { validatorCompiler } from './validation.js';
+
+export interface HttpAppDeps {
+  platform: PlatformContext;
+  nonces: NonceStore;
+  metrics: Metrics;
+  version: string;
+  isShuttingDown(): boolean;
+  /** Called when a route answers with an error code it does not declare (tests fail on it). */
+  onUndeclaredError?(route: string, code: string): void;
+}
+
+export const API_ROUTES: readonly AnyRoute[] = [...echoRoutes, ...customerRoutes];
+
+export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
+  const { config } = deps.platform;
+  const app = Fastify({
+    loggerInstance: deps.platform.log as FastifyBaseLogger,
+    // One line per request, written in onResponse, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: requestIdOf,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies.map((c) => c.text) : false,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    clientErrorHandler: answerMalformedRequest,
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  // The raw bytes are kept: the signature covers them, and they are decoded only once it verifies.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    request.rawBody = body as Buffer;
+    done(null, undefined);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (deps.isShuttingDown()) throw new AppError('unavailable');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    deps.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    deps.metrics.httpDuration.observe({ method: request.method, route }, seconds);
+    request.log.info({
+      method: request.method,
+      route,
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+      merchant_id: request.caller?.merchant.id,
+      app_id: request.caller?.appId,
+    }, 'request');
+  });
+  app.setErrorHandler(createErrorHandler(deps.onUndeclaredError));
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(failure(ERRORS.routeNotFound)));
+
+  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, version: deps.version });
+  registerOperationsRoutes(app, {
+    metrics: deps.metrics,
+    isReady: async () => {
+      if (deps.isShuttingDown()) return false;
+      try {
+        await deps.platform.db.selectFrom('settings').select('name').limit(1).execute();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
+
+  const authenticate = createAuthenticator({
+    database: deps.platform.database,
+    nonces: deps.nonces,
+    wallClock: deps.platform.wallClock,
+  });
+  for (const route of API_ROUTES) registerRoute(app, { platform: deps.platform, authenticate }, route);
+  return app;
+}
+
+const REQUEST_ID = /^[\x20-\x7e]{1,200}$/;
+
+/** The client's X-Request-ID when it is sane text (clients reuse it, so it is never a key), else a new one. */
+function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** Requests node's parser cannot read never reach Fastify; they still get the envelope. */
+function answerMalformedRequest(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(failure(ERRORS.requestMalformed));
+  socket.end(
+    'HTTP/1.1 400 Bad Request\r\n' +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-ID: ${randomUUID()}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+}

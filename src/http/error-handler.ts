@@ -1,0 +1,51 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERRORS, type ErrorDefinition } from '../platform/errors.js';
+import { failure } from './envelope.js';
+import { describeValidationError } from './validation.js';
+
+const FRAMEWORK_ERRORS: Record<string, ErrorDefinition> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ERRORS.bodyTooLarge,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ERRORS.mediaTypeUnsupported,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ERRORS.requestMalformed,
+  FST_ERR_CTP_EMPTY_JSON_BODY: ERRORS.bodyNotJson,
+  FST_ERR_BAD_URL: ERRORS.requestMalformed,
+};
+
+export interface ClassifiedError {
+  definition: ErrorDefinition;
+  message: string;
+}
+
+/** Every error, ours or the framework's, becomes one entry of the closed list. */
+export function classifyError(error: unknown, request: FastifyRequest): ClassifiedError {
+  if (error instanceof AppError) return { definition: error.definition, message: error.message };
+  const fastifyError = error as Partial<FastifyError>;
+  if (fastifyError.validation) {
+    return {
+      definition: ERRORS.validationFailed,
+      message: describeValidationError(fastifyError.validation as never, fastifyError.validationContext ?? 'body', request.body === undefined),
+    };
+  }
+  const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
+  if (known) return { definition: known, message: known.message };
+  const status = fastifyError.statusCode ?? 500;
+  if (status >= 400 && status < 500) return { definition: ERRORS.requestMalformed, message: ERRORS.requestMalformed.message };
+  return { definition: ERRORS.internal, message: ERRORS.internal.message };
+}
+
+export function createErrorHandler(onUndeclared?: (route: string, code: string) => void) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { definition, message } = classifyError(error, request);
+    if (definition.status >= 500 && definition !== ERRORS.unavailable) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    const declared = request.routeOptions.config?.declaredErrors;
+    if (declared && !declared.has(definition.code)) {
+      const route = `${request.method} ${request.routeOptions.url}`;
+      request.log.warn({ route, code: definition.code }, 'error code not declared by the route');
+      onUndeclared?.(route, definition.code);
+    }
+    if (definition === ERRORS.unavailable) reply.header('connection', 'close');
+    return reply.code(definition.status).send(failure(definition, message));
+  };
+}

@@ -1,0 +1,76 @@
+import type { Db } from '../../platform/database/database.js';
+import { AppError } from '../../platform/errors.js';
+import {
+  completeClaim,
+  deleteExpiredClaim,
+  findClaim,
+  insertClaim,
+  releaseClaim,
+  retakeAbandonedClaim,
+} from './store.js';
+
+/** Replies are kept this long; after it the key may be used afresh. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A claim not finished within this time is taken for abandoned by a crashed process and may be retaken. */
+export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export type Claim =
+  | { kind: 'replay'; statusCode: number; body: string }
+  | { kind: 'proceed'; complete(db: Db, statusCode: number, body: string): Promise<void>; release(): Promise<void> };
+
+export interface ClaimRequest {
+  merchantId: string;
+  key: string;
+  fingerprint: string;
+  now: number;
+}
+
+export function checkIdempotencyKey(key: string): void {
+  if (!KEY.test(key)) throw new AppError('idempotencyKeyInvalid');
+}
+
+/**
+ * Claims a key with a unique insert. A finished key with the same fingerprint replays the stored reply; a
+ * different fingerprint, or a claim still being processed, is refused.
+ */
+export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promise<Claim> {
+  const id = { merchantId: request.merchantId, key: request.key };
+  const proceed: Claim = {
+    kind: 'proceed',
+    complete: (tx, statusCode, body) => completeClaim(tx, id, statusCode, body),
+    release: () => releaseClaim(db, id),
+  };
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const inserted = await insertClaim(db, {
+      merchant_id: request.merchantId,
+      idempotency_key: request.key,
+      fingerprint: request.fingerprint,
+      state: 'processing',
+      status_code: null,
+      response_body: null,
+      locked_until: request.now + IDEMPOTENCY_LOCK_MS,
+      expires_at: request.now + IDEMPOTENCY_TTL_MS,
+      created_at: request.now,
+    });
+    if (inserted) return proceed;
+
+    const existing = await findClaim(db, id);
+    if (!existing) continue;
+    if (existing.expires_at <= request.now) {
+      await deleteExpiredClaim(db, id, request.now);
+      continue;
+    }
+    if (existing.fingerprint !== request.fingerprint) throw new AppError('idempotencyKeyReused');
+    if (existing.state === 'completed' && existing.status_code !== null && existing.response_body !== null) {
+      return { kind: 'replay', statusCode: existing.status_code, body: existing.response_body };
+    }
+    if (existing.locked_until <= request.now &&
+        (await retakeAbandonedClaim(db, id, request.now, request.now + IDEMPOTENCY_LOCK_MS))) {
+      return proceed;
+    }
+    throw new AppError('idempotencyInProgress');
+  }
+  throw new AppError('idempotencyInProgress');
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import type { Metrics } from '../platform/metrics.js';
+import { errorEnvelopeSchema, success, successEnvelopeSchema } from './envelope.js';
+import { AppError } from '../platform/errors.js';
+
+export interface OperationsDeps {
+  metrics: Metrics;
+  /** Ready to take traffic: database answers and the server is not shutting down. */
+  isReady(): Promise<boolean>;
+}
+
+const Status = Type.Object({ status: Type.String() });
+
+/** Unsigned routes for operators and load balancers. */
+export function registerOperationsRoutes(app: FastifyInstance, deps: OperationsDeps): void {
+  app.get('/healthz', {
+    schema: {
+      operationId: 'health',
+      summary: 'Liveness: the process answers.',
+      tags: ['operations'],
+      response: { 200: successEnvelopeSchema(Status) },
+    },
+  }, async () => success({ status: 'ok' }));
+
+  app.get('/readyz', {
+    schema: {
+      operationId: 'ready',
+      summary: 'Readiness: the database answers and the server is not shutting down.',
+      tags: ['operations'],
+      response: { 200: successEnvelopeSchema(Status), 503: errorEnvelopeSchema(['unavailable']) },
+    },
+    config: { declaredErrors: new Set(['100902']) },
+  }, async () => {
+    if (!(await deps.isReady())) throw new AppError('unavailable');
+    return success({ status: 'ready' });
+  });
+
+  app.get('/metrics', {
+    schema: { operationId: 'metrics', summary: 'Prometheus metrics (text exposition format).', tags: ['operations'] },
+  }, async (_request, reply) => {
+    reply.type(deps.metrics.registry.contentType);
+    return deps.metrics.registry.metrics();
+  });
+}

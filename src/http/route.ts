@@ -1,0 +1,193 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { businessClock } from '../platform/clock.js';
+import type { Context, PlatformContext } from '../platform/context.js';
+import { AppError, ERRORS, type ErrorName } from '../platform/errors.js';
+import type { Authenticator } from './auth/authenticate.js';
+import { decodeJsonBody } from './body.js';
+import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
+import { checkIdempotencyKey, claimIdempotencyKey } from './idempotency/idempotency.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RouteInput<B extends TSchema, Q extends TSchema, P extends TSchema> {
+  ctx: Context;
+  body: Static<B>;
+  query: Static<Q>;
+  params: Static<P>;
+}
+
+/** Everything about one endpoint: the schemas validate, type, serialise and document it. */
+export interface RouteDeclaration<B extends TSchema, Q extends TSchema, P extends TSchema, D extends TSchema, R> {
+  method: Method;
+  url: string;
+  /** Further paths the same operation answers on (clients in the wild use both). */
+  aliases?: string[];
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  body?: B;
+  querystring?: Q;
+  params?: P;
+  /** Schema of `data` in the success envelope; fields it does not declare are never sent. */
+  data: D;
+  /** The errors of this route's own area; authentication, format and idempotency errors are added. */
+  errors: readonly ErrorName[];
+  handler(input: RouteInput<B, Q, P>): Promise<R>;
+  /** Shapes the verb's result into `data`; without it the result is `data`. */
+  present?(result: R): Static<D>;
+}
+
+/** A list of routes with differing schemas is heterogeneous by nature. */
+export type AnyRoute = RouteDeclaration<any, any, any, any, any>;
+
+export function defineRoute<B extends TSchema, Q extends TSchema, P extends TSchema, D extends TSchema, R>(
+  declaration: RouteDeclaration<B, Q, P, D, R>,
+): RouteDeclaration<B, Q, P, D, R> {
+  return declaration;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rawBody?: Buffer;
+    caller?: { appId: string; merchant: Context['merchant'] };
+  }
+  interface FastifyContextConfig {
+    /** Error codes the route declares; an error outside them is reported as a documentation gap. */
+    declaredErrors?: ReadonlySet<string>;
+  }
+}
+
+const AUTH_ERRORS: ErrorName[] = [
+  'credentialMalformed', 'authHeaderMissing', 'credentialTimeOutOfWindow', 'appUnknown', 'signatureInvalid',
+  'nonceReused', 'nonceMalformed', 'appDisabled', 'addressNotAllowed',
+];
+const COMMON_ERRORS: ErrorName[] = ['validationFailed', 'requestMalformed', 'internal', 'unavailable'];
+const BODY_ERRORS: ErrorName[] = ['bodyNotJson', 'bodyNotUtf8', 'bodyForbiddenKey', 'bodyTooLarge', 'mediaTypeUnsupported'];
+const IDEMPOTENCY_ERRORS: ErrorName[] = ['idempotencyKeyInvalid', 'idempotencyKeyReused', 'idempotencyInProgress'];
+
+export function declaredErrors(route: AnyRoute): ErrorName[] {
+  const writes = route.method === 'POST' || route.method === 'PUT';
+  const hasBody = route.body !== undefined;
+  return [...new Set<ErrorName>([
+    ...AUTH_ERRORS,
+    ...COMMON_ERRORS,
+    ...(hasBody || writes ? BODY_ERRORS : []),
+    ...(writes ? IDEMPOTENCY_ERRORS : []),
+    ...route.errors,
+  ])];
+}
+
+export interface RouteDeps {
+  platform: PlatformContext;
+  authenticate: Authenticator;
+}
+
+export const SIGNED: Array<Record<string, string[]>> = [{ Credential: [], Nonce: [], Signature: [] }];
+
+export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyRoute): void {
+  const errorNames = declaredErrors(route);
+  const response: Record<number, TSchema> = { 200: successEnvelopeSchema(route.data) };
+  const byStatus = new Map<number, ErrorName[]>();
+  for (const name of errorNames) byStatus.set(ERRORS[name].status, [...(byStatus.get(ERRORS[name].status) ?? []), name]);
+  for (const [status, names] of byStatus) response[status] = errorEnvelopeSchema(names);
+
+  const preValidation = async (request: FastifyRequest) => {
+    request.caller = await deps.authenticate({
+      method: request.method,
+      target: request.url,
+      headers: request.headers,
+      body: request.rawBody ?? EMPTY,
+      ip: request.ip,
+    });
+    if (request.rawBody && request.rawBody.length > 0) request.body = decodeJsonBody(request.rawBody);
+  };
+
+  [route.url, ...(route.aliases ?? [])].forEach((url, index) => {
+    app.route({
+      method: route.method,
+      url,
+      schema: {
+        operationId: index === 0 ? route.operationId : `${route.operationId}Alias${index}`,
+        summary: route.summary,
+        tags: route.tags,
+        response,
+        security: SIGNED,
+        // Only the parts a route has: a part present but undefined reads as a mistake to Fastify.
+        ...(route.description !== undefined && { description: route.description }),
+        ...(route.body !== undefined && { body: route.body }),
+        ...(route.querystring !== undefined && { querystring: route.querystring }),
+        ...(route.params !== undefined && { params: route.params }),
+      },
+      config: { declaredErrors: new Set(errorNames.map((name) => ERRORS[name].code)) },
+      preValidation,
+      handler: (request, reply) => handle(deps, route, request, reply),
+    });
+  });
+}
+
+const EMPTY = Buffer.alloc(0);
+
+async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const caller = request.caller;
+  if (!caller) throw new AppError('internal', 'route reached without a caller');
+  const { platform } = deps;
+  const ctx: Context = {
+    ...platform,
+    log: request.log,
+    merchant: caller.merchant,
+    actor: { kind: 'app', appId: caller.appId },
+    requestId: request.id,
+    clock: businessClock(platform.wallClock, caller.merchant.clockOffsetMs),
+  };
+  const present = (result: unknown) => (route.present ? route.present(result) : result);
+  const input = { ctx, body: request.body, query: request.query, params: request.params };
+
+  const keyHeader = request.headers['idempotency-key'];
+  if ((route.method !== 'POST' && route.method !== 'PUT') || keyHeader === undefined) {
+    return success(present(await route.handler(input)));
+  }
+
+  const key = typeof keyHeader === 'string' ? keyHeader : '';
+  checkIdempotencyKey(key);
+  const claim = await claimIdempotencyKey(platform.db, {
+    merchantId: caller.merchant.id,
+    key,
+    fingerprint: platform.secrets.fingerprint(request.method, request.url, request.rawBody ?? EMPTY),
+    now: platform.wallClock.now().getTime(),
+  });
+  if (claim.kind === 'replay') {
+    return reply
+      .code(claim.statusCode)
+      .header('idempotent-replayed', 'true')
+      .type('application/json; charset=utf-8')
+      .send(claim.body);
+  }
+
+  let stored: string | undefined;
+  ctx.outcome = {
+    async record(db, result) {
+      const body = reply.serialize(success(present(result))) as string;
+      await claim.complete(db, 200, body);
+      stored = body;
+    },
+  };
+  try {
+    const result = await route.handler(input);
+    if (stored === undefined) {
+      // A verb that wrote nothing (or wrote outside inTransaction) still gets its reply kept.
+      stored = reply.serialize(success(present(result))) as string;
+      await claim.complete(platform.db, 200, stored);
+    }
+    return reply.type('application/json; charset=utf-8').send(stored);
+  } catch (error) {
+    if (error instanceof AppError && error.definition.status < 500) {
+      await claim.complete(platform.db, error.definition.status, JSON.stringify(failure(error.definition, error.message)));
+    } else {
+      // 5xx replies are not kept: the client may retry with the same key.
+      await claim.release().catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'idempotency release failed'));
+    }
+    throw error;
+  }
+}

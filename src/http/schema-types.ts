@@ -1,0 +1,20 @@
+import Type, { type Static, type TSchema, type TUnsafe } from 'typebox';
+
+/**
+ * A value or null, written as `type: [T, "null"]` rather than `anyOf`: validation then reports the field's own
+ * rule (length, enum) instead of "must match a schema in anyOf", and OpenAPI 3.1 reads it the same way.
+ */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const { type, ...rest } = schema as unknown as { type: string } & Record<string, unknown>;
+  const enumValues = rest.enum as unknown[] | undefined;
+  return Type.Unsafe<Static<T> | null>({
+    ...rest,
+    type: [type, 'null'],
+    ...(enumValues ? { enum: [...enumValues, null] } : {}),
+  });
+}
+
+/** A closed list of text values, as a plain `{type: string, enum}` that {@link Nullable} can extend. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}

@@ -1,0 +1,123 @@
+import { resolve } from 'node:path';
+import { parseCidr, type Cidr } from './net.js';
+
+export type Mode = 'sandbox' | 'live';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  mode: Mode;
+  host: string;
+  port: number;
+  dataDir: string;
+  /** PostgreSQL connection string; SQLite in `dataDir` when absent. */
+  databaseUrl: string | undefined;
+  publicBaseUrl: string;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  pgPoolSize: number;
+  /** Proxies whose `X-Forwarded-For` is believed; empty means the socket address is the caller. */
+  trustedProxies: Cidr[];
+  /** Key material for request fingerprints and encryption at rest; required in live mode. */
+  secret: Buffer | undefined;
+  shutdownTimeoutMs: number;
+  /** Create the demo merchant and keys on first start (sandbox only). */
+  demo: boolean;
+  /** How often the scheduler looks for due work. */
+  schedulerPollMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the whole configuration once; reports every bad value at the same time. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = <T>(name: string, fallback: T, parse: (raw: string) => T | string): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const parsed = parse(raw);
+    if (typeof parsed === 'string' && typeof fallback !== 'string') {
+      problems.push(`${name}: ${parsed} (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return parsed as T;
+  };
+  const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if ((values as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name}: must be one of ${values.join(', ')} (got ${JSON.stringify(raw)})`);
+    return fallback;
+  };
+  const integer = (min: number, max: number) => (raw: string) => {
+    if (!/^\d+$/.test(raw)) return `must be a whole number from ${min} to ${max}`;
+    const value = Number(raw);
+    return value >= min && value <= max ? value : `must be a whole number from ${min} to ${max}`;
+  };
+
+  const mode = oneOf<Mode>('PAYGATE_MODE', ['sandbox', 'live'], 'sandbox');
+  const host = env.HOST || '127.0.0.1';
+  const port = read('PORT', 8080, integer(0, 65535));
+  const dataDir = resolve(env.PAYGATE_DATA_DIR || './data');
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL: must start with postgres:// or postgresql:// (leave it unset for the embedded SQLite)');
+  }
+
+  const publicBaseUrl = (env.PAYGATE_PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`)
+    .replace(/\/+$/, '');
+  if (!isHttpUrl(publicBaseUrl)) problems.push('PAYGATE_PUBLIC_BASE_URL: must be an http:// or https:// URL');
+
+  const logLevel = oneOf<LogLevel>('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info');
+  const bodyLimitBytes = read('PAYGATE_BODY_LIMIT', 1024 * 1024, integer(1024, 64 * 1024 * 1024));
+  const sqliteSynchronous = oneOf('PAYGATE_SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL');
+  const pgPoolSize = read('PAYGATE_PG_POOL_SIZE', 10, integer(1, 200));
+  const shutdownTimeoutMs = read('PAYGATE_SHUTDOWN_TIMEOUT_MS', 10_000, integer(0, 600_000));
+  const schedulerPollMs = read('PAYGATE_SCHEDULER_POLL_MS', 1_000, integer(10, 60_000));
+  const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
+
+  const trustedProxies: Cidr[] = [];
+  for (const item of (env.PAYGATE_TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const cidr = parseCidr(item);
+    if (cidr) trustedProxies.push(cidr);
+    else problems.push(`PAYGATE_TRUSTED_PROXIES: ${JSON.stringify(item)} is not an IP address or CIDR range`);
+  }
+
+  let secret: Buffer | undefined;
+  if (env.PAYGATE_SECRET) {
+    secret = decodeSecret(env.PAYGATE_SECRET);
+    if (!secret) problems.push('PAYGATE_SECRET: must be at least 32 bytes, written as hex or base64');
+  } else if (mode === 'live') {
+    problems.push('PAYGATE_SECRET: required in live mode (32 random bytes as hex, e.g. `openssl rand -hex 32`)');
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    mode, host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, bodyLimitBytes, sqliteSynchronous,
+    pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs,
+  };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function decodeSecret(text: string): Buffer | undefined {
+  const bytes = /^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0
+    ? Buffer.from(text, 'hex')
+    : /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+  return bytes && bytes.length >= 32 ? bytes : undefined;
+}

@@ -1,0 +1,24 @@
+import { Migrator, type Migration } from 'kysely';
+import type { Database } from './database.js';
+import * as foundation from './migrations/001_foundation.js';
+
+/** Every migration, in order. A static list, so the compiled build needs no directory scan. */
+const MIGRATIONS: Record<string, Migration> = {
+  '001_foundation': foundation,
+};
+
+/**
+ * Applies pending migrations and returns their names. On PostgreSQL the migrator holds an advisory lock, so
+ * processes starting together migrate once; on SQLite the write lock does the same.
+ */
+export async function migrate(database: Database): Promise<string[]> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { PlatformContext } from './context.js';
+import { openDatabase, type Database } from './database/database.js';
+import { migrate } from './database/migrate.js';
+import { createLogger } from './logger.js';
+import { loadPlatformSecrets } from './secrets.js';
+
+export interface OpenedPlatform {
+  platform: PlatformContext;
+  database: Database;
+  logger: Logger;
+  migrations: string[];
+}
+
+/** Opens the database, applies migrations and loads the secrets: what the server and every command share. */
+export async function openPlatform(
+  config: Config,
+  options: { wallClock?: Clock; logger?: Logger } = {},
+): Promise<OpenedPlatform> {
+  const logger = options.logger ?? createLogger(config);
+  const database = openDatabase(config);
+  try {
+    const migrations = await migrate(database);
+    const secrets = await loadPlatformSecrets(database.db, config.secret);
+    const platform: PlatformContext = {
+      wallClock: options.wallClock ?? systemClock,
+      db: database.db,
+      database,
+      config,
+      secrets,
+      log: logger,
+    };
+    return { platform, database, logger, migrations };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildHttpApp } from './http/app.js';
+import { openNonceStore } from './http/auth/nonce-store.js';
+import { ensureDemoApp, type DemoApp } from './merchants/demo.js';
+import type { Clock } from './platform/clock.js';
+import type { Config } from './platform/config.js';
+import type { PlatformContext } from './platform/context.js';
+import { lockDataDir } from './platform/database/data-dir-lock.js';
+import { createMetrics } from './platform/metrics.js';
+import { openPlatform } from './platform/platform.js';
+import { VERSION } from './platform/version.js';
+import { registerMaintenanceJobs } from './scheduler/maintenance.js';
+import { Scheduler } from './scheduler/scheduler.js';
+
+export interface ServerOptions {
+  wallClock?: Clock;
+  logger?: Logger;
+  onUndeclaredError?(route: string, code: string): void;
+}
+
+export interface RunningServer {
+  /** Where the server listens, e.g. http://127.0.0.1:8080. */
+  url: string;
+  app: FastifyInstance;
+  platform: PlatformContext;
+  scheduler: Scheduler;
+  /** Set when the demo merchant exists (sandbox mode with PAYGATE_DEMO not 0). */
+  demo: { demo: DemoApp; created: boolean } | undefined;
+  /** Stops taking requests, finishes those in flight and the running job, then closes the database. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const lock = config.databaseUrl ? undefined : lockDataDir(ensureDir(config.dataDir));
+  const cleanup: Array<() => Promise<void> | void> = [() => lock?.release()];
+  const runCleanup = async () => {
+    for (const step of cleanup.reverse()) await step();
+  };
+  try {
+    const { platform, database, logger, migrations } = await openPlatform(config, options);
+    cleanup.push(() => database.close());
+    if (migrations.length > 0) logger.info({ migrations }, 'database migrated');
+
+    const demo = config.demo ? await ensureDemoApp(platform) : undefined;
+    const nonces = openNonceStore(database);
+    cleanup.push(() => nonces.close());
+    const metrics = createMetrics();
+
+    let shuttingDown = false;
+    const app = await buildHttpApp({
+      platform, nonces, metrics, version: VERSION,
+      isShuttingDown: () => shuttingDown,
+      onUndeclaredError: options.onUndeclaredError,
+    });
+    cleanup.push(() => app.close());
+    await app.listen({ host: config.host, port: config.port });
+
+    const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics });
+    registerMaintenanceJobs(scheduler, { nonces });
+    await scheduler.start();
+    cleanup.push(() => scheduler.stop());
+
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    logger.info({ url: `http://${host}:${port}`, mode: config.mode, database: database.engine }, 'paygate listening');
+
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${host}:${port}`,
+      app,
+      platform,
+      scheduler,
+      demo,
+      close() {
+        closing ??= (async () => {
+          shuttingDown = true;
+          await scheduler.stop();
+          await app.close();
+          nonces.close();
+          await database.close();
+          lock?.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await runCleanup();
+    throw error;
+  }
+}
+
+function ensureDir(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
