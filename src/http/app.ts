@@ -53,6 +53,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (deps.isShuttingDown()) throw new AppError('unavailable');
+    // An unknown route is answered before its body is read: 404 comes before 413.
+    if (request.is404) return reply.code(404).send(failure(ERRORS.routeNotFound));
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

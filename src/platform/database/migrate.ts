@@ -1,4 +1,4 @@
-import { Migrator, type Migration } from 'kysely';
+import { Migrator, sql, type Migration } from 'kysely';
 import type { Database } from './database.js';
 import * as foundation from './migrations/001_foundation.js';
 
@@ -17,8 +17,17 @@ export async function migrate(database: Database): Promise<string[]> {
     provider: { getMigrations: async () => MIGRATIONS },
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
+    // Without a schema the migrator takes a bookkeeping table in any schema of the database for its own.
+    ...(database.engine === 'postgres' && { migrationTableSchema: await currentSchema(database) }),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+async function currentSchema(database: Database): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('PostgreSQL has no current schema: check search_path in DATABASE_URL');
+  return schema;
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Runs the compiled test files with node's test runner: `npm test` (everything) or `npm test -- customers auth`
+// (files whose name contains one of the words). Set DATABASE_URL to run the same suite on PostgreSQL.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const compiled = join(root, 'dist', 'test');
+
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+const words = process.argv.slice(2);
+const files = walk(compiled)
+  .filter((file) => file.endsWith('.test.js'))
+  // A test deleted from test/ may still have its compiled copy in dist/: skip those.
+  .filter((file) => existsSync(join(root, 'test', relative(compiled, file).replace(/\.js$/, '.ts'))))
+  .filter((file) => words.length === 0 || words.some((word) => file.includes(word)))
+  .sort();
+
+if (files.length === 0) {
+  console.error('No test files matched.');
+  process.exit(1);
+}
+console.error(`Running ${files.length} test files on ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);
+const result = spawnSync(
+  process.execPath,
+  ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env: { ...process.env, PAYGATE_TEST: '1' } },
+);
+process.exit(result.status ?? 1);
