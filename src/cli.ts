@@ -1,32 +1,19 @@
 #!/usr/bin/env node
-import { APP_USAGE, appCommand } from './cli/app.js';
-import { CALL_USAGE, callCommand } from './cli/call.js';
-import { MERCHANT_USAGE, merchantCommand } from './cli/merchant.js';
-import { migrateCommand } from './cli/migrate.js';
 import { UsageError } from './cli/output.js';
-import { serveCommand } from './cli/serve.js';
+import { USAGE } from './cli/usage.js';
 import { ConfigError } from './platform/config.js';
 import { DataDirLockedError } from './platform/database/data-dir-lock.js';
 import { AppError } from './platform/errors.js';
 
-const USAGE = `paygate: a self-hostable payments platform
-
-paygate serve [--json]          run the server (what npm start runs)
-paygate migrate [--json]        apply database migrations
-${MERCHANT_USAGE}
-${APP_USAGE}
-${CALL_USAGE}
-
-Configuration comes from the environment (docs/configuration.md).`;
-
 async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   switch (command) {
-    case 'serve': return serveCommand(args);
-    case 'migrate': return migrateCommand(args);
-    case 'merchant': return merchantCommand(args);
-    case 'app': return appCommand(args);
-    case 'call': return callCommand(args);
+    // Each command is loaded when used: `merchant create` need not load the HTTP server.
+    case 'serve': return (await import('./cli/serve.js')).serveCommand(args);
+    case 'migrate': return (await import('./cli/migrate.js')).migrateCommand(args);
+    case 'merchant': return (await import('./cli/merchant.js')).merchantCommand(args);
+    case 'app': return (await import('./cli/app.js')).appCommand(args);
+    case 'call': return (await import('./cli/call.js')).callCommand(args);
     case undefined:
     case 'help':
     case '--help':

@@ -38,6 +38,8 @@ export interface RawReply {
   text: string;
   /** The parsed envelope, or undefined when the reply was not JSON. */
   json: unknown;
+  /** The X-Request-ID sent; paygate echoes it, a proxy's own error page may not. */
+  requestId: string;
 }
 
 const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 5_000 };
@@ -73,7 +75,7 @@ export class PaygateClient {
       typeof envelope?.code === 'number' ? envelope.code : reply.status,
       typeof envelope?.error_code === 'string' ? envelope.error_code : String(reply.status),
       typeof envelope?.message === 'string' ? envelope.message : `HTTP ${reply.status}`,
-      reply.headers.get('x-request-id') ?? undefined,
+      reply.headers.get('x-request-id') ?? reply.requestId,
     );
   }
 
@@ -93,12 +95,13 @@ export class PaygateClient {
         if (attempt >= attempts) {
           throw new PaygateConnectionError(`${upper} ${target} failed: ${describe(error)}`, requestId, { cause: error });
         }
-        await sleep(this.backoff(attempt));
+        await sleep(this.backoff(attempt) ?? 0);
         continue;
       }
-      const transient = reply.status === 429 || reply.status >= 500;
-      if (!transient || attempt >= attempts) return reply;
-      await sleep(this.backoff(attempt, reply.headers.get('retry-after')));
+      if (!isTransient(reply) || attempt >= attempts) return reply;
+      const wait = this.backoff(attempt, reply.headers.get('retry-after'));
+      if (wait === undefined) return reply;
+      await sleep(wait);
     }
   }
 
@@ -111,17 +114,18 @@ export class PaygateClient {
   ): Promise<RawReply> {
     // Each attempt is signed anew: a retry with the old nonce would be refused as a replay.
     const signed = signRequest({ appId: this.options.appId, privateKey: this.privateKey, method, target, body: bytes });
-    const headers: Record<string, string> = {
-      accept: 'application/json',
+    const hasBody = bytes.length > 0;
+    // Header names are case-insensitive: lower-case the caller's so ours replace them instead of joining them.
+    const headers: Record<string, string> = { accept: 'application/json' };
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+    Object.assign(headers, {
       'x-request-id': requestId,
       credential: signed.Credential,
       nonce: signed.Nonce,
       signature: signed.Signature,
-      ...options.headers,
-    };
-    const hasBody = bytes.length > 0;
-    if (hasBody) headers['content-type'] = 'application/json';
-    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+      ...(hasBody && { 'content-type': 'application/json' }),
+      ...(options.idempotencyKey !== undefined && { 'idempotency-key': options.idempotencyKey }),
+    });
     const response = await this.fetchImpl(this.baseUrl + target, {
       method,
       headers,
@@ -129,15 +133,31 @@ export class PaygateClient {
       signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, text, json: parseJson(text) };
+    return { status: response.status, headers: response.headers, text, json: parseJson(text), requestId };
   }
 
-  private backoff(attempt: number, retryAfter?: string | null): number {
-    const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
-    if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, this.retry.maxDelayMs);
+  /** Milliseconds to wait before the next attempt; undefined when the server asks for longer than we wait. */
+  private backoff(attempt: number, retryAfter?: string | null): number | undefined {
+    const asked = retryAfter ? retryAfterMs(retryAfter) : undefined;
+    if (asked !== undefined) return asked <= this.retry.maxDelayMs ? asked : undefined;
     const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
     return ceiling / 2 + Math.random() * (ceiling / 2);
   }
+}
+
+/** 429 and 5xx, and a request with the same Idempotency-Key still being processed (a timed-out first attempt). */
+function isTransient(reply: RawReply): boolean {
+  if (reply.status === 429 || reply.status >= 500) return true;
+  return reply.status === 409 && (reply.json as { error_code?: unknown } | undefined)?.error_code === IN_PROGRESS;
+}
+
+const IN_PROGRESS = '100303';
+
+/** Retry-After as seconds or as an HTTP date. */
+function retryAfterMs(value: string): number | undefined {
+  if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 class CustomersApi {

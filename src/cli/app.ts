@@ -2,12 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApp, listMerchantApps, setAppEnabled, type AppSummary } from '../merchants/apps.js';
 import { print, UsageError } from './output.js';
+import { APP_USAGE } from './usage.js';
 import { withPlatform } from './platform-command.js';
-
-export const APP_USAGE = `paygate app create --merchant ID --public-key FILE.pem [--allow-ip CIDR]... [--json]
-paygate app list --merchant ID [--json]
-paygate app disable APP_ID [--json]
-paygate app enable APP_ID [--json]`;
 
 export async function appCommand(args: string[]): Promise<void> {
   const [action, ...rest] = args;

@@ -4,10 +4,7 @@ import { PaygateClient } from '@paygate/client';
 import { readDemoApp } from '../merchants/demo.js';
 import { loadConfig } from '../platform/config.js';
 import { UsageError } from './output.js';
-
-export const CALL_USAGE = `paygate call METHOD PATH [JSON | @FILE | -] [--app APP_ID] [--key PRIVATE_KEY.pem]
-             [--base-url URL] [--idempotency-key KEY] [--include] [--json]
-Signs the request (with the demo app and key of the data folder unless told otherwise) and prints the reply.`;
+import { CALL_USAGE } from './usage.js';
 
 export async function callCommand(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({

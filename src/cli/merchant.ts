@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util';
 import { createMerchant, listAllMerchants } from '../merchants/merchants.js';
 import { print, UsageError } from './output.js';
+import { MERCHANT_USAGE } from './usage.js';
 import { withPlatform } from './platform-command.js';
-
-export const MERCHANT_USAGE = `paygate merchant create --name NAME [--timezone Asia/Hong_Kong] [--json]
-paygate merchant list [--json]`;
 
 export async function merchantCommand(args: string[]): Promise<void> {
   const [action, ...rest] = args;

@@ -8,28 +8,32 @@ import { print } from './output.js';
 export async function serveCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
   const config = loadConfig();
-  const server = await startServer(config);
-  print({ json: values.json ?? false }, startupFacts(server), () => banner(server));
-
+  // Handlers first: a signal that arrives while starting must still end in a clean close, not a kill.
+  const starting = startServer(config);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    server.platform.log.info({ signal }, 'shutting down: finishing requests in flight');
     setTimeout(() => {
-      server.platform.log.error('shutdown took too long; exiting');
+      process.stderr.write('shutdown took too long; exiting\n');
       process.exit(1);
     }, config.shutdownTimeoutMs).unref();
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        server.platform.log.error({ err: error }, 'shutdown failed');
+    starting
+      .then(async (server) => {
+        server.platform.log.info({ signal }, 'shutting down: finishing requests in flight');
+        await server.close();
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
         process.exit(1);
-      },
-    );
+      });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  const server = await starting;
+  print({ json: values.json ?? false }, startupFacts(server), () => banner(server));
 }
 
 function startupFacts(server: RunningServer) {

@@ -77,6 +77,7 @@ export class Scheduler {
         now: this.now(),
         leaseMs: this.options.leaseMs ?? 60_000,
         limit: this.options.batchSize ?? 20,
+        kinds: [...this.jobs.keys()],
         merchantId: filter.merchantId,
       });
       if (claimed.length === 0) return count;

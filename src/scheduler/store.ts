@@ -45,6 +45,8 @@ export interface ClaimOptions {
   now: number;
   leaseMs: number;
   limit: number;
+  /** The kinds this process can run: an older process in a rolling upgrade leaves newer kinds alone. */
+  kinds: string[];
   /** Only this merchant's jobs (the sandbox clock runs one merchant's due work). */
   merchantId?: string;
 }
@@ -54,6 +56,7 @@ export interface ClaimOptions {
  * claiming at the same time get disjoint sets; a job whose lease ran out (its process died) is claimable again.
  */
 export async function claimDueJobs(db: Db, options: ClaimOptions): Promise<JobRow[]> {
+  if (options.kinds.length === 0) return [];
   let due = db
     .selectFrom('jobs as j')
     .leftJoin('merchants as m', 'm.id', 'j.merchant_id')
@@ -64,6 +67,7 @@ export async function claimDueJobs(db: Db, options: ClaimOptions): Promise<JobRo
         eb.and([eb('j.state', '=', 'running'), eb('j.lease_expires_at', '<=', options.now)]),
       ]),
     )
+    .where('j.kind', 'in', options.kinds)
     .where(wallDue, '<=', options.now)
     .orderBy(wallDue)
     .orderBy('j.id')

@@ -13,20 +13,29 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './keys.js';
 import { createTestSchema, POSTGRES_URL } from './postgres.js';
 
-/** A wall clock the test can move; it follows real time from wherever it was set. */
+/** A wall clock the test can move; it follows real time from wherever it was set, unless frozen. */
 export class TestClock implements Clock {
   private offsetMs = 0;
+  private frozenAt: number | undefined;
+
+  /** Stops the clock where it is: only advance() and set() move it. */
+  freeze(): this {
+    this.frozenAt = this.now().getTime();
+    return this;
+  }
 
   now(): Date {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date(this.frozenAt ?? Date.now() + this.offsetMs);
   }
 
   advance(ms: number): void {
-    this.offsetMs += ms;
+    if (this.frozenAt !== undefined) this.frozenAt += ms;
+    else this.offsetMs += ms;
   }
 
   set(at: Date): void {
-    this.offsetMs = at.getTime() - Date.now();
+    if (this.frozenAt !== undefined) this.frozenAt = at.getTime();
+    else this.offsetMs = at.getTime() - Date.now();
   }
 }
 
@@ -64,6 +73,8 @@ export interface TestServerOptions {
   /** Start on this database instead of a fresh one (a restart, or a second process). */
   databaseUrl?: string;
   dataDir?: string;
+  /** Collect the server's log lines (parsed) here instead of writing them to stderr. */
+  logLines?: Array<Record<string, unknown>>;
 }
 
 /**
@@ -88,7 +99,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const undeclared: string[] = [];
   const server = await startServer(config, {
     wallClock: clock,
-    logger: createLogger(config, process.stderr),
+    logger: options.logLines ? createLogger({ logLevel: 'info' }, collector(options.logLines)) : createLogger(config, process.stderr),
     onUndeclaredError: (route, code) => undeclared.push(`${route} answered undeclared ${code}`),
   });
   const port = new URL(server.url).port;
@@ -131,6 +142,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (undeclared.length > 0) throw new Error(`Routes answered with undeclared error codes:\n${undeclared.join('\n')}`);
     },
   };
+}
+
+function collector(lines: Array<Record<string, unknown>>): { write(line: string): void } {
+  return { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
 }
 
 export interface RawReply {

@@ -1,0 +1,75 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../src/platform/version.js';
+
+export const CLI = join(PROJECT_ROOT, 'dist', 'src', 'cli.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `paygate ...` as a separate process, the way an operator would. */
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, cwd: PROJECT_ROOT }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** Everything printed on stdout so far. */
+  output(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** `paygate serve` in its own process; resolves once `ready` appears in its output. */
+export async function startServe(env: Record<string, string>, ready = /API reference: /, args: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { ...process.env, ...env }, cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not become ready:\n${stdout}\n${stderr}`)), 30_000);
+    const check = () => {
+      if (ready.test(stdout)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code} before it was ready:\n${stdout}\n${stderr}`));
+    });
+  });
+  return {
+    child,
+    output: () => stdout,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
