@@ -84,6 +84,12 @@ describe('every reply is the envelope', () => {
       assertEnvelopeError(reply, 400, '100207');
       assert.match(reply.json.message, message, JSON.stringify(body));
     }
+    const nul = await signedRaw(server.url, merchant, {
+      method: 'POST', target: CUSTOMERS, body: '{"customer":{"reference_number":"R","name":"a\\u0000b","phone":"1"}}',
+    });
+    assertEnvelopeError(nul, 400, '100207');
+    assert.equal(nul.json.message, 'customer.name must not contain the character U+0000.');
+
     const noBody = await signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS });
     assertEnvelopeError(noBody, 400, '100207');
     assert.equal(noBody.json.message, 'The request body is required.');

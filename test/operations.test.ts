@@ -98,3 +98,32 @@ describe('graceful shutdown', () => {
     }
   });
 });
+
+describe('rate limiting per app', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { PAYGATE_RATE_LIMIT: '2', PAYGATE_RATE_LIMIT_BURST: '3' } });
+    server.clock.freeze();
+  });
+  after(() => server.close());
+
+  const echo = (merchant: TestMerchant) => rawRequest(server.url, {
+    method: 'POST', target: ECHO, body: '{"message":"x"}',
+    headers: { ...signedHeaders(merchant, { method: 'POST', target: ECHO, body: '{"message":"x"}', at: server.clock.now() }), 'content-type': 'application/json' },
+  });
+
+  test('an app past its burst gets 429 with Retry-After; the bucket refills; other apps are not affected', async () => {
+    const busy = await server.newMerchant();
+    const quiet = await server.newMerchant();
+    for (let i = 0; i < 3; i += 1) assert.equal((await echo(busy)).status, 200);
+    const limited = await echo(busy);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.json.error_code, '100401');
+    assert.equal(limited.headers['retry-after'], '1');
+    assert.equal((await echo(quiet)).status, 200);
+
+    server.clock.advance(500);
+    assert.equal((await echo(busy)).status, 200, 'half a second at 2 per second gives one request');
+    assert.equal((await echo(busy)).status, 429);
+  });
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { customerRoutes } from '../customers/routes.js';
 import { echoRoutes } from '../echo/routes.js';
 import type { PlatformContext } from '../platform/context.js';
@@ -13,6 +13,7 @@ import { failure } from './envelope.js';
 import { createErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
 import { registerOperationsRoutes } from './operations.js';
+import { RateLimiter } from './rate-limit.js';
 import { registerRoute, type AnyRoute } from './route.js';
 import { validatorCompiler } from './validation.js';
 
@@ -40,6 +41,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     clientErrorHandler: answerMalformedRequest,
+    frameworkErrors: answerUnroutable,
   });
 
   app.setValidatorCompiler(validatorCompiler);
@@ -96,7 +98,10 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     nonces: deps.nonces,
     wallClock: deps.platform.wallClock,
   });
-  for (const route of API_ROUTES) registerRoute(app, { platform: deps.platform, authenticate }, route);
+  const rateLimiter = config.rateLimitPerSecond > 0
+    ? new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, deps.platform.wallClock)
+    : undefined;
+  for (const route of API_ROUTES) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter }, route);
   return app;
 }
 
@@ -106,6 +111,11 @@ const REQUEST_ID = /^[\x20-\x7e]{1,200}$/;
 function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** A path the router cannot decode (bad percent-encoding, an over-long parameter) fails before any hook. */
+function answerUnroutable(_error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('x-request-id', request.id).code(400).send(failure(ERRORS.requestMalformed));
 }
 
 /** Requests node's parser cannot read never reach Fastify; they still get the envelope. */

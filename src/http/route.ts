@@ -7,6 +7,7 @@ import type { Authenticator } from './auth/authenticate.js';
 import { decodeJsonBody } from './body.js';
 import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
 import { checkIdempotencyKey, claimIdempotencyKey } from './idempotency/idempotency.js';
+import type { RateLimiter } from './rate-limit.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -63,7 +64,7 @@ const AUTH_ERRORS: ErrorName[] = [
   'credentialMalformed', 'authHeaderMissing', 'credentialTimeOutOfWindow', 'appUnknown', 'signatureInvalid',
   'nonceReused', 'nonceMalformed', 'appDisabled', 'addressNotAllowed',
 ];
-const COMMON_ERRORS: ErrorName[] = ['validationFailed', 'requestMalformed', 'internal', 'unavailable'];
+const COMMON_ERRORS: ErrorName[] = ['validationFailed', 'requestMalformed', 'rateLimited', 'internal', 'unavailable'];
 const BODY_ERRORS: ErrorName[] = ['bodyNotJson', 'bodyNotUtf8', 'bodyForbiddenKey', 'bodyTooLarge', 'mediaTypeUnsupported'];
 const IDEMPOTENCY_ERRORS: ErrorName[] = ['idempotencyKeyInvalid', 'idempotencyKeyReused', 'idempotencyInProgress'];
 
@@ -82,6 +83,8 @@ export function declaredErrors(route: AnyRoute): ErrorName[] {
 export interface RouteDeps {
   platform: PlatformContext;
   authenticate: Authenticator;
+  /** Absent when rate limiting is off. */
+  rateLimiter?: RateLimiter;
 }
 
 export const SIGNED: Array<Record<string, string[]>> = [{ Credential: [], Nonce: [], Signature: [] }];
@@ -93,7 +96,7 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
   for (const name of errorNames) byStatus.set(ERRORS[name].status, [...(byStatus.get(ERRORS[name].status) ?? []), name]);
   for (const [status, names] of byStatus) response[status] = errorEnvelopeSchema(names);
 
-  const preValidation = async (request: FastifyRequest) => {
+  const preValidation = async (request: FastifyRequest, reply: FastifyReply) => {
     request.caller = await deps.authenticate({
       method: request.method,
       target: request.url,
@@ -101,6 +104,11 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
       body: request.rawBody ?? EMPTY,
       ip: request.ip,
     });
+    const limit = deps.rateLimiter?.take(request.caller.appId);
+    if (limit && !limit.allowed) {
+      reply.header('retry-after', String(limit.retryAfterSeconds));
+      throw new AppError('rateLimited');
+    }
     if (request.rawBody && request.rawBody.length > 0) request.body = decodeJsonBody(request.rawBody);
   };
 

@@ -25,6 +25,10 @@ export interface Config {
   demo: boolean;
   /** How often the scheduler looks for due work. */
   schedulerPollMs: number;
+  /** Requests per second per app, sustained; 0 turns rate limiting off. */
+  rateLimitPerSecond: number;
+  /** Requests an app may send at once before the sustained rate applies. */
+  rateLimitBurst: number;
 }
 
 export class ConfigError extends Error {
@@ -82,6 +86,8 @@ export function loadConfig(env: Env = process.env): Config {
   const pgPoolSize = read('PAYGATE_PG_POOL_SIZE', 10, integer(1, 200));
   const shutdownTimeoutMs = read('PAYGATE_SHUTDOWN_TIMEOUT_MS', 10_000, integer(0, 600_000));
   const schedulerPollMs = read('PAYGATE_SCHEDULER_POLL_MS', 1_000, integer(10, 60_000));
+  const rateLimitPerSecond = read('PAYGATE_RATE_LIMIT', 0, integer(0, 1_000_000));
+  const rateLimitBurst = read('PAYGATE_RATE_LIMIT_BURST', rateLimitPerSecond * 2, integer(1, 10_000_000));
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
 
   const trustedProxies: Cidr[] = [];
@@ -102,7 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, bodyLimitBytes, sqliteSynchronous,
-    pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs,
+    pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, rateLimitPerSecond, rateLimitBurst,
   };
 }
 
