@@ -82,6 +82,8 @@ export function createAuthenticator(deps: { database: Database; nonces: NonceSto
     if (!app) throw new AppError('appUnknown');
 
     const message = signingMessage({ requestTime, nonce, method: request.method, target: request.target, body: request.body });
+    // On the event loop (about 21 us): measured on two cores, handing it to the thread pool cost more in
+    // hand-off and preemption than it saved, and raised p99.
     if (!BASE64.test(signature) || !verifyMessage(message, signature, keyFor(app.app_id, app.public_key_pem))) {
       throw new AppError('signatureInvalid');
     }
