@@ -17,7 +17,7 @@ import { Scheduler } from './scheduler/scheduler.js';
 export interface ServerOptions {
   wallClock?: Clock;
   logger?: Logger;
-  onUndeclaredError?(route: string, code: string): void;
+  onContractBreach?(route: string, problem: string): void;
 }
 
 export interface RunningServer {
@@ -52,7 +52,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const app = await buildHttpApp({
       platform, nonces, metrics, version: VERSION,
       isShuttingDown: () => shuttingDown,
-      onUndeclaredError: options.onUndeclaredError,
+      onContractBreach: options.onContractBreach,
     });
     cleanup.push(() => app.close());
     await app.listen({ host: config.host, port: config.port });
@@ -77,8 +77,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       close() {
         closing ??= (async () => {
           shuttingDown = true;
-          await scheduler.stop();
-          await app.close();
+          // Stop listening and stop taking jobs together; wait for requests in flight and the running job.
+          await Promise.all([app.close(), scheduler.stop()]);
           nonces.close();
           await database.close();
           lock?.release();

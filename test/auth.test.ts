@@ -144,16 +144,30 @@ describe('Wonder-RSA-SHA256 authentication', () => {
     assert.equal((await echo(signedHeaders(other, { method: 'POST', target: ECHO, body: BODY, nonce }))).status, 200);
   });
 
+  test('a request replayed at exactly 30:00 after its credential time, the last instant it passes, is refused', async () => {
+    const at = new Date(Math.floor(server.clock.now().getTime() / 1000) * 1000);
+    const headers = signedHeaders(merchant, { method: 'POST', target: ECHO, body: BODY, at });
+    server.clock.freeze(at);
+    try {
+      assert.equal((await echo(headers)).status, 200);
+      server.clock.advance(30 * 60_000);
+      assertRefused(await echo(headers), 401, '100105');
+    } finally {
+      server.clock.advance(-30 * 60_000);
+      server.clock.unfreeze();
+    }
+  });
+
   test('a nonce is free again once its credential window has passed', async () => {
     const nonce = 'WindowNonce00001';
     const start = server.clock.now();
     assert.equal((await echo(signedHeaders(merchant, { method: 'POST', target: ECHO, body: BODY, nonce, at: start }))).status, 200);
-    server.clock.advance(31 * 60_000);
+    server.clock.advance(36 * 60_000);
     try {
       const reply = await echo(signedHeaders(merchant, { method: 'POST', target: ECHO, body: BODY, nonce, at: server.clock.now() }));
       assert.equal(reply.status, 200, reply.text);
     } finally {
-      server.clock.advance(-31 * 60_000);
+      server.clock.advance(-36 * 60_000);
     }
   });
 
@@ -218,5 +232,25 @@ describe('Wonder-RSA-SHA256 authentication', () => {
     assert.equal(sent.headers['x-request-id'], 'php-sdk-fixed-id');
     const made = await echo(signedHeaders(merchant, { method: 'POST', target: ECHO, body: BODY }));
     assert.match(String(made.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('behind a trusted proxy', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { PAYGATE_TRUSTED_PROXIES: '127.0.0.1/32,::1/128' } });
+  });
+  after(() => server.close());
+
+  test("the proxy's X-Forwarded-For names the caller for the allow list", async () => {
+    const merchant = await server.newMerchant({ allowedIps: ['203.0.113.7'] });
+    const send = (forwardedFor?: string) => rawRequest(server.url, {
+      method: 'POST', target: ECHO, body: BODY,
+      headers: { 'content-type': 'application/json', ...signedHeaders(merchant, { method: 'POST', target: ECHO, body: BODY }),
+        ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+    });
+    assert.equal((await send('203.0.113.7')).status, 200);
+    assertRefused(await send('198.51.100.1'), 403, '100112');
+    assertRefused(await send(), 403, '100112');
   });
 });

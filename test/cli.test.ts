@@ -127,7 +127,26 @@ describe('the paygate command line', () => {
   test('a second server on the same SQLite folder refuses to start', { skip: POSTGRES_URL ? 'one server per SQLite folder; PostgreSQL takes several' : false }, async () => {
     const second = await runCli(['serve'], { ...env, PORT: String(await freePort()) });
     assert.equal(second.code, 1);
-    assert.match(second.stderr, /Another paygate server \(pid \d+\) is serving the data folder/);
+    assert.match(second.stderr, /Another paygate server is serving the data folder/);
+  });
+
+  test('a server killed with SIGKILL leaves no lock behind: the next one starts on the same folder', { skip: POSTGRES_URL ? 'the data-folder lock is for SQLite' : false }, async () => {
+    const killedDir = mkdtempSync(join(tmpdir(), 'paygate-killed-'));
+    const killedEnv = { ...env, PAYGATE_DATA_DIR: killedDir, PORT: String(await freePort()), PAYGATE_DEMO: '0' };
+    try {
+      const first = await startServe(killedEnv);
+      assert.equal(await first.stop('SIGKILL'), null);
+      const second = await startServe(killedEnv);
+      assert.equal(await second.stop('SIGTERM'), 0);
+    } finally {
+      rmSync(killedDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a process with another PAYGATE_SECRET than the database was set up with refuses to start', async () => {
+    const result = await runCli(['migrate'], { ...env, PAYGATE_SECRET: 'ab'.repeat(32) });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /PAYGATE_SECRET: this database was set up with a/);
   });
 
   test('a bad configuration value stops the start with a message naming it', async () => {

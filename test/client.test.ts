@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import {
+  IDEMPOTENCY_IN_PROGRESS,
   PaygateClient,
   PaygateConnectionError,
   PaygateError,
@@ -14,6 +15,7 @@ import {
   type PaygateClientOptions,
   type RetryPolicy,
 } from '@paygate/client';
+import { ERRORS } from '../src/platform/errors.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './support/keys.js';
 import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
@@ -140,6 +142,15 @@ describe('the client against a paygate server', () => {
     );
     assert.equal(error.status, 409);
     assert.equal(error.errorCode, '100302');
+  });
+
+  test('a target with spaces, quotes and non-ASCII is signed as it goes on the wire', async () => {
+    const data = await merchant.client.call<{ message: string }>('POST', `${ECHO}?note=O'Brien Smith&city=香港`, { message: 'encoded' });
+    assert.deepEqual(data, { message: 'encoded' });
+  });
+
+  test("the client's copy of the still-processing code is the server's", () => {
+    assert.equal(IDEMPOTENCY_IN_PROGRESS, ERRORS.idempotencyInProgress.code);
   });
 
   test('rawBody sends the exact bytes, and paygate verifies the signature over them', async () => {

@@ -48,6 +48,13 @@ describe('every reply is the envelope', () => {
     assert.equal((await signedRaw(server.url, merchant, { method: 'POST', target: ECHO, body: justUnder })).status, 200);
   });
 
+  test('size and media type are checked before the signature', async () => {
+    const big = await rawRequest(server.url, { method: 'POST', target: ECHO, body: 'x'.repeat(70 * 1024), headers: { 'content-type': 'application/json' } });
+    assertEnvelopeError(big, 413, '100205');
+    const text = await rawRequest(server.url, { method: 'POST', target: ECHO, body: 'hi', headers: { 'content-type': 'text/plain' } });
+    assertEnvelopeError(text, 415, '100206');
+  });
+
   test('a body that is not application/json answers 415', async () => {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
       const reply = await signedRaw(server.url, merchant, { method: 'POST', target: ECHO, body: 'message=hi', headers: { 'content-type': contentType } });
@@ -105,6 +112,7 @@ describe('every reply is the envelope', () => {
       socket.on('error', reject);
     });
     assert.match(text, /^HTTP\/1\.1 400/);
+    assert.match(text, /\r\nX-Request-ID: [0-9a-f-]{36}\r\n/i);
     const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { error_code: string };
     assert.equal(body.error_code, '100208');
   });
@@ -124,7 +132,10 @@ describe('a fault answers 500 without internals', () => {
     const body = JSON.stringify({ customer: { reference_number: 'R-1', name: 'A', phone: '1' } });
     const reply = await signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS, body });
     assertEnvelopeError(reply, 500, '100901');
-    assert.equal(reply.json.message, ERRORS.internal.message);
-    assert.doesNotMatch(reply.text, /customers|table|relation|sqlite|postgres|stack|at /i);
+    assert.match(reply.json.message, new RegExp(`^${ERRORS.internal.message.replace(/[.;]/g, '\\$&')} Reference: [0-9a-f-]{36}\\.$`));
+    const second = await signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS, body, headers: { 'x-request-id': 'reused-by-sdk' } });
+    assert.equal(second.headers['x-request-id'], 'reused-by-sdk', 'the client id is echoed');
+    assert.doesNotMatch(second.json.message, /reused-by-sdk/, 'the reference is our own, unique id');
+    assert.doesNotMatch(reply.text, /customers|table|relation|sqlite|postgres|stack| at /i);
   });
 });

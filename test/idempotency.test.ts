@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { createOrUpdateCustomer } from '../src/customers/customers.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency/idempotency.js';
+import { findMerchant } from '../src/merchants/store.js';
+import { merchantContext } from '../src/platform/context.js';
 import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';
@@ -98,13 +101,15 @@ describe('Idempotency-Key', () => {
     assert.equal(replay.text, first.text);
   });
 
-  test('validation comes before idempotency: an invalid request with a used key is 400, not 409', async () => {
+  test('validation comes before idempotency: an invalid request with a used key is 400, not 409, and claims nothing', async () => {
     const key = randomUUID();
     assert.equal((await createCustomer(key, { reference_number: `V-${key}`, name: 'V', phone: '1' })).status, 200);
     const invalid = await createCustomer(key, { reference_number: `V-${key}`, name: 42, phone: '1' });
     assert.equal(invalid.status, 400);
     assert.equal(invalid.json.error_code, '100207');
-    assert.equal(await claimRow(merchant.merchantId, 'never-claimed'), undefined);
+    const fresh = randomUUID();
+    assert.equal((await createCustomer(fresh, { reference_number: `V-${fresh}`, name: 42, phone: '1' })).status, 400);
+    assert.equal(await claimRow(merchant.merchantId, fresh), undefined);
   });
 
   test('a malformed key is refused', async () => {
@@ -153,6 +158,7 @@ describe('Idempotency-Key', () => {
       merchant_id: merchant.merchantId,
       idempotency_key: key,
       fingerprint: server.platform.secrets.fingerprint('POST', CUSTOMERS, body),
+      claim_token: 'crashed-process',
       state: 'processing',
       status_code: null,
       response_body: null,
@@ -174,6 +180,25 @@ describe('Idempotency-Key', () => {
     } finally {
       server.clock.advance(-(IDEMPOTENCY_LOCK_MS + 1000));
     }
+  });
+});
+
+describe('the reply and the change commit together', () => {
+  let server: TestServer;
+  let merchant: TestMerchant;
+  before(async () => {
+    server = await startTestServer();
+    merchant = await server.newMerchant();
+  });
+  after(() => server.close());
+
+  test('if the reply cannot be stored, the change it describes is undone', async () => {
+    const found = await findMerchant(server.platform.db, merchant.merchantId);
+    const ctx = merchantContext(server.platform, found!, { kind: 'app', appId: merchant.appId }, 'test');
+    ctx.outcome = { record: async () => { throw new Error('storing the reply failed'); } };
+    await assert.rejects(createOrUpdateCustomer(ctx, { reference_number: 'TOGETHER-1', name: 'A', phone: '1' }), /storing the reply failed/);
+    const rows = await server.platform.db.selectFrom('customers').select('id').where('reference_number', '=', 'TOGETHER-1').execute();
+    assert.deepEqual(rows, []);
   });
 });
 

@@ -79,4 +79,17 @@ describe('two server processes on one PostgreSQL', { skip: POSTGRES_URL ? false 
       await client.end();
     }
   });
+
+  test('one Idempotency-Key sent to both processes at once runs once', async () => {
+    const clients = urls.map((baseUrl) => new PaygateClient({ baseUrl, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 } }));
+    const body = { customer: { reference_number: 'MULTI-KEY-1', name: 'Once', phone: '1' } };
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+      clients[i % 2]!.send('POST', '/svc/payment/api/v1/openapi/customers', body, { idempotencyKey: 'multi-process-key' })));
+    const fresh = replies.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
+    assert.equal(fresh.length, 1, replies.map((r) => r.status).join(','));
+    for (const reply of replies) {
+      if (reply.status === 409) assert.equal((reply.json as { error_code: string }).error_code, '100303');
+      else assert.equal(reply.text, fresh[0]!.text);
+    }
+  });
 });

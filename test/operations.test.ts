@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { LOCK_FILE } from '../src/platform/database/data-dir-lock.js';
+import { lockDataDir } from '../src/platform/database/data-dir-lock.js';
 import { createTestSchema, POSTGRES_URL } from './support/postgres.js';
 import { freePort, startServe } from './support/processes.js';
 import { rawRequest, signedHeaders, startTestServer, type TestMerchant, type TestServer } from './support/server.js';
@@ -41,13 +41,14 @@ describe('health, readiness, metrics and logs', () => {
   test('each request writes one log line with request id, merchant, route, status and duration, and no secrets', async () => {
     const requestId = `log-line-${Date.now()}`;
     await server.client(merchant, { requestId }).customers.create({ reference_number: 'LOG-1', name: 'A', phone: '1' });
-    const lines = logLines.filter((line) => line.request_id === requestId);
+    const lines = logLines.filter((line) => line.client_request_id === requestId);
     assert.equal(lines.length, 1, JSON.stringify(lines));
     assert.deepEqual(
       { route: lines[0]!.route, status: lines[0]!.status, merchant: lines[0]!.merchant_id, app: lines[0]!.app_id, msg: lines[0]!.msg },
       { route: '/svc/payment/api/v1/openapi/customers', status: 200, merchant: merchant.merchantId, app: merchant.appId, msg: 'request' },
     );
     assert.equal(typeof lines[0]!.duration_ms, 'number');
+    assert.match(String(lines[0]!.request_id), /^[0-9a-f-]{36}$/, 'our own id, beside the client\'s');
     assert.doesNotMatch(JSON.stringify(logLines), /Wonder-RSA-SHA256|"signature"|"nonce"/i);
   });
 });
@@ -89,9 +90,9 @@ describe('graceful shutdown', () => {
         PAYGATE_DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', PAYGATE_DEMO: '0',
         ...(schema ? { DATABASE_URL: schema.url } : {}),
       });
-      if (!schema) assert.ok(existsSync(join(dataDir, LOCK_FILE)));
+      if (!schema) assert.throws(() => lockDataDir(dataDir), /Another paygate server/, 'held while serving');
       assert.equal(await serve.stop('SIGTERM'), 0);
-      assert.equal(existsSync(join(dataDir, LOCK_FILE)), false);
+      lockDataDir(dataDir).release();
     } finally {
       await schema?.drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -2,13 +2,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { openNonceStore } from '../src/http/auth/nonce-store.js';
+import { NONCE_SKEW_MARGIN_MS } from '../src/http/auth/authenticate.js';
 import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency/idempotency.js';
 import { createMerchant } from '../src/merchants/merchants.js';
-import type { Context, PlatformContext } from '../src/platform/context.js';
+import type { PlatformContext } from '../src/platform/context.js';
 import { registerMaintenanceJobs } from '../src/scheduler/maintenance.js';
-import { Scheduler } from '../src/scheduler/scheduler.js';
+import { Scheduler, scheduleJob } from '../src/scheduler/scheduler.js';
+import { claimDueJobs, finishJob, realignMerchantJobs } from '../src/scheduler/store.js';
 import { openTestPlatform, type TestPlatform } from './support/platform.js';
 import { TestClock } from './support/server.js';
+import { countNonces } from './support/nonces.js';
 
 const HOUR = 3_600_000;
 
@@ -20,8 +23,10 @@ describe('the scheduler', () => {
     new Scheduler({ platform: on, pollMs: 50, ...options });
   const jobRow = (id: string) => ctx.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const jobByKey = (key: string) => ctx.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', key).executeTakeFirstOrThrow();
-  const setOffset = (merchantId: string, offsetMs: number) =>
-    ctx.db.updateTable('merchants').set({ clock_offset_ms: offsetMs }).where('id', '=', merchantId).execute();
+  const setOffset = async (merchantId: string, offsetMs: number) => {
+    await ctx.db.updateTable('merchants').set({ clock_offset_ms: offsetMs }).where('id', '=', merchantId).execute();
+    await realignMerchantJobs(ctx.db, merchantId, offsetMs);
+  };
 
   before(async () => {
     platform = await openTestPlatform(clock);
@@ -41,13 +46,12 @@ describe('the scheduler', () => {
 
       const maintenance = scheduler();
       registerMaintenanceJobs(maintenance, { nonces });
-      await maintenance.start();
-      await maintenance.stop();
+      await maintenance.ensurePeriodicJobs();
+      assert.equal(await countNonces(ctx.database), 2);
       await maintenance.runDue();
 
-      // The expired nonce is gone (free to claim again); the live one is still held.
-      assert.equal(await nonces.claim('app-1', 'OldNonce00000001', now + HOUR, now), true);
-      assert.equal(await nonces.claim('app-1', 'LiveNonce0000001', now + HOUR, now), false);
+      assert.equal(await countNonces(ctx.database), 1, 'the expired nonce is gone');
+      assert.equal(await nonces.claim('app-1', 'LiveNonce0000001', now + HOUR, now), false, 'the live one is still held');
       const keys = await ctx.db.selectFrom('idempotency_keys').select('idempotency_key').where('merchant_id', '=', merchant.merchant_id).execute();
       assert.deepEqual(keys.map((k) => k.idempotency_key), ['k-live']);
 
@@ -62,18 +66,19 @@ describe('the scheduler', () => {
     }
   });
 
+  test('a nonce is kept past its credential window by the skew margin', () => {
+    assert.ok(NONCE_SKEW_MARGIN_MS >= 60_000);
+  });
+
   test("a merchant's job falls due on that merchant's business clock, and one merchant's clock moves no other's", async () => {
     const ran: Array<{ merchant: string; businessNow: number }> = [];
-    const runner = scheduler().register('test.remind', async (jobCtx) => {
-      const merchantCtx = jobCtx as Context;
+    const runner = scheduler().registerMerchantJob('test.remind', async (merchantCtx) => {
       ran.push({ merchant: merchantCtx.merchant.id, businessNow: merchantCtx.clock.now().getTime() });
     });
     const early = await createMerchant(ctx, { name: 'Early' });
     const late = await createMerchant(ctx, { name: 'Late' });
     const dueAt = clock.now().getTime() + 2 * HOUR;
-    for (const merchant of [early, late]) {
-      await runner.enqueue({ kind: 'test.remind', merchantId: merchant.merchant_id, dueAt });
-    }
+    for (const merchant of [early, late]) await scheduleJob(ctx, { kind: 'test.remind', merchantId: merchant.merchant_id, dueAt });
 
     assert.equal(await runner.runDue(), 0);
     await setOffset(early.merchant_id, 2 * HOUR + 1000);
@@ -86,29 +91,26 @@ describe('the scheduler', () => {
 
   test('a failing job is retried with backoff, then given up after its attempts', async () => {
     let calls = 0;
-    const flaky = scheduler({ maxAttempts: 3 }).register('test.flaky', async () => {
+    const flaky = scheduler({ maxAttempts: 3 }).registerPlatformJob('test.flaky', async () => {
       calls += 1;
       throw new Error(`boom ${calls}`);
     });
     const id = randomUUID();
-    await ctx.db.insertInto('jobs').values({
-      id, kind: 'test.flaky', merchant_id: null, due_at: clock.now().getTime(), payload: 'null', state: 'pending',
-      attempts: 0, lease_owner: null, lease_expires_at: null, last_error: null, dedupe_key: null,
-      created_at: 0, updated_at: 0,
-    }).execute();
+    await scheduleJob(ctx, { kind: 'test.flaky', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: id });
+    const key = id;
 
     await flaky.runDue();
-    let row = await jobRow(id);
+    let row = await jobByKey(key);
     assert.equal(row.state, 'pending');
     assert.equal(row.attempts, 1);
     assert.equal(row.last_error, 'boom 1');
-    assert.ok(row.due_at >= clock.now().getTime() + 10_000, 'the retry waits');
+    assert.equal(row.due_at, clock.now().getTime() + 10_000, 'the retry waits');
 
     for (let attempt = 2; attempt <= 3; attempt += 1) {
       clock.advance(HOUR);
       await flaky.runDue();
     }
-    row = await jobRow(id);
+    row = await jobRow(row.id);
     assert.equal(row.state, 'dead');
     assert.equal(row.attempts, 3);
     assert.equal(row.last_error, 'boom 3');
@@ -117,28 +119,48 @@ describe('the scheduler', () => {
     assert.equal(calls, 3);
   });
 
-  test('a leased job is not run by another scheduler until the lease runs out (its process died)', async () => {
+  test('a job of a process that died is taken over when its lease runs out, and the dead claim is fenced off', async () => {
+    await scheduleJob(ctx, { kind: 'test.orphan', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'orphan-1' });
+    // A process claims the job and dies without a word.
+    const [dead] = await claimDueJobs(ctx.db, { owner: 'dead', token: 'dead-claim', now: clock.now().getTime(), leaseMs: 30_000, limit: 1, kinds: ['test.orphan'] });
+    assert.equal(dead?.dedupe_key, 'orphan-1');
+    const runs: string[] = [];
+    const survivor = scheduler({ owner: 'survivor', leaseMs: 30_000 }).registerPlatformJob('test.orphan', async () => {
+      runs.push('survivor');
+    });
+    assert.equal(await survivor.runDue(), 0, 'leased to the claim that holds it');
+    clock.advance(31_000);
+    assert.equal(await survivor.runDue(), 1, 'the lease ran out: the job is taken over');
+    assert.equal((await jobByKey('orphan-1')).state, 'done');
+
+    // The dead claim comes back (a stalled process) and tries to finish: its token no longer holds the job.
+    await ctx.db.updateTable('jobs').set({ state: 'running' }).where('dedupe_key', '=', 'orphan-1').execute();
+    await finishJob(ctx.db, dead!, clock.now().getTime());
+    assert.equal((await jobByKey('orphan-1')).state, 'running', 'a fenced claim changes nothing');
+    assert.deepEqual(runs, ['survivor']);
+  });
+
+  test('a running job renews its lease, so no one takes it while it runs', async () => {
+    const live = new TestClock();
+    const sibling = await platform.openSibling(live);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const runs: string[] = [];
-    const first = scheduler({ owner: 'first', leaseMs: 30_000 }).register('test.slow', async () => {
-      runs.push('first');
+    let started = false;
+    const slow = scheduler({ owner: 'slow', leaseMs: 300 }, { ...ctx, wallClock: live }).registerPlatformJob('test.slow', async () => {
+      started = true;
       await held;
     });
-    const second = scheduler({ owner: 'second', leaseMs: 30_000 }).register('test.slow', async () => {
-      runs.push('second');
+    const other = scheduler({ owner: 'other', leaseMs: 300 }, sibling.platform).registerPlatformJob('test.slow', async () => {
+      assert.fail('the job was taken while its holder was still running it');
     });
-    await first.enqueue({ kind: 'test.slow', merchantId: null, dueAt: clock.now().getTime() });
+    await scheduleJob({ ...ctx, wallClock: live }, { kind: 'test.slow', merchantId: null, dueAt: live.now().getTime() });
 
-    const firstRun = first.runDue();
-    while (runs.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal(await second.runDue(), 0, 'leased to the first scheduler');
-
-    clock.advance(31_000);
-    assert.equal(await second.runDue(), 1, 'the lease ran out: the job is taken over');
+    const running = slow.runDue();
+    while (!started) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    assert.equal(await other.runDue(), 0, 'three lease lengths later the holder still has it');
     release();
-    await firstRun;
-    assert.deepEqual(runs, ['first', 'second']);
+    assert.equal(await running, 1);
   });
 
   test('two schedulers on separate connections run each of 100 jobs exactly once', async () => {
@@ -149,9 +171,9 @@ describe('the scheduler', () => {
       await new Promise((resolve) => setImmediate(resolve));
     };
     const sibling = await platform.openSibling(clock);
-    const a = scheduler({ owner: 'a' }).register('test.count', handler);
-    const b = scheduler({ owner: 'b' }, sibling.platform).register('test.count', handler);
-    for (let n = 0; n < 100; n += 1) await a.enqueue({ kind: 'test.count', merchantId: null, dueAt: clock.now().getTime(), payload: { n } });
+    const a = scheduler({ owner: 'a' }).registerPlatformJob('test.count', handler);
+    const b = scheduler({ owner: 'b' }, sibling.platform).registerPlatformJob('test.count', handler);
+    for (let n = 0; n < 100; n += 1) await scheduleJob(ctx, { kind: 'test.count', merchantId: null, dueAt: clock.now().getTime(), payload: { n } });
 
     const [ranByA, ranByB] = await Promise.all([a.runDue(), b.runDue()]);
     assert.equal(ranByA + ranByB, 100);
@@ -161,12 +183,26 @@ describe('the scheduler', () => {
   });
 
   test('a scheduler leaves kinds it cannot run alone, as an older process in a rolling upgrade must', async () => {
-    const newer = scheduler().register('test.newer', async () => {});
-    const older = scheduler().register('test.older', async () => {});
-    await newer.enqueue({ kind: 'test.newer', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'newer-1' });
+    const newer = scheduler().registerPlatformJob('test.newer', async () => {});
+    const older = scheduler().registerPlatformJob('test.older', async () => {});
+    await scheduleJob(ctx, { kind: 'test.newer', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'newer-1' });
     assert.equal(await older.runDue(), 0);
     assert.equal((await jobByKey('newer-1')).state, 'pending');
     assert.equal(await newer.runDue(), 1);
     assert.equal((await jobByKey('newer-1')).state, 'done');
+  });
+
+  test('stopping waits for the running job, not for the rest of what is due', async () => {
+    let ran = 0;
+    const busy = scheduler().registerPlatformJob('test.backlog', async () => {
+      ran += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    for (let n = 0; n < 50; n += 1) await scheduleJob(ctx, { kind: 'test.backlog', merchantId: null, dueAt: clock.now().getTime() });
+    const draining = busy.runDue();
+    while (ran === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await busy.stop();
+    await draining;
+    assert.ok(ran < 50, `stopped after ${ran} of 50`);
   });
 });

@@ -1,5 +1,5 @@
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
-import { PaygateConnectionError, PaygateError } from './errors.js';
+import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
 import { signRequest } from './signing.js';
 import type { Customer, CustomerFields, CustomerInput, Envelope, ErrorEnvelope } from './types.js';
 
@@ -107,11 +107,14 @@ export class PaygateClient {
 
   private async attempt(
     method: string,
-    target: string,
+    requestedTarget: string,
     bytes: string | Uint8Array,
     requestId: string,
     options: RequestOptions,
   ): Promise<RawReply> {
+    // Sign what will go on the wire: URL parsing percent-encodes spaces, quotes and non-ASCII in the target.
+    const url = new URL(this.baseUrl + requestedTarget);
+    const target = `${url.pathname}${url.search}`;
     // Each attempt is signed anew: a retry with the old nonce would be refused as a replay.
     const signed = signRequest({ appId: this.options.appId, privateKey: this.privateKey, method, target, body: bytes });
     const hasBody = bytes.length > 0;
@@ -126,7 +129,7 @@ export class PaygateClient {
       ...(hasBody && { 'content-type': 'application/json' }),
       ...(options.idempotencyKey !== undefined && { 'idempotency-key': options.idempotencyKey }),
     });
-    const response = await this.fetchImpl(this.baseUrl + target, {
+    const response = await this.fetchImpl(url, {
       method,
       headers,
       body: hasBody ? bytes : undefined,
@@ -148,10 +151,8 @@ export class PaygateClient {
 /** 429 and 5xx, and a request with the same Idempotency-Key still being processed (a timed-out first attempt). */
 function isTransient(reply: RawReply): boolean {
   if (reply.status === 429 || reply.status >= 500) return true;
-  return reply.status === 409 && (reply.json as { error_code?: unknown } | undefined)?.error_code === IN_PROGRESS;
+  return reply.status === 409 && (reply.json as { error_code?: unknown } | undefined)?.error_code === IDEMPOTENCY_IN_PROGRESS;
 }
-
-const IN_PROGRESS = '100303';
 
 /** Retry-After as seconds or as an HTTP date. */
 function retryAfterMs(value: string): number | undefined {

@@ -23,3 +23,6 @@ export class PaygateConnectionError extends Error {
     super(message, options);
   }
 }
+
+/** The error code of a request whose Idempotency-Key is still being processed: retried, like a 5xx. */
+export const IDEMPOTENCY_IN_PROGRESS = '100303';

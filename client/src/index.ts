@@ -1,6 +1,6 @@
 export { PaygateClient } from './client.js';
 export type { PaygateClientOptions, RawReply, RequestOptions, RetryPolicy } from './client.js';
-export { PaygateConnectionError, PaygateError } from './errors.js';
+export { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
 export {
   ALGORITHM,
   formatRequestTime,

@@ -3,7 +3,6 @@ import { relative } from 'node:path';
 import { loadConfig } from '../platform/config.js';
 import { VERSION } from '../platform/version.js';
 import { startServer, type RunningServer } from '../server.js';
-import { print } from './output.js';
 
 export async function serveCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
@@ -33,7 +32,9 @@ export async function serveCommand(args: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   const server = await starting;
-  print({ json: values.json ?? false }, startupFacts(server), () => banner(server));
+  // With --json the facts join the log stream as one more JSON line, so stdout stays one kind of thing.
+  if (values.json) server.platform.log.info(startupFacts(server), 'ready');
+  else process.stdout.write(`${banner(server)}\n`);
 }
 
 function startupFacts(server: RunningServer) {

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
+import { blankAsAbsent } from '../platform/input.js';
 import type { CreateCustomerBody, EditCustomerBody } from './schemas.js';
 import {
   findCustomerByReference,
@@ -19,8 +20,8 @@ export type CustomerEdit = Static<typeof EditCustomerBody>;
 /** Creates a customer, or updates the profile of the one with the same reference number. */
 export async function createOrUpdateCustomer(ctx: Context, input: CustomerInput): Promise<CustomerRow> {
   return inTransaction(ctx, async (tx) => {
-    const existing = await findCustomerByReference(tx.db, tx.merchant.id, input.reference_number);
-    const patch = await profilePatch(tx, existing?.id, input);
+    const existing = async () => (await findCustomerByReference(tx.db, tx.merchant.id, input.reference_number))?.id;
+    const patch = await profilePatch(tx, existing, input);
     return upsertCustomerByReference(
       tx.db,
       {
@@ -33,7 +34,7 @@ export async function createOrUpdateCustomer(ctx: Context, input: CustomerInput)
       },
       patch,
     );
-  });
+  }, { completesRequest: true });
 }
 
 export async function editCustomer(ctx: Context, id: string, input: CustomerEdit): Promise<CustomerRow> {
@@ -43,29 +44,27 @@ export async function editCustomer(ctx: Context, id: string, input: CustomerEdit
     if (input.reference_number !== undefined && input.reference_number !== existing.reference_number) {
       throw new AppError('customerReferenceImmutable');
     }
-    const patch = await profilePatch(tx, existing.id, input);
+    const patch = await profilePatch(tx, async () => existing.id, input);
     return updateCustomerRow(tx.db, tx.merchant.id, existing.id, patch, tx.clock.now().getTime());
-  });
+  }, { completesRequest: true });
 }
 
 export async function getCustomer(ctx: Context, id: string): Promise<CustomerRow> {
-  const row = isUuid(id) ? await readCustomerById(ctx.database, { merchantId: ctx.merchant.id, id }) : undefined;
+  const row = isUuid(id) ? await readCustomerById(ctx, { merchantId: ctx.merchant.id, id }) : undefined;
   if (!row) throw new AppError('customerNotFound');
   return row;
 }
 
 /** Sent fields only: an omitted optional field keeps its value, `null` clears it. */
-async function profilePatch(ctx: Context, customerId: string | undefined, input: CustomerEdit): Promise<CustomerPatch> {
+async function profilePatch(ctx: Context, customerId: () => Promise<string | undefined>, input: CustomerEdit): Promise<CustomerPatch> {
   const patch: CustomerPatch = { name: input.name, phone: input.phone };
   if (input.email !== undefined) patch.email = input.email;
   if (input.dial_code !== undefined) patch.dial_code = input.dial_code;
   if (input.company_name !== undefined) patch.company_name = input.company_name;
   if (input.default_payment_method !== undefined) patch.default_payment_method = input.default_payment_method;
-  // PHP clients send "" for a value they do not have: treated as absent, like callback_url.
-  if (input.default_payment_token === null) patch.default_payment_token_id = null;
-  else if (input.default_payment_token !== undefined && input.default_payment_token !== '') {
-    patch.default_payment_token_id = await usableTokenId(ctx, customerId, input.default_payment_token);
-  }
+  const token = blankAsAbsent(input.default_payment_token);
+  if (token === null) patch.default_payment_token_id = null;
+  else if (token !== undefined) patch.default_payment_token_id = await usableTokenId(ctx, customerId, token);
   return patch;
 }
 
@@ -73,6 +72,6 @@ async function profilePatch(ctx: Context, customerId: string | undefined, input:
  * The id of a successfully bound token of this customer. Payment tokens arrive with the tokens issue; until
  * then no customer has one, so every token named here is refused.
  */
-async function usableTokenId(_ctx: Context, _customerId: string | undefined, token: string): Promise<string> {
+async function usableTokenId(_ctx: Context, _customerId: () => Promise<string | undefined>, token: string): Promise<string> {
   throw new AppError('paymentTokenNotUsable', `default_payment_token ${JSON.stringify(token)} does not name a successfully bound payment token of this customer.`);
 }

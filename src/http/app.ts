@@ -23,8 +23,8 @@ export interface HttpAppDeps {
   metrics: Metrics;
   version: string;
   isShuttingDown(): boolean;
-  /** Called when a route answers with an error code it does not declare (tests fail on it). */
-  onUndeclaredError?(route: string, code: string): void;
+  /** Called when a route breaks its contract: an undeclared error code, a reply unlike its stored one (tests fail on it). */
+  onContractBreach?(route: string, problem: string): void;
 }
 
 export const API_ROUTES: readonly AnyRoute[] = [...echoRoutes, ...customerRoutes];
@@ -35,7 +35,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     loggerInstance: deps.platform.log as FastifyBaseLogger,
     // One line per request, written in onResponse, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
-    genReqId: requestIdOf,
+    // Our own id for every request: clients reuse theirs (the PHP SDK sends one per SDK instance).
+    genReqId: () => randomUUID(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies.map((c) => c.text) : false,
     return503OnClosing: false,
@@ -53,7 +54,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    request.clientRequestId = clientRequestIdOf(request.raw);
+    reply.header('x-request-id', request.clientRequestId ?? request.id);
     if (deps.isShuttingDown()) throw new AppError('unavailable');
     // An unknown route is answered before its body is read: 404 comes before 413.
     if (request.is404) return reply.code(404).send(failure(ERRORS.routeNotFound));
@@ -72,11 +74,12 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       route,
       status: reply.statusCode,
       duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+      client_request_id: request.clientRequestId,
       merchant_id: request.caller?.merchant.id,
       app_id: request.caller?.appId,
     }, 'request');
   });
-  app.setErrorHandler(createErrorHandler(deps.onUndeclaredError));
+  app.setErrorHandler(createErrorHandler(deps.onContractBreach));
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(failure(ERRORS.routeNotFound)));
 
   await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, version: deps.version });
@@ -101,21 +104,21 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   const rateLimiter = config.rateLimitPerSecond > 0
     ? new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, deps.platform.wallClock)
     : undefined;
-  for (const route of API_ROUTES) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter }, route);
+  for (const route of API_ROUTES) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter, onContractBreach: deps.onContractBreach }, route);
   return app;
 }
 
 const REQUEST_ID = /^[\x20-\x7e]{1,200}$/;
 
-/** The client's X-Request-ID when it is sane text (clients reuse it, so it is never a key), else a new one. */
-function requestIdOf(request: IncomingMessage): string {
+/** The client's X-Request-ID when it is sane text: echoed and logged, never trusted to be unique. */
+function clientRequestIdOf(request: IncomingMessage): string | undefined {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : undefined;
 }
 
 /** A path the router cannot decode (bad percent-encoding, an over-long parameter) fails before any hook. */
 function answerUnroutable(_error: Error, request: FastifyRequest, reply: FastifyReply): void {
-  void reply.header('x-request-id', request.id).code(400).send(failure(ERRORS.requestMalformed));
+  void reply.header('x-request-id', clientRequestIdOf(request.raw) ?? request.id).code(400).send(failure(ERRORS.requestMalformed));
 }
 
 /** Requests node's parser cannot read never reach Fastify; they still get the envelope. */

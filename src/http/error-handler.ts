@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isTransientDatabaseError } from '../platform/database/database.js';
 import { AppError, ERRORS, type ErrorDefinition } from '../platform/errors.js';
 import { failure } from './envelope.js';
 import { describeValidationError } from './validation.js';
@@ -7,7 +8,6 @@ const FRAMEWORK_ERRORS: Record<string, ErrorDefinition> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ERRORS.bodyTooLarge,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ERRORS.mediaTypeUnsupported,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ERRORS.requestMalformed,
-  FST_ERR_CTP_EMPTY_JSON_BODY: ERRORS.bodyNotJson,
   FST_ERR_BAD_URL: ERRORS.requestMalformed,
 };
 
@@ -28,12 +28,14 @@ export function classifyError(error: unknown, request: FastifyRequest): Classifi
   }
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (known) return { definition: known, message: known.message };
+  if (isTransientDatabaseError(error)) return { definition: ERRORS.unavailable, message: ERRORS.unavailable.message };
   const status = fastifyError.statusCode ?? 500;
   if (status >= 400 && status < 500) return { definition: ERRORS.requestMalformed, message: ERRORS.requestMalformed.message };
-  return { definition: ERRORS.internal, message: ERRORS.internal.message };
+  // Our request id, unique even when the client reuses its own, finds the log line with the fault.
+  return { definition: ERRORS.internal, message: `${ERRORS.internal.message} Reference: ${request.id}.` };
 }
 
-export function createErrorHandler(onUndeclared?: (route: string, code: string) => void) {
+export function createErrorHandler(onContractBreach?: (route: string, problem: string) => void) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { definition, message } = classifyError(error, request);
     if (definition.status >= 500 && definition !== ERRORS.unavailable) {
@@ -43,7 +45,7 @@ export function createErrorHandler(onUndeclared?: (route: string, code: string) 
     if (declared && !declared.has(definition.code)) {
       const route = `${request.method} ${request.routeOptions.url}`;
       request.log.warn({ route, code: definition.code }, 'error code not declared by the route');
-      onUndeclared?.(route, definition.code);
+      onContractBreach?.(route, `answered the undeclared error code ${definition.code}`);
     }
     if (definition === ERRORS.unavailable) reply.header('connection', 'close');
     return reply.code(definition.status).send(failure(definition, message));

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { Metrics } from '../platform/metrics.js';
 import { errorEnvelopeSchema, success, successEnvelopeSchema } from './envelope.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, ERRORS } from '../platform/errors.js';
 
 export interface OperationsDeps {
   metrics: Metrics;
@@ -30,7 +30,7 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: OperationsD
       tags: ['operations'],
       response: { 200: successEnvelopeSchema(Status), 503: errorEnvelopeSchema(['unavailable']) },
     },
-    config: { declaredErrors: new Set(['100902']) },
+    config: { declaredErrors: new Set([ERRORS.unavailable.code]) },
   }, async () => {
     if (!(await deps.isReady())) throw new AppError('unavailable');
     return success({ status: 'ready' });

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { businessClock } from '../platform/clock.js';
-import type { Context, PlatformContext } from '../platform/context.js';
+import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
 import { AppError, ERRORS, type ErrorName } from '../platform/errors.js';
-import type { Authenticator } from './auth/authenticate.js';
+import type { Authenticator, Caller } from './auth/authenticate.js';
 import { decodeJsonBody } from './body.js';
 import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
 import { checkIdempotencyKey, claimIdempotencyKey } from './idempotency/idempotency.js';
@@ -52,7 +51,9 @@ export function defineRoute<B extends TSchema, Q extends TSchema, P extends TSch
 declare module 'fastify' {
   interface FastifyRequest {
     rawBody?: Buffer;
-    caller?: { appId: string; merchant: Context['merchant'] };
+    caller?: Caller;
+    /** The client's X-Request-ID, echoed in the reply; `request.id` is always our own. */
+    clientRequestId?: string;
   }
   interface FastifyContextConfig {
     /** Error codes the route declares; an error outside them is reported as a documentation gap. */
@@ -85,6 +86,8 @@ export interface RouteDeps {
   authenticate: Authenticator;
   /** Absent when rate limiting is off. */
   rateLimiter?: RateLimiter;
+  /** Told when a route breaks its own contract (an undeclared error code, a reply unlike the one it stored). */
+  onContractBreach?(route: string, problem: string): void;
 }
 
 export const SIGNED: Array<Record<string, string[]>> = [{ Credential: [], Nonce: [], Signature: [] }];
@@ -141,14 +144,7 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
   const caller = request.caller;
   if (!caller) throw new AppError('internal', 'route reached without a caller');
   const { platform } = deps;
-  const ctx: Context = {
-    ...platform,
-    log: request.log,
-    merchant: caller.merchant,
-    actor: { kind: 'app', appId: caller.appId },
-    requestId: request.id,
-    clock: businessClock(platform.wallClock, caller.merchant.clockOffsetMs),
-  };
+  const ctx = merchantContext(platform, caller.merchant, { kind: 'app', appId: caller.appId }, request.id, request.log);
   const present = (result: unknown) => (route.present ? route.present(result) : result);
   const input = { ctx, body: request.body, query: request.query, params: request.params };
 
@@ -173,24 +169,34 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
       .send(claim.body);
   }
 
+  const serialise = (result: unknown) => reply.serialize(success(present(result))) as string;
   let stored: string | undefined;
+  ctx.idempotencyKey = key;
   ctx.outcome = {
     async record(db, result) {
-      const body = reply.serialize(success(present(result))) as string;
-      await claim.complete(db, 200, body);
+      if (stored !== undefined) throw new Error('a request recorded its reply twice');
+      const body = serialise(result);
+      if (!(await claim.complete(db, 200, body))) {
+        throw new AppError('idempotencyInProgress', 'This request took too long: a retry with its Idempotency-Key took it over.');
+      }
       stored = body;
     },
   };
   try {
     const result = await route.handler(input);
+    const live = serialise(result);
     if (stored === undefined) {
-      // A verb that wrote nothing (or wrote outside inTransaction) still gets its reply kept.
-      stored = reply.serialize(success(present(result))) as string;
-      await claim.complete(platform.db, 200, stored);
+      // A verb that wrote nothing (a read, the echo) has its reply kept now.
+      await claim.complete(platform.db, 200, live);
+      stored = live;
+    } else if (stored !== live) {
+      deps.onContractBreach?.(`${route.method} ${route.url}`, 'the reply differs from the one stored for its Idempotency-Key');
     }
+    // Always the stored bytes: the first reply and every replay are the same.
     return reply.type('application/json; charset=utf-8').send(stored);
   } catch (error) {
     if (error instanceof AppError && error.definition.status < 500) {
+      // Refusals are kept like replies; a claim that already holds a reply (or was retaken) is left as it is.
       await claim.complete(platform.db, error.definition.status, JSON.stringify(failure(error.definition, error.message)));
     } else {
       // 5xx replies are not kept: the client may retry with the same key.

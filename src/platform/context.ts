@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import { businessClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database, Db } from './database/database.js';
 import type { Log } from './logger.js';
@@ -34,29 +34,37 @@ export interface Context extends PlatformContext {
   requestId: string;
   /** The merchant's business clock: the only time domain rules read. */
   clock: Clock;
+  /** The request's Idempotency-Key, if it has one: a natural key for what the request creates (a payment). */
+  idempotencyKey?: string;
   /** Set by the HTTP layer for a request with an Idempotency-Key: stores the reply in the state change's transaction. */
   outcome?: OutcomeRecorder;
 }
 
 export interface OutcomeRecorder {
+  /** Stores the reply that `result` presents as; throws if the request's claim was lost, or on a second call. */
   record(db: Db, result: unknown): Promise<void>;
 }
 
+/** The context of one merchant's work, built the same way for a request and for a scheduled job. */
+export function merchantContext(platform: PlatformContext, merchant: Merchant, actor: Actor, requestId: string, log = platform.log): Context {
+  return { ...platform, log, merchant, actor, requestId, clock: businessClock(platform.wallClock, merchant.clockOffsetMs) };
+}
+
 /**
- * Runs work in a transaction, or inside the one already open, so a verb can call another verb. The outermost
- * transaction also records the request's outcome, unless it is an intermediate step of a two-phase verb.
+ * Runs work in a transaction, or inside the one already open, so a verb can call another verb. The verb's last
+ * transaction says `completesRequest`: with an Idempotency-Key, the request's reply is then stored in that same
+ * transaction, so the change and the reply a retry will see commit together (or not at all).
  */
 export async function inTransaction<C extends PlatformContext, T>(
   ctx: C,
   work: (ctx: C) => Promise<T>,
-  options: { intermediate?: boolean } = {},
+  options: { completesRequest?: boolean } = {},
 ): Promise<T> {
   if (ctx.db.isTransaction) return work(ctx);
   return ctx.db.transaction().execute(async (tx) => {
-    const inner = { ...ctx, db: tx };
-    const result = await work(inner);
+    const result = await work({ ...ctx, db: tx });
     const outcome = (ctx as Partial<Context>).outcome;
-    if (outcome && !options.intermediate) await outcome.record(tx, result);
+    if (outcome && options.completesRequest) await outcome.record(tx, result);
     return result;
   });
 }

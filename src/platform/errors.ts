@@ -47,7 +47,7 @@ export const ERRORS = {
   },
   allowedAddressInvalid: { code: '100505', status: 400, message: 'An IP allow list entry is not an address or CIDR range.' },
 
-  internal: { code: '100901', status: 500, message: 'Internal error. The request id identifies it to the operator.' },
+  internal: { code: '100901', status: 500, message: 'Internal error; quote the reference that follows to the operator.' },
   unavailable: { code: '100902', status: 503, message: 'The service is shutting down or not ready.' },
 
   customerNotFound: { code: '200101', status: 404, message: 'Customer not found.' },

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 export function newId(): string {
   return randomUUID();
@@ -8,9 +8,4 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(text: string): boolean {
   return UUID.test(text);
-}
-
-/** 128 random bits, URL-safe: for links and opaque tokens. */
-export function newToken(): string {
-  return randomBytes(16).toString('base64url');
 }

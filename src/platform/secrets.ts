@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { ConfigError } from './config.js';
 import type { Db } from './database/database.js';
 
 /** Keys derived from the platform secret: request fingerprints and encryption of secrets at rest. */
@@ -9,21 +10,40 @@ export interface PlatformSecrets {
   decrypt(sealed: string): string;
 }
 
-const SETTING = 'platform_secret';
+const GENERATED_SECRET = 'platform_secret';
+const SECRET_CHECK = 'secret_check';
 
 /**
  * The configured secret; without one (sandbox only, the config refuses live mode), one generated on first
- * start and kept in the database, so every process on the same database derives the same keys.
+ * start and kept in the database, so every process on the same database derives the same keys. The first start
+ * also stores a check value: a process with another secret refuses to start, rather than failing to open what
+ * the others sealed and answering every replay as a conflict.
  */
 export async function loadPlatformSecrets(db: Db, configured: Buffer | undefined): Promise<PlatformSecrets> {
-  if (configured) return derive(configured);
-  await db
-    .insertInto('settings')
-    .values({ name: SETTING, value: randomBytes(32).toString('hex') })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db.selectFrom('settings').select('value').where('name', '=', SETTING).executeTakeFirstOrThrow();
-  return derive(Buffer.from(row.value, 'hex'));
+  const secrets = derive(configured ?? (await generatedSecret(db)));
+  const check = secrets.fingerprint('paygate secret check');
+  await insertSetting(db, SECRET_CHECK, check);
+  if ((await readSetting(db, SECRET_CHECK)) !== check) {
+    throw new ConfigError([
+      configured
+        ? 'PAYGATE_SECRET: this database was set up with another secret; every process of a database needs the same one'
+        : 'PAYGATE_SECRET: this database was set up with a configured secret; set the same one',
+    ]);
+  }
+  return secrets;
+}
+
+async function generatedSecret(db: Db): Promise<Buffer> {
+  await insertSetting(db, GENERATED_SECRET, randomBytes(32).toString('hex'));
+  return Buffer.from((await readSetting(db, GENERATED_SECRET))!, 'hex');
+}
+
+async function insertSetting(db: Db, name: string, value: string): Promise<void> {
+  await db.insertInto('settings').values({ name, value }).onConflict((oc) => oc.column('name').doNothing()).execute();
+}
+
+async function readSetting(db: Db, name: string): Promise<string | undefined> {
+  return (await db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst())?.value;
 }
 
 function derive(secret: Buffer): PlatformSecrets {

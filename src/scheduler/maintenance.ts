@@ -8,13 +8,13 @@ const FINISHED_JOBS_KEPT_MS = 7 * 24 * 60 * MINUTE;
 
 /** The platform's own upkeep: forget nonces and idempotency records past their window, and old finished jobs. */
 export function registerMaintenanceJobs(scheduler: Scheduler, deps: { nonces: NonceStore }): void {
-  scheduler.register('purge-nonces', async (ctx) => {
+  scheduler.registerPlatformJob('purge-nonces', async (ctx) => {
     await deps.nonces.purgeExpired(ctx.wallClock.now().getTime());
   }, { everyMs: MINUTE });
-  scheduler.register('purge-idempotency-keys', async (ctx) => {
+  scheduler.registerPlatformJob('purge-idempotency-keys', async (ctx) => {
     await purgeExpiredClaims(ctx.db, ctx.wallClock.now().getTime());
   }, { everyMs: 10 * MINUTE });
-  scheduler.register('purge-finished-jobs', async (ctx) => {
+  scheduler.registerPlatformJob('purge-finished-jobs', async (ctx) => {
     await purgeFinishedJobs(ctx.db, ctx.wallClock.now().getTime() - FINISHED_JOBS_KEPT_MS);
   }, { everyMs: 60 * MINUTE });
 }

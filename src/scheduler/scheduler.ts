@@ -1,22 +1,19 @@
 import { findMerchant } from '../merchants/store.js';
-import { businessClock } from '../platform/clock.js';
-import type { Context, PlatformContext } from '../platform/context.js';
+import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
-import { claimDueJobs, finishJob, insertJob, rescheduleJob, type JobRow } from './store.js';
+import { claimDueJobs, finishJob, insertJob, renewLease, rescheduleJob, type JobRow } from './store.js';
 
-/** A job for the platform as a whole gets the platform context; a merchant's job gets that merchant's context. */
-export type JobHandler = (ctx: PlatformContext | Context, payload: unknown, job: JobRow) => Promise<void>;
+export type PlatformJobHandler = (ctx: PlatformContext, payload: unknown, job: JobRow) => Promise<void>;
+export type MerchantJobHandler = (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
 
-interface Registration {
-  handler: JobHandler;
-  /** Set for periodic jobs: run again this long after each run. */
-  everyMs?: number;
-}
+type Registration =
+  | { scope: 'platform'; handler: PlatformJobHandler; everyMs?: number }
+  | { scope: 'merchant'; handler: MerchantJobHandler };
 
 export interface SchedulerOptions {
   platform: PlatformContext;
-  /** Identifies this process in leases. */
+  /** Identifies this process in leases, for operators. */
   owner?: string;
   pollMs: number;
   leaseMs?: number;
@@ -25,74 +22,98 @@ export interface SchedulerOptions {
   metrics?: Metrics;
 }
 
+/** What the rest of the platform may ask of the scheduler. */
+export interface JobRunner {
+  /** Runs the jobs due now (one merchant's only, when given) until none is left; returns how many ran. */
+  runDue(filter?: { merchantId?: string }): Promise<number>;
+}
+
 /**
- * Runs due work from the jobs table. Claims are leased, so processes sharing one PostgreSQL never run the
- * same job at the same time, and a job of a process that died is picked up once its lease runs out.
+ * Runs due work from the jobs table. A claim leases its jobs and fences them with a token: processes sharing one
+ * PostgreSQL never run a job at the same time, a running job's lease is renewed while it runs, and a job of a
+ * process that died is taken over once its lease runs out. Within a process, one run at a time. Handlers must
+ * still tolerate running twice (a process that stalls past its lease loses the job while still running it).
  */
-export class Scheduler {
+export class Scheduler implements JobRunner {
   readonly owner: string;
   private readonly jobs = new Map<string, Registration>();
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private stopping = false;
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: SchedulerOptions) {
     this.owner = options.owner ?? `scheduler-${newId()}`;
   }
 
-  register(kind: string, handler: JobHandler, options: { everyMs?: number } = {}): this {
-    this.jobs.set(kind, { handler, everyMs: options.everyMs });
+  /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic. */
+  registerPlatformJob(kind: string, handler: PlatformJobHandler, options: { everyMs?: number } = {}): this {
+    this.jobs.set(kind, { scope: 'platform', handler, everyMs: options.everyMs });
     return this;
   }
 
-  /** Adds a one-off job; `merchantId` makes `dueAt` a time on that merchant's business clock. */
-  async enqueue(job: { kind: string; merchantId: string | null; dueAt: number; payload?: unknown; dedupeKey?: string }, db = this.options.platform.db): Promise<boolean> {
-    return insertJob(db, { id: newId(), payload: null, ...job }, this.now());
+  /** Work for one merchant, due on that merchant's business clock. */
+  registerMerchantJob(kind: string, handler: MerchantJobHandler): this {
+    this.jobs.set(kind, { scope: 'merchant', handler });
+    return this;
   }
 
   async start(): Promise<void> {
-    for (const [kind, registration] of this.jobs) {
-      if (registration.everyMs !== undefined) {
-        await insertJob(this.options.platform.db, {
-          id: newId(), kind, merchantId: null, dueAt: this.now(), payload: null, dedupeKey: `periodic:${kind}`,
-        }, this.now());
-      }
-    }
-    this.stopped = false;
+    await this.ensurePeriodicJobs();
     this.schedule(0);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  /** Each periodic job has one row, created on first start and rescheduled after every run. */
+  async ensurePeriodicJobs(): Promise<void> {
+    const now = this.now();
+    for (const [kind, registration] of this.jobs) {
+      if (registration.scope === 'platform' && registration.everyMs !== undefined) {
+        await insertJob(this.options.platform.db, {
+          id: newId(), kind, merchantId: null, dueAt: now, payload: null, dedupeKey: `periodic:${kind}`,
+        }, now);
+      }
+    }
   }
 
-  /** Runs due jobs until none is left; returns how many ran. */
-  async runDue(filter: { merchantId?: string } = {}): Promise<number> {
+  /** Stops taking work; waits for the job running now, not for the rest of what is due. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.turn.catch(() => undefined);
+  }
+
+  runDue(filter: { merchantId?: string } = {}): Promise<number> {
+    const run = this.turn.catch(() => undefined).then(() => this.drain(filter));
+    this.turn = run;
+    return run;
+  }
+
+  private async drain(filter: { merchantId?: string }): Promise<number> {
     let count = 0;
-    for (;;) {
+    // A merchant's run (the sandbox clock, answering a request) finishes even while stopping.
+    while (!this.stopping || filter.merchantId !== undefined) {
       const claimed = await claimDueJobs(this.options.platform.db, {
         owner: this.owner,
+        token: newId(),
         now: this.now(),
-        leaseMs: this.options.leaseMs ?? 60_000,
+        leaseMs: this.leaseMs,
         limit: this.options.batchSize ?? 20,
         kinds: [...this.jobs.keys()],
         merchantId: filter.merchantId,
       });
       if (claimed.length === 0) return count;
       for (const job of claimed) {
+        if (this.stopping && filter.merchantId === undefined) break;
         await this.run(job);
         count += 1;
       }
     }
+    return count;
   }
 
   private schedule(delayMs: number): void {
-    if (this.stopped) return;
+    if (this.stopping) return;
     this.timer = setTimeout(() => {
-      this.running = this.runDue()
-        .then(() => undefined)
+      this.runDue()
         .catch((error: unknown) => this.options.platform.log.error({ err: error }, 'scheduler tick failed'))
         .finally(() => this.schedule(this.options.pollMs));
     }, delayMs);
@@ -103,28 +124,43 @@ export class Scheduler {
     const { platform } = this.options;
     const registration = this.jobs.get(job.kind);
     const started = this.now();
-    // "Now" on the job's own clock: a merchant's job is due, and retried, in that merchant's business time.
-    let jobNow = () => this.now();
+    // "Now" on the job's own clock, and how that clock relates to the wall clock: a merchant's job is due,
+    // and retried, in that merchant's business time.
+    let offsetMs = 0;
+    const heartbeat = setInterval(() => {
+      renewLease(platform.db, job, this.now() + this.leaseMs).then(
+        (held) => held || platform.log.warn({ job_id: job.id, kind: job.kind }, 'job lease lost while running'),
+        (error: unknown) => platform.log.warn({ err: error, job_id: job.id }, 'job lease renewal failed'),
+      );
+    }, Math.max(50, this.leaseMs / 3));
+    heartbeat.unref();
     try {
       if (!registration) throw new Error(`no handler for job kind ${job.kind}`);
-      const ctx = await this.contextFor(job);
-      if ('clock' in ctx) jobNow = () => ctx.clock.now().getTime();
-      await registration.handler(ctx, JSON.parse(job.payload) as unknown, job);
-      if (registration.everyMs !== undefined) {
-        const change = { dueAt: jobNow() + registration.everyMs, state: 'pending' as const, error: null, resetAttempts: true };
-        await rescheduleJob(platform.db, job, change, this.now());
+      const payload = JSON.parse(job.payload) as unknown;
+      if (registration.scope === 'merchant') {
+        const ctx = await this.merchantContextFor(job);
+        offsetMs = ctx.merchant.clockOffsetMs;
+        await registration.handler(ctx, payload, job);
+      } else {
+        await registration.handler(platform, payload, job);
+      }
+      if (registration.scope === 'platform' && registration.everyMs !== undefined) {
+        const dueAt = this.now() + registration.everyMs;
+        await rescheduleJob(platform.db, job, { dueAt, dueWallAt: dueAt, state: 'pending', error: null, resetAttempts: true }, this.now());
       } else {
         await finishJob(platform.db, job, this.now());
       }
       this.options.metrics?.jobs.inc({ kind: job.kind, outcome: 'done' });
       platform.log.debug({ job_id: job.id, kind: job.kind, duration_ms: this.now() - started }, 'job done');
     } catch (error) {
-      const periodic = registration?.everyMs !== undefined;
+      const periodic = registration?.scope === 'platform' && registration.everyMs !== undefined;
       const giveUp = !periodic && job.attempts >= (this.options.maxAttempts ?? 5);
-      const retryInMs = registration?.everyMs ?? Math.min(2 ** job.attempts * 5_000, 3_600_000);
+      const retryInMs = periodic ? registration.everyMs! : Math.min(2 ** job.attempts * 5_000, 3_600_000);
+      const dueWallAt = this.now() + retryInMs;
       const message = error instanceof Error ? error.message : String(error);
       await rescheduleJob(platform.db, job, {
-        dueAt: jobNow() + retryInMs,
+        dueAt: dueWallAt + offsetMs,
+        dueWallAt,
         state: giveUp ? 'dead' : 'pending',
         error: message.slice(0, 2000),
         resetAttempts: periodic,
@@ -134,24 +170,31 @@ export class Scheduler {
         { job_id: job.id, kind: job.kind, attempts: job.attempts, err: error },
         giveUp ? 'job failed for good' : 'job failed, will retry',
       );
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
-  private async contextFor(job: JobRow): Promise<PlatformContext | Context> {
+  private async merchantContextFor(job: JobRow): Promise<Context> {
     const { platform } = this.options;
-    if (job.merchant_id === null) return platform;
-    const merchant = await findMerchant(platform.db, job.merchant_id);
+    const merchant = job.merchant_id === null ? undefined : await findMerchant(platform.db, job.merchant_id);
     if (!merchant) throw new Error(`merchant ${job.merchant_id} of job ${job.id} not found`);
-    return {
-      ...platform,
-      merchant,
-      actor: { kind: 'system', job: job.kind },
-      requestId: `job:${job.id}`,
-      clock: businessClock(platform.wallClock, merchant.clockOffsetMs),
-    };
+    return merchantContext(platform, merchant, { kind: 'system', job: job.kind }, `job:${job.id}`);
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? 60_000;
   }
 
   private now(): number {
     return this.options.platform.wallClock.now().getTime();
   }
+}
+
+/** Adds a one-off job, in the caller's transaction: the job exists exactly when the change that needs it does. */
+export async function scheduleJob(
+  ctx: PlatformContext,
+  job: { kind: string; merchantId: string | null; dueAt: number; payload?: unknown; dedupeKey?: string },
+): Promise<boolean> {
+  return insertJob(ctx.db, { id: newId(), payload: null, ...job }, ctx.wallClock.now().getTime());
 }

@@ -18,10 +18,17 @@ export class TestClock implements Clock {
   private offsetMs = 0;
   private frozenAt: number | undefined;
 
-  /** Stops the clock where it is: only advance() and set() move it. */
-  freeze(): this {
-    this.frozenAt = this.now().getTime();
+  /** Stops the clock where it is (or at `at`): only advance() and set() move it. */
+  freeze(at?: Date): this {
+    this.frozenAt = at?.getTime() ?? this.now().getTime();
     return this;
+  }
+
+  /** Lets the clock follow real time again, from where it stands. */
+  unfreeze(): void {
+    if (this.frozenAt === undefined) return;
+    this.offsetMs = this.frozenAt - Date.now();
+    this.frozenAt = undefined;
   }
 
   now(): Date {
@@ -79,7 +86,8 @@ export interface TestServerOptions {
 
 /**
  * A real server on a random port, on a fresh SQLite folder or a fresh PostgreSQL schema (when DATABASE_URL is
- * set). It fails the test file at close if any route answered with an error code it does not declare.
+ * set). It fails the test file at close if any route broke its contract (an undeclared error code, a reply
+ * unlike the one stored for its Idempotency-Key).
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'paygate-test-'));
@@ -96,11 +104,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const config = loadConfig(env);
   const clock = new TestClock();
-  const undeclared: string[] = [];
+  const breaches: string[] = [];
   const server = await startServer(config, {
     wallClock: clock,
     logger: options.logLines ? createLogger({ logLevel: 'info' }, collector(options.logLines)) : createLogger(config, process.stderr),
-    onUndeclaredError: (route, code) => undeclared.push(`${route} answered undeclared ${code}`),
+    onContractBreach: (route, problem) => breaches.push(`${route} ${problem}`),
   });
   const port = new URL(server.url).port;
   const url = server.url;
@@ -139,7 +147,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await server.close();
       await schema?.drop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
-      if (undeclared.length > 0) throw new Error(`Routes answered with undeclared error codes:\n${undeclared.join('\n')}`);
+      if (breaches.length > 0) throw new Error(`Routes broke their contract:\n${breaches.join('\n')}`);
     },
   };
 }

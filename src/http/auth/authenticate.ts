@@ -9,8 +9,13 @@ import { AppError } from '../../platform/errors.js';
 import { blockListOf, isInRanges, parseCidr, type Cidr } from '../../platform/net.js';
 import type { NonceStore } from './nonce-store.js';
 
-/** How far the credential time may be from the server's wall clock, either way. */
+/** How far the credential time may be from the server's wall clock, either way (30:00 exactly still passes). */
 export const CREDENTIAL_WINDOW_MS = 30 * 60 * 1000;
+/**
+ * A nonce is kept this much longer than its credential can pass the time check, so that a process whose clock
+ * runs behind another's still finds a nonce the other has already stopped needing.
+ */
+export const NONCE_SKEW_MARGIN_MS = 5 * 60 * 1000;
 
 const NONCE = /^[0-9A-Za-z]{16,64}$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -39,7 +44,7 @@ export type Authenticator = (request: SignedRequest) => Promise<Caller>;
  */
 export function createAuthenticator(deps: { database: Database; nonces: NonceStore; wallClock: Clock }): Authenticator {
   const keys = new Map<string, { pem: string; key: KeyObject }>();
-  const allowLists = new Map<string, { text: string; ranges: BlockList | undefined }>();
+  const allowLists = new Map<string, { text: string; ranges: BlockList | 'nobody' | undefined }>();
 
   const keyFor = (appId: string, pem: string): KeyObject => {
     const cached = keys.get(appId);
@@ -49,11 +54,15 @@ export function createAuthenticator(deps: { database: Database; nonces: NonceSto
     return key;
   };
 
-  const rangesFor = (appId: string, text: string): BlockList | undefined => {
+  /** The app's allow list; an entry that no longer parses (entries are checked when written) lets nobody in. */
+  const rangesFor = (appId: string, text: string): BlockList | 'nobody' | undefined => {
     const cached = allowLists.get(appId);
     if (cached?.text === text) return cached.ranges;
-    const cidrs = (JSON.parse(text) as string[]).map(parseCidr).filter((c): c is Cidr => c !== undefined);
-    const ranges = cidrs.length > 0 ? blockListOf(cidrs) : undefined;
+    const entries = JSON.parse(text) as string[];
+    const cidrs = entries.map(parseCidr);
+    const ranges = cidrs.some((c) => c === undefined)
+      ? 'nobody'
+      : cidrs.length > 0 ? blockListOf(cidrs as Cidr[]) : undefined;
     allowLists.set(appId, { text, ranges });
     return ranges;
   };
@@ -78,7 +87,7 @@ export function createAuthenticator(deps: { database: Database; nonces: NonceSto
     const now = deps.wallClock.now().getTime();
     if (Math.abs(now - credentialTime.getTime()) > CREDENTIAL_WINDOW_MS) throw new AppError('credentialTimeOutOfWindow');
 
-    const app = await readAppCredentials(deps.database, { appId });
+    const app = await readAppCredentials({ database: deps.database, db: deps.database.db }, { appId });
     if (!app) throw new AppError('appUnknown');
 
     const message = signingMessage({ requestTime, nonce, method: request.method, target: request.target, body: request.body });
@@ -90,9 +99,9 @@ export function createAuthenticator(deps: { database: Database; nonces: NonceSto
 
     if (app.disabled_at !== null) throw new AppError('appDisabled');
     const ranges = rangesFor(app.app_id, app.allowed_ips);
-    if (ranges && !isInRanges(request.ip, ranges)) throw new AppError('addressNotAllowed');
+    if (ranges === 'nobody' || (ranges && !isInRanges(request.ip, ranges))) throw new AppError('addressNotAllowed');
 
-    const expiresAt = credentialTime.getTime() + CREDENTIAL_WINDOW_MS;
+    const expiresAt = credentialTime.getTime() + CREDENTIAL_WINDOW_MS + NONCE_SKEW_MARGIN_MS;
     if (!(await deps.nonces.claim(app.app_id, nonce, expiresAt, now))) throw new AppError('nonceReused');
 
     return {
@@ -102,7 +111,7 @@ export function createAuthenticator(deps: { database: Database; nonces: NonceSto
   };
 }
 
-/** A header sent once; a repeated authentication header is as good as a missing one. */
+/** A header's text; node joins a repeated header into one value, which then fails its format check. */
 function header(request: SignedRequest, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === 'string' && value.length > 0 ? value : undefined;

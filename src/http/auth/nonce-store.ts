@@ -5,7 +5,7 @@ import type { Database } from '../../platform/database/database.js';
 
 /** Remembers (app, nonce) pairs for as long as a request carrying them could still be accepted. */
 export interface NonceStore {
-  /** True when the nonce was free (or its window has passed) and is now taken. */
+  /** True when the nonce was free (or kept past its expiry) and is now taken, until `expiresAt`. */
   claim(appId: string, nonce: string, expiresAt: number, now: number): Promise<boolean>;
   purgeExpired(now: number): Promise<number>;
   close(): void;
@@ -31,8 +31,8 @@ function sqliteNonceStore(file: string): NonceStore {
   ) WITHOUT ROWID`);
   db.exec('CREATE INDEX IF NOT EXISTS nonces_expiry ON nonces (expires_at)');
   const insert = db.prepare(`INSERT INTO nonces (app_id, nonce, expires_at) VALUES (?, ?, ?)
-    ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ?`);
-  const purge = db.prepare('DELETE FROM nonces WHERE expires_at <= ?');
+    ON CONFLICT (app_id, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at < ?`);
+  const purge = db.prepare('DELETE FROM nonces WHERE expires_at < ?');
 
   // Group commit: claims arriving within a millisecond go into one transaction, in arrival order (so a duplicate
   // within the batch still loses); each request waits for its commit. A commit per request cost a quarter of a
@@ -99,13 +99,13 @@ function postgresNonceStore(database: Database): NonceStore {
         .insertInto('nonces')
         .values({ app_id: appId, nonce, expires_at: expiresAt })
         .onConflict((oc) =>
-          oc.columns(['app_id', 'nonce']).doUpdateSet({ expires_at: expiresAt }).where('nonces.expires_at', '<=', now),
+          oc.columns(['app_id', 'nonce']).doUpdateSet({ expires_at: expiresAt }).where('nonces.expires_at', '<', now),
         )
         .executeTakeFirst();
       return (result.numInsertedOrUpdatedRows ?? 0n) === 1n;
     },
     async purgeExpired(now) {
-      const result = await database.db.deleteFrom('nonces').where('expires_at', '<=', now).executeTakeFirst();
+      const result = await database.db.deleteFrom('nonces').where('expires_at', '<', now).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
     close() {},

@@ -1,24 +1,30 @@
 import type { Db } from '../../platform/database/database.js';
 import { AppError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
 import {
   completeClaim,
   deleteExpiredClaim,
   findClaim,
   insertClaim,
   releaseClaim,
-  retakeAbandonedClaim,
+  retakeExpiredClaim,
 } from './store.js';
 
 /** Replies are kept this long; after it the key may be used afresh. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A claim not finished within this time is taken for abandoned by a crashed process and may be retaken. */
+/** A claim not finished within this time may be retaken (its process crashed or is stuck); the token fences it off. */
 export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 export type Claim =
   | { kind: 'replay'; statusCode: number; body: string }
-  | { kind: 'proceed'; complete(db: Db, statusCode: number, body: string): Promise<void>; release(): Promise<void> };
+  | {
+      kind: 'proceed';
+      /** Stores the reply; false if the claim was retaken meanwhile or already holds a reply. */
+      complete(db: Db, statusCode: number, body: string): Promise<boolean>;
+      release(): Promise<void>;
+    };
 
 export interface ClaimRequest {
   merchantId: string;
@@ -37,16 +43,18 @@ export function checkIdempotencyKey(key: string): void {
  */
 export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promise<Claim> {
   const id = { merchantId: request.merchantId, key: request.key };
+  const held = { ...id, token: newId() };
   const proceed: Claim = {
     kind: 'proceed',
-    complete: (tx, statusCode, body) => completeClaim(tx, id, statusCode, body),
-    release: () => releaseClaim(db, id),
+    complete: (tx, statusCode, body) => completeClaim(tx, held, statusCode, body),
+    release: () => releaseClaim(db, held),
   };
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const inserted = await insertClaim(db, {
       merchant_id: request.merchantId,
       idempotency_key: request.key,
       fingerprint: request.fingerprint,
+      claim_token: held.token,
       state: 'processing',
       status_code: null,
       response_body: null,
@@ -67,7 +75,7 @@ export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promis
       return { kind: 'replay', statusCode: existing.status_code, body: existing.response_body };
     }
     if (existing.locked_until <= request.now &&
-        (await retakeAbandonedClaim(db, id, request.now, request.now + IDEMPOTENCY_LOCK_MS))) {
+        (await retakeExpiredClaim(db, held, request.now, request.now + IDEMPOTENCY_LOCK_MS))) {
       return proceed;
     }
     throw new AppError('idempotencyInProgress');

@@ -9,6 +9,10 @@ interface Key {
   key: string;
 }
 
+interface HeldClaim extends Key {
+  token: string;
+}
+
 /** The unique insert that claims a key; false when the key already has a row. */
 export async function insertClaim(db: Db, row: IdempotencyRow): Promise<boolean> {
   const result = await db
@@ -37,11 +41,14 @@ export async function deleteExpiredClaim(db: Db, { merchantId, key }: Key, now: 
     .execute();
 }
 
-/** Takes over a claim whose holder stopped (a crash) before finishing; false when someone else got it first. */
-export async function retakeAbandonedClaim(db: Db, { merchantId, key }: Key, now: number, lockedUntil: number): Promise<boolean> {
+/**
+ * Takes over a claim whose holder did not finish in time (a crash, or a request stuck past the lock); false when
+ * someone else got it first. The new token fences the old holder off.
+ */
+export async function retakeExpiredClaim(db: Db, { merchantId, key, token }: HeldClaim, now: number, lockedUntil: number): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
-    .set({ locked_until: lockedUntil })
+    .set({ locked_until: lockedUntil, claim_token: token })
     .where('merchant_id', '=', merchantId)
     .where('idempotency_key', '=', key)
     .where('state', '=', 'processing')
@@ -50,20 +57,25 @@ export async function retakeAbandonedClaim(db: Db, { merchantId, key }: Key, now
   return result.numUpdatedRows > 0n;
 }
 
-export async function completeClaim(db: Db, { merchantId, key }: Key, statusCode: number, body: string): Promise<void> {
-  await db
+/** Stores the reply once; false when the claim is no longer this holder's (retaken) or already has a reply. */
+export async function completeClaim(db: Db, { merchantId, key, token }: HeldClaim, statusCode: number, body: string): Promise<boolean> {
+  const result = await db
     .updateTable('idempotency_keys')
     .set({ state: 'completed', status_code: statusCode, response_body: body })
     .where('merchant_id', '=', merchantId)
     .where('idempotency_key', '=', key)
-    .execute();
+    .where('claim_token', '=', token)
+    .where('state', '=', 'processing')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
-export async function releaseClaim(db: Db, { merchantId, key }: Key): Promise<void> {
+export async function releaseClaim(db: Db, { merchantId, key, token }: HeldClaim): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
     .where('merchant_id', '=', merchantId)
     .where('idempotency_key', '=', key)
+    .where('claim_token', '=', token)
     .where('state', '=', 'processing')
     .execute();
 }

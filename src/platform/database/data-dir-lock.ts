@@ -1,5 +1,5 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 
 export const LOCK_FILE = 'paygate.lock';
 
@@ -9,44 +9,34 @@ export class DataDirLockedError extends Error {
 
 /**
  * One server per SQLite folder: SQLite has one writer, and the scheduler assumes nobody else claims its jobs.
- * The lock file names the holder's pid; a lock whose process is gone (killed) is taken over.
+ * The lock is an exclusive SQLite transaction on a file of its own, held for the life of the process: the
+ * operating system drops it when the process ends, however it ends, so a killed server never leaves a lock
+ * behind and a reused pid can never look like a live holder.
  */
 export function lockDataDir(dataDir: string): { release(): void } {
-  const file = join(dataDir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return {
-        release() {
-          try {
-            if (readFileSync(file, 'utf8') === String(process.pid)) unlinkSync(file);
-          } catch {
-            // Already gone: nothing to release.
-          }
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(file, 'utf8'));
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
-        throw new DataDirLockedError(
-          `Another paygate server (pid ${holder}) is serving the data folder ${dataDir}. ` +
-            'One server per SQLite folder; use PostgreSQL (DATABASE_URL) to run several.',
-        );
-      }
-      unlinkSync(file);
-    }
-  }
-  throw new DataDirLockedError(`Could not lock the data folder ${dataDir}`);
-}
-
-function isAlive(pid: number): boolean {
+  const db = new BetterSqlite3(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {
-    process.kill(pid, 0);
-    return true;
+    // In exclusive locking mode the first write takes the file lock and keeps it until the connection closes
+    // (an empty file is never locked at all, hence the write).
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL, since TEXT NOT NULL)');
+    db.transaction(() => {
+      db.exec('DELETE FROM holder');
+      db.prepare('INSERT INTO holder (pid, since) VALUES (?, ?)').run(process.pid, new Date().toISOString());
+    })();
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    db.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new DataDirLockedError(
+        `Another paygate server is serving the data folder ${dataDir}. ` +
+          'One server per SQLite folder; use PostgreSQL (DATABASE_URL) to run several.',
+      );
+    }
+    throw error;
   }
+  return {
+    release() {
+      if (db.open) db.close();
+    },
+  };
 }

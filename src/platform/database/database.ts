@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, type Compilable, type CompiledQuery } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Schema } from './schema.js';
 import { SqliteWriterDialect } from './sqlite-dialect.js';
@@ -25,11 +25,17 @@ export interface Database {
   readonly dataDir: string;
   /**
    * A read compiled once and kept prepared: on the read-only connection for SQLite (never behind the
-   * writer's open transaction), as a named statement for PostgreSQL. Only for reads outside a transaction.
+   * writer's open transaction), as a named statement for PostgreSQL. Use it through {@link preparedRead}.
    */
-  prepareOne<P extends object, R>(build: (db: Db, params: P) => Compilable<R>): (params: P) => Promise<R | undefined>;
+  prepareOne<P extends object, R>(build: ReadBuilder<P, R>): (params: P) => Promise<R | undefined>;
   close(): Promise<void>;
 }
+
+/** A one-row read, built from its parameters; run prepared, or on an open transaction. */
+export type ReadBuilder<P extends object, R> = (db: Db, params: P) => {
+  compile(): CompiledQuery<R>;
+  executeTakeFirst(): Promise<R | undefined>;
+};
 
 export const SQLITE_FILE = 'paygate.sqlite';
 
@@ -64,7 +70,7 @@ function openSqlite(options: DatabaseOptions): Database {
     engine: 'sqlite',
     db,
     dataDir: options.dataDir,
-    prepareOne<P extends object, R>(build: (db: Db, params: P) => Compilable<R>) {
+    prepareOne<P extends object, R>(build: ReadBuilder<P, R>) {
       const { sql, bind } = compileWithSlots(db, build);
       let statement: BetterSqlite3.Statement | undefined;
       return async (params: P) => {
@@ -84,6 +90,10 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     connectionString: url,
     max: options.pgPoolSize,
     types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+    // Bounded waits: a request never hangs on a busy pool, a slow statement or a forgotten transaction.
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: 30_000,
+    idle_in_transaction_session_timeout: 60_000,
   });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
@@ -92,7 +102,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     engine: 'postgres',
     db,
     dataDir: options.dataDir,
-    prepareOne<P extends object, R>(build: (db: Db, params: P) => Compilable<R>) {
+    prepareOne<P extends object, R>(build: ReadBuilder<P, R>) {
       const { sql, bind } = compileWithSlots(db, build);
       const name = `p_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
       return async (params: P) => {
@@ -120,13 +130,17 @@ function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) =>
 
 const SLOT = '\u0000slot:';
 
-/** Compiles a query built with placeholder parameters, remembering which placeholder is which named parameter. */
-function compileWithSlots<P extends object, R>(
-  db: Db,
-  build: (db: Db, params: P) => Compilable<R>,
-): { sql: string; bind: (params: P) => unknown[] } {
-  const placeholders = new Proxy({}, { get: (_, key) => `${SLOT}${String(key)}` }) as P;
+/**
+ * Compiles a query built with placeholder parameters, remembering which placeholder is which named parameter.
+ * A placeholder the builder altered (concatenated, inlined with sql.raw) would bind the wrong value: refused.
+ */
+function compileWithSlots<P extends object, R>(db: Db, build: ReadBuilder<P, R>): { sql: string; bind: (params: P) => unknown[] } {
+  const read = new Set<string>();
+  const placeholders = new Proxy({}, { get: (_, key) => (read.add(String(key)), `${SLOT}${String(key)}`) }) as P;
   const compiled: CompiledQuery<R> = build(db, placeholders).compile();
+  const bound = new Set(compiled.parameters.filter((v): v is string => typeof v === 'string' && v.startsWith(SLOT)));
+  const intact = [...read].every((key) => bound.has(`${SLOT}${key}`)) && [...bound].every((v) => read.has(v.slice(SLOT.length)));
+  if (!intact || compiled.sql.includes(SLOT)) throw new Error(`a prepared read must bind its parameters as they are: ${compiled.sql}`);
   const order = compiled.parameters.map((value): { slot: string } | { value: unknown } =>
     typeof value === 'string' && value.startsWith(SLOT) ? { slot: value.slice(SLOT.length) } : { value },
   );
@@ -138,18 +152,27 @@ function compileWithSlots<P extends object, R>(
 
 /**
  * Declares a hot read once, at module level; it is compiled and prepared the first time it runs on a given
- * database, and reused after.
+ * database, and reused after. Inside a transaction it runs on that transaction instead: it then sees the
+ * transaction's own writes, and takes no second connection while the transaction holds one.
  */
 export function preparedRead<P extends object, R>(
-  build: (db: Db, params: P) => Compilable<R>,
-): (database: Database, params: P) => Promise<R | undefined> {
+  build: ReadBuilder<P, R>,
+): (scope: { database: Database; db: Db }, params: P) => Promise<R | undefined> {
   const prepared = new WeakMap<Database, (params: P) => Promise<R | undefined>>();
-  return (database, params) => {
-    let read = prepared.get(database);
+  return (scope, params) => {
+    if (scope.db.isTransaction) return build(scope.db, params).executeTakeFirst();
+    let read = prepared.get(scope.database);
     if (!read) {
-      read = database.prepareOne(build);
-      prepared.set(database, read);
+      read = scope.database.prepareOne(build);
+      prepared.set(scope.database, read);
     }
     return read(params);
   };
+}
+
+/** A database that is busy or timed out (a 503 the client may retry), not a fault in the request. */
+export function isTransientDatabaseError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === '57014' || code === '55P03' || code === '40001' || code === '40P01' || code === 'SQLITE_BUSY') return true;
+  return error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
 }

@@ -3,18 +3,19 @@ import type { Database } from './database.js';
 import * as foundation from './migrations/001_foundation.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': foundation,
 };
 
 /**
- * Applies pending migrations and returns their names. On PostgreSQL the migrator holds an advisory lock, so
- * processes starting together migrate once; on SQLite the write lock does the same.
+ * Applies pending migrations, all in one transaction, and returns their names. Processes starting together
+ * migrate once: on PostgreSQL the migrator holds an advisory lock, on SQLite the transaction's write lock
+ * (BEGIN IMMEDIATE) makes the second wait and then find nothing to do.
  */
-export async function migrate(database: Database): Promise<string[]> {
+export async function migrate(database: Database, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
-    provider: { getMigrations: async () => MIGRATIONS },
+    provider: { getMigrations: async () => migrations },
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
     // Without a schema the migrator takes a bookkeeping table in any schema of the database for its own.

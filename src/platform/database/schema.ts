@@ -61,6 +61,8 @@ export interface IdempotencyKeysTable {
   idempotency_key: string;
   /** HMAC of method, request-target and body under the platform secret: no request data is kept. */
   fingerprint: string;
+  /** Who holds the claim: set on insert and on retake; only its holder may complete or release it. */
+  claim_token: string;
   state: 'processing' | 'completed';
   status_code: number | null;
   response_body: string | null;
@@ -82,10 +84,15 @@ export interface JobsTable {
   /** Set for merchant work: `due_at` is then on that merchant's business clock; otherwise on the wall clock. */
   merchant_id: string | null;
   due_at: number;
+  /** `due_at` on the wall clock (due_at minus the merchant's clock offset), kept current when the clock moves. */
+  due_wall_at: number;
   payload: string;
   state: 'pending' | 'running' | 'done' | 'dead';
   attempts: number;
+  /** The process holding the lease, for operators. */
   lease_owner: string | null;
+  /** The claim holding the lease: finishing, rescheduling and renewing need it, so a lost lease is fenced off. */
+  lease_token: string | null;
   lease_expires_at: number | null;
   last_error: string | null;
   /** At most one job per key: periodic jobs and jobs that must not be scheduled twice. */

@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { AppError } from '../errors.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -15,15 +16,17 @@ import {
 } from 'kysely';
 
 /**
- * Kysely's own SQLite dialect prepares every statement anew (a sixth of the speed of a reused statement) and
- * opens transactions with a deferred BEGIN, which fails instead of waiting when the CLI writes at the same
- * time. This one keeps prepared statements and begins with BEGIN IMMEDIATE.
+ * Kysely's own SQLite dialect prepares every statement anew (a sixth of the speed of a reused statement), opens
+ * transactions with a deferred BEGIN, which fails instead of waiting when the CLI writes at the same time, and
+ * runs migrations outside any transaction. This one keeps prepared statements, begins with BEGIN IMMEDIATE, and
+ * migrates in one transaction: a migration that fails leaves nothing behind, and a second process migrating
+ * at the same moment waits for the first and then finds nothing to do.
  */
 export class SqliteWriterDialect implements Dialect {
   constructor(private readonly database: BetterSqlite3.Database, private readonly waitLimitMs = 30_000) {}
 
   createAdapter(): DialectAdapter {
-    return new SqliteAdapter();
+    return new TransactionalDdlSqliteAdapter();
   }
 
   createDriver(): Driver {
@@ -36,6 +39,13 @@ export class SqliteWriterDialect implements Dialect {
 
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler();
+  }
+}
+
+/** SQLite does run CREATE and ALTER inside transactions; Kysely's adapter just does not claim it. */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 
@@ -92,7 +102,8 @@ class Mutex {
       };
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(new Error(`waited over ${waitLimitMs} ms for the SQLite connection: a query outside its open transaction?`));
+        // A 503: the client may retry. If it happens without load, suspect a query outside its open transaction.
+        reject(new AppError('unavailable', `Waited over ${waitLimitMs} ms for the database.`));
       }, waitLimitMs);
       this.waiters.push(waiter);
     });

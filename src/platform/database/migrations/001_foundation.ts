@@ -53,6 +53,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('merchant_id', 'text', (c) => c.notNull())
     .addColumn('idempotency_key', 'text', (c) => c.notNull())
     .addColumn('fingerprint', 'text', (c) => c.notNull())
+    .addColumn('claim_token', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('status_code', 'integer')
     .addColumn('response_body', 'text')
@@ -79,16 +80,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('merchant_id', 'text', (c) => c.references('merchants.id'))
     .addColumn('due_at', 'bigint', (c) => c.notNull())
+    .addColumn('due_wall_at', 'bigint', (c) => c.notNull())
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('lease_owner', 'text')
+    .addColumn('lease_token', 'text')
     .addColumn('lease_expires_at', 'bigint')
     .addColumn('last_error', 'text')
     .addColumn('dedupe_key', 'text', (c) => c.unique())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('jobs_due').on('jobs').columns(['state', 'due_at']).execute();
+  await db.schema.createIndex('jobs_due').on('jobs').columns(['state', 'due_wall_at']).execute();
   await db.schema.createIndex('jobs_merchant_due').on('jobs').columns(['merchant_id', 'state', 'due_at']).execute();
 }

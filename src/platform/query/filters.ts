@@ -1,0 +1,117 @@
+import { AppError } from '../errors.js';
+
+/**
+ * The list query language (compatibility.md section 6): repeated `filter[field][op]=value` parameters, all
+ * ANDed. Each list declares the fields it can filter on; this module turns the query string into checked
+ * conditions, and ./sql.ts turns those into SQL.
+ */
+
+export type FilterType = 'text' | 'integer' | 'money' | 'boolean' | 'time' | 'date';
+
+export const OPERATORS = ['_eq', '_neq', '_gt', '_gte', '_lt', '_lte', '_contains', '_not_contains', '_in', '_not_in', '_null'] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+const ALLOWED: Record<FilterType, readonly Operator[]> = {
+  text: ['_eq', '_neq', '_contains', '_not_contains', '_in', '_not_in', '_null'],
+  integer: ['_eq', '_neq', '_gt', '_gte', '_lt', '_lte', '_in', '_not_in', '_null'],
+  money: ['_eq', '_neq', '_gt', '_gte', '_lt', '_lte', '_null'],
+  boolean: ['_eq', '_neq', '_null'],
+  time: ['_eq', '_neq', '_gt', '_gte', '_lt', '_lte', '_null'],
+  date: ['_eq', '_neq', '_gt', '_gte', '_lt', '_lte', '_null'],
+};
+
+export interface FilterField {
+  type: FilterType;
+  /** The column (table.column) the field reads. */
+  column: string;
+  /** Money only: the column holding each row's currency exponent. */
+  exponentColumn?: string;
+  /** For text fields with a closed list of values: others are refused rather than silently matching nothing. */
+  values?: readonly string[];
+}
+
+export type FilterCatalogue = Record<string, FilterField>;
+
+/** A checked condition; `values` holds one value, several for `_in`/`_not_in`, and `_null` holds a boolean. */
+export type Condition =
+  | { field: string; op: Exclude<Operator, '_null' | '_in' | '_not_in'>; value: FilterValue }
+  | { field: string; op: '_in' | '_not_in'; values: FilterValue[] }
+  | { field: string; op: '_null'; isNull: boolean };
+
+/** Text stays text; integers and booleans become numbers (0/1); times become epoch milliseconds; money stays decimal text. */
+export type FilterValue = string | number;
+
+const KEY = /^filter\[([^\]]+)\]\[([^\]]+)\]$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+
+export function parseFilters(query: Record<string, unknown>, catalogue: FilterCatalogue): Condition[] {
+  const conditions: Condition[] = [];
+  for (const [key, raw] of Object.entries(query)) {
+    if (!key.startsWith('filter')) continue;
+    const match = KEY.exec(key);
+    if (!match) throw refused(key, 'is not of the form filter[field][operator]');
+    const [, field, op] = match as unknown as [string, string, string];
+    if (!Object.hasOwn(catalogue, field)) {
+      throw refused(key, `filters on an unknown field; the fields are: ${Object.keys(catalogue).join(', ')}`);
+    }
+    const spec = catalogue[field]!;
+    if (!(ALLOWED[spec.type] as readonly string[]).includes(op)) {
+      throw refused(key, `takes one of the operators ${ALLOWED[spec.type].join(', ')}`);
+    }
+    for (const text of Array.isArray(raw) ? raw : [raw]) {
+      conditions.push(condition(key, field, op as Operator, String(text), spec));
+    }
+  }
+  return conditions;
+}
+
+function condition(key: string, field: string, op: Operator, text: string, spec: FilterField): Condition {
+  if (op === '_null') {
+    if (text !== '0' && text !== '1') throw refused(key, 'must be 1 (is null) or 0 (is not null)');
+    return { field, op, isNull: text === '1' };
+  }
+  if (op === '_in' || op === '_not_in') {
+    const values = text.split(',').map((item) => value(key, item.trim(), spec));
+    return { field, op, values };
+  }
+  return { field, op, value: value(key, text, spec) };
+}
+
+function value(key: string, text: string, spec: FilterField): FilterValue {
+  switch (spec.type) {
+    case 'text':
+      if (spec.values && !spec.values.includes(text)) throw refused(key, `must be one of ${spec.values.join(', ')}`);
+      return text;
+    case 'integer':
+      if (!/^-?\d{1,15}$/.test(text)) throw refused(key, 'must be a whole number');
+      return Number(text);
+    case 'money':
+      if (!DECIMAL.test(text) || text.replace(/[-.]/g, '').length > 18) throw refused(key, 'must be a decimal amount such as 12.50');
+      return text;
+    case 'boolean':
+      if (text !== '0' && text !== '1') throw refused(key, 'must be 0 or 1');
+      return Number(text);
+    case 'time': {
+      const at = RFC3339.test(text) ? Date.parse(text) : Number.NaN;
+      if (Number.isNaN(at)) throw refused(key, 'must be an RFC 3339 time with an offset, such as 2026-11-21T08:00:00+08:00');
+      return at;
+    }
+    case 'date':
+      if (!DATE.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`))) throw refused(key, 'must be a date YYYY-MM-DD');
+      return text;
+  }
+}
+
+function refused(key: string, problem: string): AppError {
+  return new AppError('validationFailed', `${key} ${problem}.`);
+}
+
+/** offset and limit of a list page, with the interface's ceiling of 1000. */
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
+export const MAX_LIMIT = 1000;
