@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildHttpApp } from './http/app.js';
 import { openNonceStore } from './http/auth/nonce-store.js';
+import { freeProcessingClaims } from './http/idempotency/store.js';
 import { ensureDemoApp, type DemoApp } from './merchants/demo.js';
 import type { Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
@@ -13,6 +14,7 @@ import { openPlatform } from './platform/platform.js';
 import { VERSION } from './platform/version.js';
 import { registerMaintenanceJobs } from './scheduler/maintenance.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { recoverAtStart, registerOrderJobs } from './orders/jobs.js';
 
 export interface ServerOptions {
   wallClock?: Clock;
@@ -59,6 +61,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
     const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics });
     registerMaintenanceJobs(scheduler, { nonces });
+    registerOrderJobs(scheduler);
+    platform.jobs = scheduler;
+    // On SQLite the data-folder lock proves the previous process is gone: what it held is free now.
+    if (database.engine === 'sqlite') await freeProcessingClaims(database.db);
+    await recoverAtStart(platform);
     await scheduler.start();
     cleanup.push(() => scheduler.stop());
 

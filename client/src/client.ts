@@ -1,7 +1,21 @@
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
 import { signRequest } from './signing.js';
-import type { Customer, CustomerFields, CustomerInput, Envelope, ErrorEnvelope } from './types.js';
+import type {
+  AmountInput,
+  Customer,
+  CustomerFields,
+  CustomerInput,
+  Envelope,
+  ErrorEnvelope,
+  Order,
+  OrderInput,
+  OrderPage,
+  OrderReference,
+  OrderWithTransaction,
+  PaymentInput,
+  SandboxClock,
+} from './types.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -46,6 +60,9 @@ const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 100, maxDelayM
 
 export class PaygateClient {
   readonly customers: CustomersApi;
+  readonly orders: OrdersApi;
+  readonly transactions: TransactionsApi;
+  readonly sandbox: SandboxApi;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
   private readonly retry: RetryPolicy;
@@ -58,6 +75,9 @@ export class PaygateClient {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.fetchImpl = options.fetch ?? fetch;
     this.customers = new CustomersApi(this);
+    this.orders = new OrdersApi(this);
+    this.transactions = new TransactionsApi(this);
+    this.sandbox = new SandboxApi(this);
   }
 
   /** Signature self-test: paygate answers with the same message. */
@@ -184,6 +204,97 @@ class CustomersApi {
       'GET', `/svc/payment/api/v1/openapi/customers/${encodeURIComponent(uuid)}`, undefined, options,
     );
     return data.customer;
+  }
+}
+
+const GATEWAY = '/svc/payment/api/v1/openapi';
+
+class OrdersApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  /** Creates an order; the same reference_number and content again returns it. */
+  async create(order: OrderInput, options: RequestOptions & { customerUuid?: string } = {}): Promise<Order> {
+    const body = { order, ...(options.customerUuid !== undefined && { customer_uuid: options.customerUuid }) };
+    return (await this.client.call<{ order: Order }>('POST', `${GATEWAY}/orders`, body, options)).order;
+  }
+
+  /** Reads an order by number or reference number, or by one of its transactions' uuid. */
+  async check(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<Order> {
+    return (await this.client.call<{ order: Order }>('POST', `${GATEWAY}/orders/check`, by, options)).order;
+  }
+
+  /** Pays an order (named by number or reference_number) by card. */
+  async pay(order: OrderReference, payment: PaymentInput, options?: RequestOptions): Promise<OrderWithTransaction> {
+    return this.client.call('POST', `${GATEWAY}/open_payments`, { ...order, payment }, options);
+  }
+
+  /** Voids an unpaid order as a whole. */
+  async void(order: OrderReference, options?: RequestOptions): Promise<Order> {
+    return (await this.client.call<{ order: Order }>('POST', `${GATEWAY}/orders/void`, { order }, options)).order;
+  }
+
+  /**
+   * Lists orders, newest first. `filters` are the query language's parameters, e.g.
+   * `{ 'filter[state][_eq]': 'completed', 'filter[created_at][_gte]': '2026-11-01T00:00:00+08:00' }`.
+   */
+  async list(page: { offset?: number; limit?: number; customerUuid?: string; filters?: Record<string, string | string[]> } = {}, options?: RequestOptions): Promise<OrderPage> {
+    const query = new URLSearchParams();
+    if (page.offset !== undefined) query.set('offset', String(page.offset));
+    if (page.limit !== undefined) query.set('limit', String(page.limit));
+    if (page.customerUuid !== undefined) query.set('customer_uuid', page.customerUuid);
+    for (const [key, value] of Object.entries(page.filters ?? {})) {
+      for (const item of Array.isArray(value) ? value : [value]) query.append(key, item);
+    }
+    const text = query.toString();
+    return this.client.call('GET', `${GATEWAY}/orders/list${text ? `?${text}` : ''}`, undefined, options);
+  }
+}
+
+class TransactionsApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  async check(transactionUuid: string, order?: OrderReference, options?: RequestOptions): Promise<OrderWithTransaction> {
+    return this.client.call('POST', `${GATEWAY}/transactions/check`, { ...(order && { order }), transaction: { uuid: transactionUuid } }, options);
+  }
+
+  /** Captures a pre-authorisation, once; all of it when no amount is given. */
+  async capture(transactionUuid: string, amount?: AmountInput, options?: RequestOptions): Promise<OrderWithTransaction> {
+    const body = { transaction: { uuid: transactionUuid }, ...(amount !== undefined && { capture: { amount } }) };
+    return this.client.call('POST', `${GATEWAY}/transactions/capture`, body, options);
+  }
+
+  /** Voids a transaction before settlement (or releases an open authorisation). */
+  async void(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
+    return this.client.call('POST', `${GATEWAY}/transactions/void`, { transaction: { uuid: transactionUuid } }, options);
+  }
+
+  /** Refunds part or all of a settled transaction. */
+  async refund(transactionUuid: string, refund: { amount: AmountInput; note?: string; reason?: string }, options?: RequestOptions): Promise<OrderWithTransaction> {
+    return this.client.call('POST', `${GATEWAY}/orders/refund`, { transaction: { uuid: transactionUuid }, refund }, options);
+  }
+}
+
+/** Sandbox mode only. */
+class SandboxApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  async clock(options?: RequestOptions): Promise<SandboxClock> {
+    return this.client.call('GET', '/svc/sandbox/api/v1/clock', undefined, options);
+  }
+
+  /** Moves the merchant's business clock forward; returns once everything due on the way has run. */
+  async advanceClock(seconds: number, options?: RequestOptions): Promise<SandboxClock> {
+    return this.client.call('POST', '/svc/sandbox/api/v1/clock', { advance_seconds: seconds }, options);
+  }
+
+  /** Completes a pending transaction as the payer would (3-D Secure passed) ... */
+  async succeed(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
+    return this.client.call('POST', `/svc/sandbox/api/v1/transactions/${encodeURIComponent(transactionUuid)}/succeed`, undefined, options);
+  }
+
+  /** ... or fails it (3-D Secure failed). */
+  async fail(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
+    return this.client.call('POST', `/svc/sandbox/api/v1/transactions/${encodeURIComponent(transactionUuid)}/fail`, undefined, options);
   }
 }
 

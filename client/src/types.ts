@@ -62,3 +62,161 @@ export interface CustomerFields {
 export interface CustomerInput extends CustomerFields {
   reference_number: string;
 }
+
+export type OrderState = 'invoiced' | 'in_completed' | 'completed' | 'voided';
+export type CorrespondenceState = 'unpaid' | 'partial_paid' | 'paid' | 'over_paid' | 'refunded' | 'voided' | 'authorized';
+export type TransactionType = 'Sales' | 'Authorization' | 'Refund' | 'Capture';
+export type PurchasableType = 'RearTips' | 'Charge' | 'Listing' | 'Rounding' | 'SurchargeFee';
+
+/** Amounts go in as decimal text ("12.50") or JSON numbers (12.5). */
+export type AmountInput = string | number;
+
+export interface LineItemInput {
+  purchasable_type: PurchasableType;
+  purchase_id?: number | null;
+  price: AmountInput;
+  quantity: number;
+  total?: AmountInput;
+  label?: string | null;
+}
+
+export interface OrderInput {
+  reference_number: string;
+  currency: string;
+  charge_fee: AmountInput;
+  tips?: AmountInput;
+  subtotal?: AmountInput;
+  due_date?: string | null;
+  note?: string | null;
+  line_items?: LineItemInput[] | null;
+  callback_url?: string | null;
+  redirect_url?: string | null;
+}
+
+export interface LineItem {
+  uuid: string;
+  purchasable_type: PurchasableType;
+  purchase_id?: number;
+  price: number;
+  quantity: number;
+  total: number;
+  label?: string;
+}
+
+export interface PaymentData {
+  acquirer_name: string;
+  acquirer_type: string;
+  auth_code?: string;
+  brn: string;
+  card_number_len?: number;
+  card_read_mode?: string;
+  credit_card_type?: string;
+  first_6_digits?: string;
+  last_4_digits?: string;
+  merchant_id?: string;
+  new_gateway_txn_id: string;
+  payment_method: string;
+  receipt_id: string;
+  rrn?: string;
+  transaction_state: string;
+  token?: string;
+  holder_name?: string;
+  exp_month?: string;
+  exp_year?: string;
+  resp_code?: string;
+  resp_msg?: string;
+  error_code?: string;
+  error_desc?: string;
+  consumer_country_code?: string;
+}
+
+export interface Transaction {
+  type: TransactionType;
+  uuid: string;
+  currency: string;
+  amount: number;
+  success: boolean;
+  is_pending: boolean;
+  captured: boolean;
+  allow_void: boolean;
+  allow_refund: boolean;
+  void_is_pending: boolean;
+  voided: boolean;
+  payment_method: string;
+  note: string | null;
+  payment_data: PaymentData;
+  original_transaction_uuid: string | null;
+  '3ds'?: { enrolled: string; redirect_url: string };
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Order {
+  source: string;
+  type: string;
+  number: string;
+  reference_number: string;
+  due_date: string | null;
+  initial_total: number;
+  initial_tips: number;
+  subtotal: number;
+  /** Decimal text with the currency's decimals. */
+  paid_total: string;
+  unpaid_total: string;
+  state: OrderState;
+  correspondence_state: CorrespondenceState;
+  currency: string;
+  note: string | null;
+  return_url?: string;
+  notify_url?: string;
+  customer_uuid?: string;
+  business: { id: string; business_name: string };
+  created_at: string;
+  updated_at: string;
+  line_items: LineItem[] | null;
+  transactions: Transaction[];
+}
+
+/** Names an order: by number, by reference number, or both. */
+export interface OrderReference {
+  number?: string;
+  reference_number?: string;
+}
+
+export interface CardInput {
+  number: string;
+  exp_month: string | number;
+  exp_year: string | number;
+  cvv?: string;
+  holder_name?: string;
+  /** `sales` (default) charges at once; `pre_authorize` holds the amount for a later capture. */
+  consume_mode?: 'sales' | 'pre_authorize' | 'preauth';
+}
+
+export interface PaymentInput {
+  /** The payment's idempotency key: the same uuid again returns this payment instead of charging twice. */
+  uuid?: string;
+  /** Part of the order to pay; the unpaid total when absent. */
+  amount?: AmountInput;
+  note?: string | null;
+  credit_card?: CardInput;
+}
+
+export interface OrderWithTransaction {
+  order: Order;
+  transaction: Transaction;
+}
+
+export interface OrderPage {
+  orders: Order[];
+  offset: number;
+  limit: number;
+  total: number;
+}
+
+export interface SandboxClock {
+  now: string;
+  business_date: string;
+  timezone: string;
+  offset_seconds: number;
+}

@@ -8,15 +8,23 @@ export async function merchantCommand(args: string[]): Promise<void> {
   const [action, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
-    options: { name: { type: 'string' }, timezone: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      name: { type: 'string' },
+      timezone: { type: 'string' },
+      'settlement-hour': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
   });
   const output = { json: values.json ?? false };
   if (action === 'create') {
     if (!values.name) throw new UsageError('merchant create needs --name');
     const name = values.name;
-    const merchant = await withPlatform((ctx) => createMerchant(ctx, { name, timezone: values.timezone }));
+    const hour = values['settlement-hour'];
+    if (hour !== undefined && !/^\d{1,2}$/.test(hour)) throw new UsageError('--settlement-hour takes an hour from 0 to 23');
+    const settlementHour = hour === undefined ? undefined : Number(hour);
+    const merchant = await withPlatform((ctx) => createMerchant(ctx, { name, timezone: values.timezone, settlementHour }));
     print(output, { merchant_id: merchant.merchant_id }, () =>
-      `Created merchant ${merchant.merchant_id} (${merchant.name}, ${merchant.timezone})`);
+      `Created merchant ${merchant.merchant_id} (${merchant.name}, ${merchant.timezone}, settles at ${merchant.settlement_hour}:00)`);
   } else if (action === 'list') {
     const merchants = await withPlatform((ctx) => listAllMerchants(ctx));
     print(output, { merchants }, () =>

@@ -1,6 +1,6 @@
 /** Usage texts, kept apart from the commands so that help loads none of them. */
 
-export const MERCHANT_USAGE = `paygate merchant create --name NAME [--timezone Asia/Hong_Kong] [--json]
+export const MERCHANT_USAGE = `paygate merchant create --name NAME [--timezone Asia/Hong_Kong] [--settlement-hour 23] [--json]
 paygate merchant list [--json]`;
 
 export const APP_USAGE = `paygate app create --merchant ID --public-key FILE.pem [--allow-ip CIDR]... [--json]

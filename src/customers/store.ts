@@ -60,3 +60,7 @@ export async function updateCustomerRow(db: Db, merchantId: string, id: string, 
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+export async function findCustomerById(db: Db, merchantId: string, id: string): Promise<CustomerRow | undefined> {
+  return db.selectFrom('customers').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+}

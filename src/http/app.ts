@@ -4,6 +4,9 @@ import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { customerRoutes } from '../customers/routes.js';
 import { echoRoutes } from '../echo/routes.js';
+import { orderRoutes } from '../orders/routes.js';
+import type { Mode } from '../platform/config.js';
+import { sandboxRoutes } from '../sandbox/routes.js';
 import type { PlatformContext } from '../platform/context.js';
 import { AppError, ERRORS } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -27,7 +30,10 @@ export interface HttpAppDeps {
   onContractBreach?(route: string, problem: string): void;
 }
 
-export const API_ROUTES: readonly AnyRoute[] = [...echoRoutes, ...customerRoutes];
+/** The signed API; the sandbox's own routes exist in sandbox mode only. */
+export function apiRoutes(mode: Mode): readonly AnyRoute[] {
+  return [...echoRoutes, ...customerRoutes, ...orderRoutes, ...(mode === 'sandbox' ? sandboxRoutes : [])];
+}
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const { config } = deps.platform;
@@ -104,7 +110,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   const rateLimiter = config.rateLimitPerSecond > 0
     ? new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, deps.platform.wallClock)
     : undefined;
-  for (const route of API_ROUTES) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter, onContractBreach: deps.onContractBreach }, route);
+  for (const route of apiRoutes(config.mode)) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter, onContractBreach: deps.onContractBreach }, route);
   return app;
 }
 

@@ -32,6 +32,8 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicBas
       tags: [
         { name: 'signing', description: 'Signature self-test.' },
         { name: 'customers', description: 'Customers of the merchant.' },
+        { name: 'orders', description: 'Orders, card payments, captures, voids and refunds.' },
+        { name: 'sandbox', description: 'Sandbox mode only: the merchant\'s clock and pending transactions.' },
         { name: 'operations', description: 'Health, readiness and metrics for operators.' },
       ],
     },

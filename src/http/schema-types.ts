@@ -18,3 +18,16 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
+
+/**
+ * An amount as clients send it: decimal text ("12.50") or a JSON number (12.5). Parsed into minor units by the
+ * domain, which knows the currency's decimals.
+ */
+export function AmountInput(options: { description?: string } = {}): TUnsafe<string | number> {
+  return Type.Unsafe<string | number>({ type: ['string', 'number'], maxLength: 32, ...options });
+}
+
+/** A whole number sent as text or as a JSON number (card expiry months and years arrive both ways). */
+export function DigitsInput(maxLength: number): TUnsafe<string | number> {
+  return Type.Unsafe<string | number>({ type: ['string', 'integer'], maxLength });
+}

@@ -1,4 +1,5 @@
-import type { PlatformContext } from '../platform/context.js';
+import { scheduleNextSettlement } from '../orders/settlement.js';
+import { inTransaction, type PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { insertMerchant, listMerchants } from './store.js';
@@ -6,14 +7,19 @@ import { insertMerchant, listMerchants } from './store.js';
 export interface CreateMerchantInput {
   name: string;
   timezone?: string;
+  /** Local hour (0-23) at which the sandbox settles the day's card transactions; 23 unless given. */
+  settlementHour?: number;
 }
 
 export interface MerchantSummary {
   merchant_id: string;
   name: string;
   timezone: string;
+  settlement_hour: number;
   created_at: string;
 }
+
+export const DEFAULT_SETTLEMENT_HOUR = 23;
 
 export async function createMerchant(ctx: PlatformContext, input: CreateMerchantInput): Promise<MerchantSummary> {
   const name = input.name.trim();
@@ -22,16 +28,24 @@ export async function createMerchant(ctx: PlatformContext, input: CreateMerchant
   if (!isTimeZone(timezone)) {
     throw new AppError('merchantInvalid', `timezone ${JSON.stringify(timezone)} is not an IANA time zone such as Asia/Hong_Kong`);
   }
+  const settlementHour = input.settlementHour ?? DEFAULT_SETTLEMENT_HOUR;
+  if (!Number.isInteger(settlementHour) || settlementHour < 0 || settlementHour > 23) {
+    throw new AppError('merchantInvalid', 'settlement hour must be a whole hour from 0 to 23');
+  }
   const now = ctx.wallClock.now().getTime();
   const id = newId();
-  await insertMerchant(ctx.db, { id, name, timezone, clock_offset_ms: 0, created_at: now, updated_at: now });
-  return { merchant_id: id, name, timezone, created_at: new Date(now).toISOString() };
+  await inTransaction(ctx, async (tx) => {
+    await insertMerchant(tx.db, { id, name, timezone, clock_offset_ms: 0, settlement_hour: settlementHour, created_at: now, updated_at: now });
+    await scheduleNextSettlement(tx, { id, timezone, settlementHour, clockOffsetMs: 0 });
+  });
+  return { merchant_id: id, name, timezone, settlement_hour: settlementHour, created_at: new Date(now).toISOString() };
 }
 
 export async function listAllMerchants(ctx: PlatformContext): Promise<MerchantSummary[]> {
   const rows = await listMerchants(ctx.db);
   return rows.map((r) => ({
-    merchant_id: r.id, name: r.name, timezone: r.timezone, created_at: new Date(r.created_at).toISOString(),
+    merchant_id: r.id, name: r.name, timezone: r.timezone, settlement_hour: r.settlement_hour,
+    created_at: new Date(r.created_at).toISOString(),
   }));
 }
 

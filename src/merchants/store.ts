@@ -5,8 +5,8 @@ import type { AppsTable, MerchantsTable } from '../platform/database/schema.js';
 
 export type AppRow = Selectable<AppsTable>;
 
-export function toMerchant(row: Pick<Selectable<MerchantsTable>, 'id' | 'name' | 'timezone' | 'clock_offset_ms'>): Merchant {
-  return { id: row.id, name: row.name, timezone: row.timezone, clockOffsetMs: row.clock_offset_ms };
+export function toMerchant(row: Pick<Selectable<MerchantsTable>, 'id' | 'name' | 'timezone' | 'clock_offset_ms' | 'settlement_hour'>): Merchant {
+  return { id: row.id, name: row.name, timezone: row.timezone, clockOffsetMs: row.clock_offset_ms, settlementHour: row.settlement_hour };
 }
 
 export async function insertMerchant(db: Db, row: Selectable<MerchantsTable>): Promise<void> {
@@ -49,6 +49,7 @@ export interface AppCredentials {
   merchant_name: string;
   timezone: string;
   clock_offset_ms: number;
+  settlement_hour: number;
 }
 
 export const readAppCredentials = preparedRead<{ appId: string }, AppCredentials>((db, p) =>
@@ -64,6 +65,7 @@ export const readAppCredentials = preparedRead<{ appId: string }, AppCredentials
       'merchants.name as merchant_name',
       'merchants.timezone',
       'merchants.clock_offset_ms',
+      'merchants.settlement_hour',
     ])
     .where('apps.id', '=', p.appId),
 );

@@ -1,6 +1,8 @@
 import { businessClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database, Db } from './database/database.js';
+import type { Rails } from '../rails/acquirer.js';
+import type { JobRunner } from '../scheduler/scheduler.js';
 import type { Log } from './logger.js';
 import type { PlatformSecrets } from './secrets.js';
 
@@ -10,6 +12,8 @@ export interface Merchant {
   name: string;
   timezone: string;
   clockOffsetMs: number;
+  /** Local hour at which the sandbox acquirer settles the day's transactions. */
+  settlementHour: number;
 }
 
 export type Actor =
@@ -25,6 +29,10 @@ export interface PlatformContext {
   config: Config;
   secrets: PlatformSecrets;
   log: Log;
+  /** The acquirer and the other rails: the sandbox's simulations, or real connectors. */
+  rails: Rails;
+  /** The process's scheduler, once it runs: the sandbox clock runs what falls due as it moves. */
+  jobs?: JobRunner;
 }
 
 /** The first argument of every domain verb. */

@@ -5,6 +5,7 @@ import type { PlatformContext } from './context.js';
 import { openDatabase, type Database } from './database/database.js';
 import { migrate } from './database/migrate.js';
 import { createLogger } from './logger.js';
+import { createRails } from '../rails/index.js';
 import { loadPlatformSecrets } from './secrets.js';
 
 export interface OpenedPlatform {
@@ -24,13 +25,15 @@ export async function openPlatform(
   try {
     const migrations = await migrate(database);
     const secrets = await loadPlatformSecrets(database.db, config.secret);
+    const wallClock = options.wallClock ?? systemClock;
     const platform: PlatformContext = {
-      wallClock: options.wallClock ?? systemClock,
+      wallClock,
       db: database.db,
       database,
       config,
       secrets,
       log: logger,
+      rails: createRails({ db: database.db, wallClock, config }),
     };
     return { platform, database, logger, migrations };
   } catch (error) {

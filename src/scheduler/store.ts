@@ -166,3 +166,10 @@ export async function purgeFinishedJobs(db: Db, olderThan: number): Promise<numb
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** When a merchant's next job (not yet run) is due, on its business clock. */
+export async function nextMerchantJobDue(db: Db, merchantId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('jobs').select((eb) => eb.fn.min<number>('due_at').as('due'))
+    .where('merchant_id', '=', merchantId).where('state', 'in', ['pending', 'running']).executeTakeFirst();
+  return row?.due ?? undefined;
+}

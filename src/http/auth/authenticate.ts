@@ -106,7 +106,10 @@ export function createAuthenticator(deps: { database: Database; nonces: NonceSto
 
     return {
       appId: app.app_id,
-      merchant: toMerchant({ id: app.merchant_id, name: app.merchant_name, timezone: app.timezone, clock_offset_ms: app.clock_offset_ms }),
+      merchant: toMerchant({
+        id: app.merchant_id, name: app.merchant_name, timezone: app.timezone,
+        clock_offset_ms: app.clock_offset_ms, settlement_hour: app.settlement_hour,
+      }),
     };
   };
 }

@@ -84,3 +84,9 @@ export async function purgeExpiredClaims(db: Db, now: number): Promise<number> {
   const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Frees every claim still processing: only when the process that held them is known to be gone (SQLite start). */
+export async function freeProcessingClaims(db: Db): Promise<number> {
+  const result = await db.updateTable('idempotency_keys').set({ locked_until: 0 }).where('state', '=', 'processing').executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -176,3 +176,9 @@ export function isTransientDatabaseError(error: unknown): boolean {
   if (code === '57014' || code === '55P03' || code === '40001' || code === '40P01' || code === 'SQLITE_BUSY') return true;
   return error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
 }
+
+/** A unique constraint refused an insert (a concurrent writer got there first). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

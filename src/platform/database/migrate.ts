@@ -1,10 +1,12 @@
 import { Migrator, sql, type Migration } from 'kysely';
 import type { Database } from './database.js';
 import * as foundation from './migrations/001_foundation.js';
+import * as orders from './migrations/002_orders.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': foundation,
+  '002_orders': orders,
 };
 
 /**

@@ -10,6 +10,10 @@ export interface Schema {
   idempotency_keys: IdempotencyKeysTable;
   nonces: NoncesTable;
   jobs: JobsTable;
+  orders: OrdersTable;
+  order_line_items: OrderLineItemsTable;
+  transactions: TransactionsTable;
+  sandbox_acquirer_operations: SandboxAcquirerOperationsTable;
 }
 
 export interface SettingsTable {
@@ -24,6 +28,8 @@ export interface MerchantsTable {
   timezone: string;
   /** Business time minus wall time; moved forward by the sandbox clock. */
   clock_offset_ms: number;
+  /** Local hour (0-23, merchant's time zone) at which the day's card transactions settle. */
+  settlement_hour: number;
   created_at: number;
   updated_at: number;
 }
@@ -97,6 +103,115 @@ export interface JobsTable {
   last_error: string | null;
   /** At most one job per key: periodic jobs and jobs that must not be scheduled twice. */
   dedupe_key: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type OrderState = 'invoiced' | 'in_completed' | 'completed' | 'voided';
+export type CorrespondenceState = 'unpaid' | 'partial_paid' | 'paid' | 'over_paid' | 'refunded' | 'voided' | 'authorized';
+
+export interface OrdersTable {
+  id: string;
+  merchant_id: string;
+  /** Service-side unique number, shown to clients. */
+  number: string;
+  reference_number: string;
+  source: string;
+  type: string;
+  currency: string;
+  currency_exponent: number;
+  initial_total: number;
+  initial_tips: number;
+  subtotal: number;
+  /** Derived from the transactions, kept for lists and filters; recomputed in every change's transaction. */
+  paid_total: number;
+  state: OrderState;
+  correspondence_state: CorrespondenceState;
+  due_date: string | null;
+  note: string | null;
+  notify_url: string | null;
+  return_url: string | null;
+  customer_id: string | null;
+  /** Fingerprint of the order as created: a create with the same reference and content returns this order. */
+  content_hash: string;
+  voided_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OrderLineItemsTable {
+  id: string;
+  order_id: string;
+  merchant_id: string;
+  position: number;
+  purchasable_type: string;
+  purchase_id: number | null;
+  price: number;
+  quantity: number;
+  total: number;
+  label: string | null;
+}
+
+export type TransactionType = 'Sales' | 'Authorization' | 'Refund' | 'Capture';
+export type TransactionStatus = 'pending' | 'succeeded' | 'failed';
+/**
+ * Where a transaction is with its rail: `sending` from the first commit until the rail's answer is recorded
+ * (a crash in between leaves it for recovery), `challenge` while the cardholder does 3-D Secure, `done` after.
+ */
+export type TransactionProgress = 'sending' | 'challenge' | 'done';
+
+export interface TransactionsTable {
+  id: string;
+  merchant_id: string;
+  order_id: string;
+  type: TransactionType;
+  payment_method: string;
+  currency: string;
+  amount: number;
+  status: TransactionStatus;
+  progress: TransactionProgress;
+  /** Authorization: a capture succeeded. Sales and Capture: 1 once successful. */
+  captured: number;
+  voided: number;
+  void_reason: 'merchant' | 'expired' | 'order_overdue' | null;
+  voided_at: number | null;
+  void_is_pending: number;
+  settled_at: number | null;
+  /** Authorization: when an uncaptured authorisation lapses. */
+  expires_at: number | null;
+  /** Refund and Capture: the transaction they act on. */
+  original_transaction_id: string | null;
+  /** The client's payment.uuid: a natural key for the payment. */
+  payment_uuid: string | null;
+  /** The Idempotency-Key of the request that created it: a natural key too. */
+  idempotency_key: string | null;
+  note: string | null;
+  /** JSON: what the acquirer reported, in the interface's payment_data shape (never the full number or CVV). */
+  payment_data: string;
+  /** JSON {enrolled, redirect_url} while a 3-D Secure challenge is open. */
+  three_ds: string | null;
+  /** Wall time the rail call began: recovery waits this long before asking the rail what became of it. */
+  rail_started_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SandboxAcquirerOperationsTable {
+  reference: string;
+  merchant_id: string;
+  kind: 'authorize' | 'sale' | 'capture' | 'void' | 'refund';
+  status: 'approved' | 'declined' | 'failed' | 'challenge';
+  amount: number;
+  currency: string;
+  original_reference: string | null;
+  card_first6: string | null;
+  card_last4: string | null;
+  card_brand: string | null;
+  response_code: string;
+  response_message: string;
+  auth_code: string | null;
+  rrn: string;
+  challenge_token: string | null;
   created_at: number;
   updated_at: number;
 }

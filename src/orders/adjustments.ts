@@ -1,0 +1,181 @@
+import { inTransaction, type Context } from '../platform/context.js';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
+import type { AcquirerResult } from '../rails/acquirer.js';
+import { refreshOrder, resolveTransaction, type OrderReference } from './lookup.js';
+import { applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
+import { cardPaymentData, inheritedCard } from './payment-data.js';
+import { acquirerOf } from './payments.js';
+import type { OrderRow } from './store.js';
+import { transactionFlags } from './totals.js';
+import {
+  findTransactionByKey,
+  insertTransaction,
+  orderTransactions,
+  updateTransaction,
+  type TransactionRow,
+} from './transactions-store.js';
+
+interface Target {
+  order?: OrderReference;
+  transactionId: string;
+}
+
+/**
+ * Captures an authorisation, once, for up to the authorised amount (all of it when no amount is given); the rest
+ * is released. Two captures of one authorisation cannot both pass: the first holds it from its first commit.
+ */
+export async function captureAuthorization(ctx: Context, target: Target, amountInput: string | number | undefined): Promise<TransactionOutcome> {
+  const acquirer = acquirerOf(ctx);
+  const capture = await inTransaction(ctx, async (tx) => {
+    const { order, transaction } = await resolveTransaction(tx, target);
+    const all = await orderTransactions(tx.db, tx.merchant.id, order.id);
+    const refusal = captureRefusal(transaction, all);
+    if (refusal) throw new AppError('transactionNotCapturable', refusal);
+    const amount = amountInput === undefined ? transaction.amount : readAmount(amountInput, order, 'capture.amount');
+    if (amount > transaction.amount) throw new AppError('captureExceedsAuthorized');
+    const row = followUp(tx, order, transaction, 'Capture', amount, null);
+    await insertTransaction(tx.db, row);
+    await refreshOrder(tx, order);
+    return row;
+  });
+  const result = await acquirer.capture({ ...operationOf(ctx, capture), originalReference: capture.original_transaction_id! });
+  return recordRailAnswer(ctx, capture.id, applyCapture(acquirer, result));
+}
+
+function captureRefusal(transaction: TransactionRow, all: TransactionRow[]): string | undefined {
+  if (transaction.type !== 'Authorization') return 'Only an authorisation (consume_mode pre_authorize) can be captured.';
+  if (transaction.status !== 'succeeded') return 'The authorisation did not succeed.';
+  if (transaction.voided === 1) return transaction.void_reason === 'expired' ? 'The authorisation has expired.' : 'The authorisation was voided.';
+  if (transaction.void_is_pending === 1) return 'The authorisation is being voided.';
+  if (all.some((t) => t.type === 'Capture' && t.original_transaction_id === transaction.id && t.status !== 'failed')) {
+    return 'The authorisation has been captured already (once only).';
+  }
+  return undefined;
+}
+
+/**
+ * Voids a transaction before settlement: a sale or capture (its money is never taken) or an open
+ * authorisation (its hold is released). After settlement, refund instead.
+ */
+export async function voidTransaction(ctx: Context, target: Target): Promise<TransactionOutcome> {
+  const acquirer = acquirerOf(ctx);
+  const transaction = await inTransaction(ctx, async (tx) => {
+    const { order, transaction: found } = await resolveTransaction(tx, target);
+    const refusal = voidRefusal(found, await orderTransactions(tx.db, tx.merchant.id, order.id));
+    if (refusal) throw new AppError('transactionNotVoidable', refusal);
+    return beginVoid(tx, order, found);
+  });
+  return finishVoid(ctx, transaction, 'merchant');
+}
+
+export function voidRefusal(transaction: TransactionRow, all: TransactionRow[]): string | undefined {
+  if (transaction.type === 'Refund') return 'A refund cannot be voided.';
+  if (transaction.status === 'pending') return 'The transaction is still pending.';
+  if (transaction.status === 'failed') return 'The transaction did not succeed: there is nothing to void.';
+  if (transaction.voided === 1) return 'The transaction is voided already.';
+  if (transaction.void_is_pending === 1) return 'A void of this transaction is already in progress.';
+  if (transaction.type !== 'Authorization' && transaction.settled_at !== null) return 'The transaction is settled: refund it instead.';
+  if (transaction.type === 'Authorization' && transactionFlags(transaction, all).captured) {
+    return 'The authorisation has been captured: void or refund its capture.';
+  }
+  return undefined;
+}
+
+/** First phase of a void, in the caller's transaction: marks it pending, so nothing else acts on it meanwhile. */
+export async function beginVoid(ctx: Context, order: OrderRow, transaction: TransactionRow): Promise<TransactionRow> {
+  const updated = await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
+    void_is_pending: 1, rail_started_at: ctx.wallClock.now().getTime(), updated_at: ctx.clock.now().getTime(),
+  });
+  await refreshOrder(ctx, order);
+  return updated;
+}
+
+/** Second phase of a void: asks the acquirer and records its answer; a refused void is an error to the caller. */
+export async function finishVoid(ctx: Context, transaction: TransactionRow, reason: NonNullable<TransactionRow['void_reason']>): Promise<TransactionOutcome> {
+  const acquirer = acquirerOf(ctx);
+  const result: AcquirerResult = await acquirer.void({ ...operationOf(ctx, transaction), reference: voidReference(transaction.id), originalReference: transaction.id });
+  const approved = result.status === 'approved';
+  const outcome = await recordRailAnswer(ctx, transaction.id, applyVoid(result, reason), { completesRequest: approved });
+  if (!approved) throw new AppError('transactionNotVoidable', `The acquirer refused the void: ${result.responseMessage}.`);
+  return outcome;
+}
+
+export function voidReference(transactionId: string): string {
+  return `${transactionId}:void`;
+}
+
+/**
+ * Refunds part or all of a settled sale or capture (or of a captured authorisation, through its capture).
+ * Repeated refunds never add up to more than was captured: refunds still pending count, so two at once
+ * cannot both pass. The request's Idempotency-Key names the refund: a retry returns it.
+ */
+export async function refundTransaction(
+  ctx: Context,
+  target: Target,
+  input: { amount: string | number; note?: string | null },
+): Promise<TransactionOutcome> {
+  const acquirer = acquirerOf(ctx);
+  const prepared = await inTransaction(ctx, async (tx) => {
+    const { order, transaction } = await resolveTransaction(tx, target);
+    const earlier = tx.idempotencyKey === undefined ? undefined : await findTransactionByKey(tx.db, tx.merchant.id, { idempotencyKey: tx.idempotencyKey });
+    if (earlier) return { earlier };
+    const all = await orderTransactions(tx.db, tx.merchant.id, order.id);
+    const money = transaction.type === 'Authorization'
+      ? all.find((t) => t.type === 'Capture' && t.original_transaction_id === transaction.id && t.status === 'succeeded')
+      : transaction;
+    const refusal = money === undefined ? 'The authorisation has not been captured: void it instead.' : refundRefusal(money);
+    if (refusal) throw new AppError('transactionNotRefundable', refusal);
+    const amount = readAmount(input.amount, order, 'refund.amount');
+    if (amount > transactionFlags(money!, all).refundable) throw new AppError('refundExceedsCaptured');
+    const refund = followUp(tx, order, money!, 'Refund', amount, input.note ?? null);
+    await insertTransaction(tx.db, refund);
+    await refreshOrder(tx, order);
+    return { refund };
+  });
+  if ('earlier' in prepared) return recordRailAnswer(ctx, prepared.earlier!.id, async () => {});
+  const refund = prepared.refund;
+  const result = await acquirer.refund({ ...operationOf(ctx, refund), originalReference: refund.original_transaction_id! });
+  return recordRailAnswer(ctx, refund.id, applyRefund(acquirer, result));
+}
+
+function refundRefusal(money: TransactionRow): string | undefined {
+  if (money.type === 'Refund') return 'A refund cannot be refunded.';
+  if (money.status !== 'succeeded') return 'The transaction did not succeed: there is nothing to refund.';
+  if (money.voided === 1) return 'The transaction was voided: there is nothing to refund.';
+  if (money.settled_at === null) return 'The transaction is not settled yet: void it instead.';
+  return undefined;
+}
+
+/** A pending capture or refund acting on `original`, ready to insert. */
+function followUp(
+  ctx: Context,
+  order: OrderRow,
+  original: TransactionRow,
+  type: 'Capture' | 'Refund',
+  amount: number,
+  note: string | null,
+): TransactionRow {
+  const id = newId();
+  const now = ctx.clock.now().getTime();
+  const acquirer = acquirerOf(ctx);
+  return {
+    id, merchant_id: ctx.merchant.id, order_id: order.id, type, payment_method: original.payment_method,
+    currency: order.currency, amount, status: 'pending', progress: 'sending', captured: 0, voided: 0,
+    void_reason: null, voided_at: null, void_is_pending: 0, settled_at: null, expires_at: null,
+    original_transaction_id: original.id, payment_uuid: null, idempotency_key: ctx.idempotencyKey ?? null, note,
+    payment_data: JSON.stringify(cardPaymentData({ transactionId: id, merchantId: ctx.merchant.id, acquirer, card: inheritedCard(original.payment_data) })),
+    three_ds: null, rail_started_at: ctx.wallClock.now().getTime(), created_at: now, updated_at: now,
+  };
+}
+
+function readAmount(input: string | number, order: OrderRow, field: string): number {
+  const amount = parseAmount(input, order.currency_exponent);
+  if (typeof amount === 'string') throw new AppError('validationFailed', `${field} ${describeAmountProblem(amount, order.currency_exponent)}.`);
+  return amount;
+}
+
+function operationOf(ctx: Context, transaction: TransactionRow) {
+  return { reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
+}

@@ -1,0 +1,169 @@
+import { createHash, randomInt } from 'node:crypto';
+import type { Static } from 'typebox';
+import { findCustomerById } from '../customers/store.js';
+import { inTransaction, type Context } from '../platform/context.js';
+import { isUniqueViolation } from '../platform/database/database.js';
+import { AppError } from '../platform/errors.js';
+import { isUuid, newId } from '../platform/ids.js';
+import { blankAsAbsent } from '../platform/input.js';
+import { currencyExponent } from '../platform/money/currencies.js';
+import { describeAmountProblem, parseAmount, type AmountRules } from '../platform/money/money.js';
+import { endOfLocalDate, localDate } from '../platform/time-zone.js';
+import { checkMerchantUrl } from '../platform/urls.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { loadOrderView } from './lookup.js';
+import type { OrderView } from './present.js';
+import type { CreateOrderBody } from './schemas.js';
+import { findOrderByReference, insertOrder, type LineItemRow, type OrderRow } from './store.js';
+
+export type CreateOrderInput = Static<typeof CreateOrderBody>;
+
+export const OVERDUE_JOB = 'orders.void_overdue';
+/** What clients see as `source` and `type` for orders made through this API. */
+const SOURCE = 'OpenAPI';
+const TYPE = 'Online';
+
+/**
+ * Creates an order. The reference number is the order's natural key: creating again with the same one and the
+ * same content returns the existing order, with different content it is refused.
+ */
+export async function createOrder(ctx: Context, input: CreateOrderInput): Promise<OrderView> {
+  const draft = await readOrder(ctx, input);
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await inTransaction(ctx, async (tx) => {
+        const existing = await findOrderByReference(tx.db, tx.merchant.id, draft.order.reference_number);
+        if (existing) return sameOrder(tx, existing, draft.order.content_hash);
+        await insertOrder(tx.db, { ...draft.order, number: orderNumber(tx) }, draft.items);
+        if (draft.order.due_date !== null) {
+          await scheduleJob(tx, {
+            kind: OVERDUE_JOB,
+            merchantId: tx.merchant.id,
+            dueAt: endOfLocalDate(draft.order.due_date, tx.merchant.timezone),
+            payload: { orderId: draft.order.id },
+            dedupeKey: `${OVERDUE_JOB}:${draft.order.id}`,
+          });
+        }
+        const created = await findOrderByReference(tx.db, tx.merchant.id, draft.order.reference_number);
+        return loadOrderView(tx, created!);
+      }, { completesRequest: true });
+    } catch (error) {
+      // A concurrent create took the reference (or, once in a blue moon, the number): look again.
+      if (attempt < 3 && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+}
+
+async function sameOrder(ctx: Context, existing: OrderRow, contentHash: string): Promise<OrderView> {
+  if (existing.content_hash !== contentHash) throw new AppError('orderReferenceTaken');
+  return loadOrderView(ctx, existing);
+}
+
+interface Draft {
+  order: Omit<OrderRow, 'number'>;
+  items: LineItemRow[];
+}
+
+/** Checks everything the order says, naming the field at fault; nothing is written yet. */
+async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> {
+  const body = input.order;
+  const currency = body.currency.trim().toUpperCase();
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) throw new AppError('currencyInvalid', `order.currency ${JSON.stringify(body.currency)} is not an ISO 4217 currency code.`);
+  const amount = (value: string | number, field: string, rules: AmountRules = {}) => {
+    const parsed = parseAmount(value, exponent, rules);
+    if (typeof parsed === 'string') throw new AppError('orderAmountsInvalid', `${field} ${describeAmountProblem(parsed, exponent)}.`);
+    return parsed;
+  };
+
+  const total = amount(body.charge_fee, 'order.charge_fee');
+  const tips = body.tips === undefined ? 0 : amount(body.tips, 'order.tips', { allowZero: true });
+  if (tips > total) throw new AppError('orderAmountsInvalid', 'order.tips must not be more than order.charge_fee.');
+  const subtotal = total - tips;
+  if (body.subtotal !== undefined && amount(body.subtotal, 'order.subtotal', { allowZero: true }) !== subtotal) {
+    throw new AppError('orderAmountsInvalid', 'order.subtotal must equal order.charge_fee minus order.tips.');
+  }
+
+  const orderId = newId();
+  const items: LineItemRow[] = (body.line_items ?? []).map((item, index) => {
+    const field = `order.line_items[${index}]`;
+    const price = amount(item.price, `${field}.price`, { allowZero: true, allowNegative: item.purchasable_type === 'Rounding' });
+    const lineTotal = price * item.quantity;
+    if (!Number.isSafeInteger(lineTotal)) throw new AppError('orderAmountsInvalid', `${field}.total is too large.`);
+    if (item.total !== undefined && amount(item.total, `${field}.total`, { allowZero: true, allowNegative: true }) !== lineTotal) {
+      throw new AppError('orderAmountsInvalid', `${field}.total must equal price × quantity.`);
+    }
+    return {
+      id: newId(), order_id: orderId, merchant_id: ctx.merchant.id, position: index,
+      purchasable_type: item.purchasable_type, purchase_id: item.purchase_id ?? null,
+      price, quantity: item.quantity, total: lineTotal, label: item.label ?? null,
+    };
+  });
+  if (items.length > 0) {
+    const sum = items.reduce((acc, item) => acc + item.total, 0);
+    if (sum !== total) throw new AppError('orderAmountsInvalid', 'order.line_items must add up to order.charge_fee.');
+    const tipLines = items.filter((item) => item.purchasable_type === 'RearTips').reduce((acc, item) => acc + item.total, 0);
+    if (tipLines !== tips) throw new AppError('orderAmountsInvalid', 'order.line_items: the RearTips lines must add up to order.tips.');
+  }
+
+  const today = localDate(ctx.clock.now().getTime(), ctx.merchant.timezone);
+  const dueDate = body.due_date ?? null;
+  if (dueDate !== null) {
+    const [y, m, d] = dueDate.split('-').map(Number) as [number, number, number];
+    const real = new Date(Date.UTC(y, m - 1, d));
+    if (real.getUTCFullYear() !== y || real.getUTCMonth() !== m - 1 || real.getUTCDate() !== d) {
+      throw new AppError('validationFailed', 'order.due_date is not a real date.');
+    }
+    if (dueDate < today) throw new AppError('validationFailed', `order.due_date must not be before today (${today} in ${ctx.merchant.timezone}).`);
+  }
+
+  const notifyUrl = blankAsAbsent(body.callback_url) ?? null;
+  const returnUrl = blankAsAbsent(body.redirect_url) ?? null;
+  if (notifyUrl !== null) checkMerchantUrl(notifyUrl, 'order.callback_url', ctx.config.mode);
+  if (returnUrl !== null) checkMerchantUrl(returnUrl, 'order.redirect_url', ctx.config.mode);
+
+  const customerUuid = blankAsAbsent(input.customer_uuid) ?? null;
+  if (customerUuid !== null && !(isUuid(customerUuid) && (await findCustomerById(ctx.db, ctx.merchant.id, customerUuid)))) {
+    throw new AppError('orderCustomerUnknown');
+  }
+
+  const now = ctx.clock.now().getTime();
+  const content = {
+    currency, total, tips, subtotal, dueDate, note: body.note ?? null, notifyUrl, returnUrl, customerUuid,
+    items: items.map(({ purchasable_type, purchase_id, price, quantity, label }) => [purchasable_type, purchase_id, price, quantity, label]),
+  };
+  return {
+    order: {
+      id: orderId,
+      merchant_id: ctx.merchant.id,
+      reference_number: body.reference_number,
+      source: SOURCE,
+      type: TYPE,
+      currency,
+      currency_exponent: exponent,
+      initial_total: total,
+      initial_tips: tips,
+      subtotal,
+      paid_total: 0,
+      state: 'invoiced',
+      correspondence_state: 'unpaid',
+      due_date: dueDate,
+      note: body.note ?? null,
+      notify_url: notifyUrl,
+      return_url: returnUrl,
+      customer_id: customerUuid,
+      content_hash: createHash('sha256').update(JSON.stringify(content)).digest('hex'),
+      voided_at: null,
+      created_at: now,
+      updated_at: now,
+    },
+    items,
+  };
+}
+
+/** Eighteen digits: the business time to the second, then six random digits (unique, checked by the database). */
+function orderNumber(ctx: Context): string {
+  const stamp = ctx.clock.now().toISOString().replace(/\D/g, '').slice(2, 14);
+  return `${stamp}${String(randomInt(1_000_000)).padStart(6, '0')}`;
+}

@@ -1,0 +1,75 @@
+import type { Context } from '../platform/context.js';
+import { AppError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
+import type { OrderView } from './present.js';
+import { findOrder, lineItemsOfOrders, updateOrder, type OrderRow } from './store.js';
+import { orderTotals } from './totals.js';
+import { findTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
+
+/** How clients name an order: by number, by reference number, or both (which must then name the same order). */
+export interface OrderReference {
+  number?: string;
+  reference_number?: string;
+}
+
+export function hasOrderReference(reference: OrderReference | undefined): reference is OrderReference {
+  return reference !== undefined && (reference.number !== undefined || reference.reference_number !== undefined);
+}
+
+/** The merchant's order so named; another merchant's order looks exactly like a missing one. */
+export async function resolveOrder(ctx: Context, reference: OrderReference, lock = false): Promise<OrderRow> {
+  const order = await findOrder(ctx.db, ctx.merchant.id, { number: reference.number, referenceNumber: reference.reference_number }, lock);
+  if (!order) throw new AppError('orderNotFound');
+  return order;
+}
+
+/**
+ * An order and one of its transactions, named by the transaction's uuid and optionally the order too (the
+ * official PHP SDK sends both): whatever is sent must name one and the same order. Locks the order.
+ */
+export async function resolveTransaction(
+  ctx: Context,
+  reference: { order?: OrderReference; transactionId: string },
+): Promise<{ order: OrderRow; transaction: TransactionRow }> {
+  const transaction = isUuid(reference.transactionId)
+    ? await findTransaction(ctx.db, ctx.merchant.id, reference.transactionId)
+    : undefined;
+  if (!transaction) throw new AppError('transactionNotFound');
+  const order = await findOrder(ctx.db, ctx.merchant.id, { id: transaction.order_id }, true);
+  if (!order) throw new AppError('transactionNotFound');
+  if (hasOrderReference(reference.order)) {
+    const { number, reference_number: referenceNumber } = reference.order;
+    if ((number !== undefined && number !== order.number) || (referenceNumber !== undefined && referenceNumber !== order.reference_number)) {
+      throw new AppError('orderMismatch');
+    }
+  }
+  return { order, transaction };
+}
+
+/** The order with its line items, its transactions (oldest first) and its merchant, ready to present. */
+export async function loadOrderView(ctx: Context, order: OrderRow): Promise<OrderView> {
+  const [items, transactions] = await Promise.all([
+    lineItemsOfOrders(ctx.db, ctx.merchant.id, [order.id]),
+    orderTransactions(ctx.db, ctx.merchant.id, order.id),
+  ]);
+  return { order, items, transactions, merchant: ctx.merchant, customerUuid: order.customer_id };
+}
+
+/**
+ * Recomputes an order's totals and states from its transactions and stores them, in the caller's transaction:
+ * every change to an order or its transactions ends here, so the stored states always agree with them.
+ */
+export async function refreshOrder(ctx: Context, order: OrderRow, change: { voidedAt?: number } = {}): Promise<OrderView> {
+  const transactions = await orderTransactions(ctx.db, ctx.merchant.id, order.id);
+  const voidedAt = change.voidedAt ?? order.voided_at;
+  const totals = orderTotals({ initial_total: order.initial_total, voided_at: voidedAt }, transactions);
+  const updated = await updateOrder(ctx.db, ctx.merchant.id, order.id, {
+    paid_total: totals.paidTotal,
+    state: totals.state,
+    correspondence_state: totals.correspondence,
+    updated_at: ctx.clock.now().getTime(),
+    ...(change.voidedAt !== undefined && { voided_at: change.voidedAt }),
+  });
+  const items = await lineItemsOfOrders(ctx.db, ctx.merchant.id, [order.id]);
+  return { order: updated, items, transactions, merchant: ctx.merchant, customerUuid: updated.customer_id };
+}

@@ -1,0 +1,121 @@
+import { inTransaction, type Context } from '../platform/context.js';
+import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { refreshOrder } from './lookup.js';
+import { cardPaymentData, inheritedCard } from './payment-data.js';
+import type { OrderView } from './present.js';
+import { findOrder, type OrderRow } from './store.js';
+import { findTransaction, updateTransaction, type TransactionRow } from './transactions-store.js';
+
+export const EXPIRE_AUTHORIZATION_JOB = 'orders.expire_authorization';
+/** An uncaptured authorisation lapses after seven days. */
+export const AUTHORIZATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface TransactionOutcome {
+  view: OrderView;
+  transaction: TransactionRow;
+}
+
+type Apply = (ctx: Context, order: OrderRow, transaction: TransactionRow) => Promise<void>;
+
+/**
+ * The second phase of every rail operation: locks the order, and records the rail's answer unless it was
+ * recorded already (by crash recovery, or a retry). Normally it ends the request, so with an Idempotency-Key
+ * the reply is stored with it; a caller about to refuse the request says so, and the refusal is stored instead.
+ */
+export function recordRailAnswer(
+  ctx: Context,
+  transactionId: string,
+  apply: Apply,
+  options: { completesRequest: boolean } = { completesRequest: true },
+): Promise<TransactionOutcome> {
+  return inTransaction(ctx, async (tx) => {
+    const unlocked = await findTransaction(tx.db, tx.merchant.id, transactionId);
+    const order = unlocked && (await findOrder(tx.db, tx.merchant.id, { id: unlocked.order_id }, true));
+    if (!unlocked || !order) throw new Error(`transaction ${transactionId} vanished`);
+    const transaction = (await findTransaction(tx.db, tx.merchant.id, transactionId))!;
+    if (awaitsRail(transaction)) await apply(tx, order, transaction);
+    return outcomeOf(tx, order, transactionId);
+  }, options);
+}
+
+export async function outcomeOf(ctx: Context, order: OrderRow, transactionId: string): Promise<TransactionOutcome> {
+  const view = await refreshOrder(ctx, order);
+  return { view, transaction: view.transactions.find((t) => t.id === transactionId)! };
+}
+
+/** Still waiting for the rail (or for the cardholder's challenge, which the rail reports). */
+export function awaitsRail(transaction: TransactionRow): boolean {
+  return transaction.progress !== 'done' || transaction.void_is_pending === 1;
+}
+
+/** The answer to a sale or an authorisation (also the end of a 3-D Secure challenge). */
+export function applyPayment(acquirer: CardAcquirer, result: AcquirerResult): Apply {
+  return async (ctx, _order, transaction) => {
+    const now = ctx.clock.now().getTime();
+    const approved = result.status === 'approved';
+    const paymentData = cardPaymentData({
+      transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, card: inheritedCard(transaction.payment_data), result,
+    });
+    const authorisation = approved && transaction.type === 'Authorization';
+    await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
+      status: approved ? 'succeeded' : result.status === 'challenge' ? 'pending' : 'failed',
+      progress: result.status === 'challenge' ? 'challenge' : 'done',
+      captured: approved && transaction.type === 'Sales' ? 1 : 0,
+      expires_at: authorisation ? now + AUTHORIZATION_LIFETIME_MS : null,
+      three_ds: result.status === 'challenge' ? JSON.stringify({ enrolled: 'Y', redirect_url: result.challengeUrl ?? '' }) : null,
+      payment_data: JSON.stringify(paymentData),
+      updated_at: now,
+    });
+    if (authorisation) {
+      await scheduleJob(ctx, {
+        kind: EXPIRE_AUTHORIZATION_JOB, merchantId: ctx.merchant.id, dueAt: now + AUTHORIZATION_LIFETIME_MS,
+        payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_AUTHORIZATION_JOB}:${transaction.id}`,
+      });
+    }
+  };
+}
+
+/** The answer to a capture: the capture succeeds or fails; a successful one marks its authorisation captured. */
+export function applyCapture(acquirer: CardAcquirer, result: AcquirerResult): Apply {
+  return async (ctx, _order, capture) => {
+    const approved = result.status === 'approved';
+    await applyFollowUp(ctx, capture, acquirer, result);
+    if (approved && capture.original_transaction_id !== null) {
+      await updateTransaction(ctx.db, ctx.merchant.id, capture.original_transaction_id, {
+        captured: 1, updated_at: ctx.clock.now().getTime(),
+      });
+    }
+  };
+}
+
+/** The answer to a refund. */
+export function applyRefund(acquirer: CardAcquirer, result: AcquirerResult): Apply {
+  return (ctx, _order, refund) => applyFollowUp(ctx, refund, acquirer, result);
+}
+
+async function applyFollowUp(ctx: Context, transaction: TransactionRow, acquirer: CardAcquirer, result: AcquirerResult): Promise<void> {
+  const approved = result.status === 'approved';
+  await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
+    status: approved ? 'succeeded' : 'failed',
+    progress: 'done',
+    captured: approved && transaction.type === 'Capture' ? 1 : 0,
+    payment_data: JSON.stringify(cardPaymentData({
+      transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, card: inheritedCard(transaction.payment_data), result,
+    })),
+    updated_at: ctx.clock.now().getTime(),
+  });
+}
+
+/** The answer to a void: approved, the transaction is voided for `reason`; refused, it stands as it was. */
+export function applyVoid(result: AcquirerResult, reason: NonNullable<TransactionRow['void_reason']>): Apply {
+  return async (ctx, _order, transaction) => {
+    const now = ctx.clock.now().getTime();
+    const approved = result.status === 'approved';
+    await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
+      void_is_pending: 0,
+      ...(approved && { voided: 1, voided_at: now, void_reason: reason }),
+      updated_at: now,
+    });
+  };
+}

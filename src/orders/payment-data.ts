@@ -1,0 +1,82 @@
+import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
+import { brandOf, maskedParts, type CardInput } from './card.js';
+import type { PaymentData } from './present.js';
+
+/** What is kept of a card: enough to show and to refund, never the full number or the CVV. */
+export interface CardFacts {
+  first_6_digits: string;
+  last_4_digits: string;
+  card_number_len: number;
+  credit_card_type: string;
+  holder_name?: string;
+  exp_month: string;
+  exp_year: string;
+}
+
+export function cardFacts(card: CardInput): CardFacts {
+  const parts = maskedParts(card.number);
+  return {
+    first_6_digits: parts.first6,
+    last_4_digits: parts.last4,
+    card_number_len: parts.length,
+    credit_card_type: brandOf(card.number),
+    ...(card.holderName !== undefined && { holder_name: card.holderName }),
+    exp_month: String(card.expMonth).padStart(2, '0'),
+    exp_year: String(card.expYear),
+  };
+}
+
+const STATE: Record<AcquirerResult['status'], string> = {
+  approved: 'APPROVED',
+  declined: 'DECLINED',
+  failed: 'FAILED',
+  challenge: 'PENDING',
+};
+
+/**
+ * The interface's payment_data for a card transaction: the acquirer's facts about it. Before the acquirer has
+ * answered (`result` absent) it holds what is known already, in state PENDING.
+ */
+export function cardPaymentData(args: {
+  transactionId: string;
+  merchantId: string;
+  acquirer: Pick<CardAcquirer, 'name' | 'type'>;
+  card: CardFacts | Partial<CardFacts>;
+  result?: AcquirerResult;
+}): PaymentData {
+  const compact = args.transactionId.replace(/-/g, '');
+  const acquirerMerchant = args.merchantId.replace(/-/g, '').slice(0, 10).toUpperCase();
+  const data: PaymentData = {
+    acquirer_name: args.acquirer.name,
+    acquirer_type: args.acquirer.type,
+    brn: `BRN${acquirerMerchant}`,
+    merchant_id: `MID${acquirerMerchant}`,
+    new_gateway_txn_id: compact,
+    payment_method: 'credit_card',
+    receipt_id: compact.slice(0, 12).toUpperCase(),
+    card_read_mode: 'ecommerce',
+    transaction_state: args.result ? STATE[args.result.status] : 'PENDING',
+    ...args.card,
+  };
+  if (args.result) {
+    data.rrn = args.result.rrn;
+    data.resp_code = args.result.responseCode;
+    data.resp_msg = args.result.responseMessage;
+    if (args.result.authCode !== undefined) data.auth_code = args.result.authCode;
+    if (args.result.status === 'declined' || args.result.status === 'failed') {
+      data.error_code = args.result.responseCode;
+      data.error_desc = args.result.responseMessage;
+    }
+  }
+  return data;
+}
+
+/** The card facts a capture, void or refund inherits from the transaction it acts on. */
+export function inheritedCard(paymentData: string): Partial<CardFacts> {
+  const data = JSON.parse(paymentData) as Partial<CardFacts>;
+  const { first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year } = data;
+  return Object.fromEntries(
+    Object.entries({ first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year })
+      .filter(([, value]) => value !== undefined),
+  );
+}

@@ -1,0 +1,73 @@
+import { inTransaction, type Context } from '../platform/context.js';
+import { AppError } from '../platform/errors.js';
+import { parseFilters, type Page } from '../platform/query/filters.js';
+import { hasOrderReference, loadOrderView, refreshOrder, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
+import type { OrderView } from './present.js';
+import { lineItemsOfOrders, listOrders, ORDER_FILTERS } from './store.js';
+import { orderTransactions, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
+
+/**
+ * An order by number and/or reference number, or by a transaction's uuid, or both (the official PHP SDK sends
+ * both before a void): whatever is sent must name the same order.
+ */
+export async function checkOrder(ctx: Context, by: { order?: OrderReference; transaction?: { uuid: string } }): Promise<OrderView> {
+  if (by.transaction) {
+    const { order } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid });
+    return loadOrderView(ctx, order);
+  }
+  if (!hasOrderReference(by.order)) throw new AppError('orderReferenceMissing');
+  return loadOrderView(ctx, await resolveOrder(ctx, by.order));
+}
+
+export async function checkTransaction(
+  ctx: Context,
+  by: { order?: OrderReference; transaction: { uuid: string } },
+): Promise<{ view: OrderView; transaction: TransactionRow }> {
+  const { order, transaction } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid });
+  const view = await loadOrderView(ctx, order);
+  return { view, transaction: view.transactions.find((t) => t.id === transaction.id) ?? transaction };
+}
+
+/** A page of the merchant's orders, newest first, filtered with the list query language. */
+export async function listMerchantOrders(
+  ctx: Context,
+  query: Record<string, unknown>,
+  page: Page & { customerUuid?: string },
+): Promise<{ views: OrderView[]; total: number }> {
+  const conditions = parseFilters(query, ORDER_FILTERS);
+  if (page.customerUuid !== undefined) conditions.push({ field: 'customer.uuid', op: '_eq', value: page.customerUuid });
+  const { rows, total } = await listOrders(ctx.db, ctx.merchant.id, conditions, page);
+  const ids = rows.map((row) => row.id);
+  const [items, transactions] = await Promise.all([
+    lineItemsOfOrders(ctx.db, ctx.merchant.id, ids),
+    transactionsOfOrders(ctx.db, ctx.merchant.id, ids),
+  ]);
+  const views = rows.map((order) => ({
+    order,
+    items: items.filter((item) => item.order_id === order.id),
+    transactions: transactions.filter((t) => t.order_id === order.id),
+    merchant: ctx.merchant,
+    customerUuid: order.customer_id,
+  }));
+  return { views, total };
+}
+
+/**
+ * Voids an order as a whole: one with nothing paid, nothing pending and no open authorisation. From then on it
+ * takes no payments.
+ */
+export async function voidOrder(ctx: Context, reference: OrderReference, reason: 'merchant' | 'overdue' = 'merchant'): Promise<OrderView> {
+  return inTransaction(ctx, async (tx) => {
+    const order = await resolveOrder(tx, reference, true);
+    if (order.voided_at !== null) throw new AppError('orderVoided', 'The order is voided already.');
+    const transactions = await orderTransactions(tx.db, tx.merchant.id, order.id);
+    const busy = transactions.some((t) => t.status === 'pending' || t.void_is_pending === 1 ||
+      (t.status === 'succeeded' && t.voided === 0 && (t.type !== 'Authorization' || t.captured === 0)));
+    if (busy) {
+      throw new AppError('orderNotVoidable', reason === 'merchant'
+        ? 'The order has payments or authorisations (made or pending): void those transactions instead.'
+        : undefined);
+    }
+    return refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() });
+  }, { completesRequest: true });
+}

@@ -1,0 +1,155 @@
+import Type from 'typebox';
+import { defineRoute } from '../http/route.js';
+import { captureAuthorization, refundTransaction, voidTransaction } from './adjustments.js';
+import { createOrder } from './create-order.js';
+import type { TransactionOutcome } from './outcomes.js';
+import { payOrder } from './payments.js';
+import { presentOrder, presentTransaction, type OrderView } from './present.js';
+import { checkOrder, checkTransaction, listMerchantOrders, voidOrder } from './queries.js';
+import {
+  CaptureBody,
+  CheckOrderBody,
+  CreateOrderBody,
+  ListOrdersQuery,
+  OpenPaymentBody,
+  OrderData,
+  OrderListData,
+  OrderSchema,
+  OrderTransactionData,
+  RefundBody,
+  TransactionBody,
+  TransactionSchema,
+  VoidBody,
+} from './schemas.js';
+
+const BASE = '/svc/payment/api/v1/openapi';
+const TAGS = ['orders'];
+
+const orderData = (view: OrderView) => ({ order: presentOrder(view) });
+const transactionData = ({ view, transaction }: TransactionOutcome) => ({
+  order: presentOrder(view),
+  transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),
+});
+
+const LOOKUP_ERRORS = ['orderNotFound', 'transactionNotFound', 'orderMismatch'] as const;
+
+export const orderRoutes = [
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/orders`,
+    operationId: 'createOrder',
+    summary: 'Create an order; the same reference and content again returns it.',
+    description: 'charge_fee is the amount to pay (tips included); subtotal, when sent, must be charge_fee − tips; ' +
+      'line items, when sent, must add up to charge_fee, their RearTips lines to tips.',
+    tags: TAGS,
+    body: CreateOrderBody,
+    data: OrderData,
+    errors: ['currencyInvalid', 'orderAmountsInvalid', 'orderReferenceTaken', 'orderCustomerUnknown'],
+    handler: ({ ctx, body }) => createOrder(ctx, body),
+    present: orderData,
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/open_payments`,
+    operationId: 'payOrder',
+    summary: 'Pay an order by card (sale or pre-authorisation).',
+    description: 'A declined card, an acquirer fault or a 3-D Secure challenge is not an error: the transaction is ' +
+      'recorded with success false (payment_data.resp_code, resp_msg) or is_pending true (3ds.redirect_url).',
+    tags: TAGS,
+    body: OpenPaymentBody,
+    data: OrderTransactionData,
+    errors: ['orderNotFound', 'orderVoided', 'orderNothingToPay', 'orderReferenceMissing', 'paymentUuidReused', 'paymentMethodMissing', 'acquirerUnavailable'],
+    handler: ({ ctx, body }) => payOrder(ctx, body),
+    present: transactionData,
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/transactions/capture`,
+    operationId: 'captureTransaction',
+    summary: 'Capture a pre-authorisation, once, up to the authorised amount.',
+    tags: TAGS,
+    body: CaptureBody,
+    data: OrderTransactionData,
+    errors: [...LOOKUP_ERRORS, 'transactionNotCapturable', 'captureExceedsAuthorized', 'acquirerUnavailable'],
+    handler: ({ ctx, body }) => captureAuthorization(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.capture?.amount),
+    present: transactionData,
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/transactions/void`,
+    operationId: 'voidTransaction',
+    summary: 'Void a transaction before settlement (or release an open authorisation).',
+    tags: TAGS,
+    body: TransactionBody,
+    data: OrderTransactionData,
+    errors: [...LOOKUP_ERRORS, 'transactionNotVoidable', 'acquirerUnavailable'],
+    handler: ({ ctx, body }) => voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }),
+    present: transactionData,
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/orders/void`,
+    operationId: 'voidOrder',
+    summary: 'Void a transaction (as transactions/void), or with only order{} an unpaid order as a whole.',
+    tags: TAGS,
+    body: VoidBody,
+    data: Type.Object({ order: OrderSchema, transaction: Type.Optional(TransactionSchema) }),
+    errors: [...LOOKUP_ERRORS, 'transactionNotVoidable', 'orderNotVoidable', 'orderVoided', 'orderReferenceMissing', 'acquirerUnavailable'],
+    handler: async ({ ctx, body }) => body.transaction
+      ? voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid })
+      : voidOrder(ctx, body.order ?? {}),
+    present: (result: TransactionOutcome | OrderView) => ('view' in result ? transactionData(result) : orderData(result)),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/orders/refund`,
+    operationId: 'refundTransaction',
+    summary: 'Refund part or all of a settled transaction; repeatable, never more than was captured.',
+    tags: TAGS,
+    body: RefundBody,
+    data: OrderTransactionData,
+    errors: [...LOOKUP_ERRORS, 'transactionNotRefundable', 'refundExceedsCaptured', 'acquirerUnavailable'],
+    handler: ({ ctx, body }) => refundTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.refund),
+    present: transactionData,
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/transactions/check`,
+    operationId: 'checkTransaction',
+    summary: 'Read one transaction and its order.',
+    tags: TAGS,
+    body: TransactionBody,
+    data: OrderTransactionData,
+    errors: [...LOOKUP_ERRORS],
+    handler: ({ ctx, body }) => checkTransaction(ctx, body),
+    present: transactionData,
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/orders/check`,
+    operationId: 'checkOrder',
+    summary: 'Read an order by number, reference number or a transaction uuid (operation 1).',
+    tags: TAGS,
+    body: CheckOrderBody,
+    data: OrderData,
+    errors: [...LOOKUP_ERRORS, 'orderReferenceMissing'],
+    handler: ({ ctx, body }) => checkOrder(ctx, body),
+    present: orderData,
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/orders/list`,
+    operationId: 'listOrders',
+    summary: 'List orders, newest first, with filter[field][operator]=value (docs/orders.md).',
+    tags: TAGS,
+    querystring: ListOrdersQuery,
+    data: OrderListData,
+    errors: [],
+    handler: async ({ ctx, query }) => {
+      const { views, total } = await listMerchantOrders(ctx, query as Record<string, unknown>, {
+        offset: query.offset, limit: query.limit, customerUuid: query.customer_uuid,
+      });
+      return { orders: views.map(presentOrder), offset: query.offset, limit: query.limit, total };
+    },
+  }),
+];

@@ -1,0 +1,29 @@
+import type { Context, Merchant, PlatformContext } from '../platform/context.js';
+import { nextLocalHour } from '../platform/time-zone.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { settleTransactions } from './transactions-store.js';
+
+export const SETTLE_JOB = 'orders.settle';
+
+/**
+ * Settlement is daily, at the merchant's settlement hour in its time zone, on its business clock: one job per
+ * settlement, each scheduling the next. The dedupe key names the day, so scheduling twice is harmless.
+ */
+export async function scheduleNextSettlement(
+  ctx: PlatformContext,
+  merchant: Pick<Merchant, 'id' | 'timezone' | 'settlementHour' | 'clockOffsetMs'>,
+  after = ctx.wallClock.now().getTime() + merchant.clockOffsetMs,
+): Promise<void> {
+  const at = nextLocalHour(after, merchant.settlementHour, merchant.timezone);
+  await scheduleJob(ctx, { kind: SETTLE_JOB, merchantId: merchant.id, dueAt: at, payload: { at }, dedupeKey: `${SETTLE_JOB}:${merchant.id}:${at}` });
+}
+
+/**
+ * The sandbox acquirer's daily settlement: every successful, unvoided sale, capture and refund made up to the
+ * settlement time is settled. From then on it can be refunded and no longer voided.
+ */
+export async function settle(ctx: Context, payload: unknown): Promise<void> {
+  const { at } = payload as { at: number };
+  await settleTransactions(ctx.db, ctx.merchant.id, at);
+  await scheduleNextSettlement(ctx, ctx.merchant, at);
+}

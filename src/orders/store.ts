@@ -1,0 +1,87 @@
+import type { Selectable } from 'kysely';
+import { isPostgres, type Db } from '../platform/database/database.js';
+import { forUpdate } from '../platform/database/locking.js';
+import type { CorrespondenceState, OrderLineItemsTable, OrdersTable, OrderState } from '../platform/database/schema.js';
+import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
+import { conditionSql } from '../platform/query/sql.js';
+
+export type OrderRow = Selectable<OrdersTable>;
+export type LineItemRow = Selectable<OrderLineItemsTable>;
+
+export async function insertOrder(db: Db, order: OrderRow, items: LineItemRow[]): Promise<void> {
+  await db.insertInto('orders').values(order).execute();
+  if (items.length > 0) await db.insertInto('order_line_items').values(items).execute();
+}
+
+export async function findOrderByReference(db: Db, merchantId: string, referenceNumber: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll()
+    .where('merchant_id', '=', merchantId).where('reference_number', '=', referenceNumber).executeTakeFirst();
+}
+
+/** An order by its number and/or reference: both, when given, must name it. */
+export async function findOrder(
+  db: Db,
+  merchantId: string,
+  by: { id?: string; number?: string; referenceNumber?: string },
+  lock = false,
+): Promise<OrderRow | undefined> {
+  let query = db.selectFrom('orders').selectAll().where('merchant_id', '=', merchantId);
+  if (by.id !== undefined) query = query.where('id', '=', by.id);
+  if (by.number !== undefined) query = query.where('number', '=', by.number);
+  if (by.referenceNumber !== undefined) query = query.where('reference_number', '=', by.referenceNumber);
+  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
+}
+
+export async function updateOrder(
+  db: Db,
+  merchantId: string,
+  id: string,
+  patch: { paid_total: number; state: OrderState; correspondence_state: CorrespondenceState; updated_at: number; voided_at?: number },
+): Promise<OrderRow> {
+  return db.updateTable('orders').set(patch)
+    .where('merchant_id', '=', merchantId).where('id', '=', id)
+    .returningAll().executeTakeFirstOrThrow();
+}
+
+export async function lineItemsOfOrders(db: Db, merchantId: string, orderIds: string[]): Promise<LineItemRow[]> {
+  if (orderIds.length === 0) return [];
+  return db.selectFrom('order_line_items').selectAll()
+    .where('merchant_id', '=', merchantId).where('order_id', 'in', orderIds)
+    .orderBy('order_id').orderBy('position').execute();
+}
+
+/** The fields `GET orders/list` filters on, and where they live. */
+export const ORDER_FILTERS: FilterCatalogue = {
+  number: { type: 'text', column: 'orders.number' },
+  reference_number: { type: 'text', column: 'orders.reference_number' },
+  state: { type: 'text', column: 'orders.state', values: ['invoiced', 'in_completed', 'completed', 'voided'] },
+  correspondence_state: {
+    type: 'text', column: 'orders.correspondence_state',
+    values: ['unpaid', 'partial_paid', 'paid', 'over_paid', 'refunded', 'voided', 'authorized'],
+  },
+  currency: { type: 'text', column: 'orders.currency' },
+  initial_total: { type: 'money', column: 'orders.initial_total', exponentColumn: 'orders.currency_exponent' },
+  paid_total: { type: 'money', column: 'orders.paid_total', exponentColumn: 'orders.currency_exponent' },
+  due_date: { type: 'date', column: 'orders.due_date' },
+  note: { type: 'text', column: 'orders.note' },
+  'customer.uuid': { type: 'text', column: 'orders.customer_id' },
+  created_at: { type: 'time', column: 'orders.created_at' },
+  updated_at: { type: 'time', column: 'orders.updated_at' },
+};
+
+/** A page of a merchant's orders, newest first, and how many match in all. */
+export async function listOrders(
+  db: Db,
+  merchantId: string,
+  conditions: Condition[],
+  page: Page,
+): Promise<{ rows: OrderRow[]; total: number }> {
+  const postgres = isPostgres(db);
+  let query = db.selectFrom('orders').where('orders.merchant_id', '=', merchantId);
+  for (const condition of conditions) query = query.where(conditionSql(condition, ORDER_FILTERS, postgres));
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('orders.created_at', 'desc').orderBy('orders.id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}

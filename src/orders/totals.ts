@@ -1,0 +1,84 @@
+import type { CorrespondenceState, OrderState } from '../platform/database/schema.js';
+import type { TransactionRow } from './transactions-store.js';
+
+/**
+ * Everything an order's totals and states follow from, derived from its transactions every time they change
+ * (compatibility.md sections 3 to 5). Amounts are minor units.
+ */
+export interface OrderTotals {
+  paidTotal: number;
+  state: OrderState;
+  correspondence: CorrespondenceState;
+  /** What a payment "of the unpaid total" may still take: unpaid, less what pending payments and open
+   * authorisations already hold. */
+  payable: number;
+}
+
+type Money = Pick<TransactionRow, 'id' | 'type' | 'amount' | 'status' | 'voided' | 'captured' | 'original_transaction_id'>;
+
+const isMoneyIn = (t: Money) => t.type === 'Sales' || t.type === 'Capture';
+
+export function orderTotals(order: { initial_total: number; voided_at: number | null }, transactions: Money[]): OrderTotals {
+  const succeeded = transactions.filter((t) => t.status === 'succeeded');
+  const paidIn = succeeded.filter((t) => isMoneyIn(t) && t.voided === 0).reduce((sum, t) => sum + t.amount, 0);
+  const refunded = succeeded.filter((t) => t.type === 'Refund' && t.voided === 0).reduce((sum, t) => sum + t.amount, 0);
+  const paidTotal = paidIn - refunded;
+  const everPaid = succeeded.some(isMoneyIn);
+  const openAuthorisations = succeeded.filter((t) => t.type === 'Authorization' && t.voided === 0 && t.captured === 0);
+  const pendingPayments = transactions.filter((t) => t.status === 'pending' && (t.type === 'Sales' || t.type === 'Authorization'));
+  const held = [...openAuthorisations, ...pendingPayments].reduce((sum, t) => sum + t.amount, 0);
+  const payable = order.voided_at === null ? order.initial_total - paidTotal - held : 0;
+  const total = order.initial_total;
+
+  const [state, correspondence] = ((): [OrderState, CorrespondenceState] => {
+    if (order.voided_at !== null) return ['voided', 'unpaid'];
+    if (paidTotal > total) return ['completed', 'over_paid'];
+    if (paidTotal === total) return ['completed', 'paid'];
+    if (paidTotal > 0) return ['in_completed', 'partial_paid'];
+    if (everPaid && refunded > 0) return ['completed', 'refunded'];
+    if (everPaid) return ['completed', 'voided'];
+    if (openAuthorisations.length > 0) return ['invoiced', 'authorized'];
+    return ['invoiced', 'unpaid'];
+  })();
+  return { paidTotal, state, correspondence, payable };
+}
+
+/** The flags the interface shows for one transaction, true to the moment they are read. */
+export interface TransactionFlags {
+  captured: boolean;
+  allowVoid: boolean;
+  allowRefund: boolean;
+  /** How much of it can still be refunded (for a captured authorisation: of its capture). */
+  refundable: number;
+}
+
+export function transactionFlags(transaction: TransactionRow, all: TransactionRow[]): TransactionFlags {
+  const ok = transaction.status === 'succeeded' && transaction.voided === 0 && transaction.void_is_pending === 0;
+  const refundableOf = (money: TransactionRow) =>
+    money.amount - all
+      .filter((t) => t.type === 'Refund' && t.original_transaction_id === money.id && t.status !== 'failed' && t.voided === 0)
+      .reduce((sum, t) => sum + t.amount, 0);
+  switch (transaction.type) {
+    case 'Sales':
+    case 'Capture': {
+      const refundable = ok ? refundableOf(transaction) : 0;
+      return {
+        captured: transaction.status === 'succeeded',
+        allowVoid: ok && transaction.settled_at === null,
+        allowRefund: ok && transaction.settled_at !== null && refundable > 0,
+        refundable,
+      };
+    }
+    case 'Authorization': {
+      const capture = all.find((t) => t.type === 'Capture' && t.original_transaction_id === transaction.id && t.status !== 'failed');
+      if (capture) {
+        // Once captured, the authorisation stands for its capture: refunds of it are refunds of the capture.
+        const flags = transactionFlags(capture, all);
+        return { ...flags, captured: capture.status === 'succeeded', allowVoid: false };
+      }
+      return { captured: false, allowVoid: ok, allowRefund: false, refundable: 0 };
+    }
+    case 'Refund':
+      return { captured: false, allowVoid: false, allowRefund: false, refundable: 0 };
+  }
+}

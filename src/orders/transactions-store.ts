@@ -1,0 +1,76 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from '../platform/database/database.js';
+import type { TransactionsTable } from '../platform/database/schema.js';
+
+export type TransactionRow = Selectable<TransactionsTable>;
+export type TransactionPatch = Updateable<TransactionsTable>;
+
+export async function insertTransaction(db: Db, row: TransactionRow): Promise<void> {
+  await db.insertInto('transactions').values(row).execute();
+}
+
+export async function findTransaction(db: Db, merchantId: string, id: string): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+}
+
+/** A transaction by one of its natural keys: the client's payment.uuid or the request's Idempotency-Key. */
+export async function findTransactionByKey(
+  db: Db,
+  merchantId: string,
+  key: { paymentUuid?: string; idempotencyKey?: string },
+): Promise<TransactionRow | undefined> {
+  if (key.paymentUuid !== undefined) {
+    return db.selectFrom('transactions').selectAll()
+      .where('merchant_id', '=', merchantId).where('payment_uuid', '=', key.paymentUuid).executeTakeFirst();
+  }
+  if (key.idempotencyKey !== undefined) {
+    return db.selectFrom('transactions').selectAll()
+      .where('merchant_id', '=', merchantId).where('idempotency_key', '=', key.idempotencyKey).executeTakeFirst();
+  }
+  return undefined;
+}
+
+/** An order's transactions, oldest first (plugins refund transactions[0]). */
+export async function orderTransactions(db: Db, merchantId: string, orderId: string): Promise<TransactionRow[]> {
+  return db.selectFrom('transactions').selectAll()
+    .where('merchant_id', '=', merchantId).where('order_id', '=', orderId)
+    .orderBy('created_at').orderBy('id').execute();
+}
+
+export async function transactionsOfOrders(db: Db, merchantId: string, orderIds: string[]): Promise<TransactionRow[]> {
+  if (orderIds.length === 0) return [];
+  return db.selectFrom('transactions').selectAll()
+    .where('merchant_id', '=', merchantId).where('order_id', 'in', orderIds)
+    .orderBy('created_at').orderBy('id').execute();
+}
+
+export async function updateTransaction(db: Db, merchantId: string, id: string, patch: TransactionPatch): Promise<TransactionRow> {
+  return db.updateTable('transactions').set(patch)
+    .where('merchant_id', '=', merchantId).where('id', '=', id)
+    .returningAll().executeTakeFirstOrThrow();
+}
+
+/** Settles what the acquirer's cut-off covers: successful, unvoided money movements made up to `at`. */
+export async function settleTransactions(db: Db, merchantId: string, at: number): Promise<number> {
+  const result = await db.updateTable('transactions')
+    .set({ settled_at: at, updated_at: at })
+    .where('merchant_id', '=', merchantId)
+    .where('settled_at', 'is', null)
+    .where('status', '=', 'succeeded')
+    .where('voided', '=', 0)
+    .where('type', 'in', ['Sales', 'Capture', 'Refund'])
+    .where('created_at', '<=', at)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Transactions whose rail call began before `startedBefore` and never got its answer recorded: a process
+ * stopped between the two commits. Across all merchants: recovery is the platform's upkeep.
+ */
+export async function interruptedTransactions(db: Db, startedBefore: number, limit: number): Promise<TransactionRow[]> {
+  return db.selectFrom('transactions').selectAll()
+    .where((eb) => eb.or([eb('progress', '=', 'sending'), eb('void_is_pending', '=', 1)]))
+    .where('rail_started_at', '<', startedBefore)
+    .orderBy('rail_started_at').limit(limit).execute();
+}

@@ -1,0 +1,28 @@
+/**
+ * The sandbox's magic card numbers (docs/sandbox.md). Any future expiry and any CVV; any other number that
+ * passes the Luhn check is approved.
+ */
+export type SandboxOutcome =
+  | { kind: 'approve' }
+  | { kind: 'decline'; code: string; message: string }
+  | { kind: 'fault'; code: string; message: string }
+  | { kind: 'challenge' };
+
+export const SANDBOX_CARDS: Readonly<Record<string, { outcome: SandboxOutcome; description: string }>> = {
+  '4242424242424242': { outcome: { kind: 'approve' }, description: 'Visa, approved' },
+  '5555555555554444': { outcome: { kind: 'approve' }, description: 'Mastercard, approved' },
+  '3530111333300000': { outcome: { kind: 'approve' }, description: 'JCB, approved' },
+  '4000000000000002': { outcome: { kind: 'decline', code: '05', message: 'Do not honour' }, description: 'declined, generic' },
+  '4000000000009995': { outcome: { kind: 'decline', code: '51', message: 'Insufficient funds' }, description: 'declined, insufficient funds' },
+  '4000000000000069': { outcome: { kind: 'decline', code: '54', message: 'Expired card' }, description: 'declined, expired card' },
+  '4000000000000127': { outcome: { kind: 'decline', code: 'N7', message: 'Incorrect CVV' }, description: 'declined, incorrect CVC' },
+  '4000000000003220': { outcome: { kind: 'challenge' }, description: '3-D Secure challenge: pending until passed or failed' },
+  '4000000000000119': {
+    outcome: { kind: 'fault', code: '96', message: 'System malfunction' },
+    description: 'acquirer fault: failed with a retryable code, nothing charged',
+  },
+};
+
+export function sandboxOutcome(cardNumber: string): SandboxOutcome {
+  return SANDBOX_CARDS[cardNumber]?.outcome ?? { kind: 'approve' };
+}

@@ -1,0 +1,78 @@
+import { findMerchant } from '../merchants/store.js';
+import { inTransaction, type Context } from '../platform/context.js';
+import { forUpdate } from '../platform/database/locking.js';
+import { AppError } from '../platform/errors.js';
+import { localDate } from '../platform/time-zone.js';
+import { nextMerchantJobDue, realignMerchantJobs } from '../scheduler/store.js';
+
+export interface ClockReading {
+  now: string;
+  business_date: string;
+  timezone: string;
+  offset_seconds: number;
+}
+
+export const MAX_ADVANCE_SECONDS = 400 * 24 * 60 * 60;
+
+export async function readClock(ctx: Context): Promise<ClockReading> {
+  const merchant = await findMerchant(ctx.db, ctx.merchant.id);
+  const offset = merchant!.clockOffsetMs;
+  const now = ctx.wallClock.now().getTime() + offset;
+  return {
+    now: new Date(now).toISOString(),
+    business_date: localDate(now, ctx.merchant.timezone),
+    timezone: ctx.merchant.timezone,
+    offset_seconds: Math.round(offset / 1000),
+  };
+}
+
+const advancing = new Map<string, Promise<unknown>>();
+
+/**
+ * Moves the merchant's business clock forward, and returns once everything that fell due on the way has run and
+ * committed, in time order: the clock stops at each job's due time, runs what is due, and goes on. Only this
+ * merchant's clock moves. Advances of one merchant are taken one at a time (in this process).
+ */
+export async function advanceClock(ctx: Context, seconds: number): Promise<ClockReading> {
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
+    throw new AppError('validationFailed', `advance_seconds must be a whole number from 1 to ${MAX_ADVANCE_SECONDS}.`);
+  }
+  const jobs = ctx.jobs;
+  if (!jobs) throw new AppError('unavailable', 'The scheduler is not running.');
+  const previous = advancing.get(ctx.merchant.id) ?? Promise.resolve();
+  const run = previous.catch(() => undefined).then(async () => {
+    const target = await businessNow(ctx) + seconds * 1000;
+    for (let step = 0; step < 100_000; step += 1) {
+      const due = await nextMerchantJobDue(ctx.db, ctx.merchant.id);
+      const stop = due !== undefined && due <= target ? due : target;
+      await moveTo(ctx, stop);
+      await jobs.runDue({ merchantId: ctx.merchant.id });
+      if (stop === target && (due === undefined || due > target)) break;
+    }
+    return readClock(ctx);
+  });
+  advancing.set(ctx.merchant.id, run);
+  try {
+    return await run;
+  } finally {
+    if (advancing.get(ctx.merchant.id) === run) advancing.delete(ctx.merchant.id);
+  }
+}
+
+async function businessNow(ctx: Context): Promise<number> {
+  const merchant = await findMerchant(ctx.db, ctx.merchant.id);
+  return ctx.wallClock.now().getTime() + merchant!.clockOffsetMs;
+}
+
+/** Sets the clock so that business time reads `at` (never backwards), and keeps the jobs' wall due times in step. */
+async function moveTo(ctx: Context, at: number): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const row = await forUpdate(tx.db, tx.db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', tx.merchant.id))
+      .executeTakeFirstOrThrow();
+    const offset = Math.max(row.clock_offset_ms, at - tx.wallClock.now().getTime());
+    if (offset === row.clock_offset_ms) return;
+    await tx.db.updateTable('merchants').set({ clock_offset_ms: offset, updated_at: tx.wallClock.now().getTime() })
+      .where('id', '=', tx.merchant.id).execute();
+    await realignMerchantJobs(tx.db, tx.merchant.id, offset);
+  });
+}

@@ -1,0 +1,61 @@
+import Type from 'typebox';
+import { defineRoute } from '../http/route.js';
+import { completeChallenge } from '../orders/payments.js';
+import { presentOrder, presentTransaction } from '../orders/present.js';
+import { OrderTransactionData } from '../orders/schemas.js';
+import { advanceClock, MAX_ADVANCE_SECONDS, readClock } from './clock.js';
+
+const BASE = '/svc/sandbox/api/v1';
+const TAGS = ['sandbox'];
+
+const Clock = Type.Object({
+  now: Type.String({ description: 'Business time now, UTC.' }),
+  business_date: Type.String({ description: 'The local date in the merchant\'s time zone.' }),
+  timezone: Type.String(),
+  offset_seconds: Type.Integer({ description: 'How far business time is ahead of wall time.' }),
+});
+const TransactionParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
+
+/** Sandbox mode only (absent in live mode), signed, and scoped to the caller's merchant like everything else. */
+export const sandboxRoutes = [
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/clock`,
+    operationId: 'readSandboxClock',
+    summary: "Read the merchant's business clock.",
+    tags: TAGS,
+    data: Clock,
+    errors: [],
+    handler: ({ ctx }) => readClock(ctx),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/clock`,
+    operationId: 'advanceSandboxClock',
+    summary: "Move the merchant's business clock forward; returns when everything due on the way has run.",
+    description: 'Settlement, authorisation expiry and due-date voids (and later billing, payouts, webhook retries) ' +
+      'run in time order as the clock passes their times. Only this merchant\'s clock moves.',
+    tags: TAGS,
+    body: Type.Object({ advance_seconds: Type.Integer({ minimum: 1, maximum: MAX_ADVANCE_SECONDS }) }),
+    data: Clock,
+    errors: [],
+    handler: ({ ctx, body }) => advanceClock(ctx, body.advance_seconds),
+  }),
+  ...(['succeed', 'fail'] as const).map((outcome) => defineRoute({
+    method: 'POST',
+    url: `${BASE}/transactions/:uuid/${outcome}`,
+    operationId: outcome === 'succeed' ? 'succeedSandboxTransaction' : 'failSandboxTransaction',
+    summary: outcome === 'succeed'
+      ? 'Complete a pending transaction as the payer would (3-D Secure passed).'
+      : 'Fail a pending transaction as the payer would (3-D Secure failed).',
+    tags: TAGS,
+    params: TransactionParams,
+    data: OrderTransactionData,
+    errors: ['transactionNotFound', 'transactionNotPending', 'acquirerUnavailable'],
+    handler: ({ ctx, params }) => completeChallenge(ctx, params.uuid, outcome === 'succeed'),
+    present: ({ view, transaction }) => ({
+      order: presentOrder(view),
+      transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),
+    }),
+  })),
+];
