@@ -1,7 +1,9 @@
 /**
- * A closed-loop HTTP/1.1 load generator over raw keep-alive sockets, run as its own process. Each connection
- * sends one request, waits for the whole reply, records the latency, and sends the next. Requests come
- * pre-built (signed ahead of time, each with its own nonce) and each is used once unless cycling is asked for.
+ * A closed-loop HTTP/1.1 load generator over raw keep-alive sockets, run as its own process. An operation is a
+ * sequence of requests (one, or several that depend on each other, such as create an order then pay it): a
+ * connection sends them one after the other, each after the whole reply to the last, and records the latency
+ * of the whole operation. Requests come pre-built (signed ahead of time, each with its own nonce) and each
+ * operation is used once unless cycling is asked for.
  *
  * Usage: node load-generator.js PLAN.json   (prints a JSON result on stdout)
  */
@@ -14,15 +16,16 @@ export interface LoadPlan {
   connections: number;
   warmupMs: number;
   durationMs: number;
-  /** Reuse requests when they run out (only for servers that do not check nonces). */
+  /** Reuse operations when they run out (only for servers that do not check nonces). */
   cycle: boolean;
-  requests: string[];
+  /** Each operation: its requests, in order. */
+  operations: string[][];
 }
 
 export interface LoadResult {
   completed: number;
   seconds: number;
-  requestsPerSecond: number;
+  operationsPerSecond: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   statuses: Record<string, number>;
   /** True when the pre-built requests ran out before the duration ended. */
@@ -32,7 +35,7 @@ export interface LoadResult {
 const HEADER_END = Buffer.from('\r\n\r\n');
 
 async function run(plan: LoadPlan): Promise<LoadResult> {
-  const requests = plan.requests.map((text) => Buffer.from(text, 'latin1'));
+  const operations = plan.operations.map((sequence) => sequence.map((text) => Buffer.from(text, 'latin1')));
   let next = 0;
   let exhausted = false;
   const latencies: number[] = [];
@@ -42,8 +45,8 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   const stopAt = measureFrom + plan.durationMs;
   let measuredEnd = stopAt;
 
-  const take = (): Buffer | undefined => {
-    if (next >= requests.length) {
+  const take = (): Buffer[] | undefined => {
+    if (next >= operations.length) {
       if (!plan.cycle) {
         if (!exhausted) measuredEnd = performance.now();
         exhausted = true;
@@ -51,22 +54,28 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
       }
       next = 0;
     }
-    return requests[next++];
+    return operations[next++];
   };
 
   const drive = (socket: Socket) =>
     new Promise<void>((resolve, reject) => {
       let buffer: Buffer = Buffer.alloc(0);
       let sentAt = 0;
+      let sequence: Buffer[] = [];
+      let step = 0;
+      let worst = '200';
       const send = () => {
-        const request = performance.now() < stopAt ? take() : undefined;
-        if (!request) {
+        const operation = performance.now() < stopAt ? take() : undefined;
+        if (!operation) {
           socket.end();
           resolve();
           return;
         }
+        sequence = operation;
+        step = 0;
+        worst = '200';
         sentAt = performance.now();
-        socket.write(request);
+        socket.write(sequence[0]!);
       };
       socket.on('data', (chunk: Buffer) => {
         buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
@@ -77,11 +86,17 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
         const total = headerEnd + HEADER_END.length + length;
         if (buffer.length < total) return;
         buffer = buffer.subarray(total);
+        const status = head.slice(9, 12);
+        if (status !== '200') worst = status;
+        step += 1;
+        if (step < sequence.length) {
+          socket.write(sequence[step]!);
+          return;
+        }
         const now = performance.now();
         if (sentAt >= measureFrom && now <= stopAt) {
           latencies.push(now - sentAt);
-          const status = head.slice(9, 12);
-          statuses[status] = (statuses[status] ?? 0) + 1;
+          statuses[worst] = (statuses[worst] ?? 0) + 1;
         }
         send();
       });
@@ -96,7 +111,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   return {
     completed: latencies.length,
     seconds: round(seconds),
-    requestsPerSecond: Math.round(latencies.length / seconds),
+    operationsPerSecond: Math.round(latencies.length / seconds),
     latencyMs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(latencies.at(-1) ?? 0) },
     statuses,
     exhausted,

@@ -61,7 +61,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
     const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics });
     registerMaintenanceJobs(scheduler, { nonces });
-    registerOrderJobs(scheduler);
+    registerOrderJobs(scheduler, { recoveryAfterMs: config.recoveryAfterMs });
     platform.jobs = scheduler;
     // On SQLite the data-folder lock proves the previous process is gone: what it held is free now.
     if (database.engine === 'sqlite') await freeProcessingClaims(database.db);

@@ -8,19 +8,21 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * replaced), and `__proto__` / `constructor` keys are refused rather than silently dropped.
  */
 export function decodeJsonBody(raw: Buffer): unknown {
-  const value = parseJson(raw);
+  const value = parseJson(keepInexactNumbersAsWritten(decodeUtf8(raw)));
   const field = fieldWithNul(value);
   if (field !== undefined) throw new AppError('validationFailed', `${field} must not contain the character U+0000.`);
   return value;
 }
 
-function parseJson(raw: Buffer): unknown {
-  let text: string;
+function decodeUtf8(raw: Buffer): string {
   try {
-    text = utf8.decode(raw);
+    return utf8.decode(raw);
   } catch {
     throw new AppError('bodyNotUtf8');
   }
+}
+
+function parseJson(text: string): unknown {
   try {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
@@ -54,4 +56,44 @@ function fieldWithNul(root: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Money must never be rounded on the way in, and JSON.parse rounds: 21.000000000000001 becomes 21, and 2.1e1
+ * loses its exponent (Node 20's JSON.parse gives no access to the literal). So a number literal that a double
+ * would not keep exactly as written (an exponent, or more than 15 significant digits) is turned into a string
+ * of the same text before parsing; each field's own rules then refuse it, naming the field ("must be written
+ * without exponent notation", "must be an integer"). The signature was checked over the bytes as sent.
+ */
+function keepInexactNumbersAsWritten(text: string): string {
+  let out: string[] | undefined;
+  let copiedTo = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      continue;
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let end = i + 1;
+      while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end += 1;
+      const literal = text.slice(i, end);
+      const digits = literal.replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '');
+      if (/[eE]/.test(literal) || digits.length > 15) {
+        out ??= [];
+        out.push(text.slice(copiedTo, i), JSON.stringify(literal));
+        copiedTo = end;
+      }
+      i = end - 1;
+    }
+  }
+  if (!out) return text;
+  out.push(text.slice(copiedTo));
+  return out.join('');
 }

@@ -160,6 +160,7 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
     key,
     fingerprint: platform.secrets.fingerprint(request.method, request.url, request.rawBody ?? EMPTY),
     now: platform.wallClock.now().getTime(),
+    lockMs: platform.config.idempotencyLockMs,
   });
   if (claim.kind === 'replay') {
     return reply

@@ -1,7 +1,6 @@
 import { findMerchant, listMerchants, toMerchant } from '../merchants/store.js';
 import { inTransaction, merchantContext, type Context, type PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
-import type { AcquirerResult } from '../rails/acquirer.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { beginVoid, finishVoid, voidReference } from './adjustments.js';
 import { OVERDUE_JOB } from './create-order.js';
@@ -12,16 +11,15 @@ import { findOrder } from './store.js';
 import { findTransaction, interruptedTransactions, type TransactionRow } from './transactions-store.js';
 
 export const RECOVER_JOB = 'orders.recover_interrupted';
-/** A rail call older than this with no recorded answer is taken for interrupted (the call itself times out sooner). */
-export const RECOVERY_AFTER_MS = 30_000;
 
-export function registerOrderJobs(scheduler: Scheduler): void {
+/** `recoveryAfterMs`: how old a rail call with no recorded answer must be to count as interrupted. */
+export function registerOrderJobs(scheduler: Scheduler, options: { recoveryAfterMs: number }): void {
   scheduler.registerMerchantJob(SETTLE_JOB, (ctx, payload) => settle(ctx, payload));
   scheduler.registerMerchantJob(EXPIRE_AUTHORIZATION_JOB, (ctx, payload) => expireAuthorization(ctx, payload as { transactionId: string }));
   scheduler.registerMerchantJob(OVERDUE_JOB, (ctx, payload) => voidOverdueOrder(ctx, payload as { orderId: string }));
   scheduler.registerPlatformJob(RECOVER_JOB, async (ctx) => {
-    await recoverInterrupted(ctx, ctx.wallClock.now().getTime() - RECOVERY_AFTER_MS);
-  }, { everyMs: RECOVERY_AFTER_MS });
+    await recoverInterrupted(ctx, ctx.wallClock.now().getTime() - options.recoveryAfterMs);
+  }, { everyMs: options.recoveryAfterMs });
 }
 
 /**
@@ -59,14 +57,9 @@ async function voidOverdueOrder(ctx: Context, payload: { orderId: string }): Pro
   }
 }
 
-/** Never reached the acquirer: the platform's record of the call is all there is, and nothing was charged. */
-const NOT_SENT: AcquirerResult = {
-  status: 'failed', responseCode: '91', responseMessage: 'Interrupted before the acquirer answered; nothing was charged', rrn: '', retryable: true,
-};
-
 /**
- * Settles what a stopped process left between its two commits: asks the acquirer what became of each call
- * and records that answer, exactly as the interrupted request would have.
+ * Settles what a stopped (or stalled) process left between its two commits: asks the acquirer what became of
+ * each call, cancelling it there if it never arrived, and records that answer as the request would have.
  */
 export async function recoverInterrupted(platform: PlatformContext, startedBefore: number): Promise<number> {
   const acquirer = platform.rails.acquirer;
@@ -90,10 +83,12 @@ export async function recoverInterrupted(platform: PlatformContext, startedBefor
 
 async function recoveryFor(ctx: Context, transaction: TransactionRow) {
   const acquirer = ctx.rails.acquirer!;
+  const operation = { merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
   if (transaction.void_is_pending === 1) {
-    return applyVoid((await acquirer.lookup(voidReference(transaction.id))) ?? NOT_SENT, 'merchant');
+    return applyVoid(await acquirer.resolve({ ...operation, reference: voidReference(transaction.id), kind: 'void' }), 'merchant');
   }
-  const result = (await acquirer.lookup(transaction.id)) ?? NOT_SENT;
+  const kind = transaction.type === 'Capture' ? 'capture' : transaction.type === 'Refund' ? 'refund' : 'authorize';
+  const result = await acquirer.resolve({ ...operation, reference: transaction.id, kind });
   switch (transaction.type) {
     case 'Sales':
     case 'Authorization':

@@ -1,4 +1,5 @@
 import { inTransaction, type Context } from '../platform/context.js';
+import { AppError } from '../platform/errors.js';
 import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { refreshOrder } from './lookup.js';
@@ -27,7 +28,7 @@ export function recordRailAnswer(
   ctx: Context,
   transactionId: string,
   apply: Apply,
-  options: { completesRequest: boolean } = { completesRequest: true },
+  options: { completesRequest: boolean; onlyIfAwaited?: boolean } = { completesRequest: true },
 ): Promise<TransactionOutcome> {
   return inTransaction(ctx, async (tx) => {
     const unlocked = await findTransaction(tx.db, tx.merchant.id, transactionId);
@@ -35,8 +36,9 @@ export function recordRailAnswer(
     if (!unlocked || !order) throw new Error(`transaction ${transactionId} vanished`);
     const transaction = (await findTransaction(tx.db, tx.merchant.id, transactionId))!;
     if (awaitsRail(transaction)) await apply(tx, order, transaction);
+    else if (options.onlyIfAwaited) throw new AppError('transactionNotPending');
     return outcomeOf(tx, order, transactionId);
-  }, options);
+  }, { completesRequest: options.completesRequest });
 }
 
 export async function outcomeOf(ctx: Context, order: OrderRow, transactionId: string): Promise<TransactionOutcome> {

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../platform/context.js';
+import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
@@ -37,28 +38,33 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
   const reference: OrderReference = hasOrderReference(input.order) ? input.order : { number: input.number, reference_number: input.reference_number };
   if (!hasOrderReference(reference)) throw new AppError('orderReferenceMissing', 'Name the order to pay: number or reference_number.');
 
-  const prepared = await inTransaction(ctx, async (tx) => {
+  const prepare = () => inTransaction(ctx, async (tx) => {
     const order = await resolveOrder(tx, reference, true);
+    const requested = input.payment.amount === undefined ? undefined : parseAmount(input.payment.amount, order.currency_exponent);
+    if (typeof requested === 'string') {
+      throw new AppError('validationFailed', `payment.amount ${describeAmountProblem(requested, order.currency_exponent)}.`);
+    }
     const key = { paymentUuid: input.payment.uuid, idempotencyKey: input.payment.uuid === undefined ? tx.idempotencyKey : undefined };
     const earlier = await findTransactionByKey(tx.db, tx.merchant.id, key);
     if (earlier) {
-      const amount = input.payment.amount === undefined ? undefined : parseAmount(input.payment.amount, order.currency_exponent);
       const same = earlier.order_id === order.id && earlier.type === (capture ? 'Sales' : 'Authorization') &&
-        (amount === undefined || amount === earlier.amount);
+        (requested === undefined || requested === earlier.amount);
       if (!same) throw new AppError('paymentUuidReused');
       return { earlier, order };
     }
     if (order.voided_at !== null) throw new AppError('orderVoided');
-    const totals = orderTotals(order, await orderTransactions(tx.db, tx.merchant.id, order.id));
-    const amount = input.payment.amount === undefined ? totals.payable : parseAmount(input.payment.amount, order.currency_exponent);
-    if (typeof amount === 'string') {
-      throw new AppError('validationFailed', `payment.amount ${describeAmountProblem(amount, order.currency_exponent)}.`);
-    }
+    const amount = requested ?? orderTotals(order, await orderTransactions(tx.db, tx.merchant.id, order.id)).payable;
     if (amount <= 0) throw new AppError('orderNothingToPay');
     const transaction = pendingPayment(tx, order.id, order.currency, amount, capture, card, acquirer, input, key);
     await insertTransaction(tx.db, transaction);
     await refreshOrder(tx, order);
     return { transaction, order };
+  });
+  // The same payment.uuid sent for two orders at once: the order locks do not serialise them, the unique key
+  // does. The loser looks again and finds the winner's payment.
+  const prepared = await prepare().catch((error: unknown) => {
+    if (isUniqueViolation(error)) return prepare();
+    throw error;
   });
 
   // A retry of a payment made before: the same payment is answered, whatever became of it.
@@ -131,5 +137,6 @@ export async function completeChallenge(ctx: Context, transactionId: string, pas
   if (!transaction) throw new AppError('transactionNotFound');
   if (transaction.status !== 'pending' || transaction.progress !== 'challenge') throw new AppError('transactionNotPending');
   const result = await acquirer.completeChallenge(transaction.id, passed);
-  return recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result));
+  // Two answers at once (a pass and a fail): the one recorded second finds it answered, and is refused.
+  return recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result), { completesRequest: true, onlyIfAwaited: true });
 }

@@ -25,6 +25,16 @@ export interface Config {
   demo: boolean;
   /** How often the scheduler looks for due work. */
   schedulerPollMs: number;
+  /**
+   * How old a rail call without a recorded answer must be before recovery takes it for interrupted (on
+   * PostgreSQL; SQLite recovers at start). Must stay above the longest an acquirer call can take.
+   */
+  recoveryAfterMs: number;
+  /**
+   * How long an Idempotency-Key claim holds before a retry may take it over: a crashed process's claims are
+   * freed at start on SQLite, but on PostgreSQL only this tells them apart from slow ones. Above the longest request.
+   */
+  idempotencyLockMs: number;
   /** Requests per second per app, sustained; 0 turns rate limiting off. */
   rateLimitPerSecond: number;
   /** Requests an app may send at once before the sustained rate applies. */
@@ -86,6 +96,8 @@ export function loadConfig(env: Env = process.env): Config {
   const pgPoolSize = read('PAYGATE_PG_POOL_SIZE', 10, integer(1, 200));
   const shutdownTimeoutMs = read('PAYGATE_SHUTDOWN_TIMEOUT_MS', 10_000, integer(0, 600_000));
   const schedulerPollMs = read('PAYGATE_SCHEDULER_POLL_MS', 1_000, integer(10, 60_000));
+  const recoveryAfterMs = read('PAYGATE_RECOVERY_AFTER_MS', 30_000, integer(1_000, 3_600_000));
+  const idempotencyLockMs = read('PAYGATE_IDEMPOTENCY_LOCK_MS', 60_000, integer(1_000, 3_600_000));
   const rateLimitPerSecond = read('PAYGATE_RATE_LIMIT', 0, integer(0, 1_000_000));
   const rateLimitBurst = read('PAYGATE_RATE_LIMIT_BURST', rateLimitPerSecond * 2, integer(1, 10_000_000));
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
@@ -108,7 +120,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, bodyLimitBytes, sqliteSynchronous,
-    pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, rateLimitPerSecond, rateLimitBurst,
+    pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
+    rateLimitPerSecond, rateLimitBurst,
   };
 }
 

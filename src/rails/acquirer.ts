@@ -44,8 +44,12 @@ export interface CardAcquirer {
   capture(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;
   void(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;
   refund(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;
-  /** What became of an operation the platform sent but never heard back about; undefined if it never arrived. */
-  lookup(reference: string): Promise<AcquirerResult | undefined>;
+  /**
+   * What became of an operation the platform sent but never heard back about. If it never arrived, it is
+   * cancelled at the acquirer, so that it is refused should it arrive late: after this answer, nothing about
+   * the operation can change any more.
+   */
+  resolve(operation: MoneyOperation & { kind: 'authorize' | 'capture' | 'void' | 'refund' }): Promise<AcquirerResult>;
 }
 
 /** Everything outside the platform, passed in through the context. */

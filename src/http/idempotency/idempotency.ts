@@ -12,7 +12,7 @@ import {
 
 /** Replies are kept this long; after it the key may be used afresh. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A claim not finished within this time may be retaken (its process crashed or is stuck); the token fences it off. */
+/** By default a claim not finished within this time may be retaken (its process crashed or is stuck). */
 export const IDEMPOTENCY_LOCK_MS = 60 * 1000;
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -31,6 +31,8 @@ export interface ClaimRequest {
   key: string;
   fingerprint: string;
   now: number;
+  /** How long the claim holds before a retry may take it over; the token fences the old holder off. */
+  lockMs?: number;
 }
 
 export function checkIdempotencyKey(key: string): void {
@@ -58,7 +60,7 @@ export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promis
       state: 'processing',
       status_code: null,
       response_body: null,
-      locked_until: request.now + IDEMPOTENCY_LOCK_MS,
+      locked_until: request.now + (request.lockMs ?? IDEMPOTENCY_LOCK_MS),
       expires_at: request.now + IDEMPOTENCY_TTL_MS,
       created_at: request.now,
     });
@@ -75,7 +77,7 @@ export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promis
       return { kind: 'replay', statusCode: existing.status_code, body: existing.response_body };
     }
     if (existing.locked_until <= request.now &&
-        (await retakeExpiredClaim(db, held, request.now, request.now + IDEMPOTENCY_LOCK_MS))) {
+        (await retakeExpiredClaim(db, held, request.now, request.now + (request.lockMs ?? IDEMPOTENCY_LOCK_MS)))) {
       return proceed;
     }
     throw new AppError('idempotencyInProgress');

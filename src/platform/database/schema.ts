@@ -200,6 +200,7 @@ export interface SandboxAcquirerOperationsTable {
   reference: string;
   merchant_id: string;
   kind: 'authorize' | 'sale' | 'capture' | 'void' | 'refund';
+  /** `failed` with code 91 is also how a cancelled (never completed) operation is recorded. */
   status: 'approved' | 'declined' | 'failed' | 'challenge';
   amount: number;
   currency: string;

@@ -49,7 +49,7 @@ const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 export function parseFilters(query: Record<string, unknown>, catalogue: FilterCatalogue): Condition[] {
   const conditions: Condition[] = [];
   for (const [key, raw] of Object.entries(query)) {
-    if (!key.startsWith('filter')) continue;
+    if (!key.startsWith('filter[')) continue;
     const match = KEY.exec(key);
     if (!match) throw refused(key, 'is not of the form filter[field][operator]');
     const [, field, op] = match as unknown as [string, string, string];
@@ -94,14 +94,21 @@ function value(key: string, text: string, spec: FilterField): FilterValue {
       if (text !== '0' && text !== '1') throw refused(key, 'must be 0 or 1');
       return Number(text);
     case 'time': {
-      const at = RFC3339.test(text) ? Date.parse(text) : Number.NaN;
+      const at = RFC3339.test(text) && isRealDate(text.slice(0, 10)) ? Date.parse(text) : Number.NaN;
       if (Number.isNaN(at)) throw refused(key, 'must be an RFC 3339 time with an offset, such as 2026-11-21T08:00:00+08:00');
       return at;
     }
     case 'date':
-      if (!DATE.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`))) throw refused(key, 'must be a date YYYY-MM-DD');
+      if (!DATE.test(text) || !isRealDate(text)) throw refused(key, 'must be a date YYYY-MM-DD');
       return text;
   }
+}
+
+/** Date.parse rolls 2026-02-30 over into March; a filter on a day that does not exist is a mistake to report. */
+function isRealDate(text: string): boolean {
+  const [y, m, d] = text.split('-').map(Number) as [number, number, number];
+  const at = new Date(Date.UTC(y, m - 1, d));
+  return at.getUTCFullYear() === y && at.getUTCMonth() === m - 1 && at.getUTCDate() === d;
 }
 
 function refused(key: string, problem: string): AppError {

@@ -11,9 +11,10 @@ export function conditionSql(condition: Condition, catalogue: FilterCatalogue, p
   if (!target) throw new Error(`no column for filter field ${condition.field}`);
   const column = sql.ref(target.column);
   if (condition.op === '_null') return condition.isNull ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`;
+  // The negative operators hold for a missing value too: an order without a customer is not that customer's.
   if ('values' in condition) {
     const list = sql.join(condition.values.map((v) => sql`${v}`));
-    return condition.op === '_in' ? sql<SqlBool>`${column} in (${list})` : sql<SqlBool>`${column} not in (${list})`;
+    return condition.op === '_in' ? sql<SqlBool>`${column} in (${list})` : sql<SqlBool>`(${column} is null or ${column} not in (${list}))`;
   }
   if (condition.op === '_contains' || condition.op === '_not_contains') {
     // Case-sensitive substring, alike on both engines (SQLite's LIKE ignores ASCII case, PostgreSQL's does not).
@@ -21,6 +22,7 @@ export function conditionSql(condition: Condition, catalogue: FilterCatalogue, p
     return condition.op === '_contains' ? sql<SqlBool>`${found}` : sql<SqlBool>`(${column} is null or not (${found}))`;
   }
   if (target.exponentColumn) return moneySql(column, sql.ref(target.exponentColumn), condition.op, String(condition.value));
+  if (condition.op === '_neq') return sql<SqlBool>`(${column} is null or ${column} <> ${condition.value as FilterValue})`;
   return sql<SqlBool>`${column} ${sql.raw(COMPARE[condition.op]!)} ${condition.value as FilterValue}`;
 }
 

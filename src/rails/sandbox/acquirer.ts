@@ -23,6 +23,7 @@ export class SandboxAcquirer implements CardAcquirer {
   constructor(private readonly deps: { db: Db; wallClock: Clock; publicBaseUrl: string }) {}
 
   async authorize(request: Parameters<CardAcquirer['authorize']>[0]): Promise<AcquirerResult> {
+    // An operation is done once: a retry, or a request arriving after recovery cancelled it, gets the first answer.
     const existing = await this.find(request.reference);
     if (existing) return this.resultOf(existing);
     const outcome = sandboxOutcome(request.card.number);
@@ -34,8 +35,11 @@ export class SandboxAcquirer implements CardAcquirer {
       card_brand: brandOf(request.card.number),
     };
     switch (outcome.kind) {
-      case 'approve':
-        return this.record(request, { ...base, status: 'approved', ...APPROVED });
+      case 'approve': {
+        const result = await this.record(request, { ...base, status: 'approved', ...APPROVED });
+        if (outcome.answerAfterMs) await new Promise((resolve) => setTimeout(resolve, outcome.answerAfterMs));
+        return result;
+      }
       case 'decline':
         return this.record(request, { ...base, status: 'declined', responseCode: outcome.code, responseMessage: outcome.message });
       case 'fault':
@@ -74,9 +78,13 @@ export class SandboxAcquirer implements CardAcquirer {
     return this.followUp('refund', request);
   }
 
-  async lookup(reference: string): Promise<AcquirerResult | undefined> {
-    const operation = await this.find(reference);
-    return operation && this.resultOf(operation);
+  async resolve(operation: Parameters<CardAcquirer['resolve']>[0]): Promise<AcquirerResult> {
+    // The first record of a reference wins: a cancellation written here refuses a late arrival, and a late
+    // arrival written first is what this returns.
+    return this.record(operation, {
+      kind: operation.kind, status: 'failed', responseCode: '91', responseMessage: 'Cancelled: the request never completed; nothing was charged',
+      card_first6: null, card_last4: null, card_brand: null,
+    });
   }
 
   /** Captures, voids and refunds of an approved operation are approved; of anything else, declined. */

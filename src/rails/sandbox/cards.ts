@@ -3,7 +3,7 @@
  * passes the Luhn check is approved.
  */
 export type SandboxOutcome =
-  | { kind: 'approve' }
+  | { kind: 'approve'; answerAfterMs?: number }
   | { kind: 'decline'; code: string; message: string }
   | { kind: 'fault'; code: string; message: string }
   | { kind: 'challenge' };
@@ -17,6 +17,10 @@ export const SANDBOX_CARDS: Readonly<Record<string, { outcome: SandboxOutcome; d
   '4000000000000069': { outcome: { kind: 'decline', code: '54', message: 'Expired card' }, description: 'declined, expired card' },
   '4000000000000127': { outcome: { kind: 'decline', code: 'N7', message: 'Incorrect CVV' }, description: 'declined, incorrect CVC' },
   '4000000000003220': { outcome: { kind: 'challenge' }, description: '3-D Secure challenge: pending until passed or failed' },
+  '4000000000006207': {
+    outcome: { kind: 'approve', answerAfterMs: 3_000 },
+    description: 'slow: approved at once, the answer arrives after 3 seconds (for timeouts and crashes in flight)',
+  },
   '4000000000000119': {
     outcome: { kind: 'fault', code: '96', message: 'System malfunction' },
     description: 'acquirer fault: failed with a retryable code, nothing charged',
