@@ -4,6 +4,7 @@
  *   npm run bench                       # SQLite (synchronous=FULL), 50 connections
  *   DATABASE_URL=postgres://... npm run bench
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 npm run bench
+ *   BENCH_ONLY=create npm run bench     # the scenarios whose name contains the text
  *
  * Prints a table and writes bench/results/<time>.json. Requests are signed ahead of time, each with its own
  * nonce, so the load generator spends nothing on cryptography while it measures.
@@ -107,7 +108,8 @@ async function main(): Promise<void> {
     await startProcess(children, [join(here, 'signature-floor-server.js'), String(floorPort), repliesFile, publicKeyFile], {}, /ready/);
 
     const rows: Row[] = [];
-    for (const scenario of scenarios) {
+    const only = process.env.BENCH_ONLY;
+    for (const scenario of scenarios.filter((candidate) => !only || candidate.name.includes(only))) {
       const count = Math.ceil(scenario.maxPerSecond * HEADROOM * (SECONDS + WARMUP_SECONDS));
       process.stderr.write(`${scenario.name}: signing ${count} operations... `);
       const operations = await signInWorkers({

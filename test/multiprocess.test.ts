@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PaygateClient } from '@paygate/client';
 import pg from 'pg';
+import { MIGRATIONS } from '../src/platform/database/migrate.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './support/keys.js';
 import { createTestSchema, POSTGRES_URL } from './support/postgres.js';
 import { freePort, runCli, startServe, type ServeProcess } from './support/processes.js';
@@ -48,7 +49,7 @@ describe('two server processes on one PostgreSQL', { skip: POSTGRES_URL ? false 
     await client.connect();
     try {
       const { rows } = await client.query<{ name: string }>('select name from schema_migrations');
-      assert.deepEqual(rows.map((r) => r.name), ['001_foundation']);
+      assert.deepEqual(rows.map((r) => r.name), Object.keys(MIGRATIONS));
     } finally {
       await client.end();
     }

@@ -66,8 +66,10 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     // An unknown route is answered before its body is read: 404 comes before 413.
     if (request.is404) return reply.code(404).send(failure(ERRORS.routeNotFound));
   });
-  // A connection that answers during shutdown is closed after the reply, so closing need not wait it out.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
+    // A write is answered only once it is on disk (with SQLite at synchronous=FULL: a group-commit flush).
+    if (request.method !== 'GET' && request.method !== 'HEAD') await deps.platform.database.durable();
+    // A connection that answers during shutdown is closed after the reply, so closing need not wait it out.
     if (deps.isShuttingDown()) reply.header('connection', 'close');
   });
   app.addHook('onResponse', async (request, reply) => {

@@ -40,6 +40,7 @@ export async function captureAuthorization(ctx: Context, target: Target, amountI
     await refreshOrder(tx, order);
     return row;
   });
+  await ctx.database.durable();
   const result = await acquirer.capture({ ...operationOf(ctx, capture), originalReference: capture.original_transaction_id! });
   return recordRailAnswer(ctx, capture.id, applyCapture(acquirer, result));
 }
@@ -95,6 +96,7 @@ export async function beginVoid(ctx: Context, order: OrderRow, transaction: Tran
 /** Second phase of a void: asks the acquirer and records its answer; a refused void is an error to the caller. */
 export async function finishVoid(ctx: Context, transaction: TransactionRow, reason: NonNullable<TransactionRow['void_reason']>): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
+  await ctx.database.durable();
   const result: AcquirerResult = await acquirer.void({ ...operationOf(ctx, transaction), reference: voidReference(transaction.id), originalReference: transaction.id });
   const approved = result.status === 'approved';
   const outcome = await recordRailAnswer(ctx, transaction.id, applyVoid(result, reason), { completesRequest: approved });
@@ -136,6 +138,7 @@ export async function refundTransaction(
   });
   if ('earlier' in prepared) return recordRailAnswer(ctx, prepared.earlier!.id, async () => {});
   const refund = prepared.refund;
+  await ctx.database.durable();
   const result = await acquirer.refund({ ...operationOf(ctx, refund), originalReference: refund.original_transaction_id! });
   return recordRailAnswer(ctx, refund.id, applyRefund(acquirer, result));
 }

@@ -34,7 +34,8 @@ export async function createOrder(ctx: Context, input: CreateOrderInput): Promis
       return await inTransaction(ctx, async (tx) => {
         const existing = await findOrderByReference(tx.db, tx.merchant.id, draft.order.reference_number);
         if (existing) return sameOrder(tx, existing, draft.order.content_hash);
-        await insertOrder(tx.db, { ...draft.order, number: orderNumber(tx) }, draft.items);
+        const order: OrderRow = { ...draft.order, number: orderNumber(tx) };
+        await insertOrder(tx.db, order, draft.items);
         if (draft.order.due_date !== null) {
           await scheduleJob(tx, {
             kind: OVERDUE_JOB,
@@ -44,8 +45,7 @@ export async function createOrder(ctx: Context, input: CreateOrderInput): Promis
             dedupeKey: `${OVERDUE_JOB}:${draft.order.id}`,
           });
         }
-        const created = await findOrderByReference(tx.db, tx.merchant.id, draft.order.reference_number);
-        return loadOrderView(tx, created!);
+        return { order, items: draft.items, transactions: [], merchant: tx.merchant, customerUuid: order.customer_id };
       }, { completesRequest: true });
     } catch (error) {
       // A concurrent create took the reference (or, once in a blue moon, the number): look again.

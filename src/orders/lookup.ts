@@ -57,13 +57,16 @@ export async function loadOrderView(ctx: Context, order: OrderRow): Promise<Orde
 
 /**
  * Recomputes an order's totals and states from its transactions and stores them, in the caller's transaction:
- * every change to an order or its transactions ends here, so the stored states always agree with them.
+ * every change to an order or its transactions ends here, so the stored states always agree with them. The
+ * row is written only when something it holds changed.
  */
 export async function refreshOrder(ctx: Context, order: OrderRow, change: { voidedAt?: number } = {}): Promise<OrderView> {
   const transactions = await orderTransactions(ctx.db, ctx.merchant.id, order.id);
   const voidedAt = change.voidedAt ?? order.voided_at;
   const totals = orderTotals({ initial_total: order.initial_total, voided_at: voidedAt }, transactions);
-  const updated = await updateOrder(ctx.db, ctx.merchant.id, order.id, {
+  const unchanged = totals.paidTotal === order.paid_total && totals.state === order.state &&
+    totals.correspondence === order.correspondence_state && voidedAt === order.voided_at;
+  const updated = unchanged ? order : await updateOrder(ctx.db, ctx.merchant.id, order.id, {
     paid_total: totals.paidTotal,
     state: totals.state,
     correspondence_state: totals.correspondence,

@@ -5,7 +5,7 @@ import { scheduleJob } from '../scheduler/scheduler.js';
 import { refreshOrder } from './lookup.js';
 import { cardPaymentData, inheritedCard } from './payment-data.js';
 import type { OrderView } from './present.js';
-import { findOrder, type OrderRow } from './store.js';
+import { lockOrderOfTransaction, type OrderRow } from './store.js';
 import { findTransaction, updateTransaction, type TransactionRow } from './transactions-store.js';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'orders.expire_authorization';
@@ -31,10 +31,9 @@ export function recordRailAnswer(
   options: { completesRequest: boolean; onlyIfAwaited?: boolean } = { completesRequest: true },
 ): Promise<TransactionOutcome> {
   return inTransaction(ctx, async (tx) => {
-    const unlocked = await findTransaction(tx.db, tx.merchant.id, transactionId);
-    const order = unlocked && (await findOrder(tx.db, tx.merchant.id, { id: unlocked.order_id }, true));
-    if (!unlocked || !order) throw new Error(`transaction ${transactionId} vanished`);
-    const transaction = (await findTransaction(tx.db, tx.merchant.id, transactionId))!;
+    const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
+    const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
+    if (!order || !transaction) throw new Error(`transaction ${transactionId} vanished`);
     if (awaitsRail(transaction)) await apply(tx, order, transaction);
     else if (options.onlyIfAwaited) throw new AppError('transactionNotPending');
     return outcomeOf(tx, order, transactionId);

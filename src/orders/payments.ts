@@ -7,7 +7,7 @@ import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
 import { readCard, type CardInput } from './card.js';
-import { hasOrderReference, refreshOrder, resolveOrder, type OrderReference } from './lookup.js';
+import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { cardFacts, cardPaymentData } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
@@ -55,9 +55,9 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
     if (order.voided_at !== null) throw new AppError('orderVoided');
     const amount = requested ?? orderTotals(order, await orderTransactions(tx.db, tx.merchant.id, order.id)).payable;
     if (amount <= 0) throw new AppError('orderNothingToPay');
+    // A pending payment changes none of the order's totals or states: nothing to recompute yet.
     const transaction = pendingPayment(tx, order.id, order.currency, amount, capture, card, acquirer, input, key);
     await insertTransaction(tx.db, transaction);
-    await refreshOrder(tx, order);
     return { transaction, order };
   });
   // The same payment.uuid sent for two orders at once: the order locks do not serialise them, the unique key
@@ -70,6 +70,8 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
   // A retry of a payment made before: the same payment is answered, whatever became of it.
   if ('earlier' in prepared) return recordRailAnswer(ctx, prepared.earlier!.id, nothingToApply);
   const { transaction } = prepared;
+  // The pending record is on disk before any money can move: recovery can always find what the acquirer did.
+  await ctx.database.durable();
   let result: AcquirerResult;
   try {
     result = await acquirer.authorize({

@@ -32,6 +32,14 @@ export async function findOrder(
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
+/** The order a transaction belongs to, locked: read the transaction after this, so it cannot change meanwhile. */
+export async function lockOrderOfTransaction(db: Db, merchantId: string, transactionId: string): Promise<OrderRow | undefined> {
+  const query = db.selectFrom('orders').selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', (eb) => eb.selectFrom('transactions').select('order_id').where('merchant_id', '=', merchantId).where('id', '=', transactionId));
+  return forUpdate(db, query).executeTakeFirst();
+}
+
 export async function updateOrder(
   db: Db,
   merchantId: string,

@@ -22,10 +22,8 @@ export class SandboxAcquirer implements CardAcquirer {
 
   constructor(private readonly deps: { db: Db; wallClock: Clock; publicBaseUrl: string }) {}
 
+  /** An operation is done once: a retry, or a request arriving after recovery cancelled it, gets the first answer. */
   async authorize(request: Parameters<CardAcquirer['authorize']>[0]): Promise<AcquirerResult> {
-    // An operation is done once: a retry, or a request arriving after recovery cancelled it, gets the first answer.
-    const existing = await this.find(request.reference);
-    if (existing) return this.resultOf(existing);
     const outcome = sandboxOutcome(request.card.number);
     const card = maskedParts(request.card.number);
     const base = {
@@ -89,8 +87,6 @@ export class SandboxAcquirer implements CardAcquirer {
 
   /** Captures, voids and refunds of an approved operation are approved; of anything else, declined. */
   private async followUp(kind: 'capture' | 'void' | 'refund', request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult> {
-    const existing = await this.find(request.reference);
-    if (existing) return this.resultOf(existing);
     const original = await this.find(request.originalReference);
     const known = original !== undefined && original.status === 'approved';
     return this.record(request, {
@@ -140,9 +136,9 @@ export class SandboxAcquirer implements CardAcquirer {
       updated_at: now,
     };
     // A retry of the same reference finds the first answer: the acquirer never does an operation twice.
-    await this.deps.db.insertInto('sandbox_acquirer_operations').values(row)
-      .onConflict((oc) => oc.column('reference').doNothing()).execute();
-    return this.resultOf((await this.find(request.reference))!);
+    const inserted = await this.deps.db.insertInto('sandbox_acquirer_operations').values(row)
+      .onConflict((oc) => oc.column('reference').doNothing()).returningAll().executeTakeFirst();
+    return this.resultOf(inserted ?? (await this.find(request.reference))!);
   }
 
   private resultOf(operation: Operation): AcquirerResult {

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { GroupCommit } from '../src/platform/database/group-commit.js';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('group commit', () => {
+  test('callers arriving together share flushes, and each waits for a flush that began after it called', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paygate-gc-'));
+    const wal = join(dir, 'x.sqlite-wal');
+    writeFileSync(wal, '');
+    const flushes: Array<() => void> = [];
+    const durable: string[] = [];
+    const flush = (fd: number) => new Promise<void>((resolve) => {
+      assert.equal(typeof fd, 'number');
+      flushes.push(resolve);
+    });
+    try {
+      const commit = new GroupCommit(wal, flush);
+      const first = commit.sync().then(() => durable.push('first'));
+      while (flushes.length < 1) await tick();
+      // These commit while the first flush runs: it may have begun before them, so they wait for the next one.
+      const later = [commit.sync(), commit.sync(), commit.sync()].map((p) => p.then(() => durable.push('later')));
+      flushes[0]!();
+      await first;
+      while (flushes.length < 2) await tick();
+      assert.deepEqual(durable, ['first'], 'the later callers were not made durable by the flush that began before them');
+      flushes[1]!();
+      await Promise.all(later);
+      assert.equal(flushes.length, 2, 'three callers shared one flush');
+      assert.deepEqual(durable, ['first', 'later', 'later', 'later']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
