@@ -20,9 +20,13 @@ describe('group commit', () => {
     });
     try {
       const commit = new GroupCommit(wal, flush);
+      await commit.sync();
+      assert.equal(flushes.length, 0, 'nothing written: nothing to flush');
+      commit.noteWrite();
       const first = commit.sync().then(() => durable.push('first'));
       while (flushes.length < 1) await tick();
       // These commit while the first flush runs: it may have begun before them, so they wait for the next one.
+      commit.noteWrite();
       const later = [commit.sync(), commit.sync(), commit.sync()].map((p) => p.then(() => durable.push('later')));
       flushes[0]!();
       await first;

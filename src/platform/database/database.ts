@@ -66,7 +66,7 @@ function openSqlite(options: DatabaseOptions): Database {
   const groupCommit = options.sqliteSynchronous === 'FULL' ? new GroupCommit(`${file}-wal`) : undefined;
   writer.pragma('foreign_keys = ON');
   writer.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteWriterDialect(writer) });
+  const db = new Kysely<Schema>({ dialect: new SqliteWriterDialect(writer, () => groupCommit?.noteWrite()) });
 
   let reader: BetterSqlite3.Database | undefined;
   const readerConnection = () => {

@@ -15,11 +15,19 @@ export class GroupCommit {
   private running: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private fd: Promise<number> | undefined;
+  /** Something was written since the last flush began. */
+  private written = false;
 
   constructor(private readonly walFile: string, private readonly flush: (fd: number) => Promise<void> = fsyncAsync) {}
 
+  /** The writer tells us of every write, so that a request that wrote nothing never waits for the disk. */
+  noteWrite(): void {
+    this.written = true;
+  }
+
   /** Resolves once everything committed before this call is on disk. */
   sync(): Promise<void> {
+    if (!this.written && !this.running) return Promise.resolve();
     if (!this.running) {
       this.running = this.flushOnce();
       return this.running;
@@ -37,6 +45,7 @@ export class GroupCommit {
   }
 
   private async flushOnce(): Promise<void> {
+    this.written = false;
     try {
       this.fd ??= openAsync(this.walFile, 'r');
       await this.flush(await this.fd);

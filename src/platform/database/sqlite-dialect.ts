@@ -23,14 +23,19 @@ import {
  * at the same moment waits for the first and then finds nothing to do.
  */
 export class SqliteWriterDialect implements Dialect {
-  constructor(private readonly database: BetterSqlite3.Database, private readonly waitLimitMs = 30_000) {}
+  constructor(
+    private readonly database: BetterSqlite3.Database,
+    /** Told of every statement that writes (for group commit). */
+    private readonly onWrite: () => void = () => {},
+    private readonly waitLimitMs = 30_000,
+  ) {}
 
   createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
   }
 
   createDriver(): Driver {
-    return new SqliteWriterDriver(this.database, this.waitLimitMs);
+    return new SqliteWriterDriver(this.database, this.onWrite, this.waitLimitMs);
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
@@ -53,8 +58,8 @@ class SqliteWriterDriver implements Driver {
   private readonly connection: CachedStatementConnection;
   private readonly mutex = new Mutex();
 
-  constructor(private readonly database: BetterSqlite3.Database, private readonly waitLimitMs: number) {
-    this.connection = new CachedStatementConnection(database);
+  constructor(private readonly database: BetterSqlite3.Database, onWrite: () => void, private readonly waitLimitMs: number) {
+    this.connection = new CachedStatementConnection(database, onWrite);
   }
 
   async init(): Promise<void> {}
@@ -118,15 +123,18 @@ class Mutex {
 }
 
 const STATEMENT_CACHE_SIZE = 500;
+/** Not writes, though SQLite does not count them as read-only. */
+const TRANSACTION_CONTROL = /^\s*(begin|rollback|savepoint|release)\b/i;
 
 class CachedStatementConnection implements DatabaseConnection {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
 
-  constructor(private readonly database: BetterSqlite3.Database) {}
+  constructor(private readonly database: BetterSqlite3.Database, private readonly onWrite: () => void) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const statement = this.statement(compiled.sql);
     const parameters = compiled.parameters as unknown[];
+    if (!statement.readonly && !TRANSACTION_CONTROL.test(compiled.sql)) this.onWrite();
     if (statement.reader) return { rows: statement.all(parameters) as R[] };
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
