@@ -5,7 +5,7 @@ import { buildHttpApp } from './http/app.js';
 import { openNonceStore } from './http/auth/nonce-store.js';
 import { freeProcessingClaims } from './http/idempotency/store.js';
 import { ensureDemoApp, type DemoApp } from './merchants/demo.js';
-import type { Clock } from './platform/clock.js';
+import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import type { PlatformContext } from './platform/context.js';
 import { lockDataDir } from './platform/database/data-dir-lock.js';
@@ -14,6 +14,7 @@ import { openPlatform } from './platform/platform.js';
 import { VERSION } from './platform/version.js';
 import { registerMaintenanceJobs } from './scheduler/maintenance.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { freeRunningJobs } from './scheduler/store.js';
 import { recoverAtStart, registerOrderJobs } from './orders/jobs.js';
 
 export interface ServerOptions {
@@ -35,6 +36,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const startedAt = (options.wallClock ?? systemClock).now().getTime();
   const lock = config.databaseUrl ? undefined : lockDataDir(ensureDir(config.dataDir));
   const cleanup: Array<() => Promise<void> | void> = [() => lock?.release()];
   const runCleanup = async () => {
@@ -50,6 +52,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     cleanup.push(() => nonces.close());
     const metrics = createMetrics();
 
+    const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics });
+    registerMaintenanceJobs(scheduler, { nonces });
+    registerOrderJobs(scheduler, { recoveryAfterMs: config.recoveryAfterMs });
+    platform.jobs = scheduler;
+    // Before the first request: on SQLite the data-folder lock proves the previous process is gone, so the
+    // claims and job leases it held are free, and what it left between two commits is recovered now.
+    if (database.engine === 'sqlite') {
+      await freeProcessingClaims(database.db);
+      await freeRunningJobs(database.db);
+    }
+    await recoverAtStart(platform, startedAt);
+
     let shuttingDown = false;
     const app = await buildHttpApp({
       platform, nonces, metrics, version: VERSION,
@@ -58,14 +72,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     });
     cleanup.push(() => app.close());
     await app.listen({ host: config.host, port: config.port });
-
-    const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics });
-    registerMaintenanceJobs(scheduler, { nonces });
-    registerOrderJobs(scheduler, { recoveryAfterMs: config.recoveryAfterMs });
-    platform.jobs = scheduler;
-    // On SQLite the data-folder lock proves the previous process is gone: what it held is free now.
-    if (database.engine === 'sqlite') await freeProcessingClaims(database.db);
-    await recoverAtStart(platform);
     await scheduler.start();
     cleanup.push(() => scheduler.stop());
 

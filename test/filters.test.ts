@@ -41,6 +41,9 @@ describe('the list query language', () => {
       [{ 'filter[created_at][_lt]': '2026-11-21T08:00:00' }, /with an offset/],
       [{ 'filter[over][_eq]': 'true' }, /must be 0 or 1/],
       [{ 'filter[initial_total][_gt]': '1e3' }, /decimal amount/],
+      // Twelve integer digits in a 4-decimal currency would be past 2^53 in minor units: refused, not rounded.
+      [{ 'filter[initial_total][_gt]': '999999999999' }, /at most 11 digits before the point/],
+      [{ 'filter[initial_total][_gt]': '1.123456789' }, /8 after/],
       [{ 'filter[state]': 'x' }, /is not of the form/],
       [{ 'filter[state][_null]': 'yes' }, /must be 1 \(is null\) or 0/],
     ];

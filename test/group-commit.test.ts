@@ -19,7 +19,7 @@ describe('group commit', () => {
       flushes.push(resolve);
     });
     try {
-      const commit = new GroupCommit(wal, flush);
+      const commit = new GroupCommit(wal, () => {}, flush);
       await commit.sync();
       assert.equal(flushes.length, 0, 'nothing written: nothing to flush');
       commit.noteWrite();
@@ -36,6 +36,37 @@ describe('group commit', () => {
       await Promise.all(later);
       assert.equal(flushes.length, 2, 'three callers shared one flush');
       assert.deepEqual(durable, ['first', 'later', 'later', 'later']);
+      await commit.sync();
+      assert.equal(flushes.length, 2, 'no write since the last flush: nothing more to flush');
+      await commit.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a failed flush fails its waiters and every later sync, and is reported once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paygate-gc-'));
+    const wal = join(dir, 'x.sqlite-wal');
+    writeFileSync(wal, '');
+    const reported: Error[] = [];
+    let flushes = 0;
+    const flush = async () => {
+      flushes += 1;
+      throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    };
+    try {
+      const commit = new GroupCommit(wal, (error) => reported.push(error), flush);
+      commit.noteWrite();
+      const waiting = [commit.sync(), commit.sync()];
+      for (const sync of waiting) await assert.rejects(sync, /EIO/);
+      assert.equal(commit.failure?.message, 'EIO: i/o error, fsync');
+      // Nothing new written, or something: either way durability can no longer be promised.
+      await assert.rejects(commit.sync(), /EIO/);
+      commit.noteWrite();
+      await assert.rejects(commit.sync(), /EIO/);
+      assert.equal(flushes, 1, 'a failed flush is not retried: a later success would prove nothing');
+      assert.equal(reported.length, 1);
+      await commit.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

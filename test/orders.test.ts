@@ -295,6 +295,12 @@ describe('amount rules (400104, naming the field)', () => {
       line_items: [listing('31.00'), { purchasable_type: 'Charge', price: '-10.00', quantity: 1 }],
     }, 'order.line_items[1].price'],
     ['too many decimals in a line price', { charge_fee: '21.00', line_items: [listing('21.001')] }, 'order.line_items[0].price'],
+    // Each line is a safe integer of cents, their running sum is not: it must be refused, never rounded.
+    ['line items whose sum passes 2^53 minor units', {
+      charge_fee: '21.00',
+      line_items: [listing('9999999999999.99', 9), listing('9999999999999.99', 9),
+        { purchasable_type: 'Rounding', price: '-9999999999999.99', quantity: 9 }],
+    }, 'order.line_items add up to more than any amount can be'],
   ];
 
   for (const [name, overrides, field] of cases) {

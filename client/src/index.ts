@@ -14,3 +14,5 @@ export {
 } from './signing.js';
 export type { SignedHeaders, SigningInput, SigningSteps, SignRequestInput } from './signing.js';
 export * from './types.js';
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export type { VerifiedWebhook } from './webhooks.js';

@@ -63,12 +63,21 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     request.clientRequestId = clientRequestIdOf(request.raw);
     reply.header('x-request-id', request.clientRequestId ?? request.id);
     if (deps.isShuttingDown()) throw new AppError('unavailable');
+    if (deps.platform.database.durabilityFailure()) {
+      throw new AppError('unavailable', 'The database can no longer make writes durable; the operator must restart this process.');
+    }
     // An unknown route is answered before its body is read: 404 comes before 413.
     if (request.is404) return reply.code(404).send(failure(ERRORS.routeNotFound));
   });
   app.addHook('onSend', async (request, reply) => {
     // A write is answered only once it is on disk (with SQLite at synchronous=FULL: a group-commit flush).
-    if (request.method !== 'GET' && request.method !== 'HEAD') await deps.platform.database.durable();
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      await deps.platform.database.durable().catch(() => {
+        // The write may be lost on a power cut: the client must not take it as done (a retry with its
+        // Idempotency-Key, after the restart, finds whatever survived).
+        throw new AppError('unavailable', 'The write could not be made durable; the operator must restart this process.');
+      });
+    }
     // A connection that answers during shutdown is closed after the reply, so closing need not wait it out.
     if (deps.isShuttingDown()) reply.header('connection', 'close');
   });
@@ -94,7 +103,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   registerOperationsRoutes(app, {
     metrics: deps.metrics,
     isReady: async () => {
-      if (deps.isShuttingDown()) return false;
+      if (deps.isShuttingDown() || deps.platform.database.durabilityFailure()) return false;
       try {
         await deps.platform.db.selectFrom('settings').select('name').limit(1).execute();
         return true;

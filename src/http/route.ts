@@ -5,7 +5,7 @@ import { AppError, ERRORS, type ErrorName } from '../platform/errors.js';
 import type { Authenticator, Caller } from './auth/authenticate.js';
 import { decodeJsonBody } from './body.js';
 import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
-import { checkIdempotencyKey, claimIdempotencyKey } from './idempotency/idempotency.js';
+import { checkIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from './idempotency/idempotency.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -155,11 +155,12 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
 
   const key = typeof keyHeader === 'string' ? keyHeader : '';
   checkIdempotencyKey(key);
+  const now = platform.wallClock.now().getTime();
   const claim = await claimIdempotencyKey(platform.db, {
     merchantId: caller.merchant.id,
     key,
     fingerprint: platform.secrets.fingerprint(request.method, request.url, request.rawBody ?? EMPTY),
-    now: platform.wallClock.now().getTime(),
+    now,
     lockMs: platform.config.idempotencyLockMs,
   });
   if (claim.kind === 'replay') {
@@ -172,7 +173,7 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
 
   const serialise = (result: unknown) => reply.serialize(success(present(result))) as string;
   let stored: string | undefined;
-  ctx.idempotencyKey = key;
+  ctx.idempotency = { key, expiresAt: now + IDEMPOTENCY_TTL_MS };
   ctx.outcome = {
     async record(db, result) {
       if (stored !== undefined) throw new Error('a request recorded its reply twice');

@@ -2,15 +2,14 @@ import { inTransaction, type Context } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
-import type { AcquirerResult } from '../rails/acquirer.js';
 import { refreshOrder, resolveTransaction, type OrderReference } from './lookup.js';
 import { applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { cardPaymentData, inheritedCard } from './payment-data.js';
-import { acquirerOf } from './payments.js';
+import { acquirerOf, callAcquirer } from './rail-call.js';
 import type { OrderRow } from './store.js';
-import { transactionFlags } from './totals.js';
+import { captureOf, transactionFlags } from './totals.js';
 import {
-  findTransactionByKey,
+  findTransactionByIdempotencyKey,
   insertTransaction,
   orderTransactions,
   updateTransaction,
@@ -22,55 +21,66 @@ interface Target {
   transactionId: string;
 }
 
+const nothingToApply = async (): Promise<void> => {};
+
 /**
  * Captures an authorisation, once, for up to the authorised amount (all of it when no amount is given); the rest
  * is released. Two captures of one authorisation cannot both pass: the first holds it from its first commit.
  */
 export async function captureAuthorization(ctx: Context, target: Target, amountInput: string | number | undefined): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
-  const capture = await inTransaction(ctx, async (tx) => {
-    const { order, transaction } = await resolveTransaction(tx, target);
-    const all = await orderTransactions(tx.db, tx.merchant.id, order.id);
-    const refusal = captureRefusal(transaction, all);
-    if (refusal) throw new AppError('transactionNotCapturable', refusal);
+  const prepared = await inTransaction(ctx, async (tx) => {
+    const { order, transaction } = await resolveTransaction(tx, target, { lock: true });
     const amount = amountInput === undefined ? transaction.amount : readAmount(amountInput, order, 'capture.amount');
+    const earlier = await earlierOperation(tx, { type: 'Capture', originalId: transaction.id, amount });
+    if (earlier) return { retry: true as const, transaction: earlier };
+    const refusal = captureRefusal(tx, transaction, await orderTransactions(tx.db, tx.merchant.id, order.id));
+    if (refusal) throw new AppError('transactionNotCapturable', refusal);
     if (amount > transaction.amount) throw new AppError('captureExceedsAuthorized');
-    const row = followUp(tx, order, transaction, 'Capture', amount, null);
-    await insertTransaction(tx.db, row);
+    const capture = followUp(tx, order, transaction, 'Capture', amount, null);
+    await insertTransaction(tx.db, capture);
     await refreshOrder(tx, order);
-    return row;
+    return { retry: false as const, transaction: capture };
   });
-  await ctx.database.durable();
-  const result = await acquirer.capture({ ...operationOf(ctx, capture), originalReference: capture.original_transaction_id! });
+  if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
+  const capture = prepared.transaction;
+  const result = await callAcquirer(ctx, capture.id, () =>
+    acquirer.capture({ ...operationOf(ctx, capture), originalReference: capture.original_transaction_id! }));
   return recordRailAnswer(ctx, capture.id, applyCapture(acquirer, result));
 }
 
-function captureRefusal(transaction: TransactionRow, all: TransactionRow[]): string | undefined {
+function captureRefusal(ctx: Context, transaction: TransactionRow, all: TransactionRow[]): string | undefined {
   if (transaction.type !== 'Authorization') return 'Only an authorisation (consume_mode pre_authorize) can be captured.';
   if (transaction.status !== 'succeeded') return 'The authorisation did not succeed.';
   if (transaction.voided === 1) return transaction.void_reason === 'expired' ? 'The authorisation has expired.' : 'The authorisation was voided.';
   if (transaction.void_is_pending === 1) return 'The authorisation is being voided.';
-  if (all.some((t) => t.type === 'Capture' && t.original_transaction_id === transaction.id && t.status !== 'failed')) {
-    return 'The authorisation has been captured already (once only).';
-  }
+  // Its expiry job may not have run yet: the deadline is what counts.
+  if (transaction.expires_at !== null && transaction.expires_at <= ctx.clock.now().getTime()) return 'The authorisation has expired.';
+  const capture = captureOf(transaction, all);
+  if (capture) return capture.status === 'pending' ? 'The authorisation is being captured.' : 'The authorisation has been captured already (once only).';
   return undefined;
 }
 
 /**
  * Voids a transaction before settlement: a sale or capture (its money is never taken) or an open
- * authorisation (its hold is released). After settlement, refund instead.
+ * authorisation (its hold is released). After settlement, refund instead. A retry of a void, named by its
+ * Idempotency-Key, is answered with the void.
  */
 export async function voidTransaction(ctx: Context, target: Target): Promise<TransactionOutcome> {
-  const acquirer = acquirerOf(ctx);
-  const transaction = await inTransaction(ctx, async (tx) => {
-    const { order, transaction: found } = await resolveTransaction(tx, target);
-    const refusal = voidRefusal(found, await orderTransactions(tx.db, tx.merchant.id, order.id));
+  const prepared = await inTransaction(ctx, async (tx) => {
+    const { order, transaction } = await resolveTransaction(tx, target, { lock: true });
+    const retried = tx.idempotency !== undefined && transaction.void_idempotency_key === tx.idempotency.key &&
+      (transaction.voided === 1 || transaction.void_is_pending === 1);
+    if (retried) return { retry: true as const, transaction };
+    const refusal = voidRefusal(transaction, await orderTransactions(tx.db, tx.merchant.id, order.id));
     if (refusal) throw new AppError('transactionNotVoidable', refusal);
-    return beginVoid(tx, order, found);
+    return { retry: false as const, transaction: await beginVoid(tx, order, transaction, 'merchant') };
   });
-  return finishVoid(ctx, transaction, 'merchant');
+  if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
+  return finishVoid(ctx, prepared.transaction);
 }
 
+/** Why `transaction` cannot be voided now, or undefined if it can; `all` are its order's transactions. */
 export function voidRefusal(transaction: TransactionRow, all: TransactionRow[]): string | undefined {
   if (transaction.type === 'Refund') return 'A refund cannot be voided.';
   if (transaction.status === 'pending') return 'The transaction is still pending.';
@@ -78,28 +88,42 @@ export function voidRefusal(transaction: TransactionRow, all: TransactionRow[]):
   if (transaction.voided === 1) return 'The transaction is voided already.';
   if (transaction.void_is_pending === 1) return 'A void of this transaction is already in progress.';
   if (transaction.type !== 'Authorization' && transaction.settled_at !== null) return 'The transaction is settled: refund it instead.';
-  if (transaction.type === 'Authorization' && transactionFlags(transaction, all).captured) {
-    return 'The authorisation has been captured: void or refund its capture.';
+  if (transaction.type === 'Authorization') {
+    const capture = captureOf(transaction, all);
+    if (capture?.status === 'pending') return 'The authorisation is being captured.';
+    if (capture) return 'The authorisation has been captured: void or refund its capture.';
   }
   return undefined;
 }
 
-/** First phase of a void, in the caller's transaction: marks it pending, so nothing else acts on it meanwhile. */
-export async function beginVoid(ctx: Context, order: OrderRow, transaction: TransactionRow): Promise<TransactionRow> {
+/**
+ * First phase of a void, in the caller's transaction: marks it pending with its reason, so nothing else acts on
+ * it meanwhile and recovery knows why it was being voided.
+ */
+export async function beginVoid(
+  ctx: Context,
+  order: OrderRow,
+  transaction: TransactionRow,
+  reason: NonNullable<TransactionRow['void_reason']>,
+): Promise<TransactionRow> {
   const updated = await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
-    void_is_pending: 1, rail_started_at: ctx.wallClock.now().getTime(), updated_at: ctx.clock.now().getTime(),
+    void_is_pending: 1,
+    void_reason: reason,
+    void_idempotency_key: ctx.idempotency?.key ?? null,
+    rail_started_at: ctx.wallClock.now().getTime(),
+    updated_at: ctx.clock.now().getTime(),
   });
   await refreshOrder(ctx, order);
   return updated;
 }
 
 /** Second phase of a void: asks the acquirer and records its answer; a refused void is an error to the caller. */
-export async function finishVoid(ctx: Context, transaction: TransactionRow, reason: NonNullable<TransactionRow['void_reason']>): Promise<TransactionOutcome> {
+export async function finishVoid(ctx: Context, transaction: TransactionRow): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
-  await ctx.database.durable();
-  const result: AcquirerResult = await acquirer.void({ ...operationOf(ctx, transaction), reference: voidReference(transaction.id), originalReference: transaction.id });
+  const result = await callAcquirer(ctx, transaction.id, () =>
+    acquirer.void({ ...operationOf(ctx, transaction), reference: voidReference(transaction.id), originalReference: transaction.id }));
   const approved = result.status === 'approved';
-  const outcome = await recordRailAnswer(ctx, transaction.id, applyVoid(result, reason), { completesRequest: approved });
+  const outcome = await recordRailAnswer(ctx, transaction.id, applyVoid(result), { completesRequest: approved });
   if (!approved) throw new AppError('transactionNotVoidable', `The acquirer refused the void: ${result.responseMessage}.`);
   return outcome;
 }
@@ -116,39 +140,56 @@ export function voidReference(transactionId: string): string {
 export async function refundTransaction(
   ctx: Context,
   target: Target,
-  input: { amount: string | number; note?: string | null },
+  input: { amount: string | number; note?: string | null; reason?: string | null },
 ): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
   const prepared = await inTransaction(ctx, async (tx) => {
-    const { order, transaction } = await resolveTransaction(tx, target);
-    const earlier = tx.idempotencyKey === undefined ? undefined : await findTransactionByKey(tx.db, tx.merchant.id, { idempotencyKey: tx.idempotencyKey });
-    if (earlier) return { earlier };
+    const { order, transaction } = await resolveTransaction(tx, target, { lock: true });
     const all = await orderTransactions(tx.db, tx.merchant.id, order.id);
-    const money = transaction.type === 'Authorization'
-      ? all.find((t) => t.type === 'Capture' && t.original_transaction_id === transaction.id && t.status === 'succeeded')
-      : transaction;
+    const amount = readAmount(input.amount, order, 'refund.amount');
+    // A captured authorisation stands for its capture: the money to refund is the capture's.
+    const money = transaction.type === 'Authorization' ? captureOf(transaction, all) : transaction;
+    const earlier = await earlierOperation(tx, { type: 'Refund', originalId: money?.id ?? transaction.id, amount });
+    if (earlier) return { retry: true as const, transaction: earlier };
     const refusal = money === undefined ? 'The authorisation has not been captured: void it instead.' : refundRefusal(money);
     if (refusal) throw new AppError('transactionNotRefundable', refusal);
-    const amount = readAmount(input.amount, order, 'refund.amount');
     if (amount > transactionFlags(money!, all).refundable) throw new AppError('refundExceedsCaptured');
-    const refund = followUp(tx, order, money!, 'Refund', amount, input.note ?? null);
+    const refund = followUp(tx, order, money!, 'Refund', amount, input.note ?? input.reason ?? null);
     await insertTransaction(tx.db, refund);
     await refreshOrder(tx, order);
-    return { refund };
+    return { retry: false as const, transaction: refund };
   });
-  if ('earlier' in prepared) return recordRailAnswer(ctx, prepared.earlier!.id, async () => {});
-  const refund = prepared.refund;
-  await ctx.database.durable();
-  const result = await acquirer.refund({ ...operationOf(ctx, refund), originalReference: refund.original_transaction_id! });
+  if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
+  const refund = prepared.transaction;
+  const result = await callAcquirer(ctx, refund.id, () =>
+    acquirer.refund({ ...operationOf(ctx, refund), originalReference: refund.original_transaction_id! }));
   return recordRailAnswer(ctx, refund.id, applyRefund(acquirer, result));
 }
 
 function refundRefusal(money: TransactionRow): string | undefined {
   if (money.type === 'Refund') return 'A refund cannot be refunded.';
+  if (money.status === 'pending') return 'The transaction is still pending.';
   if (money.status !== 'succeeded') return 'The transaction did not succeed: there is nothing to refund.';
   if (money.voided === 1) return 'The transaction was voided: there is nothing to refund.';
+  if (money.void_is_pending === 1) return 'The transaction is being voided.';
   if (money.settled_at === null) return 'The transaction is not settled yet: void it instead.';
   return undefined;
+}
+
+/**
+ * The capture or refund an earlier request with this Idempotency-Key made (its reply lost to a crash or a
+ * missing answer): a retry returns it. The key naming any other operation is a reuse, refused.
+ */
+async function earlierOperation(
+  ctx: Context,
+  expected: { type: 'Capture' | 'Refund'; originalId: string; amount: number },
+): Promise<TransactionRow | undefined> {
+  if (!ctx.idempotency) return undefined;
+  const earlier = await findTransactionByIdempotencyKey(ctx.db, ctx.merchant.id, ctx.idempotency.key, ctx.wallClock.now().getTime());
+  if (!earlier) return undefined;
+  const same = earlier.type === expected.type && earlier.original_transaction_id === expected.originalId && earlier.amount === expected.amount;
+  if (!same) throw new AppError('idempotencyKeyReused');
+  return earlier;
 }
 
 /** A pending capture or refund acting on `original`, ready to insert. */
@@ -167,7 +208,9 @@ function followUp(
     id, merchant_id: ctx.merchant.id, order_id: order.id, type, payment_method: original.payment_method,
     currency: order.currency, amount, status: 'pending', progress: 'sending', captured: 0, voided: 0,
     void_reason: null, voided_at: null, void_is_pending: 0, settled_at: null, expires_at: null,
-    original_transaction_id: original.id, payment_uuid: null, idempotency_key: ctx.idempotencyKey ?? null, note,
+    original_transaction_id: original.id, payment_uuid: null,
+    idempotency_key: ctx.idempotency?.key ?? null, idempotency_expires_at: ctx.idempotency?.expiresAt ?? null,
+    void_idempotency_key: null, note,
     payment_data: JSON.stringify(cardPaymentData({ transactionId: id, merchantId: ctx.merchant.id, acquirer, card: inheritedCard(original.payment_data) })),
     three_ds: null, rail_started_at: ctx.wallClock.now().getTime(), created_at: now, updated_at: now,
   };

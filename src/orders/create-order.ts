@@ -101,7 +101,12 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
     };
   });
   if (items.length > 0) {
-    const sum = items.reduce((acc, item) => acc + item.total, 0);
+    let sum = 0;
+    for (const item of items) {
+      sum += item.total;
+      // Past 2^53 the sum would round, and a wrong sum could pass for the right one.
+      if (!Number.isSafeInteger(sum)) throw new AppError('orderAmountsInvalid', 'order.line_items add up to more than any amount can be.');
+    }
     if (sum !== total) throw new AppError('orderAmountsInvalid', 'order.line_items must add up to order.charge_fee.');
     const tipLines = items.filter((item) => item.purchasable_type === 'RearTips').reduce((acc, item) => acc + item.total, 0);
     if (tipLines !== tips) throw new AppError('orderAmountsInvalid', 'order.line_items: the RearTips lines must add up to order.tips.');

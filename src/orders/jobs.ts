@@ -1,21 +1,34 @@
 import { findMerchant, listMerchants, toMerchant } from '../merchants/store.js';
 import { inTransaction, merchantContext, type Context, type PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
-import { beginVoid, finishVoid, voidReference } from './adjustments.js';
+import { scheduleJob, type Scheduler } from '../scheduler/scheduler.js';
+import { beginVoid, finishVoid, voidReference, voidRefusal } from './adjustments.js';
 import { OVERDUE_JOB } from './create-order.js';
-import { applyCapture, applyPayment, applyRefund, applyVoid, EXPIRE_AUTHORIZATION_JOB, recordRailAnswer } from './outcomes.js';
-import { voidOrder } from './queries.js';
+import { refreshOrder } from './lookup.js';
+import {
+  applyCapture,
+  applyPayment,
+  applyRefund,
+  applyVoid,
+  EXPIRE_AUTHORIZATION_JOB,
+  EXPIRE_CHALLENGE_JOB,
+  recordRailAnswer,
+} from './outcomes.js';
+import { expireChallenge } from './payments.js';
+import { paymentActivity } from './queries.js';
 import { scheduleNextSettlement, settle, SETTLE_JOB } from './settlement.js';
-import { findOrder } from './store.js';
-import { findTransaction, interruptedTransactions, type TransactionRow } from './transactions-store.js';
+import { findOrder, lockOrderOfTransaction } from './store.js';
+import { findTransaction, interruptedTransactions, orderTransactions, type TransactionRow } from './transactions-store.js';
 
 export const RECOVER_JOB = 'orders.recover_interrupted';
+/** An overdue order with a payment still pending is looked at again this much later. */
+const OVERDUE_RECHECK_MS = 15 * 60 * 1000;
 
 /** `recoveryAfterMs`: how old a rail call with no recorded answer must be to count as interrupted. */
 export function registerOrderJobs(scheduler: Scheduler, options: { recoveryAfterMs: number }): void {
   scheduler.registerMerchantJob(SETTLE_JOB, (ctx, payload) => settle(ctx, payload));
   scheduler.registerMerchantJob(EXPIRE_AUTHORIZATION_JOB, (ctx, payload) => expireAuthorization(ctx, payload as { transactionId: string }));
+  scheduler.registerMerchantJob(EXPIRE_CHALLENGE_JOB, (ctx, payload) => expireChallenge(ctx, payload as { transactionId: string }));
   scheduler.registerMerchantJob(OVERDUE_JOB, (ctx, payload) => voidOverdueOrder(ctx, payload as { orderId: string }));
   scheduler.registerPlatformJob(RECOVER_JOB, async (ctx) => {
     await recoverInterrupted(ctx, ctx.wallClock.now().getTime() - options.recoveryAfterMs);
@@ -23,43 +36,57 @@ export function registerOrderJobs(scheduler: Scheduler, options: { recoveryAfter
 }
 
 /**
- * At start: every merchant has its next settlement scheduled (merchants made before settlement existed, too).
- * On SQLite the data-folder lock guarantees the previous process is gone, so whatever it left in flight is
- * recovered now, without waiting; on PostgreSQL other processes may be mid-call, so the periodic job waits.
+ * Before a process takes requests: every merchant has its next settlement scheduled (merchants made before
+ * settlement existed, too). On SQLite the data-folder lock guarantees the previous process is gone, so whatever
+ * it left in flight (calls started before this process did) is recovered now, without waiting; on PostgreSQL
+ * other processes may be mid-call, so the periodic job waits until such calls are old enough.
  */
-export async function recoverAtStart(platform: PlatformContext): Promise<void> {
+export async function recoverAtStart(platform: PlatformContext, startedAt: number): Promise<void> {
   for (const row of await listMerchants(platform.db)) await scheduleNextSettlement(platform, toMerchant(row));
-  if (platform.database.engine === 'sqlite') await recoverInterrupted(platform, Number.MAX_SAFE_INTEGER);
+  if (platform.database.engine === 'sqlite') await recoverInterrupted(platform, startedAt);
 }
 
-/** An authorisation still open after seven days is released at the acquirer and voided as expired. */
+/** An authorisation still open when its seven days are over is released at the acquirer and voided as expired. */
 async function expireAuthorization(ctx: Context, payload: { transactionId: string }): Promise<void> {
-  const open = await inTransaction(ctx, async (tx) => {
-    const found = await findTransaction(tx.db, tx.merchant.id, payload.transactionId);
-    const order = found && (await findOrder(tx.db, tx.merchant.id, { id: found.order_id }, true));
+  const voiding = await inTransaction(ctx, async (tx) => {
+    const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, payload.transactionId);
     const transaction = order && (await findTransaction(tx.db, tx.merchant.id, payload.transactionId));
-    const stillOpen = transaction && transaction.type === 'Authorization' && transaction.status === 'succeeded' &&
-      transaction.voided === 0 && transaction.captured === 0 && transaction.void_is_pending === 0;
-    return stillOpen ? beginVoid(tx, order!, transaction) : undefined;
+    if (!order || !transaction || transaction.type !== 'Authorization') return undefined;
+    // Captured, being captured, voided, being voided: the same rules as a merchant's void decide.
+    if (voidRefusal(transaction, await orderTransactions(tx.db, tx.merchant.id, order.id))) return undefined;
+    return beginVoid(tx, order, transaction, 'expired');
   });
-  if (open) await finishVoid(ctx, open, 'expired');
-}
-
-/** An order still unpaid, with nothing pending, when its due date is over is voided. */
-async function voidOverdueOrder(ctx: Context, payload: { orderId: string }): Promise<void> {
-  const order = await findOrder(ctx.db, ctx.merchant.id, { id: payload.orderId });
-  if (!order || order.voided_at !== null) return;
+  if (!voiding) return;
   try {
-    await voidOrder(ctx, { number: order.number }, 'overdue');
+    await finishVoid(ctx, voiding);
   } catch (error) {
-    // Paid or partly paid, or something pending: the due date does not void it.
-    if (!(error instanceof AppError && (error.kind === 'orderNotVoidable' || error.kind === 'orderVoided'))) throw error;
+    // The acquirer refused to release it (its answer is recorded): nothing more to do here.
+    if (!(error instanceof AppError && error.kind === 'transactionNotVoidable')) throw error;
   }
 }
 
 /**
+ * An order still unpaid when its due date is over is voided. One with a payment still pending (a challenge, a
+ * call in flight) is looked at again later: if that payment fails, the order is still overdue.
+ */
+async function voidOverdueOrder(ctx: Context, payload: { orderId: string }): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const order = await findOrder(tx.db, tx.merchant.id, { id: payload.orderId }, true);
+    if (!order || order.voided_at !== null) return;
+    const activity = paymentActivity(await orderTransactions(tx.db, tx.merchant.id, order.id));
+    if (activity === 'none') {
+      await refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() });
+    } else if (activity === 'pending') {
+      const dueAt = tx.clock.now().getTime() + OVERDUE_RECHECK_MS;
+      await scheduleJob(tx, { kind: OVERDUE_JOB, merchantId: tx.merchant.id, dueAt, payload, dedupeKey: `${OVERDUE_JOB}:${order.id}:${dueAt}` });
+    }
+  });
+}
+
+/**
  * Settles what a stopped (or stalled) process left between its two commits: asks the acquirer what became of
- * each call, cancelling it there if it never arrived, and records that answer as the request would have.
+ * each call, cancelling it there if it never arrived, and records that answer as the request would have. One
+ * transaction that cannot be recovered now (the acquirer is down) is logged and tried again next time.
  */
 export async function recoverInterrupted(platform: PlatformContext, startedBefore: number): Promise<number> {
   const acquirer = platform.rails.acquirer;
@@ -71,12 +98,16 @@ export async function recoverInterrupted(platform: PlatformContext, startedBefor
     if (batch.length === 0) return recovered;
     for (const transaction of batch) {
       tried.add(transaction.id);
-      const merchant = await findMerchant(platform.db, transaction.merchant_id);
-      if (!merchant) continue;
-      const ctx = merchantContext(platform, merchant, { kind: 'system', job: RECOVER_JOB }, `recovery:${transaction.id}`);
-      await recordRailAnswer(ctx, transaction.id, await recoveryFor(ctx, transaction));
-      platform.log.warn({ transaction_id: transaction.id, merchant_id: merchant.id }, 'recovered an interrupted transaction');
-      recovered += 1;
+      try {
+        const merchant = await findMerchant(platform.db, transaction.merchant_id);
+        if (!merchant) continue;
+        const ctx = merchantContext(platform, merchant, { kind: 'system', job: RECOVER_JOB }, `recovery:${transaction.id}`);
+        await recordRailAnswer(ctx, transaction.id, await recoveryFor(ctx, transaction), { completesRequest: false });
+        platform.log.warn({ transaction_id: transaction.id, merchant_id: merchant.id }, 'recovered an interrupted transaction');
+        recovered += 1;
+      } catch (error) {
+        platform.log.error({ err: error, transaction_id: transaction.id }, 'recovery of an interrupted transaction failed; will try again');
+      }
     }
   }
 }
@@ -85,7 +116,7 @@ async function recoveryFor(ctx: Context, transaction: TransactionRow) {
   const acquirer = ctx.rails.acquirer!;
   const operation = { merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
   if (transaction.void_is_pending === 1) {
-    return applyVoid(await acquirer.resolve({ ...operation, reference: voidReference(transaction.id), kind: 'void' }), 'merchant');
+    return applyVoid(await acquirer.resolve({ ...operation, reference: voidReference(transaction.id), kind: 'void' }));
   }
   const kind = transaction.type === 'Capture' ? 'capture' : transaction.type === 'Refund' ? 'refund' : 'authorize';
   const result = await acquirer.resolve({ ...operation, reference: transaction.id, kind });

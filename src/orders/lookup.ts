@@ -2,7 +2,7 @@ import type { Context } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import type { OrderView } from './present.js';
-import { findOrder, lineItemsOfOrders, updateOrder, type OrderRow } from './store.js';
+import { findOrder, lineItemsOfOrders, lockOrderOfTransaction, orderOfTransaction, updateOrder, type OrderRow } from './store.js';
 import { orderTotals } from './totals.js';
 import { findTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
 
@@ -25,18 +25,20 @@ export async function resolveOrder(ctx: Context, reference: OrderReference, lock
 
 /**
  * An order and one of its transactions, named by the transaction's uuid and optionally the order too (the
- * official PHP SDK sends both): whatever is sent must name one and the same order. Locks the order.
+ * official PHP SDK sends both): whatever is sent must name one and the same order. With `lock`, the order is
+ * locked first and the transaction read after, so what the caller decides on cannot change under it.
  */
 export async function resolveTransaction(
   ctx: Context,
   reference: { order?: OrderReference; transactionId: string },
+  options: { lock: boolean },
 ): Promise<{ order: OrderRow; transaction: TransactionRow }> {
-  const transaction = isUuid(reference.transactionId)
-    ? await findTransaction(ctx.db, ctx.merchant.id, reference.transactionId)
-    : undefined;
-  if (!transaction) throw new AppError('transactionNotFound');
-  const order = await findOrder(ctx.db, ctx.merchant.id, { id: transaction.order_id }, true);
-  if (!order) throw new AppError('transactionNotFound');
+  if (!isUuid(reference.transactionId)) throw new AppError('transactionNotFound');
+  const order = options.lock
+    ? await lockOrderOfTransaction(ctx.db, ctx.merchant.id, reference.transactionId)
+    : await orderOfTransaction(ctx.db, ctx.merchant.id, reference.transactionId);
+  const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, reference.transactionId));
+  if (!order || !transaction) throw new AppError('transactionNotFound');
   if (hasOrderReference(reference.order)) {
     const { number, reference_number: referenceNumber } = reference.order;
     if ((number !== undefined && number !== order.number) || (referenceNumber !== undefined && referenceNumber !== order.reference_number)) {

@@ -11,6 +11,9 @@ import { findTransaction, updateTransaction, type TransactionRow } from './trans
 export const EXPIRE_AUTHORIZATION_JOB = 'orders.expire_authorization';
 /** An uncaptured authorisation lapses after seven days. */
 export const AUTHORIZATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+export const EXPIRE_CHALLENGE_JOB = 'orders.expire_challenge';
+/** How long a cardholder has to complete a 3-D Secure challenge before the payment fails as abandoned. */
+export const CHALLENGE_LIFETIME_MS = 15 * 60 * 1000;
 
 export interface TransactionOutcome {
   view: OrderView;
@@ -55,16 +58,17 @@ export function applyPayment(acquirer: CardAcquirer, result: AcquirerResult): Ap
   return async (ctx, _order, transaction) => {
     const now = ctx.clock.now().getTime();
     const approved = result.status === 'approved';
+    const challenge = result.status === 'challenge';
     const paymentData = cardPaymentData({
       transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, card: inheritedCard(transaction.payment_data), result,
     });
     const authorisation = approved && transaction.type === 'Authorization';
     await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
-      status: approved ? 'succeeded' : result.status === 'challenge' ? 'pending' : 'failed',
-      progress: result.status === 'challenge' ? 'challenge' : 'done',
+      status: approved ? 'succeeded' : challenge ? 'pending' : 'failed',
+      progress: challenge ? 'awaiting_payer' : 'done',
       captured: approved && transaction.type === 'Sales' ? 1 : 0,
-      expires_at: authorisation ? now + AUTHORIZATION_LIFETIME_MS : null,
-      three_ds: result.status === 'challenge' ? JSON.stringify({ enrolled: 'Y', redirect_url: result.challengeUrl ?? '' }) : null,
+      expires_at: authorisation ? now + AUTHORIZATION_LIFETIME_MS : challenge ? now + CHALLENGE_LIFETIME_MS : null,
+      three_ds: challenge ? JSON.stringify({ enrolled: 'Y', redirect_url: result.challengeUrl ?? '' }) : transaction.three_ds,
       payment_data: JSON.stringify(paymentData),
       updated_at: now,
     });
@@ -72,6 +76,12 @@ export function applyPayment(acquirer: CardAcquirer, result: AcquirerResult): Ap
       await scheduleJob(ctx, {
         kind: EXPIRE_AUTHORIZATION_JOB, merchantId: ctx.merchant.id, dueAt: now + AUTHORIZATION_LIFETIME_MS,
         payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_AUTHORIZATION_JOB}:${transaction.id}`,
+      });
+    }
+    if (challenge) {
+      await scheduleJob(ctx, {
+        kind: EXPIRE_CHALLENGE_JOB, merchantId: ctx.merchant.id, dueAt: now + CHALLENGE_LIFETIME_MS,
+        payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_CHALLENGE_JOB}:${transaction.id}:${now}`,
       });
     }
   };
@@ -108,14 +118,17 @@ async function applyFollowUp(ctx: Context, transaction: TransactionRow, acquirer
   });
 }
 
-/** The answer to a void: approved, the transaction is voided for `reason`; refused, it stands as it was. */
-export function applyVoid(result: AcquirerResult, reason: NonNullable<TransactionRow['void_reason']>): Apply {
+/**
+ * The answer to a void: approved, the transaction is voided (for the reason its void began with); refused, it
+ * stands as it was.
+ */
+export function applyVoid(result: AcquirerResult): Apply {
   return async (ctx, _order, transaction) => {
     const now = ctx.clock.now().getTime();
     const approved = result.status === 'approved';
     await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
       void_is_pending: 0,
-      ...(approved && { voided: 1, voided_at: now, void_reason: reason }),
+      ...(approved ? { voided: 1, voided_at: now } : { void_reason: null, void_idempotency_key: null }),
       updated_at: now,
     });
   };

@@ -5,21 +5,26 @@ import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
-import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
+import type { CardAcquirer, ChallengeOutcome } from '../rails/acquirer.js';
 import { readCard, type CardInput } from './card.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { cardFacts, cardPaymentData } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
 import { orderTotals } from './totals.js';
-import { findTransaction, findTransactionByKey, insertTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
+import { acquirerOf, callAcquirer } from './rail-call.js';
+import { lockOrderOfTransaction } from './store.js';
+import {
+  findPaymentByUuid,
+  findTransaction,
+  findTransactionByIdempotencyKey,
+  insertTransaction,
+  orderTransactions,
+  updateTransaction,
+  type TransactionRow,
+} from './transactions-store.js';
 
 export type OpenPaymentInput = Static<typeof OpenPaymentBody>;
-
-export function acquirerOf(ctx: Context): CardAcquirer {
-  if (!ctx.rails.acquirer) throw new AppError('acquirerUnavailable');
-  return ctx.rails.acquirer;
-}
 
 /**
  * Pays an order by card, in two phases: the transaction is recorded pending and committed, the acquirer is
@@ -35,6 +40,7 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
   const card = readCard(cardInput, { year: now.year, month: now.month }, 'payment.credit_card');
   if ('field' in card) throw new AppError('validationFailed', `${card.field} ${card.message}.`);
   const capture = cardInput.consume_mode !== 'pre_authorize' && cardInput.consume_mode !== 'preauth';
+  const type = capture ? 'Sales' : 'Authorization';
   const reference: OrderReference = hasOrderReference(input.order) ? input.order : { number: input.number, reference_number: input.reference_number };
   if (!hasOrderReference(reference)) throw new AppError('orderReferenceMissing', 'Name the order to pay: number or reference_number.');
 
@@ -44,21 +50,21 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
     if (typeof requested === 'string') {
       throw new AppError('validationFailed', `payment.amount ${describeAmountProblem(requested, order.currency_exponent)}.`);
     }
-    const key = { paymentUuid: input.payment.uuid, idempotencyKey: input.payment.uuid === undefined ? tx.idempotencyKey : undefined };
-    const earlier = await findTransactionByKey(tx.db, tx.merchant.id, key);
+    const earlier = input.payment.uuid !== undefined
+      ? await findPaymentByUuid(tx.db, tx.merchant.id, input.payment.uuid)
+      : tx.idempotency && (await findTransactionByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
     if (earlier) {
-      const same = earlier.order_id === order.id && earlier.type === (capture ? 'Sales' : 'Authorization') &&
-        (requested === undefined || requested === earlier.amount);
-      if (!same) throw new AppError('paymentUuidReused');
-      return { earlier, order };
+      const same = earlier.order_id === order.id && earlier.type === type && (requested === undefined || requested === earlier.amount);
+      if (!same) throw new AppError(input.payment.uuid !== undefined ? 'paymentUuidReused' : 'idempotencyKeyReused');
+      return { retry: true as const, transaction: earlier };
     }
     if (order.voided_at !== null) throw new AppError('orderVoided');
     const amount = requested ?? orderTotals(order, await orderTransactions(tx.db, tx.merchant.id, order.id)).payable;
     if (amount <= 0) throw new AppError('orderNothingToPay');
     // A pending payment changes none of the order's totals or states: nothing to recompute yet.
-    const transaction = pendingPayment(tx, order.id, order.currency, amount, capture, card, acquirer, input, key);
+    const transaction = pendingPayment(tx, order.id, order.currency, amount, type, card, acquirer, input);
     await insertTransaction(tx.db, transaction);
-    return { transaction, order };
+    return { retry: false as const, transaction };
   });
   // The same payment.uuid sent for two orders at once: the order locks do not serialise them, the unique key
   // does. The loser looks again and finds the winner's payment.
@@ -68,20 +74,11 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
   });
 
   // A retry of a payment made before: the same payment is answered, whatever became of it.
-  if ('earlier' in prepared) return recordRailAnswer(ctx, prepared.earlier!.id, nothingToApply);
+  if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
   const { transaction } = prepared;
-  // The pending record is on disk before any money can move: recovery can always find what the acquirer did.
-  await ctx.database.durable();
-  let result: AcquirerResult;
-  try {
-    result = await acquirer.authorize({
-      reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency, capture, card,
-    });
-  } catch (error) {
-    // The acquirer's answer is unknown: the transaction stays pending, and recovery asks the acquirer later.
-    ctx.log.error({ err: error, transaction_id: transaction.id }, 'acquirer call failed; left for recovery');
-    return recordRailAnswer(ctx, transaction.id, nothingToApply);
-  }
+  const result = await callAcquirer(ctx, transaction.id, () => acquirer.authorize({
+    reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency, capture, card,
+  }));
   return recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result));
 }
 
@@ -92,19 +89,19 @@ function pendingPayment(
   orderId: string,
   currency: string,
   amount: number,
-  capture: boolean,
+  type: 'Sales' | 'Authorization',
   card: CardInput,
   acquirer: CardAcquirer,
   input: OpenPaymentInput,
-  key: { paymentUuid?: string; idempotencyKey?: string },
 ): TransactionRow {
   const id = newId();
   const now = ctx.clock.now().getTime();
+  const byIdempotencyKey = input.payment.uuid === undefined && ctx.idempotency !== undefined;
   return {
     id,
     merchant_id: ctx.merchant.id,
     order_id: orderId,
-    type: capture ? 'Sales' : 'Authorization',
+    type,
     payment_method: 'credit_card',
     currency,
     amount,
@@ -118,8 +115,10 @@ function pendingPayment(
     settled_at: null,
     expires_at: null,
     original_transaction_id: null,
-    payment_uuid: key.paymentUuid ?? null,
-    idempotency_key: key.idempotencyKey ?? null,
+    payment_uuid: input.payment.uuid ?? null,
+    idempotency_key: byIdempotencyKey ? ctx.idempotency!.key : null,
+    idempotency_expires_at: byIdempotencyKey ? ctx.idempotency!.expiresAt : null,
+    void_idempotency_key: null,
     note: input.payment.note ?? null,
     payment_data: JSON.stringify(cardPaymentData({ transactionId: id, merchantId: ctx.merchant.id, acquirer, card: cardFacts(card) })),
     three_ds: null,
@@ -131,14 +130,47 @@ function pendingPayment(
 
 /**
  * The cardholder passed or failed the 3-D Secure challenge of a pending payment (the hosted challenge page, or
- * the sandbox API standing in for it).
+ * the sandbox API standing in for it), or let it lapse. Two phases like the payment itself: the transaction is
+ * marked as sending (so a second answer is refused and a crash is recovered), then the acquirer is told.
  */
-export async function completeChallenge(ctx: Context, transactionId: string, passed: boolean): Promise<TransactionOutcome> {
+export async function completeChallenge(
+  ctx: Context,
+  transactionId: string,
+  outcome: ChallengeOutcome,
+): Promise<TransactionOutcome> {
+  return answerChallenge(ctx, transactionId, outcome, () => true);
+}
+
+async function answerChallenge(
+  ctx: Context,
+  transactionId: string,
+  outcome: ChallengeOutcome,
+  stillDue: (transaction: TransactionRow) => boolean,
+): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
-  const transaction = isUuid(transactionId) ? await findTransaction(ctx.db, ctx.merchant.id, transactionId) : undefined;
-  if (!transaction) throw new AppError('transactionNotFound');
-  if (transaction.status !== 'pending' || transaction.progress !== 'challenge') throw new AppError('transactionNotPending');
-  const result = await acquirer.completeChallenge(transaction.id, passed);
-  // Two answers at once (a pass and a fail): the one recorded second finds it answered, and is refused.
-  return recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result), { completesRequest: true, onlyIfAwaited: true });
+  if (!isUuid(transactionId)) throw new AppError('transactionNotFound');
+  const started = await inTransaction(ctx, async (tx) => {
+    const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
+    const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
+    if (!transaction) throw new AppError('transactionNotFound');
+    if (transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer' || !stillDue(transaction)) {
+      throw new AppError('transactionNotPending');
+    }
+    return updateTransaction(tx.db, tx.merchant.id, transaction.id, {
+      progress: 'sending', rail_started_at: tx.wallClock.now().getTime(), updated_at: tx.clock.now().getTime(),
+    });
+  });
+  const result = await callAcquirer(ctx, started.id, () => acquirer.completeChallenge(started.id, outcome));
+  return recordRailAnswer(ctx, started.id, applyPayment(acquirer, result));
+}
+
+/** A challenge nobody completed fails as abandoned once its time is up. */
+export async function expireChallenge(ctx: Context, payload: { transactionId: string }): Promise<void> {
+  try {
+    // A challenge put back to the payer by recovery has a later deadline, and its own expiry job.
+    await answerChallenge(ctx, payload.transactionId, 'abandoned', (t) => t.expires_at !== null && t.expires_at <= ctx.clock.now().getTime());
+  } catch (error) {
+    // Completed (or failed) meanwhile: nothing left to expire.
+    if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;
+  }
 }

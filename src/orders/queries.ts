@@ -12,7 +12,7 @@ import { orderTransactions, transactionsOfOrders, type TransactionRow } from './
  */
 export async function checkOrder(ctx: Context, by: { order?: OrderReference; transaction?: { uuid: string } }): Promise<OrderView> {
   if (by.transaction) {
-    const { order } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid });
+    const { order } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
     return loadOrderView(ctx, order);
   }
   if (!hasOrderReference(by.order)) throw new AppError('orderReferenceMissing');
@@ -23,7 +23,7 @@ export async function checkTransaction(
   ctx: Context,
   by: { order?: OrderReference; transaction: { uuid: string } },
 ): Promise<{ view: OrderView; transaction: TransactionRow }> {
-  const { order, transaction } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid });
+  const { order, transaction } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
   const view = await loadOrderView(ctx, order);
   return { view, transaction: view.transactions.find((t) => t.id === transaction.id) ?? transaction };
 }
@@ -56,18 +56,24 @@ export async function listMerchantOrders(
  * Voids an order as a whole: one with nothing paid, nothing pending and no open authorisation. From then on it
  * takes no payments.
  */
-export async function voidOrder(ctx: Context, reference: OrderReference, reason: 'merchant' | 'overdue' = 'merchant'): Promise<OrderView> {
+export async function voidOrder(ctx: Context, reference: OrderReference): Promise<OrderView> {
+  if (!hasOrderReference(reference)) throw new AppError('orderReferenceMissing', 'Name the order to void: number or reference_number.');
   return inTransaction(ctx, async (tx) => {
     const order = await resolveOrder(tx, reference, true);
     if (order.voided_at !== null) throw new AppError('orderVoided', 'The order is voided already.');
-    const transactions = await orderTransactions(tx.db, tx.merchant.id, order.id);
-    const busy = transactions.some((t) => t.status === 'pending' || t.void_is_pending === 1 ||
-      (t.status === 'succeeded' && t.voided === 0 && (t.type !== 'Authorization' || t.captured === 0)));
-    if (busy) {
-      throw new AppError('orderNotVoidable', reason === 'merchant'
-        ? 'The order has payments or authorisations (made or pending): void those transactions instead.'
-        : undefined);
+    if (paymentActivity(await orderTransactions(tx.db, tx.merchant.id, order.id)) !== 'none') {
+      throw new AppError('orderNotVoidable', 'The order has payments or authorisations (made or pending): void those transactions instead.');
     }
     return refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() });
   }, { completesRequest: true });
+}
+
+/**
+ * What stands in the way of voiding an order: something still waiting for a rail or a payer (`pending`), money
+ * taken or an authorisation open (`paid`), or nothing.
+ */
+export function paymentActivity(transactions: TransactionRow[]): 'pending' | 'paid' | 'none' {
+  if (transactions.some((t) => t.status === 'pending' || t.void_is_pending === 1)) return 'pending';
+  const standing = transactions.some((t) => t.status === 'succeeded' && t.voided === 0 && (t.type !== 'Authorization' || t.captured === 0));
+  return standing ? 'paid' : 'none';
 }

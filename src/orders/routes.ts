@@ -32,6 +32,7 @@ const transactionData = ({ view, transaction }: TransactionOutcome) => ({
 });
 
 const LOOKUP_ERRORS = ['orderNotFound', 'transactionNotFound', 'orderMismatch'] as const;
+const RAIL_ERRORS = ['acquirerUnavailable', 'acquirerNoAnswer'] as const;
 
 export const orderRoutes = [
   defineRoute({
@@ -58,7 +59,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: OpenPaymentBody,
     data: OrderTransactionData,
-    errors: ['orderNotFound', 'orderVoided', 'orderNothingToPay', 'orderReferenceMissing', 'paymentUuidReused', 'paymentMethodMissing', 'acquirerUnavailable'],
+    errors: ['orderNotFound', 'orderVoided', 'orderNothingToPay', 'orderReferenceMissing', 'paymentUuidReused', 'paymentMethodMissing', ...RAIL_ERRORS],
     handler: ({ ctx, body }) => payOrder(ctx, body),
     present: transactionData,
   }),
@@ -70,7 +71,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: CaptureBody,
     data: OrderTransactionData,
-    errors: [...LOOKUP_ERRORS, 'transactionNotCapturable', 'captureExceedsAuthorized', 'acquirerUnavailable'],
+    errors: [...LOOKUP_ERRORS, 'transactionNotCapturable', 'captureExceedsAuthorized', ...RAIL_ERRORS],
     handler: ({ ctx, body }) => captureAuthorization(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.capture?.amount),
     present: transactionData,
   }),
@@ -82,7 +83,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: TransactionBody,
     data: OrderTransactionData,
-    errors: [...LOOKUP_ERRORS, 'transactionNotVoidable', 'acquirerUnavailable'],
+    errors: [...LOOKUP_ERRORS, 'transactionNotVoidable', ...RAIL_ERRORS],
     handler: ({ ctx, body }) => voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }),
     present: transactionData,
   }),
@@ -94,7 +95,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: VoidBody,
     data: Type.Object({ order: OrderSchema, transaction: Type.Optional(TransactionSchema) }),
-    errors: [...LOOKUP_ERRORS, 'transactionNotVoidable', 'orderNotVoidable', 'orderVoided', 'orderReferenceMissing', 'acquirerUnavailable'],
+    errors: [...LOOKUP_ERRORS, 'transactionNotVoidable', 'orderNotVoidable', 'orderVoided', 'orderReferenceMissing', ...RAIL_ERRORS],
     handler: async ({ ctx, body }) => body.transaction
       ? voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid })
       : voidOrder(ctx, body.order ?? {}),
@@ -108,7 +109,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: RefundBody,
     data: OrderTransactionData,
-    errors: [...LOOKUP_ERRORS, 'transactionNotRefundable', 'refundExceedsCaptured', 'acquirerUnavailable'],
+    errors: [...LOOKUP_ERRORS, 'transactionNotRefundable', 'refundExceedsCaptured', ...RAIL_ERRORS],
     handler: ({ ctx, body }) => refundTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.refund),
     present: transactionData,
   }),

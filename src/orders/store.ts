@@ -25,6 +25,10 @@ export async function findOrder(
   by: { id?: string; number?: string; referenceNumber?: string },
   lock = false,
 ): Promise<OrderRow | undefined> {
+  if (by.id === undefined && by.number === undefined && by.referenceNumber === undefined) {
+    // Without a criterion this would be "any order of the merchant": never what a caller means.
+    throw new Error('findOrder needs an id, a number or a reference number');
+  }
   let query = db.selectFrom('orders').selectAll().where('merchant_id', '=', merchantId);
   if (by.id !== undefined) query = query.where('id', '=', by.id);
   if (by.number !== undefined) query = query.where('number', '=', by.number);
@@ -34,10 +38,18 @@ export async function findOrder(
 
 /** The order a transaction belongs to, locked: read the transaction after this, so it cannot change meanwhile. */
 export async function lockOrderOfTransaction(db: Db, merchantId: string, transactionId: string): Promise<OrderRow | undefined> {
-  const query = db.selectFrom('orders').selectAll()
+  return forUpdate(db, orderOfTransactionQuery(db, merchantId, transactionId)).executeTakeFirst();
+}
+
+/** The order a transaction belongs to, for reading. */
+export async function orderOfTransaction(db: Db, merchantId: string, transactionId: string): Promise<OrderRow | undefined> {
+  return orderOfTransactionQuery(db, merchantId, transactionId).executeTakeFirst();
+}
+
+function orderOfTransactionQuery(db: Db, merchantId: string, transactionId: string) {
+  return db.selectFrom('orders').selectAll()
     .where('merchant_id', '=', merchantId)
     .where('id', '=', (eb) => eb.selectFrom('transactions').select('order_id').where('merchant_id', '=', merchantId).where('id', '=', transactionId));
-  return forUpdate(db, query).executeTakeFirst();
 }
 
 export async function updateOrder(

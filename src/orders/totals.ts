@@ -70,7 +70,7 @@ export function transactionFlags(transaction: TransactionRow, all: TransactionRo
       };
     }
     case 'Authorization': {
-      const capture = all.find((t) => t.type === 'Capture' && t.original_transaction_id === transaction.id && t.status !== 'failed');
+      const capture = captureOf(transaction, all);
       if (capture) {
         // Once captured, the authorisation stands for its capture: refunds of it are refunds of the capture.
         const flags = transactionFlags(capture, all);
@@ -81,4 +81,9 @@ export function transactionFlags(transaction: TransactionRow, all: TransactionRo
     case 'Refund':
       return { captured: false, allowVoid: false, allowRefund: false, refundable: 0 };
   }
+}
+
+/** An authorisation's capture, made or in flight (a failed one does not count): there is only ever one. */
+export function captureOf(authorization: Pick<TransactionRow, 'id'>, all: TransactionRow[]): TransactionRow | undefined {
+  return all.find((t) => t.type === 'Capture' && t.original_transaction_id === authorization.id && t.status !== 'failed');
 }

@@ -13,21 +13,20 @@ export async function findTransaction(db: Db, merchantId: string, id: string): P
   return db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
 }
 
-/** A transaction by one of its natural keys: the client's payment.uuid or the request's Idempotency-Key. */
-export async function findTransactionByKey(
-  db: Db,
-  merchantId: string,
-  key: { paymentUuid?: string; idempotencyKey?: string },
-): Promise<TransactionRow | undefined> {
-  if (key.paymentUuid !== undefined) {
-    return db.selectFrom('transactions').selectAll()
-      .where('merchant_id', '=', merchantId).where('payment_uuid', '=', key.paymentUuid).executeTakeFirst();
-  }
-  if (key.idempotencyKey !== undefined) {
-    return db.selectFrom('transactions').selectAll()
-      .where('merchant_id', '=', merchantId).where('idempotency_key', '=', key.idempotencyKey).executeTakeFirst();
-  }
-  return undefined;
+/** The payment a client named with payment.uuid (for as long as the payment exists). */
+export async function findPaymentByUuid(db: Db, merchantId: string, paymentUuid: string): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll()
+    .where('merchant_id', '=', merchantId).where('payment_uuid', '=', paymentUuid).executeTakeFirst();
+}
+
+/**
+ * The transaction a request with this Idempotency-Key created, while the key's record lasts: after that the key
+ * names nothing, as the HTTP layer forgets it too.
+ */
+export async function findTransactionByIdempotencyKey(db: Db, merchantId: string, key: string, wallNow: number): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll()
+    .where('merchant_id', '=', merchantId).where('idempotency_key', '=', key).where('idempotency_expires_at', '>', wallNow)
+    .orderBy('created_at', 'desc').executeTakeFirst();
 }
 
 /** An order's transactions, oldest first (plugins refund transactions[0]). */
@@ -58,6 +57,8 @@ export async function settleTransactions(db: Db, merchantId: string, at: number)
     .where('settled_at', 'is', null)
     .where('status', '=', 'succeeded')
     .where('voided', '=', 0)
+    // One being voided right now waits for the next cut-off: if the void succeeds it never settles.
+    .where('void_is_pending', '=', 0)
     .where('type', 'in', ['Sales', 'Capture', 'Refund'])
     .where('created_at', '<=', at)
     .executeTakeFirst();

@@ -42,8 +42,11 @@ export interface Context extends PlatformContext {
   requestId: string;
   /** The merchant's business clock: the only time domain rules read. */
   clock: Clock;
-  /** The request's Idempotency-Key, if it has one: a natural key for what the request creates (a payment). */
-  idempotencyKey?: string;
+  /**
+   * The request's Idempotency-Key, if it has one, and the wall time its record expires: until then it is a
+   * natural key for what the request creates (a payment, a capture, a refund, a void).
+   */
+  idempotency?: { key: string; expiresAt: number };
   /** Set by the HTTP layer for a request with an Idempotency-Key: stores the reply in the state change's transaction. */
   outcome?: OutcomeRecorder;
 }

@@ -85,6 +85,11 @@ export const ERRORS = {
   transactionNotPending: { code: '400208', status: 400, message: 'This transaction is not waiting for a result.' },
   paymentMethodMissing: { code: '400209', status: 400, message: 'The payment names no payment method.' },
   acquirerUnavailable: { code: '400301', status: 503, message: 'No card acquirer is configured for this platform.' },
+  acquirerNoAnswer: {
+    code: '400302', status: 502,
+    message: 'The acquirer did not answer. The operation is recorded as pending and will be resolved with the acquirer; ' +
+      'retry with the same Idempotency-Key (or payment.uuid), or check the transaction.',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export interface ErrorDefinition {

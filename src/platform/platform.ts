@@ -21,7 +21,10 @@ export async function openPlatform(
   options: { wallClock?: Clock; logger?: Logger } = {},
 ): Promise<OpenedPlatform> {
   const logger = options.logger ?? createLogger(config);
-  const database = openDatabase(config);
+  const database = openDatabase({
+    ...config,
+    onDurabilityFailure: (error) => logger.fatal({ err: error }, 'the disk refused to flush the database log: writes can no longer be made durable; restart the process'),
+  });
   try {
     const migrations = await migrate(database);
     const secrets = await loadPlatformSecrets(database.db, config.secret);

@@ -27,6 +27,8 @@ export interface AcquirerResult {
   challengeUrl?: string;
 }
 
+export type ChallengeOutcome = 'passed' | 'failed' | 'abandoned';
+
 export interface MoneyOperation {
   reference: string;
   merchantId: string;
@@ -39,8 +41,8 @@ export interface CardAcquirer {
   readonly type: string;
   /** Authorises, and with `capture` also captures (a sale). */
   authorize(request: MoneyOperation & { capture: boolean; card: CardDetails }): Promise<AcquirerResult>;
-  /** The cardholder passed or failed the challenge of a pending authorisation. */
-  completeChallenge(reference: string, passed: boolean): Promise<AcquirerResult>;
+  /** The cardholder passed or failed the challenge of a pending authorisation, or abandoned it. */
+  completeChallenge(reference: string, outcome: ChallengeOutcome): Promise<AcquirerResult>;
   capture(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;
   void(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;
   refund(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;

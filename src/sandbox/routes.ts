@@ -51,8 +51,8 @@ export const sandboxRoutes = [
     tags: TAGS,
     params: TransactionParams,
     data: OrderTransactionData,
-    errors: ['transactionNotFound', 'transactionNotPending', 'acquirerUnavailable'],
-    handler: ({ ctx, params }) => completeChallenge(ctx, params.uuid, outcome === 'succeed'),
+    errors: ['transactionNotFound', 'transactionNotPending', 'acquirerUnavailable', 'acquirerNoAnswer'],
+    handler: ({ ctx, params }) => completeChallenge(ctx, params.uuid, outcome === 'succeed' ? 'passed' : 'failed'),
     present: ({ view, transaction }) => ({
       order: presentOrder(view),
       transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),

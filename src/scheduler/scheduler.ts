@@ -2,7 +2,7 @@ import { findMerchant } from '../merchants/store.js';
 import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
-import { claimDueJobs, finishJob, insertJob, renewLease, rescheduleJob, type JobRow } from './store.js';
+import { claimDueJobs, finishJob, insertJob, nextMerchantJob, renewLease, rescheduleJob, type JobRow } from './store.js';
 
 export type PlatformJobHandler = (ctx: PlatformContext, payload: unknown, job: JobRow) => Promise<void>;
 export type MerchantJobHandler = (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
@@ -26,6 +26,8 @@ export interface SchedulerOptions {
 export interface JobRunner {
   /** Runs the jobs due now (one merchant's only, when given) until none is left; returns how many ran. */
   runDue(filter?: { merchantId?: string }): Promise<number>;
+  /** The merchant's next job this process can run, and whether another claim holds it now. */
+  nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined>;
 }
 
 /**
@@ -85,6 +87,10 @@ export class Scheduler implements JobRunner {
     const run = this.turn.catch(() => undefined).then(() => this.drain(filter));
     this.turn = run;
     return run;
+  }
+
+  nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
+    return nextMerchantJob(this.options.platform.db, merchantId, [...this.jobs.keys()], this.now());
   }
 
   private async drain(filter: { merchantId?: string }): Promise<number> {

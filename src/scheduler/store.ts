@@ -113,6 +113,14 @@ export async function claimDueJobs(db: Db, options: ClaimOptions): Promise<JobRo
   return claimed.sort((a, b) => a.due_wall_at - b.due_wall_at || a.id.localeCompare(b.id));
 }
 
+/** Frees every job lease: only when the processes that held them are known to be gone (SQLite start). */
+export async function freeRunningJobs(db: Db): Promise<number> {
+  const result = await db.updateTable('jobs')
+    .set({ state: 'pending', lease_owner: null, lease_token: null, lease_expires_at: null })
+    .where('state', '=', 'running').executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Extends the lease of a job still running; false when the lease was lost to another claim. */
 export async function renewLease(db: Db, job: JobRow, until: number): Promise<boolean> {
   const result = await db
@@ -167,9 +175,21 @@ export async function purgeFinishedJobs(db: Db, olderThan: number): Promise<numb
   return Number(result.numDeletedRows);
 }
 
-/** When a merchant's next job (not yet run) is due, on its business clock. */
-export async function nextMerchantJobDue(db: Db, merchantId: string): Promise<number | undefined> {
-  const row = await db.selectFrom('jobs').select((eb) => eb.fn.min<number>('due_at').as('due'))
-    .where('merchant_id', '=', merchantId).where('state', 'in', ['pending', 'running']).executeTakeFirst();
-  return row?.due ?? undefined;
+/**
+ * A merchant's next job not yet run, of the kinds this process runs: when it is due on the business clock, and
+ * until when another claim holds it (a job running elsewhere right now), if one does.
+ */
+export async function nextMerchantJob(
+  db: Db,
+  merchantId: string,
+  kinds: string[],
+  now: number,
+): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
+  if (kinds.length === 0) return undefined;
+  const row = await db.selectFrom('jobs').select(['due_at', 'state', 'lease_expires_at'])
+    .where('merchant_id', '=', merchantId).where('state', 'in', ['pending', 'running']).where('kind', 'in', kinds)
+    .orderBy('due_at').limit(1).executeTakeFirst();
+  if (!row) return undefined;
+  const held = row.state === 'running' && row.lease_expires_at !== null && row.lease_expires_at >= now;
+  return { dueAt: row.due_at, heldUntil: held ? row.lease_expires_at! : undefined };
 }

@@ -18,6 +18,8 @@ export interface DatabaseOptions {
   dataDir: string;
   sqliteSynchronous: 'FULL' | 'NORMAL';
   pgPoolSize: number;
+  /** Told once if the disk refuses a flush: from then on nothing written can be promised durable. */
+  onDurabilityFailure?(error: Error): void;
 }
 
 export interface Database {
@@ -35,6 +37,8 @@ export interface Database {
    * flush; otherwise commits are as durable as they will be already, and it resolves at once.
    */
   durable(): Promise<void>;
+  /** Set once a flush has failed: the process must stop answering (not ready) and be restarted. */
+  durabilityFailure(): Error | undefined;
   /** Makes every write durable, then closes. */
   close(): Promise<void>;
 }
@@ -63,7 +67,9 @@ function openSqlite(options: DatabaseOptions): Database {
   // Commits never wait on the disk; FULL durability comes from flushing the WAL before a write is told about
   // (group commit), which costs the event loop nothing and serves many commits with one flush.
   writer.pragma('synchronous = NORMAL');
-  const groupCommit = options.sqliteSynchronous === 'FULL' ? new GroupCommit(`${file}-wal`) : undefined;
+  const groupCommit = options.sqliteSynchronous === 'FULL'
+    ? new GroupCommit(`${file}-wal`, (error) => options.onDurabilityFailure?.(error))
+    : undefined;
   writer.pragma('foreign_keys = ON');
   writer.pragma('busy_timeout = 5000');
   const db = new Kysely<Schema>({ dialect: new SqliteWriterDialect(writer, () => groupCommit?.noteWrite()) });
@@ -90,8 +96,13 @@ function openSqlite(options: DatabaseOptions): Database {
       };
     },
     durable: () => groupCommit?.sync() ?? Promise.resolve(),
+    durabilityFailure: () => groupCommit?.failure,
     async close() {
-      await groupCommit?.sync();
+      try {
+        await groupCommit?.sync();
+      } finally {
+        await groupCommit?.close();
+      }
       reader?.close();
       await db.destroy();
     },
@@ -124,6 +135,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
       };
     },
     durable: () => Promise.resolve(),
+    durabilityFailure: () => undefined,
     async close() {
       await db.destroy();
     },

@@ -156,9 +156,10 @@ export type TransactionType = 'Sales' | 'Authorization' | 'Refund' | 'Capture';
 export type TransactionStatus = 'pending' | 'succeeded' | 'failed';
 /**
  * Where a transaction is with its rail: `sending` from the first commit until the rail's answer is recorded
- * (a crash in between leaves it for recovery), `challenge` while the cardholder does 3-D Secure, `done` after.
+ * (a crash in between leaves it for recovery), `awaiting_payer` while the payer acts (3-D Secure, a wallet),
+ * `done` after.
  */
-export type TransactionProgress = 'sending' | 'challenge' | 'done';
+export type TransactionProgress = 'sending' | 'awaiting_payer' | 'done';
 
 export interface TransactionsTable {
   id: string;
@@ -173,7 +174,8 @@ export interface TransactionsTable {
   /** Authorization: a capture succeeded. Sales and Capture: 1 once successful. */
   captured: number;
   voided: number;
-  void_reason: 'merchant' | 'expired' | 'order_overdue' | null;
+  /** Why it was voided; set when the void begins (so recovery knows it), cleared if the void is refused. */
+  void_reason: 'merchant' | 'expired' | null;
   voided_at: number | null;
   void_is_pending: number;
   settled_at: number | null;
@@ -183,8 +185,12 @@ export interface TransactionsTable {
   original_transaction_id: string | null;
   /** The client's payment.uuid: a natural key for the payment. */
   payment_uuid: string | null;
-  /** The Idempotency-Key of the request that created it: a natural key too. */
+  /** The Idempotency-Key of the request that created it: a natural key too, until `idempotency_expires_at`. */
   idempotency_key: string | null;
+  /** Wall time after which the Idempotency-Key no longer names this transaction (its record has expired). */
+  idempotency_expires_at: number | null;
+  /** The Idempotency-Key of the request voiding it: a retry of that void is answered with the void. */
+  void_idempotency_key: string | null;
   note: string | null;
   /** JSON: what the acquirer reported, in the interface's payment_data shape (never the full number or CVV). */
   payment_data: string;

@@ -44,7 +44,7 @@ export type FilterValue = string | number;
 const KEY = /^filter\[([^\]]+)\]\[([^\]]+)\]$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+const MONEY = /^-?\d{1,11}(?:\.\d{1,8})?$/;
 
 export function parseFilters(query: Record<string, unknown>, catalogue: FilterCatalogue): Condition[] {
   const conditions: Condition[] = [];
@@ -88,7 +88,8 @@ function value(key: string, text: string, spec: FilterField): FilterValue {
       if (!/^-?\d{1,15}$/.test(text)) throw refused(key, 'must be a whole number');
       return Number(text);
     case 'money':
-      if (!DECIMAL.test(text) || text.replace(/[-.]/g, '').length > 18) throw refused(key, 'must be a decimal amount such as 12.50');
+      // Eleven integer digits scaled by the largest exponent (4) stay a safe integer: the bounds are exact.
+      if (!MONEY.test(text)) throw refused(key, 'must be a decimal amount such as 12.50 (at most 11 digits before the point, 8 after)');
       return text;
     case 'boolean':
       if (text !== '0' && text !== '1') throw refused(key, 'must be 0 or 1');

@@ -4,8 +4,9 @@ import { brandOf, maskedParts } from '../../orders/card.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/database/database.js';
 import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
-import type { AcquirerResult, CardAcquirer, MoneyOperation } from '../acquirer.js';
-import { sandboxOutcome } from './cards.js';
+import { forUpdate } from '../../platform/database/locking.js';
+import type { AcquirerResult, CardAcquirer, ChallengeOutcome, MoneyOperation } from '../acquirer.js';
+import { answerDelayOf, sandboxOutcome } from './cards.js';
 
 type Operation = Selectable<SandboxAcquirerOperationsTable>;
 
@@ -50,13 +51,14 @@ export class SandboxAcquirer implements CardAcquirer {
     }
   }
 
-  async completeChallenge(reference: string, passed: boolean): Promise<AcquirerResult> {
+  async completeChallenge(reference: string, outcome: ChallengeOutcome): Promise<AcquirerResult> {
     const operation = await this.find(reference);
     if (!operation) throw new Error(`no sandbox operation ${reference}`);
     if (operation.status !== 'challenge') return this.resultOf(operation);
-    const change = passed
+    const declined = (message: string) => ({ status: 'declined' as const, response_code: '05', response_message: message, auth_code: null });
+    const change = outcome === 'passed'
       ? { status: 'approved' as const, response_code: APPROVED.responseCode, response_message: APPROVED.responseMessage, auth_code: authCodeOf(reference) }
-      : { status: 'declined' as const, response_code: '05', response_message: '3-D Secure authentication failed', auth_code: null };
+      : declined(outcome === 'failed' ? '3-D Secure authentication failed' : '3-D Secure challenge abandoned: not completed in time');
     const updated = await this.deps.db.updateTable('sandbox_acquirer_operations')
       .set({ ...change, challenge_token: null, updated_at: this.now() })
       .where('reference', '=', reference).where('status', '=', 'challenge')
@@ -85,20 +87,35 @@ export class SandboxAcquirer implements CardAcquirer {
     });
   }
 
-  /** Captures, voids and refunds of an approved operation are approved; of anything else, declined. */
+  /**
+   * Captures, voids and refunds are checked against the ledger as an acquirer would: a capture only of an open
+   * authorisation, once and for no more than it; a void only of what is neither voided nor (for an
+   * authorisation) captured; refunds only of a sale or capture standing, never more than it in all.
+   */
   private async followUp(kind: 'capture' | 'void' | 'refund', request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult> {
-    const original = await this.find(request.originalReference);
-    const known = original !== undefined && original.status === 'approved';
-    return this.record(request, {
-      kind,
-      status: known ? 'approved' : 'declined',
-      responseCode: known ? APPROVED.responseCode : '25',
-      responseMessage: known ? APPROVED.responseMessage : 'Unable to locate the original transaction',
-      card_first6: original?.card_first6 ?? null,
-      card_last4: original?.card_last4 ?? null,
-      card_brand: original?.card_brand ?? null,
-      originalReference: request.originalReference,
+    const result = await this.deps.db.transaction().execute(async (tx) => {
+      const original = await forUpdate(tx, tx.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', request.originalReference))
+        .executeTakeFirst();
+      const related = original
+        ? await tx.selectFrom('sandbox_acquirer_operations').selectAll()
+          .where('original_reference', '=', original.reference).where('status', '=', 'approved').where('reference', '!=', request.reference).execute()
+        : [];
+      const refusal = original ? followUpRefusal(kind, request, original, related) : { code: '25', message: 'Unable to locate the original transaction' };
+      const answer = await this.record(request, {
+        kind,
+        status: refusal ? 'declined' : 'approved',
+        responseCode: refusal?.code ?? APPROVED.responseCode,
+        responseMessage: refusal?.message ?? APPROVED.responseMessage,
+        card_first6: original?.card_first6 ?? null,
+        card_last4: original?.card_last4 ?? null,
+        card_brand: original?.card_brand ?? null,
+        originalReference: request.originalReference,
+      }, tx);
+      return { result: answer, delayMs: answerDelayOf({ first6: original?.card_first6 ?? null, last4: original?.card_last4 ?? null }) };
     });
+    // Done and recorded at once; only the answer is slow, as with the payment itself.
+    if (result.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, result.delayMs));
+    return result.result;
   }
 
   private async record(
@@ -114,6 +131,7 @@ export class SandboxAcquirer implements CardAcquirer {
       originalReference?: string;
       challengeToken?: string;
     },
+    db: Db = this.deps.db,
   ): Promise<AcquirerResult> {
     const now = this.now();
     const row: Operation = {
@@ -136,9 +154,9 @@ export class SandboxAcquirer implements CardAcquirer {
       updated_at: now,
     };
     // A retry of the same reference finds the first answer: the acquirer never does an operation twice.
-    const inserted = await this.deps.db.insertInto('sandbox_acquirer_operations').values(row)
+    const inserted = await db.insertInto('sandbox_acquirer_operations').values(row)
       .onConflict((oc) => oc.column('reference').doNothing()).returningAll().executeTakeFirst();
-    return this.resultOf(inserted ?? (await this.find(request.reference))!);
+    return this.resultOf(inserted ?? (await this.find(request.reference, db))!);
   }
 
   private resultOf(operation: Operation): AcquirerResult {
@@ -155,12 +173,42 @@ export class SandboxAcquirer implements CardAcquirer {
     };
   }
 
-  private find(reference: string): Promise<Operation | undefined> {
-    return this.deps.db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', reference).executeTakeFirst();
+  private find(reference: string, db: Db = this.deps.db): Promise<Operation | undefined> {
+    return db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', reference).executeTakeFirst();
   }
 
   private now(): number {
     return this.deps.wallClock.now().getTime();
+  }
+}
+
+function followUpRefusal(
+  kind: 'capture' | 'void' | 'refund',
+  request: MoneyOperation,
+  original: Operation,
+  related: Operation[],
+): { code: string; message: string } | undefined {
+  const invalid = (message: string) => ({ code: '12', message: `Invalid transaction: ${message}` });
+  if (original.status !== 'approved') return invalid('the original transaction was not approved');
+  if (original.kind === 'void' || original.kind === 'refund') return invalid(`a ${original.kind} cannot be ${kind === 'void' ? 'voided' : `${kind}d`}`);
+  const voided = related.some((op) => op.kind === 'void');
+  const captures = related.filter((op) => op.kind === 'capture');
+  if (voided) return invalid('the original transaction is voided');
+  switch (kind) {
+    case 'capture':
+      if (original.kind !== 'authorize') return invalid('only an authorisation can be captured');
+      if (captures.length > 0) return invalid('the authorisation is captured already');
+      if (request.amount > original.amount) return { code: '13', message: 'Invalid amount: more than was authorised' };
+      return undefined;
+    case 'void':
+      if (captures.length > 0) return invalid('the authorisation is captured: void the capture');
+      return undefined;
+    case 'refund': {
+      if (original.kind === 'authorize') return invalid('an authorisation cannot be refunded: refund its capture');
+      const refunded = related.filter((op) => op.kind === 'refund').reduce((sum, op) => sum + op.amount, 0);
+      if (refunded + request.amount > original.amount) return { code: '13', message: 'Invalid amount: more than is left to refund' };
+      return undefined;
+    }
   }
 }
 

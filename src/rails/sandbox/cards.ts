@@ -19,7 +19,8 @@ export const SANDBOX_CARDS: Readonly<Record<string, { outcome: SandboxOutcome; d
   '4000000000003220': { outcome: { kind: 'challenge' }, description: '3-D Secure challenge: pending until passed or failed' },
   '4000000000006207': {
     outcome: { kind: 'approve', answerAfterMs: 3_000 },
-    description: 'slow: approved at once, the answer arrives after 3 seconds (for timeouts and crashes in flight)',
+    description: 'slow: approved at once, the answer arrives after 3 seconds, for its captures, voids and refunds too ' +
+      '(for timeouts and crashes in flight)',
   },
   '4000000000000119': {
     outcome: { kind: 'fault', code: '96', message: 'System malfunction' },
@@ -29,4 +30,17 @@ export const SANDBOX_CARDS: Readonly<Record<string, { outcome: SandboxOutcome; d
 
 export function sandboxOutcome(cardNumber: string): SandboxOutcome {
   return SANDBOX_CARDS[cardNumber]?.outcome ?? { kind: 'approve' };
+}
+
+/**
+ * How long answers about a card take, known from what the acquirer keeps of it (first six and last four
+ * digits): a slow card's captures, voids and refunds are as slow as its payment.
+ */
+export function answerDelayOf(card: { first6: string | null; last4: string | null }): number {
+  for (const [number, { outcome }] of Object.entries(SANDBOX_CARDS)) {
+    if (outcome.kind === 'approve' && outcome.answerAfterMs && number.startsWith(card.first6 ?? '-') && number.endsWith(card.last4 ?? '-')) {
+      return outcome.answerAfterMs;
+    }
+  }
+  return 0;
 }

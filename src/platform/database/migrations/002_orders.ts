@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -72,6 +72,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('original_transaction_id', 'text', (c) => c.references('transactions.id'))
     .addColumn('payment_uuid', 'text')
     .addColumn('idempotency_key', 'text')
+    .addColumn('idempotency_expires_at', 'bigint')
+    .addColumn('void_idempotency_key', 'text')
     .addColumn('note', 'text')
     .addColumn('payment_data', 'text', (c) => c.notNull())
     .addColumn('three_ds', 'text')
@@ -79,11 +81,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('transactions_payment_uuid', ['merchant_id', 'payment_uuid'])
-    .addUniqueConstraint('transactions_idempotency_key', ['merchant_id', 'idempotency_key'])
     .execute();
+  // An Idempotency-Key names a transaction only while the key's record lasts (24 h); after that it starts afresh.
+  await db.schema.createIndex('transactions_idempotency_key').on('transactions').columns(['merchant_id', 'idempotency_key']).execute();
   await db.schema.createIndex('transactions_order').on('transactions').columns(['order_id', 'created_at']).execute();
   await db.schema.createIndex('transactions_original').on('transactions').column('original_transaction_id').execute();
-  await db.schema.createIndex('transactions_progress').on('transactions').columns(['progress', 'rail_started_at']).execute();
+  // Recovery looks only at transactions between their two commits: a small partial index, not a table scan.
+  await db.schema.createIndex('transactions_interrupted').on('transactions').column('rail_started_at')
+    .where(sql<boolean>`progress = 'sending' or void_is_pending = 1`).execute();
   await db.schema.createIndex('transactions_unsettled').on('transactions').columns(['merchant_id', 'settled_at', 'created_at']).execute();
 
   // The sandbox acquirer's own ledger: what a real acquirer would know of our requests, kept apart from our
@@ -108,4 +113,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('sandbox_acquirer_operations_original').on('sandbox_acquirer_operations').column('original_reference').execute();
 }
