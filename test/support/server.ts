@@ -82,6 +82,8 @@ export interface TestServerOptions {
   dataDir?: string;
   /** Collect the server's log lines (parsed) here instead of writing them to stderr. */
   logLines?: Array<Record<string, unknown>>;
+  /** The wall clock the server starts on (a fresh one following real time by default). */
+  clock?: TestClock;
 }
 
 /**
@@ -103,7 +105,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   };
   const config = loadConfig(env);
-  const clock = new TestClock();
+  const clock = options.clock ?? new TestClock();
   const breaches: string[] = [];
   const server = await startServer(config, {
     wallClock: clock,
