@@ -30,6 +30,10 @@ export interface LoadResult {
   statuses: Record<string, number>;
   /** True when the pre-built requests ran out before the duration ended. */
   exhausted: boolean;
+  /** Operations completed over the whole run, warm-up and stragglers after the window included. */
+  total: number;
+  /** The measured window on the wall clock (ms since the epoch), to line it up with other processes' counts. */
+  window: { fromEpochMs: number; toEpochMs: number };
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -39,6 +43,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   let next = 0;
   let exhausted = false;
   const latencies: number[] = [];
+  let finished = 0;
   const statuses: Record<string, number> = {};
   const start = performance.now();
   const measureFrom = start + plan.warmupMs;
@@ -94,6 +99,7 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
           return;
         }
         const now = performance.now();
+        finished += 1;
         if (sentAt >= measureFrom && now <= stopAt) {
           latencies.push(now - sentAt);
           statuses[worst] = (statuses[worst] ?? 0) + 1;
@@ -107,7 +113,8 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
   await Promise.all(Array.from({ length: plan.connections }, () => drive(connect(plan.port, plan.host))));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  const seconds = Math.max(0.001, (Math.min(measuredEnd, stopAt) - measureFrom) / 1000);
+  const measuredTo = Math.min(measuredEnd, stopAt);
+  const seconds = Math.max(0.001, (measuredTo - measureFrom) / 1000);
   return {
     completed: latencies.length,
     seconds: round(seconds),
@@ -115,6 +122,8 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
     latencyMs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(latencies.at(-1) ?? 0) },
     statuses,
     exhausted,
+    total: finished,
+    window: { fromEpochMs: Math.round(performance.timeOrigin + measureFrom), toEpochMs: Math.round(performance.timeOrigin + measuredTo) },
   };
 }
 

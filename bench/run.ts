@@ -5,19 +5,22 @@
  *   DATABASE_URL=postgres://... npm run bench
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 npm run bench
  *   BENCH_ONLY=create npm run bench     # the scenarios whose name contains the text
+ *   BENCH_ONLY=webhook npm run bench    # webhook deliveries per second to a local receiver (bench/webhooks.ts)
+ *   BENCH_CPU_PROF=/tmp/prof npm run bench   # also writes a V8 CPU profile of the paygate server there
  *
  * Prints a table and writes bench/results/<time>.json. Requests are signed ahead of time, each with its own
  * nonce, so the load generator spends nothing on cryptography while it measures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PaygateClient } from '@paygate/client';
 import type { LoadPlan, LoadResult } from './load-generator.js';
 import type { RequestTemplate, SignJob } from './sign-worker.js';
+import { BENCH_WEBHOOK_TIMEOUT_MS, WEBHOOK_SCENARIO, webhookReport, webhookScenario, type WebhookResult } from './webhooks.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..', '..');
@@ -57,11 +60,14 @@ async function main(): Promise<void> {
   const floorPort = paygatePort + 2;
   const children: ChildProcess[] = [];
   try {
-    const paygate = await startProcess(children, [join(root, 'dist', 'src', 'cli.js'), 'serve'], {
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const paygate = await startProcess(children, [...profile, join(root, 'dist', 'src', 'cli.js'), 'serve'], {
       PAYGATE_DATA_DIR: dataDir, PORT: String(paygatePort), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+      PAYGATE_WEBHOOK_TIMEOUT_MS: String(BENCH_WEBHOOK_TIMEOUT_MS),
     }, /API reference/);
-    void paygate;
-    const demo = JSON.parse(readFileSync(join(dataDir, 'demo-app.json'), 'utf8')) as { app_id: string; private_key_path: string };
+    const demo = JSON.parse(readFileSync(join(dataDir, 'demo-app.json'), 'utf8')) as {
+      app_id: string; private_key_path: string; webhook_public_key_path: string;
+    };
     const privateKeyPem = readFileSync(demo.private_key_path, 'utf8');
     const client = new PaygateClient({ baseUrl: `http://127.0.0.1:${paygatePort}`, appId: demo.app_id, privateKey: privateKeyPem });
     const customer = await client.customers.create({
@@ -135,18 +141,37 @@ async function main(): Promise<void> {
         ...(meetsTarget !== undefined && { meetsTarget }),
       });
     }
-    report(rows);
+    // Last: from here on, every order event of the demo merchant is a delivery to make.
+    let webhooks: WebhookResult | undefined;
+    if (!only || WEBHOOK_SCENARIO.includes(only)) {
+      webhooks = await webhookScenario({
+        root, dataDir, paygatePort, paygatePid: paygate.pid, appId: demo.app_id, webhookPublicKeyPem: readFileSync(demo.webhook_public_key_path, 'utf8'),
+        run, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, headroom: HEADROOM,
+        sign: (operations) => signInWorkers({ appId: demo.app_id, privateKeyPem, host: `127.0.0.1:${paygatePort}`, operations }),
+        load: (plan) => load(dataDir, plan),
+        progress: (text) => process.stderr.write(text),
+      });
+    }
+    report(rows, webhooks);
   } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Each child ends on SIGTERM (paygate after its requests in flight, writing its CPU profile if asked for).
+    await Promise.all(children.map((child) => new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+      setTimeout(resolve, 10_000).unref();
+    })));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-function report(rows: Row[]): void {
+function report(rows: Row[], webhooks: WebhookResult | undefined): void {
   const database = process.env.DATABASE_URL ? 'PostgreSQL' : `SQLite (synchronous=${process.env.PAYGATE_SQLITE_SYNCHRONOUS ?? 'FULL'})`;
   const lines = [
     `paygate benchmark: ${database}, ${CONNECTIONS} connections, ${SECONDS} s after ${WARMUP_SECONDS} s warm-up, ${cpus().length} cores, node ${process.version}`,
+    `load average at the end ${loadavg().map((n) => n.toFixed(2)).join(' ')} (anything above the bench's own share is another process competing)`,
+  ];
+  if (rows.length > 0) lines.push(
     '',
     '| scenario | bare node:http ops/s | signature floor ops/s (ratio) | paygate ops/s | paygate ratio | paygate / floor | p50 ms | p99 ms | target |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -157,14 +182,20 @@ function report(rows: Row[]): void {
     'ops: operations (order create + card payment is two requests, one after the other, on one connection).',
     'ratio: share of the bare server\'s rate. signature floor: Fastify answering the same bytes after verifying',
     'the signature and nothing else; no signed server can beat it on this machine.',
-  ];
+  );
   const failures = rows.filter((r) => Object.keys(r.paygate.statuses).some((s) => s !== '200'));
   for (const row of failures) lines.push(`\n${row.scenario}: non-200 replies ${JSON.stringify(row.paygate.statuses)}`);
   for (const row of rows.filter((r) => r.paygate.exhausted)) lines.push(`\n${row.scenario}: ran out of prepared operations; raise BENCH_HEADROOM`);
+  if (webhooks) {
+    lines.push('', ...webhookReport(webhooks));
+    if (webhooks.endToEnd.create.exhausted) lines.push(`\n${WEBHOOK_SCENARIO}: ran out of prepared operations; raise BENCH_HEADROOM`);
+    const failed = Object.keys(webhooks.endToEnd.create.statuses).some((s) => s !== '200') || Object.keys(webhooks.backlog.create.statuses).some((s) => s !== '200');
+    if (failed) lines.push(`\n${WEBHOOK_SCENARIO}: non-200 order creations ${JSON.stringify([webhooks.backlog.create.statuses, webhooks.endToEnd.create.statuses])}`);
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
   const resultsDir = join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows }, null, 2));
+  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows, webhooks }, null, 2));
 }
 
 async function signInWorkers(job: SignJob): Promise<string[][]> {
@@ -179,7 +210,7 @@ async function signInWorkers(job: SignJob): Promise<string[][]> {
   return parts.flat();
 }
 
-async function load(dataDir: string, plan: Pick<LoadPlan, 'port' | 'operations' | 'cycle'>): Promise<LoadResult> {
+async function load(dataDir: string, plan: Pick<LoadPlan, 'port' | 'operations' | 'cycle'> & Partial<Pick<LoadPlan, 'warmupMs' | 'durationMs'>>): Promise<LoadResult> {
   const planFile = join(dataDir, 'plan.json');
   const full: LoadPlan = {
     host: '127.0.0.1', connections: CONNECTIONS, warmupMs: WARMUP_SECONDS * 1000, durationMs: SECONDS * 1000, ...plan,

@@ -13,6 +13,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': return (await import('./cli/migrate.js')).migrateCommand(args);
     case 'merchant': return (await import('./cli/merchant.js')).merchantCommand(args);
     case 'app': return (await import('./cli/app.js')).appCommand(args);
+    case 'webhooks': return (await import('./cli/webhooks.js')).webhooksCommand(args);
     case 'call': return (await import('./cli/call.js')).callCommand(args);
     case undefined:
     case 'help':

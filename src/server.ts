@@ -16,6 +16,9 @@ import { registerMaintenanceJobs } from './scheduler/maintenance.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { freeRunningJobs } from './scheduler/store.js';
 import { recoverAtStart, registerOrderJobs } from './orders/jobs.js';
+import { combineDueWork } from './scheduler/due-work.js';
+import { WebhookSender } from './webhooks/sender.js';
+import { freeSendingDeliveries } from './webhooks/store.js';
 
 export interface ServerOptions {
   wallClock?: Clock;
@@ -29,6 +32,7 @@ export interface RunningServer {
   app: FastifyInstance;
   platform: PlatformContext;
   scheduler: Scheduler;
+  webhooks: WebhookSender;
   /** Set when the demo merchant exists (sandbox mode with PAYGATE_DEMO not 0). */
   demo: { demo: DemoApp; created: boolean } | undefined;
   /** Stops taking requests, finishes those in flight and the running job, then closes the database. */
@@ -55,12 +59,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics });
     registerMaintenanceJobs(scheduler, { nonces });
     registerOrderJobs(scheduler, { recoveryAfterMs: config.recoveryAfterMs });
-    platform.jobs = scheduler;
+    const webhooks = new WebhookSender({ platform, pollMs: config.schedulerPollMs, timeoutMs: config.webhookTimeoutMs, metrics });
+    platform.jobs = combineDueWork(scheduler, webhooks);
+    platform.webhooks = webhooks;
     // Before the first request: on SQLite the data-folder lock proves the previous process is gone, so the
     // claims and job leases it held are free, and what it left between two commits is recovered now.
     if (database.engine === 'sqlite') {
       await freeProcessingClaims(database.db);
       await freeRunningJobs(database.db);
+      await freeSendingDeliveries(database.db);
     }
     await recoverAtStart(platform, startedAt);
 
@@ -74,6 +81,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await app.listen({ host: config.host, port: config.port });
     await scheduler.start();
     cleanup.push(() => scheduler.stop());
+    webhooks.start();
+    cleanup.push(() => webhooks.stop());
 
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -86,12 +95,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       app,
       platform,
       scheduler,
+      webhooks,
       demo,
       close() {
         closing ??= (async () => {
           shuttingDown = true;
           // Stop listening and stop taking jobs together; wait for requests in flight and the running job.
           await Promise.all([app.close(), scheduler.stop()]);
+          // After the requests: a clock move still answering may be sending webhooks.
+          await webhooks.stop();
           nonces.close();
           await database.close();
           lock?.release();

@@ -4,19 +4,10 @@ import { after, before, describe, test } from 'node:test';
 import { PaygateError, type CardInput, type PaygateClient } from '@paygate/client';
 import { localDate } from '../src/platform/time-zone.js';
 import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
+import { refusal } from './support/refusal.js';
 
 const DAY = 86_400;
 const VISA: CardInput = { number: '4242424242424242', exp_month: '12', exp_year: '2030', cvv: '123', holder_name: 'Chan Tai Man' };
-
-async function refusal(promise: Promise<unknown>): Promise<PaygateError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PaygateError) return error;
-    throw error;
-  }
-  assert.fail('expected a refusal');
-}
 
 /** An order of `total` HKD, paid by card (a sale, or an authorisation), returning the transaction's uuid. */
 async function paidOrder(client: PaygateClient, total: string, consumeMode: CardInput['consume_mode'] = 'sales') {

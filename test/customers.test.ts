@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { PaygateError, type Customer, type CustomerInput } from '@paygate/client';
+import type { Customer, CustomerInput } from '@paygate/client';
 import { signedRaw, startTestServer, type TestMerchant, type TestServer } from './support/server.js';
+import { refusal } from './support/refusal.js';
 
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';
-
-async function refusal(promise: Promise<unknown>): Promise<PaygateError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PaygateError) return error;
-    throw error;
-  }
-  assert.fail('expected the call to be refused');
-}
 
 describe('customers', () => {
   let server: TestServer;

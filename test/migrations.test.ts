@@ -45,4 +45,25 @@ describe('migrations', () => {
       assert.deepEqual(await migrate(database), []);
     });
   });
+
+  test('a database made before wallets keeps its open 3-D Secure challenges as payer actions', async () => {
+    await withDatabase(async (database) => {
+      const upTo002 = { '001_foundation': MIGRATIONS['001_foundation']!, '002_orders': MIGRATIONS['002_orders']! };
+      await migrate(database, upTo002);
+      await sql`INSERT INTO sandbox_acquirer_operations (reference, merchant_id, kind, status, amount, currency, original_reference,
+        card_first6, card_last4, card_brand, response_code, response_message, auth_code, rrn, challenge_token, created_at, updated_at)
+        VALUES ('r1', 'm1', 'sale', 'challenge', 2000, 'HKD', NULL, '400000', '3220', 'Visa', '1A', 'Additional customer authentication required',
+        NULL, '123456789012', 'tok1', 1, 1)`.execute(database.db);
+      assert.deepEqual(await migrate(database), Object.keys(MIGRATIONS).filter((name) => !(name in upTo002)));
+      const row = (await sql<Record<string, unknown>>`SELECT status, payer_token, payment_method FROM sandbox_acquirer_operations WHERE reference = 'r1'`
+        .execute(database.db)).rows[0];
+      assert.deepEqual(row, { status: 'awaiting_payer', payer_token: 'tok1', payment_method: 'credit_card' });
+      const current = database.engine === 'postgres'
+        ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]!.s
+        : undefined;
+      const columns = (await database.db.introspection.getTables())
+        .find((t) => t.name === 'transactions' && t.schema === current)!.columns.map((c) => c.name);
+      assert.ok(columns.includes('payer_action') && !columns.includes('three_ds'));
+    });
+  });
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { PaygateError, type Order, type OrderInput } from '@paygate/client';
+import type { Order, OrderInput, PaygateError } from '@paygate/client';
 import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
+import { refusal } from './support/refusal.js';
 
 /**
  * Orders through HTTP, against docs/orders.md: creating (amounts, currencies, dates, URLs, customers),
@@ -25,16 +26,6 @@ before(async () => {
 after(() => server.close());
 
 // ---- helpers ----
-
-async function refusal(promise: Promise<unknown>): Promise<PaygateError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PaygateError) return error;
-    throw error;
-  }
-  assert.fail('expected the call to be refused');
-}
 
 /** Asserts a refusal's HTTP status, error code and (when given) that its message names what it should. */
 function assertRefused(error: PaygateError, status: number, errorCode: string, message?: RegExp | string): void {

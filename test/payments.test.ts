@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { PaygateError, type CardInput, type Order, type OrderWithTransaction, type PaygateClient, type Transaction } from '@paygate/client';
 import { signedRaw, startTestServer, type TestMerchant, type TestServer } from './support/server.js';
+import { refusal } from './support/refusal.js';
 
 // Paying an order by card through POST /open_payments, against the sandbox acquirer (docs/orders.md "Paying by
 // card", docs/sandbox.md): replies, and what is stored in transactions, orders and sandbox_acquirer_operations.
@@ -26,17 +27,6 @@ const card = (number: string, extra: Partial<CardInput> = {}): CardInput =>
   ({ number, exp_month: '12', exp_year: '2030', cvv: '123', holder_name: 'Chan Tai Man', ...extra });
 
 const reference = (label: string) => `PAY-${label}-${randomUUID()}`;
-
-/** The PaygateError a call was refused with (fails the test when it was not refused). */
-async function refusal(promise: Promise<unknown>): Promise<PaygateError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PaygateError) return error;
-    throw error;
-  }
-  assert.fail('expected a refusal');
-}
 
 async function assertRefused(promise: Promise<unknown>, expected: { status: number; errorCode: string; message?: RegExp }): Promise<PaygateError> {
   const error = await refusal(promise);

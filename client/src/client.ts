@@ -15,6 +15,7 @@ import type {
   OrderWithTransaction,
   PaymentInput,
   SandboxClock,
+  WebhookEvent,
 } from './types.js';
 
 export interface RetryPolicy {
@@ -63,6 +64,7 @@ export class PaygateClient {
   readonly orders: OrdersApi;
   readonly transactions: TransactionsApi;
   readonly sandbox: SandboxApi;
+  readonly webhooks: WebhooksApi;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
   private readonly retry: RetryPolicy;
@@ -78,6 +80,7 @@ export class PaygateClient {
     this.orders = new OrdersApi(this);
     this.transactions = new TransactionsApi(this);
     this.sandbox = new SandboxApi(this);
+    this.webhooks = new WebhooksApi(this);
   }
 
   /** Signature self-test: paygate answers with the same message. */
@@ -228,6 +231,11 @@ class OrdersApi {
     return this.client.call('POST', `${GATEWAY}/open_payments`, { ...order, payment }, options);
   }
 
+  /** The order's webhook events, oldest first, each with its deliveries and every attempt. */
+  async events(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<WebhookEvent[]> {
+    return (await this.client.call<{ events: WebhookEvent[] }>('POST', `${GATEWAY}/orders/events`, by, options)).events;
+  }
+
   /** Voids an unpaid order as a whole. */
   async void(order: OrderReference, options?: RequestOptions): Promise<Order> {
     return (await this.client.call<{ order: Order }>('POST', `${GATEWAY}/orders/void`, { order }, options)).order;
@@ -274,6 +282,15 @@ class TransactionsApi {
   }
 }
 
+class WebhooksApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  /** Sends an event again, now, to each of its destinations, with a fresh set of retries. */
+  async redeliver(eventId: string, options?: RequestOptions): Promise<WebhookEvent> {
+    return (await this.client.call<{ event: WebhookEvent }>('POST', `${GATEWAY}/webhooks/redeliver`, { event_id: eventId }, options)).event;
+  }
+}
+
 /** Sandbox mode only. */
 class SandboxApi {
   constructor(private readonly client: PaygateClient) {}
@@ -287,12 +304,12 @@ class SandboxApi {
     return this.client.call('POST', '/svc/sandbox/api/v1/clock', { advance_seconds: seconds }, options);
   }
 
-  /** Completes a pending transaction as the payer would (3-D Secure passed) ... */
+  /** Completes a pending transaction as the payer would (3-D Secure passed, wallet payment made) ... */
   async succeed(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
     return this.client.call('POST', `/svc/sandbox/api/v1/transactions/${encodeURIComponent(transactionUuid)}/succeed`, undefined, options);
   }
 
-  /** ... or fails it (3-D Secure failed). */
+  /** ... or fails it (3-D Secure failed, wallet payment refused). */
   async fail(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
     return this.client.call('POST', `/svc/sandbox/api/v1/transactions/${encodeURIComponent(transactionUuid)}/fail`, undefined, options);
   }

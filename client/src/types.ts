@@ -146,7 +146,10 @@ export interface Transaction {
   note: string | null;
   payment_data: PaymentData;
   original_transaction_uuid: string | null;
+  /** While a 3-D Secure challenge is open: where the cardholder passes it. */
   '3ds'?: { enrolled: string; redirect_url: string };
+  /** While a wallet payment waits for the payer: what the payer scans or is sent to, and until when. */
+  wallet?: { qr_code?: string; redirect_url?: string; expires_at: string };
   created_at: string;
   updated_at: string;
 }
@@ -200,6 +203,10 @@ export interface PaymentInput {
   amount?: AmountInput;
   note?: string | null;
   credit_card?: CardInput;
+  /** Pay with a wallet instead (name one method): the payment stays pending until the payer pays. */
+  alipay?: Record<string, never>;
+  wechatpay?: Record<string, never>;
+  fps?: Record<string, never>;
 }
 
 export interface OrderWithTransaction {
@@ -219,4 +226,38 @@ export interface SandboxClock {
   business_date: string;
   timezone: string;
   offset_seconds: number;
+}
+
+export type WebhookAction =
+  | 'order.created' | 'order.authorized' | 'order.paid' | 'order.payment_failure' | 'order.voided' | 'order.refunded' | 'transaction.voided';
+
+export interface WebhookAttempt {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  outcome: 'delivered' | 'retry' | 'failed';
+}
+
+export interface WebhookDelivery {
+  /** `notify_url` (the order's) or `app:{AppID}` (an app's webhook endpoint). */
+  destination: string;
+  url: string;
+  state: 'pending' | 'sending' | 'delivered' | 'failed';
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  attempts: WebhookAttempt[];
+}
+
+export interface WebhookEvent {
+  /** X-Event-ID: receivers deduplicate on it. */
+  event_id: string;
+  action: WebhookAction | string;
+  created_at: string;
+  /** The body sent: `{code, message, data: {order}}`, the order as it was at the event. */
+  body: { code: number; message: string; data: { order: Order } };
+  deliveries: WebhookDelivery[];
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createApp, listMerchantApps, setAppEnabled, type AppSummary } from '../merchants/apps.js';
+import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../merchants/apps.js';
 import { print, UsageError } from './output.js';
 import { APP_USAGE } from './usage.js';
 import { withPlatform } from './platform-command.js';
@@ -14,6 +14,7 @@ export async function appCommand(args: string[]): Promise<void> {
       merchant: { type: 'string' },
       'public-key': { type: 'string' },
       'allow-ip': { type: 'string', multiple: true },
+      clear: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
@@ -45,11 +46,20 @@ export async function appCommand(args: string[]): Promise<void> {
       print(output, { app_id: app.app_id, status: app.status }, () => `App ${app.app_id} is now ${app.status}`);
       return;
     }
+    case 'webhook': {
+      const [appId, url] = positionals;
+      if (!appId || (url === undefined) === !values.clear) throw new UsageError('app webhook needs APP_ID and either URL or --clear');
+      const app = await withPlatform((ctx) => setAppWebhookUrl(ctx, appId, url ?? null));
+      print(output, { app_id: app.app_id, webhook_url: app.webhook_url }, () =>
+        app.webhook_url === null ? `App ${app.app_id} has no webhook endpoint now` : `Events of app ${app.app_id}'s merchant now also go to ${app.webhook_url}`);
+      return;
+    }
     default:
       throw new UsageError(APP_USAGE);
   }
 }
 
 function describe(app: AppSummary): string {
-  return `${app.app_id}  ${app.status.padEnd(8)} allow: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(',') : 'any'}  created ${app.created_at}`;
+  return `${app.app_id}  ${app.status.padEnd(8)} allow: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(',') : 'any'}  ` +
+    `webhook: ${app.webhook_url ?? 'none'}  created ${app.created_at}`;
 }

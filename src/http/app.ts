@@ -7,6 +7,7 @@ import { echoRoutes } from '../echo/routes.js';
 import { orderRoutes } from '../orders/routes.js';
 import type { Mode } from '../platform/config.js';
 import { sandboxRoutes } from '../sandbox/routes.js';
+import { webhookRoutes } from '../webhooks/routes.js';
 import type { PlatformContext } from '../platform/context.js';
 import { AppError, ERRORS } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -32,7 +33,7 @@ export interface HttpAppDeps {
 
 /** The signed API; the sandbox's own routes exist in sandbox mode only. */
 export function apiRoutes(mode: Mode): readonly AnyRoute[] {
-  return [...echoRoutes, ...customerRoutes, ...orderRoutes, ...(mode === 'sandbox' ? sandboxRoutes : [])];
+  return [...echoRoutes, ...customerRoutes, ...orderRoutes, ...webhookRoutes, ...(mode === 'sandbox' ? sandboxRoutes : [])];
 }
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {

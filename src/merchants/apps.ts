@@ -4,6 +4,7 @@ import type { PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { parseCidr } from '../platform/net.js';
+import { checkMerchantUrl } from '../platform/urls.js';
 import { findApp, findMerchant, insertApp, listApps, setAppDisabledAt, type AppRow } from './store.js';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
@@ -23,6 +24,8 @@ export interface AppSummary {
   status: 'active' | 'disabled';
   allowed_ips: string[];
   webhook_public_key: string;
+  /** Where every event of the merchant is also sent; null when none is set. */
+  webhook_url: string | null;
   created_at: string;
 }
 
@@ -48,6 +51,7 @@ export async function createApp(ctx: PlatformContext, input: CreateAppInput): Pr
     webhook_private_key_enc: ctx.secrets.encrypt(webhookKeys.privateKey),
     allowed_ips: JSON.stringify(allowed),
     disabled_at: null,
+    webhook_url: null,
     created_at: ctx.wallClock.now().getTime(),
   };
   await insertApp(ctx.db, row);
@@ -65,6 +69,23 @@ export async function setAppEnabled(ctx: PlatformContext, appId: string, enabled
   const row = await findApp(ctx.db, appId);
   if (!row) throw new AppError('appNotFound', `app ${appId} not found`);
   return summarise(row);
+}
+
+/**
+ * Sets (or with null, clears) the app's webhook endpoint: from then on every event of its merchant is also sent
+ * there, signed with this app's webhook key. Checked like any merchant URL (no internal addresses in live mode).
+ */
+export async function setAppWebhookUrl(ctx: PlatformContext, appId: string, url: string | null): Promise<AppSummary> {
+  if (url !== null) {
+    try {
+      checkMerchantUrl(url, 'the webhook URL', ctx.config.mode);
+    } catch (error) {
+      throw new AppError('webhookUrlInvalid', (error as Error).message);
+    }
+  }
+  const result = await ctx.db.updateTable('apps').set({ webhook_url: url }).where('id', '=', appId).executeTakeFirst();
+  if (result.numUpdatedRows === 0n) throw new AppError('appNotFound', `app ${appId} not found`);
+  return summarise((await findApp(ctx.db, appId))!);
 }
 
 /** Parses a merchant's public key, refusing anything but RSA of an accepted size; returns canonical SPKI PEM. */
@@ -89,6 +110,7 @@ function summarise(row: AppRow): AppSummary {
     status: row.disabled_at === null ? 'active' : 'disabled',
     allowed_ips: JSON.parse(row.allowed_ips) as string[],
     webhook_public_key: row.webhook_public_key_pem,
+    webhook_url: row.webhook_url,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

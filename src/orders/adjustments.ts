@@ -4,7 +4,7 @@ import { newId } from '../platform/ids.js';
 import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
 import { refreshOrder, resolveTransaction, type OrderReference } from './lookup.js';
 import { applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
-import { cardPaymentData, inheritedCard } from './payment-data.js';
+import { buildPaymentData, inheritedCard } from './payment-data.js';
 import { acquirerOf, callAcquirer } from './rail-call.js';
 import type { OrderRow } from './store.js';
 import { captureOf, transactionFlags } from './totals.js';
@@ -211,8 +211,10 @@ function followUp(
     original_transaction_id: original.id, payment_uuid: null,
     idempotency_key: ctx.idempotency?.key ?? null, idempotency_expires_at: ctx.idempotency?.expiresAt ?? null,
     void_idempotency_key: null, note,
-    payment_data: JSON.stringify(cardPaymentData({ transactionId: id, merchantId: ctx.merchant.id, acquirer, card: inheritedCard(original.payment_data) })),
-    three_ds: null, rail_started_at: ctx.wallClock.now().getTime(), created_at: now, updated_at: now,
+    payment_data: JSON.stringify(buildPaymentData({
+      transactionId: id, merchantId: ctx.merchant.id, acquirer, method: original.payment_method, card: inheritedCard(original.payment_data),
+    })),
+    payer_action: null, rail_started_at: ctx.wallClock.now().getTime(), created_at: now, updated_at: now,
   };
 }
 

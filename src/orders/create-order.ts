@@ -2,6 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import type { Static } from 'typebox';
 import { findCustomerById } from '../customers/store.js';
 import { inTransaction, type Context } from '../platform/context.js';
+import { emitOrderEvent } from '../webhooks/outbox.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
@@ -45,7 +46,9 @@ export async function createOrder(ctx: Context, input: CreateOrderInput): Promis
             dedupeKey: `${OVERDUE_JOB}:${draft.order.id}`,
           });
         }
-        return { order, items: draft.items, transactions: [], merchant: tx.merchant, customerUuid: order.customer_id };
+        const view: OrderView = { order, items: draft.items, transactions: [], merchant: tx.merchant, customerUuid: order.customer_id };
+        await emitOrderEvent(tx, 'order.created', view);
+        return view;
       }, { completesRequest: true });
     } catch (error) {
       // A concurrent create took the reference (or, once in a blue moon, the number): look again.
@@ -159,6 +162,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
       return_url: returnUrl,
       customer_id: customerUuid,
       content_hash: createHash('sha256').update(JSON.stringify(content)).digest('hex'),
+      app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
       voided_at: null,
       created_at: now,
       updated_at: now,

@@ -5,16 +5,17 @@ import { scheduleJob, type Scheduler } from '../scheduler/scheduler.js';
 import { beginVoid, finishVoid, voidReference, voidRefusal } from './adjustments.js';
 import { OVERDUE_JOB } from './create-order.js';
 import { refreshOrder } from './lookup.js';
+import { emitOrderEvent } from '../webhooks/outbox.js';
 import {
   applyCapture,
   applyPayment,
   applyRefund,
   applyVoid,
   EXPIRE_AUTHORIZATION_JOB,
-  EXPIRE_CHALLENGE_JOB,
+  EXPIRE_PAYER_ACTION_JOB,
   recordRailAnswer,
 } from './outcomes.js';
-import { expireChallenge } from './payments.js';
+import { expirePayerAction } from './payments.js';
 import { paymentActivity } from './queries.js';
 import { scheduleNextSettlement, settle, SETTLE_JOB } from './settlement.js';
 import { findOrder, lockOrderOfTransaction } from './store.js';
@@ -28,7 +29,7 @@ const OVERDUE_RECHECK_MS = 15 * 60 * 1000;
 export function registerOrderJobs(scheduler: Scheduler, options: { recoveryAfterMs: number }): void {
   scheduler.registerMerchantJob(SETTLE_JOB, (ctx, payload) => settle(ctx, payload));
   scheduler.registerMerchantJob(EXPIRE_AUTHORIZATION_JOB, (ctx, payload) => expireAuthorization(ctx, payload as { transactionId: string }));
-  scheduler.registerMerchantJob(EXPIRE_CHALLENGE_JOB, (ctx, payload) => expireChallenge(ctx, payload as { transactionId: string }));
+  scheduler.registerMerchantJob(EXPIRE_PAYER_ACTION_JOB, (ctx, payload) => expirePayerAction(ctx, payload as { transactionId: string }));
   scheduler.registerMerchantJob(OVERDUE_JOB, (ctx, payload) => voidOverdueOrder(ctx, payload as { orderId: string }));
   scheduler.registerPlatformJob(RECOVER_JOB, async (ctx) => {
     await recoverInterrupted(ctx, ctx.wallClock.now().getTime() - options.recoveryAfterMs);
@@ -75,7 +76,7 @@ async function voidOverdueOrder(ctx: Context, payload: { orderId: string }): Pro
     if (!order || order.voided_at !== null) return;
     const activity = paymentActivity(await orderTransactions(tx.db, tx.merchant.id, order.id));
     if (activity === 'none') {
-      await refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() });
+      await emitOrderEvent(tx, 'order.voided', await refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() }));
     } else if (activity === 'pending') {
       const dueAt = tx.clock.now().getTime() + OVERDUE_RECHECK_MS;
       await scheduleJob(tx, { kind: OVERDUE_JOB, merchantId: tx.merchant.id, dueAt, payload, dedupeKey: `${OVERDUE_JOB}:${order.id}:${dueAt}` });

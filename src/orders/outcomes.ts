@@ -1,19 +1,23 @@
 import { inTransaction, type Context } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
-import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
+import type { AcquirerResult, CardAcquirer, PayerAction } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { refreshOrder } from './lookup.js';
-import { cardPaymentData, inheritedCard } from './payment-data.js';
+import { buildPaymentData, inheritedCard } from './payment-data.js';
 import type { OrderView } from './present.js';
 import { lockOrderOfTransaction, type OrderRow } from './store.js';
 import { findTransaction, updateTransaction, type TransactionRow } from './transactions-store.js';
+import type { OrderAction } from '../webhooks/events.js';
+import { emitOrderEvent } from '../webhooks/outbox.js';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'orders.expire_authorization';
 /** An uncaptured authorisation lapses after seven days. */
 export const AUTHORIZATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
-export const EXPIRE_CHALLENGE_JOB = 'orders.expire_challenge';
-/** How long a cardholder has to complete a 3-D Secure challenge before the payment fails as abandoned. */
-export const CHALLENGE_LIFETIME_MS = 15 * 60 * 1000;
+export const EXPIRE_PAYER_ACTION_JOB = 'orders.expire_payer_action';
+/**
+ * How long a payer has to pass a 3-D Secure challenge or pay in a wallet before the payment fails as abandoned.
+ */
+export const PAYER_ACTION_LIFETIME_MS = 15 * 60 * 1000;
 
 export interface TransactionOutcome {
   view: OrderView;
@@ -37,9 +41,15 @@ export function recordRailAnswer(
     const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
     const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
     if (!order || !transaction) throw new Error(`transaction ${transactionId} vanished`);
-    if (awaitsRail(transaction)) await apply(tx, order, transaction);
-    else if (options.onlyIfAwaited) throw new AppError('transactionNotPending');
-    return outcomeOf(tx, order, transactionId);
+    if (!awaitsRail(transaction)) {
+      if (options.onlyIfAwaited) throw new AppError('transactionNotPending');
+      return outcomeOf(tx, order, transactionId);
+    }
+    await apply(tx, order, transaction);
+    const outcome = await outcomeOf(tx, order, transactionId);
+    const action = eventOf(transaction, outcome.transaction);
+    if (action) await emitOrderEvent(tx, action, outcome.view);
+    return outcome;
   }, { completesRequest: options.completesRequest });
 }
 
@@ -48,42 +58,74 @@ export async function outcomeOf(ctx: Context, order: OrderRow, transactionId: st
   return { view, transaction: view.transactions.find((t) => t.id === transactionId)! };
 }
 
+/**
+ * The webhook a transaction's change makes: a payment or capture that went through pays the order, an
+ * authorisation authorises it, a payment that failed is a payment failure, a refund refunds, a void voids the
+ * transaction. Nothing for a payment still waiting for its payer, a refused void or a failed refund (the order
+ * did not change).
+ */
+export function eventOf(before: TransactionRow, after: TransactionRow): OrderAction | undefined {
+  if (before.voided === 0 && after.voided === 1) return 'transaction.voided';
+  if (before.status !== 'pending' || after.status === 'pending') return undefined;
+  if (after.status === 'succeeded') {
+    return after.type === 'Authorization' ? 'order.authorized' : after.type === 'Refund' ? 'order.refunded' : 'order.paid';
+  }
+  return after.type === 'Refund' ? undefined : 'order.payment_failure';
+}
+
 /** Still waiting for the rail (or for the cardholder's challenge, which the rail reports). */
 export function awaitsRail(transaction: TransactionRow): boolean {
   return transaction.progress !== 'done' || transaction.void_is_pending === 1;
 }
 
-/** The answer to a sale or an authorisation (also the end of a 3-D Secure challenge). */
+/** The answer to a sale or an authorisation (also the end of a 3-D Secure challenge or a wallet payment). */
 export function applyPayment(acquirer: CardAcquirer, result: AcquirerResult): Apply {
   return async (ctx, _order, transaction) => {
     const now = ctx.clock.now().getTime();
     const approved = result.status === 'approved';
-    const challenge = result.status === 'challenge';
-    const paymentData = cardPaymentData({
-      transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, card: inheritedCard(transaction.payment_data), result,
+    const awaiting = result.status === 'awaiting_payer';
+    const paymentData = buildPaymentData({
+      transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, method: transaction.payment_method,
+      card: inheritedCard(transaction.payment_data), result,
     });
     const authorisation = approved && transaction.type === 'Authorization';
+    const expiresAt = authorisation ? now + AUTHORIZATION_LIFETIME_MS : awaiting ? now + PAYER_ACTION_LIFETIME_MS : null;
     await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
-      status: approved ? 'succeeded' : challenge ? 'pending' : 'failed',
-      progress: challenge ? 'awaiting_payer' : 'done',
+      status: approved ? 'succeeded' : awaiting ? 'pending' : 'failed',
+      progress: awaiting ? 'awaiting_payer' : 'done',
       captured: approved && transaction.type === 'Sales' ? 1 : 0,
-      expires_at: authorisation ? now + AUTHORIZATION_LIFETIME_MS : challenge ? now + CHALLENGE_LIFETIME_MS : null,
-      three_ds: challenge ? JSON.stringify({ enrolled: 'Y', redirect_url: result.challengeUrl ?? '' }) : transaction.three_ds,
+      expires_at: expiresAt,
+      payer_action: awaiting && result.payerAction ? JSON.stringify(storedPayerAction(result.payerAction)) : null,
       payment_data: JSON.stringify(paymentData),
       updated_at: now,
     });
     if (authorisation) {
       await scheduleJob(ctx, {
-        kind: EXPIRE_AUTHORIZATION_JOB, merchantId: ctx.merchant.id, dueAt: now + AUTHORIZATION_LIFETIME_MS,
+        kind: EXPIRE_AUTHORIZATION_JOB, merchantId: ctx.merchant.id, dueAt: expiresAt!,
         payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_AUTHORIZATION_JOB}:${transaction.id}`,
       });
     }
-    if (challenge) {
+    if (awaiting) {
+      // Recovery may put a payment back to awaiting the payer, with a later deadline: one job per deadline.
       await scheduleJob(ctx, {
-        kind: EXPIRE_CHALLENGE_JOB, merchantId: ctx.merchant.id, dueAt: now + CHALLENGE_LIFETIME_MS,
-        payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_CHALLENGE_JOB}:${transaction.id}:${now}`,
+        kind: EXPIRE_PAYER_ACTION_JOB, merchantId: ctx.merchant.id, dueAt: expiresAt!,
+        payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_PAYER_ACTION_JOB}:${transaction.id}:${expiresAt}`,
       });
     }
+  };
+}
+
+/** What the payer must do, as kept on the transaction (the interface's field names). */
+export type StoredPayerAction =
+  | { kind: '3ds'; redirect_url: string }
+  | { kind: 'wallet'; qr_code?: string; redirect_url?: string };
+
+function storedPayerAction(action: PayerAction): StoredPayerAction {
+  if (action.kind === '3ds') return { kind: '3ds', redirect_url: action.url };
+  return {
+    kind: 'wallet',
+    ...(action.qrCode !== undefined && { qr_code: action.qrCode }),
+    ...(action.redirectUrl !== undefined && { redirect_url: action.redirectUrl }),
   };
 }
 
@@ -111,8 +153,9 @@ async function applyFollowUp(ctx: Context, transaction: TransactionRow, acquirer
     status: approved ? 'succeeded' : 'failed',
     progress: 'done',
     captured: approved && transaction.type === 'Capture' ? 1 : 0,
-    payment_data: JSON.stringify(cardPaymentData({
-      transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, card: inheritedCard(transaction.payment_data), result,
+    payment_data: JSON.stringify(buildPaymentData({
+      transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, method: transaction.payment_method,
+      card: inheritedCard(transaction.payment_data), result,
     })),
     updated_at: ctx.clock.now().getTime(),
   });

@@ -30,17 +30,19 @@ const STATE: Record<AcquirerResult['status'], string> = {
   approved: 'APPROVED',
   declined: 'DECLINED',
   failed: 'FAILED',
-  challenge: 'PENDING',
+  awaiting_payer: 'PENDING',
 };
 
 /**
- * The interface's payment_data for a card transaction: the acquirer's facts about it. Before the acquirer has
- * answered (`result` absent) it holds what is known already, in state PENDING.
+ * The interface's payment_data: the acquirer's facts about a transaction, and for a card the card's. Before the
+ * acquirer has answered (`result` absent) it holds what is known already, in state PENDING.
  */
-export function cardPaymentData(args: {
+export function buildPaymentData(args: {
   transactionId: string;
   merchantId: string;
   acquirer: Pick<CardAcquirer, 'name' | 'type'>;
+  /** credit_card or the wallet. */
+  method: string;
   card: CardFacts | Partial<CardFacts>;
   result?: AcquirerResult;
 }): PaymentData {
@@ -52,9 +54,9 @@ export function cardPaymentData(args: {
     brn: `BRN${acquirerMerchant}`,
     merchant_id: `MID${acquirerMerchant}`,
     new_gateway_txn_id: compact,
-    payment_method: 'credit_card',
+    payment_method: args.method,
     receipt_id: compact.slice(0, 12).toUpperCase(),
-    card_read_mode: 'ecommerce',
+    ...(args.method === 'credit_card' && { card_read_mode: 'ecommerce' }),
     transaction_state: args.result ? STATE[args.result.status] : 'PENDING',
     ...args.card,
   };

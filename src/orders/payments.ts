@@ -5,11 +5,11 @@ import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
-import type { CardAcquirer, ChallengeOutcome } from '../rails/acquirer.js';
+import { WALLET_CURRENCIES, WALLET_METHODS, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
 import { readCard, type CardInput } from './card.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
-import { cardFacts, cardPaymentData } from './payment-data.js';
+import { buildPaymentData, cardFacts } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
 import { orderTotals } from './totals.js';
 import { acquirerOf, callAcquirer } from './rail-call.js';
@@ -26,26 +26,30 @@ import {
 
 export type OpenPaymentInput = Static<typeof OpenPaymentBody>;
 
+/** How the payer pays: by card (read and checked), or with a wallet. */
+type Method =
+  | { kind: 'credit_card'; card: CardInput; capture: boolean }
+  | { kind: 'wallet'; wallet: WalletMethod };
+
 /**
- * Pays an order by card, in two phases: the transaction is recorded pending and committed, the acquirer is
- * called with no transaction open, and its answer is recorded in a second transaction. A crash between the two
- * leaves a pending record that recovery settles by asking the acquirer. `payment.uuid`, or else the request's
- * Idempotency-Key, names the payment: a retry returns it instead of charging again.
+ * Pays an order by card or with a wallet, in two phases: the transaction is recorded pending and committed, the
+ * acquirer is called with no transaction open, and its answer is recorded in a second transaction. A crash
+ * between the two leaves a pending record that recovery settles by asking the acquirer. `payment.uuid`, or else
+ * the request's Idempotency-Key, names the payment: a retry returns it instead of charging again. A wallet
+ * payment (always a sale) stays pending until the payer pays in the wallet's app, fails, or lets it expire.
  */
 export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
-  const cardInput = input.payment.credit_card;
-  if (!cardInput) throw new AppError('paymentMethodMissing', 'payment.credit_card is required (the payment methods taken here: credit_card).');
-  const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
-  const card = readCard(cardInput, { year: now.year, month: now.month }, 'payment.credit_card');
-  if ('field' in card) throw new AppError('validationFailed', `${card.field} ${card.message}.`);
-  const capture = cardInput.consume_mode !== 'pre_authorize' && cardInput.consume_mode !== 'preauth';
-  const type = capture ? 'Sales' : 'Authorization';
+  const method = readMethod(ctx, input.payment);
+  const type = method.kind === 'credit_card' && !method.capture ? 'Authorization' : 'Sales';
   const reference: OrderReference = hasOrderReference(input.order) ? input.order : { number: input.number, reference_number: input.reference_number };
   if (!hasOrderReference(reference)) throw new AppError('orderReferenceMissing', 'Name the order to pay: number or reference_number.');
 
   const prepare = () => inTransaction(ctx, async (tx) => {
     const order = await resolveOrder(tx, reference, true);
+    if (method.kind === 'wallet' && !(WALLET_CURRENCIES[method.wallet] as readonly string[]).includes(order.currency)) {
+      throw new AppError('validationFailed', `payment.${method.wallet} takes ${WALLET_CURRENCIES[method.wallet].join(', ')}; the order is in ${order.currency}.`);
+    }
     const requested = input.payment.amount === undefined ? undefined : parseAmount(input.payment.amount, order.currency_exponent);
     if (typeof requested === 'string') {
       throw new AppError('validationFailed', `payment.amount ${describeAmountProblem(requested, order.currency_exponent)}.`);
@@ -54,7 +58,8 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
       ? await findPaymentByUuid(tx.db, tx.merchant.id, input.payment.uuid)
       : tx.idempotency && (await findTransactionByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
     if (earlier) {
-      const same = earlier.order_id === order.id && earlier.type === type && (requested === undefined || requested === earlier.amount);
+      const same = earlier.order_id === order.id && earlier.type === type && earlier.payment_method === methodName(method) &&
+        (requested === undefined || requested === earlier.amount);
       if (!same) throw new AppError(input.payment.uuid !== undefined ? 'paymentUuidReused' : 'idempotencyKeyReused');
       return { retry: true as const, transaction: earlier };
     }
@@ -62,7 +67,7 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
     const amount = requested ?? orderTotals(order, await orderTransactions(tx.db, tx.merchant.id, order.id)).payable;
     if (amount <= 0) throw new AppError('orderNothingToPay');
     // A pending payment changes none of the order's totals or states: nothing to recompute yet.
-    const transaction = pendingPayment(tx, order.id, order.currency, amount, type, card, acquirer, input);
+    const transaction = pendingPayment(tx, order.id, order.currency, amount, type, method, acquirer, input);
     await insertTransaction(tx.db, transaction);
     return { retry: false as const, transaction };
   });
@@ -76,10 +81,30 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
   // A retry of a payment made before: the same payment is answered, whatever became of it.
   if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
   const { transaction } = prepared;
-  const result = await callAcquirer(ctx, transaction.id, () => acquirer.authorize({
-    reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency, capture, card,
-  }));
+  const operation = { reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
+  const result = await callAcquirer(ctx, transaction.id, () => method.kind === 'credit_card'
+    ? acquirer.authorize({ ...operation, capture: method.capture, card: method.card })
+    : acquirer.startWalletPayment({ ...operation, method: method.wallet }));
   return recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result));
+}
+
+/** The one payment method the payment names, checked; a card's expiry is read on the merchant's clock. */
+function readMethod(ctx: Context, payment: OpenPaymentInput['payment']): Method {
+  const named = [...(payment.credit_card ? ['credit_card'] : []), ...WALLET_METHODS.filter((wallet) => payment[wallet] !== undefined)];
+  if (named.length === 0) {
+    throw new AppError('paymentMethodMissing', `Name one payment method: payment.credit_card, ${WALLET_METHODS.map((w) => `payment.${w}`).join(', ')}.`);
+  }
+  if (named.length > 1) throw new AppError('validationFailed', `payment names ${named.join(' and ')}: name one payment method.`);
+  const cardInput = payment.credit_card;
+  if (!cardInput) return { kind: 'wallet', wallet: named[0] as WalletMethod };
+  const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
+  const card = readCard(cardInput, { year: now.year, month: now.month }, 'payment.credit_card');
+  if ('field' in card) throw new AppError('validationFailed', `${card.field} ${card.message}.`);
+  return { kind: 'credit_card', card, capture: cardInput.consume_mode !== 'pre_authorize' && cardInput.consume_mode !== 'preauth' };
+}
+
+function methodName(method: Method): string {
+  return method.kind === 'credit_card' ? 'credit_card' : method.wallet;
 }
 
 const nothingToApply = async (): Promise<void> => {};
@@ -90,7 +115,7 @@ function pendingPayment(
   currency: string,
   amount: number,
   type: 'Sales' | 'Authorization',
-  card: CardInput,
+  method: Method,
   acquirer: CardAcquirer,
   input: OpenPaymentInput,
 ): TransactionRow {
@@ -102,7 +127,7 @@ function pendingPayment(
     merchant_id: ctx.merchant.id,
     order_id: orderId,
     type,
-    payment_method: 'credit_card',
+    payment_method: methodName(method),
     currency,
     amount,
     status: 'pending',
@@ -120,8 +145,11 @@ function pendingPayment(
     idempotency_expires_at: byIdempotencyKey ? ctx.idempotency!.expiresAt : null,
     void_idempotency_key: null,
     note: input.payment.note ?? null,
-    payment_data: JSON.stringify(cardPaymentData({ transactionId: id, merchantId: ctx.merchant.id, acquirer, card: cardFacts(card) })),
-    three_ds: null,
+    payment_data: JSON.stringify(buildPaymentData({
+      transactionId: id, merchantId: ctx.merchant.id, acquirer, method: methodName(method),
+      card: method.kind === 'credit_card' ? cardFacts(method.card) : {},
+    })),
+    payer_action: null,
     rail_started_at: ctx.wallClock.now().getTime(),
     created_at: now,
     updated_at: now,
@@ -129,22 +157,20 @@ function pendingPayment(
 }
 
 /**
- * The cardholder passed or failed the 3-D Secure challenge of a pending payment (the hosted challenge page, or
- * the sandbox API standing in for it), or let it lapse. Two phases like the payment itself: the transaction is
- * marked as sending (so a second answer is refused and a crash is recovered), then the acquirer is told.
+ * The payer did (or refused, or abandoned) what a pending payment waits for: the 3-D Secure challenge, or the
+ * payment in the wallet's app (in the sandbox, the simulation endpoints stand in for both). Two phases like
+ * the payment itself: the transaction is marked as sending (so a second answer is refused and a crash is
+ * recovered), then the acquirer is told.
  */
-export async function completeChallenge(
-  ctx: Context,
-  transactionId: string,
-  outcome: ChallengeOutcome,
-): Promise<TransactionOutcome> {
-  return answerChallenge(ctx, transactionId, outcome, () => true);
+export async function completePayerAction(ctx: Context, transactionId: string, outcome: PayerOutcome): Promise<TransactionOutcome> {
+  // The deadline is what counts, not whether its expiry job has run yet: too late is too late.
+  return answerPayerAction(ctx, transactionId, outcome, (t) => t.expires_at === null || t.expires_at > ctx.clock.now().getTime());
 }
 
-async function answerChallenge(
+async function answerPayerAction(
   ctx: Context,
   transactionId: string,
-  outcome: ChallengeOutcome,
+  outcome: PayerOutcome,
   stillDue: (transaction: TransactionRow) => boolean,
 ): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
@@ -160,15 +186,15 @@ async function answerChallenge(
       progress: 'sending', rail_started_at: tx.wallClock.now().getTime(), updated_at: tx.clock.now().getTime(),
     });
   });
-  const result = await callAcquirer(ctx, started.id, () => acquirer.completeChallenge(started.id, outcome));
+  const result = await callAcquirer(ctx, started.id, () => acquirer.completePayerAction(started.id, outcome));
   return recordRailAnswer(ctx, started.id, applyPayment(acquirer, result));
 }
 
-/** A challenge nobody completed fails as abandoned once its time is up. */
-export async function expireChallenge(ctx: Context, payload: { transactionId: string }): Promise<void> {
+/** A challenge nobody passed, or a wallet payment nobody made, fails as abandoned once its time is up. */
+export async function expirePayerAction(ctx: Context, payload: { transactionId: string }): Promise<void> {
   try {
-    // A challenge put back to the payer by recovery has a later deadline, and its own expiry job.
-    await answerChallenge(ctx, payload.transactionId, 'abandoned', (t) => t.expires_at !== null && t.expires_at <= ctx.clock.now().getTime());
+    // A payment put back to the payer by recovery has a later deadline, and its own expiry job.
+    await answerPayerAction(ctx, payload.transactionId, 'abandoned', (t) => t.expires_at !== null && t.expires_at <= ctx.clock.now().getTime());
   } catch (error) {
     // Completed (or failed) meanwhile: nothing left to expire.
     if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;

@@ -4,6 +4,7 @@ import { amountAsNumber, formatAmount } from '../platform/money/money.js';
 import type { OrderSchema, PaymentDataSchema, PURCHASABLE_TYPES, TransactionSchema } from './schemas.js';
 import type { LineItemRow, OrderRow } from './store.js';
 import { transactionFlags } from './totals.js';
+import type { StoredPayerAction } from './outcomes.js';
 import type { TransactionRow } from './transactions-store.js';
 
 export type OrderReply = Static<typeof OrderSchema>;
@@ -80,8 +81,14 @@ export function presentTransaction(transaction: TransactionRow, all: Transaction
     created_at: iso(transaction.created_at),
     updated_at: iso(transaction.updated_at),
   };
-  if (transaction.three_ds !== null && transaction.status === 'pending') {
-    reply['3ds'] = JSON.parse(transaction.three_ds) as { enrolled: string; redirect_url: string };
+  if (transaction.payer_action !== null && transaction.status === 'pending') {
+    const action = JSON.parse(transaction.payer_action) as StoredPayerAction;
+    if (action.kind === '3ds') {
+      reply['3ds'] = { enrolled: 'Y', redirect_url: action.redirect_url };
+    } else {
+      const { kind: _kind, ...wallet } = action;
+      reply.wallet = { ...wallet, expires_at: iso(transaction.expires_at!) };
+    }
   }
   return reply;
 }

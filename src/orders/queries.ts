@@ -1,4 +1,5 @@
 import { inTransaction, type Context } from '../platform/context.js';
+import { emitOrderEvent } from '../webhooks/outbox.js';
 import { AppError } from '../platform/errors.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
 import { hasOrderReference, loadOrderView, refreshOrder, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
@@ -64,7 +65,9 @@ export async function voidOrder(ctx: Context, reference: OrderReference): Promis
     if (paymentActivity(await orderTransactions(tx.db, tx.merchant.id, order.id)) !== 'none') {
       throw new AppError('orderNotVoidable', 'The order has payments or authorisations (made or pending): void those transactions instead.');
     }
-    return refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() });
+    const view = await refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() });
+    await emitOrderEvent(tx, 'order.voided', view);
+    return view;
   }, { completesRequest: true });
 }
 

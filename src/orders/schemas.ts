@@ -52,6 +52,9 @@ const CreditCardInput = Type.Object({
   consume_mode: Type.Optional(StringEnum(CONSUME_MODES)),
 });
 
+/** A wallet names no details of its own here: the payer provides them in the wallet's app. */
+const WalletInput = (description: string) => Type.Object({}, { description });
+
 export const OpenPaymentBody = Type.Object({
   number: Type.Optional(text(64)),
   reference_number: Type.Optional(text(255)),
@@ -61,6 +64,9 @@ export const OpenPaymentBody = Type.Object({
     amount: Type.Optional(AmountInput({ description: 'Part of the order to pay; the unpaid total when absent.' })),
     note: Type.Optional(Nullable(text(254))),
     credit_card: Type.Optional(CreditCardInput),
+    alipay: Type.Optional(WalletInput('Pay with Alipay: the payer scans `wallet.qr_code` or is sent to `wallet.redirect_url`.')),
+    wechatpay: Type.Optional(WalletInput('Pay with WeChat Pay: the payer scans `wallet.qr_code`.')),
+    fps: Type.Optional(WalletInput('Pay by FPS: the payer scans `wallet.qr_code` (an EMVCo payload) in a banking app.')),
   }),
 });
 
@@ -159,6 +165,11 @@ export const TransactionSchema = Type.Object({
   payment_data: PaymentDataSchema,
   original_transaction_uuid: Nullable(Type.String()),
   '3ds': Type.Optional(Type.Object({ enrolled: Type.String(), redirect_url: Type.String() })),
+  wallet: Type.Optional(Type.Object({
+    qr_code: Type.Optional(Type.String({ description: 'What the payer scans: a URL, or for FPS an EMVCo QR payload.' })),
+    redirect_url: Type.Optional(Type.String({ description: 'Where to send the payer to pay (Alipay).' })),
+    expires_at: Type.String({ description: 'When the payment fails unless paid: 15 minutes after it was started.' }),
+  }, { description: 'While a wallet payment is pending: what the payer needs to pay.' })),
   created_at: Type.String(),
   updated_at: Type.String(),
 });

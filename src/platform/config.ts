@@ -39,6 +39,8 @@ export interface Config {
   rateLimitPerSecond: number;
   /** Requests an app may send at once before the sustained rate applies. */
   rateLimitBurst: number;
+  /** How long a webhook receiver has to answer before the attempt counts as timed out (and is retried). */
+  webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
   const idempotencyLockMs = read('PAYGATE_IDEMPOTENCY_LOCK_MS', 60_000, integer(1_000, 3_600_000));
   const rateLimitPerSecond = read('PAYGATE_RATE_LIMIT', 0, integer(0, 1_000_000));
   const rateLimitBurst = read('PAYGATE_RATE_LIMIT_BURST', rateLimitPerSecond * 2, integer(1, 10_000_000));
+  const webhookTimeoutMs = read('PAYGATE_WEBHOOK_TIMEOUT_MS', 10_000, integer(100, 60_000));
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
 
   const trustedProxies: Cidr[] = [];
@@ -121,7 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, bodyLimitBytes, sqliteSynchronous,
     pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
-    rateLimitPerSecond, rateLimitBurst,
+    rateLimitPerSecond, rateLimitBurst, webhookTimeoutMs,
   };
 }
 

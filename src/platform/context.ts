@@ -31,8 +31,12 @@ export interface PlatformContext {
   log: Log;
   /** The acquirer and the other rails: the sandbox's simulations, or real connectors. */
   rails: Rails;
-  /** The process's scheduler, once it runs: the sandbox clock runs what falls due as it moves. */
+  /** The process's due work (jobs and webhook deliveries), once it runs: the sandbox clock runs it as it moves. */
   jobs?: JobRunner;
+  /** The process's webhook sender, once it runs: told when new events have committed. */
+  webhooks?: { wake(): void };
+  /** Inside a transaction: runs `callback` once the transaction has committed (never if it rolls back). */
+  afterCommit?(callback: () => void): void;
 }
 
 /** The first argument of every domain verb. */
@@ -72,10 +76,13 @@ export async function inTransaction<C extends PlatformContext, T>(
   options: { completesRequest?: boolean } = {},
 ): Promise<T> {
   if (ctx.db.isTransaction) return work(ctx);
-  return ctx.db.transaction().execute(async (tx) => {
-    const result = await work({ ...ctx, db: tx });
+  const committed: Array<() => void> = [];
+  const result = await ctx.db.transaction().execute(async (tx) => {
+    const result = await work({ ...ctx, db: tx, afterCommit: (callback) => committed.push(callback) });
     const outcome = (ctx as Partial<Context>).outcome;
     if (outcome && options.completesRequest) await outcome.record(tx, result);
     return result;
   });
+  for (const callback of committed) callback();
+  return result;
 }

@@ -90,6 +90,9 @@ export const ERRORS = {
     message: 'The acquirer did not answer. The operation is recorded as pending and will be resolved with the acquirer; ' +
       'retry with the same Idempotency-Key (or payment.uuid), or check the transaction.',
   },
+
+  eventNotFound: { code: '400401', status: 404, message: 'Event not found.' },
+  webhookUrlInvalid: { code: '400402', status: 400, message: 'The webhook URL must be an http or https URL.' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export interface ErrorDefinition {

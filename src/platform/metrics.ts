@@ -5,6 +5,7 @@ export interface Metrics {
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
   jobs: Counter<'kind' | 'outcome'>;
+  webhookAttempts: Counter<'outcome'>;
 }
 
 /** One registry per server instance, so several instances in one process (tests) never collide. */
@@ -30,6 +31,12 @@ export function createMetrics(): Metrics {
       name: 'paygate_jobs_total',
       help: 'Scheduled jobs run, by kind and outcome.',
       labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'paygate_webhook_attempts_total',
+      help: 'Webhook delivery attempts, by outcome: delivered, retry (will be tried again), failed (for good).',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
   };

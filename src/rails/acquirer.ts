@@ -11,7 +11,22 @@ export interface CardDetails {
   holderName: string | undefined;
 }
 
-export type AcquirerStatus = 'approved' | 'declined' | 'failed' | 'challenge';
+export type AcquirerStatus = 'approved' | 'declined' | 'failed' | 'awaiting_payer';
+
+/** The wallets taken through the acquirer: the payer pays in the wallet's app, later. */
+export const WALLET_METHODS = ['alipay', 'wechatpay', 'fps'] as const;
+export type WalletMethod = (typeof WALLET_METHODS)[number];
+/** The currencies each wallet settles in Hong Kong: FPS moves HKD and CNY only. */
+export const WALLET_CURRENCIES: Record<WalletMethod, readonly string[]> = {
+  alipay: ['HKD', 'CNY', 'USD'],
+  wechatpay: ['HKD', 'CNY'],
+  fps: ['HKD', 'CNY'],
+};
+
+/** What the payer must do before an `awaiting_payer` payment completes. */
+export type PayerAction =
+  | { kind: '3ds'; url: string }
+  | { kind: 'wallet'; qrCode?: string; redirectUrl?: string };
 
 export interface AcquirerResult {
   status: AcquirerStatus;
@@ -23,11 +38,12 @@ export interface AcquirerResult {
   rrn: string;
   /** For `failed`: trying again may succeed (nothing was charged). */
   retryable?: boolean;
-  /** For `challenge`: where the cardholder completes 3-D Secure. */
-  challengeUrl?: string;
+  /** For `awaiting_payer`: the 3-D Secure challenge to pass, or the wallet payment to make. */
+  payerAction?: PayerAction;
 }
 
-export type ChallengeOutcome = 'passed' | 'failed' | 'abandoned';
+/** How the payer's part ended: done (3-D Secure passed, wallet paid), refused or failed, or never done in time. */
+export type PayerOutcome = 'passed' | 'failed' | 'abandoned';
 
 export interface MoneyOperation {
   reference: string;
@@ -41,8 +57,10 @@ export interface CardAcquirer {
   readonly type: string;
   /** Authorises, and with `capture` also captures (a sale). */
   authorize(request: MoneyOperation & { capture: boolean; card: CardDetails }): Promise<AcquirerResult>;
-  /** The cardholder passed or failed the challenge of a pending authorisation, or abandoned it. */
-  completeChallenge(reference: string, outcome: ChallengeOutcome): Promise<AcquirerResult>;
+  /** A wallet payment (always a sale): it awaits the payer, who pays in the wallet's app. */
+  startWalletPayment(request: MoneyOperation & { method: WalletMethod }): Promise<AcquirerResult>;
+  /** The payer finished (or failed, or abandoned) what an `awaiting_payer` payment waits for. */
+  completePayerAction(reference: string, outcome: PayerOutcome): Promise<AcquirerResult>;
   capture(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;
   void(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;
   refund(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;

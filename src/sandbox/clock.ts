@@ -4,7 +4,6 @@ import { forUpdate } from '../platform/database/locking.js';
 import { AppError } from '../platform/errors.js';
 import { localDate } from '../platform/time-zone.js';
 import type { JobRunner } from '../scheduler/scheduler.js';
-import { realignMerchantJobs } from '../scheduler/store.js';
 
 export interface ClockReading {
   now: string;
@@ -43,14 +42,19 @@ export async function advanceClock(ctx: Context, seconds: number): Promise<Clock
   const previous = advancing.get(ctx.merchant.id) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(async () => {
     const target = await businessNow(ctx) + seconds * 1000;
-    // Each step runs what is due or reaches the target; the bound only guards against a job that never leaves.
-    for (let step = 0; ; step += 1) {
-      if (step === 100_000) throw new AppError('unavailable', 'The clock could not get past a job that keeps falling due.');
+    // Each step runs what is due or reaches the target. Work may be due many times on the way (a webhook's 16
+    // attempts); the bound only guards against work that stays due at the same instant however often it runs.
+    let stuck = 0;
+    let lastStop: number | undefined;
+    for (;;) {
       const next = await nextJobWhenFree(ctx, jobs);
       const stop = next !== undefined && next <= target ? next : target;
-      await moveTo(ctx, stop);
+      await moveTo(ctx, jobs, stop);
       await jobs.runDue({ merchantId: ctx.merchant.id });
       if (stop === target && (next === undefined || next > target)) break;
+      stuck = stop === lastStop ? stuck + 1 : 0;
+      if (stuck === 1_000) throw new AppError('unavailable', 'The clock could not get past a job that keeps falling due.');
+      lastStop = stop;
     }
     return readClock(ctx);
   });
@@ -62,21 +66,21 @@ export async function advanceClock(ctx: Context, seconds: number): Promise<Clock
   }
 }
 
-/** How long a clock move waits for a job of its merchant that another process (or tick) is running: 10 s. */
-const HELD_JOB_POLLS = 200;
-const HELD_JOB_POLL_MS = 50;
+const HELD_WORK_POLL_MS = 50;
 
 /**
- * When the merchant's next job is due. One running elsewhere must finish first (the clock cannot pass it, and
- * this process cannot run it): wait for it a while, then give up rather than spin.
+ * When the merchant's next job or webhook delivery is due. One running elsewhere must finish first (the clock
+ * cannot pass it, and this process cannot run it): wait for it a while (10 s, or longer than a webhook
+ * receiver may take to answer), then give up rather than spin.
  */
 async function nextJobWhenFree(ctx: Context, jobs: JobRunner): Promise<number | undefined> {
-  for (let poll = 0; poll < HELD_JOB_POLLS; poll += 1) {
+  const giveUpAt = performance.now() + Math.max(10_000, ctx.config.webhookTimeoutMs + 5_000);
+  while (performance.now() < giveUpAt) {
     const next = await jobs.nextDue(ctx.merchant.id);
     if (next?.heldUntil === undefined) return next?.dueAt;
-    await new Promise((resolve) => setTimeout(resolve, HELD_JOB_POLL_MS));
+    await new Promise((resolve) => setTimeout(resolve, HELD_WORK_POLL_MS));
   }
-  throw new AppError('unavailable', 'A job of this merchant is running in another process; move the clock again shortly.');
+  throw new AppError('unavailable', 'A job or webhook delivery of this merchant is still running; move the clock again shortly.');
 }
 
 async function businessNow(ctx: Context): Promise<number> {
@@ -85,7 +89,7 @@ async function businessNow(ctx: Context): Promise<number> {
 }
 
 /** Sets the clock so that business time reads `at` (never backwards), and keeps the jobs' wall due times in step. */
-async function moveTo(ctx: Context, at: number): Promise<void> {
+async function moveTo(ctx: Context, jobs: JobRunner, at: number): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const row = await forUpdate(tx.db, tx.db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', tx.merchant.id))
       .executeTakeFirstOrThrow();
@@ -93,6 +97,6 @@ async function moveTo(ctx: Context, at: number): Promise<void> {
     if (offset === row.clock_offset_ms) return;
     await tx.db.updateTable('merchants').set({ clock_offset_ms: offset, updated_at: tx.wallClock.now().getTime() })
       .where('id', '=', tx.merchant.id).execute();
-    await realignMerchantJobs(tx.db, tx.merchant.id, offset);
+    await jobs.realign(tx.db, tx.merchant.id, offset);
   });
 }

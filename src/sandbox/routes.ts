@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { defineRoute } from '../http/route.js';
-import { completeChallenge } from '../orders/payments.js';
+import { completePayerAction } from '../orders/payments.js';
 import { presentOrder, presentTransaction } from '../orders/present.js';
 import { OrderTransactionData } from '../orders/schemas.js';
 import { advanceClock, MAX_ADVANCE_SECONDS, readClock } from './clock.js';
@@ -46,13 +46,13 @@ export const sandboxRoutes = [
     url: `${BASE}/transactions/:uuid/${outcome}`,
     operationId: outcome === 'succeed' ? 'succeedSandboxTransaction' : 'failSandboxTransaction',
     summary: outcome === 'succeed'
-      ? 'Complete a pending transaction as the payer would (3-D Secure passed).'
-      : 'Fail a pending transaction as the payer would (3-D Secure failed).',
+      ? 'Complete a pending transaction as the payer would (3-D Secure passed, or the wallet payment made).'
+      : 'Fail a pending transaction as the payer would (3-D Secure failed, or the wallet payment refused).',
     tags: TAGS,
     params: TransactionParams,
     data: OrderTransactionData,
     errors: ['transactionNotFound', 'transactionNotPending', 'acquirerUnavailable', 'acquirerNoAnswer'],
-    handler: ({ ctx, params }) => completeChallenge(ctx, params.uuid, outcome === 'succeed' ? 'passed' : 'failed'),
+    handler: ({ ctx, params }) => completePayerAction(ctx, params.uuid, outcome === 'succeed' ? 'passed' : 'failed'),
     present: ({ view, transaction }) => ({
       order: presentOrder(view),
       transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),

@@ -2,7 +2,8 @@ import { findMerchant } from '../merchants/store.js';
 import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
-import { claimDueJobs, finishJob, insertJob, nextMerchantJob, renewLease, rescheduleJob, type JobRow } from './store.js';
+import type { Db } from '../platform/database/database.js';
+import { claimDueJobs, finishJob, insertJob, nextMerchantJob, realignMerchantJobs, renewLease, rescheduleJob, type JobRow } from './store.js';
 
 export type PlatformJobHandler = (ctx: PlatformContext, payload: unknown, job: JobRow) => Promise<void>;
 export type MerchantJobHandler = (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
@@ -28,6 +29,8 @@ export interface JobRunner {
   runDue(filter?: { merchantId?: string }): Promise<number>;
   /** The merchant's next job this process can run, and whether another claim holds it now. */
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined>;
+  /** The merchant's clock offset changed (in `db`'s transaction): keep its work due at the same business time. */
+  realign(db: Db, merchantId: string, offsetMs: number): Promise<void>;
 }
 
 /**
@@ -87,6 +90,10 @@ export class Scheduler implements JobRunner {
     const run = this.turn.catch(() => undefined).then(() => this.drain(filter));
     this.turn = run;
     return run;
+  }
+
+  realign(db: Db, merchantId: string, offsetMs: number): Promise<void> {
+    return realignMerchantJobs(db, merchantId, offsetMs);
   }
 
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {

@@ -14,6 +14,9 @@ export interface Schema {
   order_line_items: OrderLineItemsTable;
   transactions: TransactionsTable;
   sandbox_acquirer_operations: SandboxAcquirerOperationsTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export interface SettingsTable {
@@ -44,6 +47,8 @@ export interface AppsTable {
   /** JSON array of CIDR texts; empty means any address. */
   allowed_ips: string;
   disabled_at: number | null;
+  /** Where every event of the app's merchant is also sent (`paygate app webhook`); none when null. */
+  webhook_url: string | null;
   created_at: number;
 }
 
@@ -134,6 +139,8 @@ export interface OrdersTable {
   customer_id: string | null;
   /** Fingerprint of the order as created: a create with the same reference and content returns this order. */
   content_hash: string;
+  /** The app that created the order: its webhook key signs the deliveries to `notify_url`. */
+  app_id: string | null;
   voided_at: number | null;
   created_at: number;
   updated_at: number;
@@ -194,8 +201,11 @@ export interface TransactionsTable {
   note: string | null;
   /** JSON: what the acquirer reported, in the interface's payment_data shape (never the full number or CVV). */
   payment_data: string;
-  /** JSON {enrolled, redirect_url} while a 3-D Secure challenge is open. */
-  three_ds: string | null;
+  /**
+   * JSON, while the payer has something to do: `{kind: '3ds', redirect_url}` for a 3-D Secure challenge,
+   * `{kind: 'wallet', qr_code?, redirect_url?}` for a wallet payment.
+   */
+  payer_action: string | null;
   /** Wall time the rail call began: recovery waits this long before asking the rail what became of it. */
   rail_started_at: number | null;
   created_at: number;
@@ -207,7 +217,9 @@ export interface SandboxAcquirerOperationsTable {
   merchant_id: string;
   kind: 'authorize' | 'sale' | 'capture' | 'void' | 'refund';
   /** `failed` with code 91 is also how a cancelled (never completed) operation is recorded. */
-  status: 'approved' | 'declined' | 'failed' | 'challenge';
+  status: 'approved' | 'declined' | 'failed' | 'awaiting_payer';
+  /** credit_card, or the wallet paid with (alipay, wechatpay, fps). */
+  payment_method: string;
   amount: number;
   currency: string;
   original_reference: string | null;
@@ -218,7 +230,71 @@ export interface SandboxAcquirerOperationsTable {
   response_message: string;
   auth_code: string | null;
   rrn: string;
-  challenge_token: string | null;
+  /** Names the payer's page (3-D Secure challenge, wallet QR code) while the payer has something to do. */
+  payer_token: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** The outbox: one row per event, written in the transaction of the change it reports. */
+export interface EventsTable {
+  /** Sent as X-Event-ID: receivers deduplicate on it. */
+  id: string;
+  merchant_id: string;
+  order_id: string | null;
+  /** Sent as X-Action, such as `order.paid`. */
+  action: string;
+  /** The exact body sent, rendered when the event happened (the order as it was then). */
+  payload: string;
+  /** Business time. */
+  created_at: number;
+  wall_created_at: number;
+}
+
+/** One event to one destination: retried on its own schedule until delivered or failed for good. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  merchant_id: string;
+  /** The app whose webhook key signs it. */
+  app_id: string;
+  /** `notify_url` (the order's) or `app:{app_id}` (an app's endpoint). */
+  destination: string;
+  url: string;
+  state: 'pending' | 'sending' | 'delivered' | 'failed';
+  attempts: number;
+  /** Attempts made before the last redelivery: the retry schedule starts again from there. */
+  attempts_before_redelivery: number;
+  /** The next attempt, on the merchant's business clock, and the same instant on the wall clock. */
+  due_at: number;
+  due_wall_at: number;
+  lease_owner: string | null;
+  /** Fences a claim: only the holder of the current token may record the attempt's result. */
+  lease_token: string | null;
+  lease_expires_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  /** Business time. */
+  delivered_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  merchant_id: string;
+  /** 1 for the first attempt of the delivery, and so on. */
+  attempt: number;
+  url: string;
+  /** Wall time the request began. */
+  started_at: number;
+  business_at: number;
+  duration_ms: number;
+  /** The receiver's HTTP status, when it answered. */
+  status_code: number | null;
+  /** What went wrong: a timeout, a network error, or the status's meaning. */
+  error: string | null;
+  outcome: 'delivered' | 'retry' | 'failed';
 }

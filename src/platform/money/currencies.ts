@@ -2,7 +2,7 @@
  * Active ISO 4217 currencies and their minor-unit exponents (the number of decimals an amount may have).
  * Kept as data, not read from the runtime's ICU: ICU follows display conventions, which differ from ISO for
  * several currencies (it shows IDR and HUF without decimals, and IQD with none instead of three).
- * Precious metals and testing codes (XAU, XAG, XPD, XPT, XTS, XXX) have no minor unit and are not money here.
+ * Precious metals (XAU, XAG, XPD, XPT), the testing code XTS and the "no currency" code have no minor unit and are not money here.
  */
 export const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = Object.freeze({
   AED: 2, AFN: 2, ALL: 2, AMD: 2, AOA: 2, ARS: 2, AUD: 2, AWG: 2, AZN: 2, BAM: 2, BBD: 2, BDT: 2, BGN: 2,

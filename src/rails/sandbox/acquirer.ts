@@ -5,7 +5,8 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/database/database.js';
 import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
 import { forUpdate } from '../../platform/database/locking.js';
-import type { AcquirerResult, CardAcquirer, ChallengeOutcome, MoneyOperation } from '../acquirer.js';
+import { exponentOf, formatAmount } from '../../platform/money/money.js';
+import type { AcquirerResult, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
 import { answerDelayOf, sandboxOutcome } from './cards.js';
 
 type Operation = Selectable<SandboxAcquirerOperationsTable>;
@@ -45,23 +46,34 @@ export class SandboxAcquirer implements CardAcquirer {
         return this.record(request, { ...base, status: 'failed', responseCode: outcome.code, responseMessage: outcome.message });
       case 'challenge':
         return this.record(request, {
-          ...base, status: 'challenge', responseCode: '1A', responseMessage: 'Additional customer authentication required',
-          challengeToken: randomBytes(16).toString('base64url'),
+          ...base, status: 'awaiting_payer', responseCode: '1A', responseMessage: 'Additional customer authentication required',
+          payerToken: randomBytes(16).toString('base64url'),
         });
     }
   }
 
-  async completeChallenge(reference: string, outcome: ChallengeOutcome): Promise<AcquirerResult> {
+  /** A wallet payment waits for the payer: in the sandbox, the simulation endpoints stand in for the wallet's app. */
+  async startWalletPayment(request: MoneyOperation & { method: WalletMethod }): Promise<AcquirerResult> {
+    return this.record(request, {
+      kind: 'sale', paymentMethod: request.method, status: 'awaiting_payer', responseCode: '09', responseMessage: 'Waiting for the payer',
+      card_first6: null, card_last4: null, card_brand: null, payerToken: randomBytes(16).toString('base64url'),
+    });
+  }
+
+  async completePayerAction(reference: string, outcome: PayerOutcome): Promise<AcquirerResult> {
     const operation = await this.find(reference);
     if (!operation) throw new Error(`no sandbox operation ${reference}`);
-    if (operation.status !== 'challenge') return this.resultOf(operation);
+    if (operation.status !== 'awaiting_payer') return this.resultOf(operation);
+    const card = operation.payment_method === 'credit_card';
     const declined = (message: string) => ({ status: 'declined' as const, response_code: '05', response_message: message, auth_code: null });
     const change = outcome === 'passed'
       ? { status: 'approved' as const, response_code: APPROVED.responseCode, response_message: APPROVED.responseMessage, auth_code: authCodeOf(reference) }
-      : declined(outcome === 'failed' ? '3-D Secure authentication failed' : '3-D Secure challenge abandoned: not completed in time');
+      : outcome === 'failed'
+        ? declined(card ? '3-D Secure authentication failed' : 'The payer declined the payment in the wallet')
+        : declined(card ? '3-D Secure challenge abandoned: not completed in time' : 'The wallet payment expired: the payer did not pay in time');
     const updated = await this.deps.db.updateTable('sandbox_acquirer_operations')
-      .set({ ...change, challenge_token: null, updated_at: this.now() })
-      .where('reference', '=', reference).where('status', '=', 'challenge')
+      .set({ ...change, payer_token: null, updated_at: this.now() })
+      .where('reference', '=', reference).where('status', '=', 'awaiting_payer')
       .returningAll().executeTakeFirst();
     return this.resultOf(updated ?? (await this.find(reference))!);
   }
@@ -129,7 +141,8 @@ export class SandboxAcquirer implements CardAcquirer {
       card_last4: string | null;
       card_brand: string | null;
       originalReference?: string;
-      challengeToken?: string;
+      payerToken?: string;
+      paymentMethod?: string;
     },
     db: Db = this.deps.db,
   ): Promise<AcquirerResult> {
@@ -139,6 +152,7 @@ export class SandboxAcquirer implements CardAcquirer {
       merchant_id: request.merchantId,
       kind: fields.kind,
       status: fields.status,
+      payment_method: fields.paymentMethod ?? 'credit_card',
       amount: request.amount,
       currency: request.currency,
       original_reference: fields.originalReference ?? null,
@@ -149,7 +163,7 @@ export class SandboxAcquirer implements CardAcquirer {
       response_message: fields.responseMessage,
       auth_code: fields.status === 'approved' ? authCodeOf(request.reference) : null,
       rrn: rrnOf(request.reference),
-      challenge_token: fields.challengeToken ?? null,
+      payer_token: fields.payerToken ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -167,10 +181,25 @@ export class SandboxAcquirer implements CardAcquirer {
       rrn: operation.rrn,
       ...(operation.auth_code !== null && { authCode: operation.auth_code }),
       ...(operation.status === 'failed' && { retryable: true }),
-      ...(operation.status === 'challenge' && operation.challenge_token !== null && {
-        challengeUrl: `${this.deps.publicBaseUrl}/pay/3ds/${operation.challenge_token}`,
+      ...(operation.status === 'awaiting_payer' && operation.payer_token !== null && {
+        payerAction: this.payerActionOf(operation.payment_method, operation.payer_token, operation),
       }),
     };
+  }
+
+  /** Where the payer acts: a 3-D Secure page, a wallet's QR code (and for Alipay, a page to redirect to). */
+  private payerActionOf(method: string, token: string, operation: Operation): PayerAction {
+    const page = `${this.deps.publicBaseUrl}/pay/${method === 'credit_card' ? '3ds' : 'wallet'}/${token}`;
+    switch (method) {
+      case 'credit_card':
+        return { kind: '3ds', url: page };
+      case 'alipay':
+        return { kind: 'wallet', qrCode: page, redirectUrl: page };
+      case 'fps':
+        return { kind: 'wallet', qrCode: fpsQrPayload(operation) };
+      default:
+        return { kind: 'wallet', qrCode: page };
+    }
   }
 
   private find(reference: string, db: Db = this.deps.db): Promise<Operation | undefined> {
@@ -210,6 +239,41 @@ function followUpRefusal(
       return undefined;
     }
   }
+}
+
+/**
+ * An EMVCo merchant-presented QR payload as FPS uses (HKMA's Common QR Code): a dynamic code with the amount,
+ * the currency and our reference, ending in its CRC. Sandbox merchant data; scanning it pays nothing.
+ */
+function fpsQrPayload(operation: Operation): string {
+  const field = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`;
+  const numeric: Record<string, string> = { HKD: '344', CNY: '156' };
+  const amount = formatAmount(operation.amount, exponentOf(operation.currency));
+  const body = [
+    field('00', '01'),
+    field('01', '12'),
+    // The sandbox's FPS identifier: seven digits, as HKICL issues them.
+    field('26', field('00', 'hk.com.hkicl') + field('02', '1234567')),
+    field('52', '0000'),
+    field('53', numeric[operation.currency]!),
+    field('54', amount),
+    field('58', 'HK'),
+    field('59', 'paygate sandbox'),
+    field('60', 'HONG KONG'),
+    field('62', field('05', operation.reference.replace(/-/g, '').slice(0, 25))),
+  ].join('');
+  const withCrcId = `${body}6304`;
+  return `${withCrcId}${crc16(withCrcId)}`;
+}
+
+/** CRC-16/CCITT-FALSE, as EMVCo QR codes end with. */
+function crc16(text: string): string {
+  let crc = 0xffff;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
 }
 
 function digest(reference: string, salt: string): Buffer {

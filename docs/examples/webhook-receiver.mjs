@@ -1,0 +1,40 @@
+// A webhook receiver for paygate, in plain Node (no framework): verifies each delivery, answers at once, and
+// hands the event to the shop's own work, once per event id.
+//
+//   WEBHOOK_PUBLIC_KEY_FILE=webhook-public.pem PUBLIC_URL=https://shop.example.com node webhook-receiver.mjs
+//
+// WEBHOOK_PUBLIC_KEY_FILE holds the `webhook_public_key` paygate printed when the app was created.
+// PUBLIC_URL is this receiver's address as paygate calls it (the signature covers the path and query).
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { verifyWebhook } from '@paygate/client';
+
+const publicKey = readFileSync(process.env.WEBHOOK_PUBLIC_KEY_FILE, 'utf8');
+const publicUrl = process.env.PUBLIC_URL.replace(/\/+$/, '');
+const port = Number(process.env.PORT ?? 3000);
+/** Event ids already handled. A real shop keeps these in its database, in the transaction that handles the event. */
+const seen = new Set();
+
+const server = createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    const rawBody = Buffer.concat(chunks); // the exact bytes: never re-serialise parsed JSON to verify
+    let event;
+    try {
+      event = verifyWebhook(request.headers, rawBody, publicKey, `${publicUrl}${request.url}`);
+    } catch (error) {
+      response.writeHead(403).end(); // not from paygate: paygate treats 4xx as final and does not retry
+      console.error(`refused a webhook: ${error.message}`);
+      return;
+    }
+    // Answer first and quickly: paygate waits 10 s at most, then counts the attempt as failed and retries.
+    response.writeHead(200).end('ok');
+    if (seen.has(event.eventId)) return; // a redelivery or a retry of what arrived already
+    seen.add(event.eventId);
+    const { order } = event.body.data;
+    console.log(JSON.stringify({ event_id: event.eventId, action: event.action, order: order.reference_number, state: order.state, correspondence_state: order.correspondence_state }));
+  });
+});
+
+server.listen(port, '127.0.0.1', () => console.error(`listening on ${port}`));

@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+import { eventHistory, redeliverEvent, type EventHistory } from '../webhooks/history.js';
+import { presentEvent } from '../webhooks/present.js';
+import { recentDeliveries } from '../webhooks/store.js';
+import { print, UsageError } from './output.js';
+import { withPlatform } from './platform-command.js';
+import { WEBHOOKS_USAGE } from './usage.js';
+
+export async function webhooksCommand(args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      event: { type: 'string' },
+      limit: { type: 'string', default: '50' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const output = { json: values.json ?? false };
+  switch (action) {
+    case 'list': {
+      if (values.event !== undefined) {
+        const eventId = values.event;
+        const history = await withPlatform((ctx) => eventHistory(ctx, eventId));
+        print(output, { event: presentEvent(history) }, () => describeEvent(history));
+        return;
+      }
+      const limit = Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+      const deliveries = await withPlatform((ctx) => recentDeliveries(ctx.db, limit));
+      const rows = deliveries.map((d) => ({
+        event_id: d.event_id, action: d.action, merchant_id: d.merchant_id, destination: d.destination, url: d.url,
+        state: d.state, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error,
+        created_at: new Date(d.created_at).toISOString(),
+      }));
+      print(output, { deliveries: rows }, () => rows.map((r) =>
+        `${r.created_at}  ${r.event_id}  ${r.action.padEnd(21)} ${r.state.padEnd(9)} attempts ${r.attempts}  ` +
+        `${r.last_status ?? r.last_error ?? ''}  ${r.url}`).join('\n') || 'No webhook deliveries.');
+      return;
+    }
+    case 'redeliver': {
+      const eventId = positionals[0];
+      if (!eventId) throw new UsageError('webhooks redeliver needs EVENT_ID');
+      const history = await withPlatform((ctx) => redeliverEvent(ctx, eventId));
+      print(output, { event: presentEvent(history) }, () =>
+        `Event ${eventId} (${history.event.action}) will be sent again to: ${history.deliveries.map((d) => d.delivery.url).join(', ') || 'no destination'}`);
+      return;
+    }
+    default:
+      throw new UsageError(WEBHOOKS_USAGE);
+  }
+}
+
+function describeEvent({ event, deliveries }: EventHistory): string {
+  const lines = [`${event.id}  ${event.action}  ${new Date(event.created_at).toISOString()}`];
+  for (const { delivery, attempts } of deliveries) {
+    lines.push(`  ${delivery.destination} ${delivery.url}: ${delivery.state}`);
+    for (const a of attempts) {
+      lines.push(`    #${a.attempt} ${new Date(a.started_at).toISOString()} ${a.duration_ms} ms ${a.status_code ?? a.error ?? ''} -> ${a.outcome}`);
+    }
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,215 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { signRequest } from '@paygate/client';
+import type { PlatformContext } from '../platform/context.js';
+import { newId } from '../platform/ids.js';
+import type { Metrics } from '../platform/metrics.js';
+import { VERSION } from '../platform/version.js';
+import type { JobRunner } from '../scheduler/scheduler.js';
+import { createPoster, type Poster } from './post.js';
+import { judgeAttempt, retryDelayMs } from './retry-schedule.js';
+import type { Db } from '../platform/database/database.js';
+import {
+  claimDueDeliveries, eventsByIds, nextMerchantDelivery, realignMerchantDeliveries, recordAttempts, releaseClaims, type AttemptResult, type DeliveryRow,
+} from './store.js';
+
+const MAX_PARALLEL_RUNS = 4;
+
+export interface WebhookSenderOptions {
+  platform: PlatformContext;
+  owner?: string;
+  /** How often to look for due deliveries when nothing woke the sender (other processes' events, retries). */
+  pollMs: number;
+  timeoutMs: number;
+  leaseMs?: number;
+  /** Requests in flight at once: also how many deliveries one claim takes. */
+  concurrency?: number;
+  metrics?: Metrics;
+  poster?: Poster;
+}
+
+/**
+ * Delivers the outbox: claims due deliveries (leased and fenced, so processes sharing one PostgreSQL never make
+ * the same attempt), waits until the events are durable, signs every attempt anew with the app's webhook key,
+ * posts, and records each attempt with what comes next: delivered, a retry on the merchant's business clock, or
+ * failed for good. Delivery is at least once: a process that dies mid-attempt leaves the lease to run out, and
+ * the attempt is made again.
+ */
+export class WebhookSender implements JobRunner {
+  readonly owner: string;
+  private readonly poster: Poster;
+  private readonly keys = new Map<string, KeyObject>();
+  private timer: NodeJS.Timeout | undefined;
+  /** Background runs under way: more than one, so that a receiver that never answers holds up only its own round. */
+  private readonly runs = new Set<Promise<unknown>>();
+  private wokenWhileBusy = false;
+  private stopping = false;
+
+  constructor(private readonly options: WebhookSenderOptions) {
+    this.owner = options.owner ?? `webhooks-${newId()}`;
+    this.poster = options.poster ?? createPoster({ timeoutMs: options.timeoutMs, refuseInternal: options.platform.config.mode === 'live' });
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** New events committed: look now rather than at the next poll. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.runs.size >= MAX_PARALLEL_RUNS) {
+      this.wokenWhileBusy = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await Promise.all([...this.runs]);
+    this.poster.close();
+  }
+
+  /**
+   * Sends what is due now (one merchant's only, when given) until nothing due is left; returns how many attempts.
+   * Claims at most as many deliveries as are sent at once, so a claim lasts one round: at most the timeout, plus
+   * the time to record the round, well inside the lease.
+   */
+  async runDue(filter: { merchantId?: string } = {}): Promise<number> {
+    let count = 0;
+    while (!this.stopping || filter.merchantId !== undefined) {
+      const claimed = await claimDueDeliveries(this.options.platform.db, {
+        owner: this.owner, token: newId(), now: this.now(), leaseMs: this.leaseMs,
+        limit: this.concurrency, merchantId: filter.merchantId,
+      });
+      if (claimed.length === 0) break;
+      await this.send(claimed);
+      count += claimed.length;
+    }
+    return count;
+  }
+
+  realign(db: Db, merchantId: string, offsetMs: number): Promise<void> {
+    return realignMerchantDeliveries(db, merchantId, offsetMs);
+  }
+
+  nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
+    return nextMerchantDelivery(this.options.platform.db, merchantId, this.now());
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopping) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), delayMs);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    if (this.stopping) return;
+    if (this.runs.size >= MAX_PARALLEL_RUNS) {
+      this.schedule(this.options.pollMs);
+      return;
+    }
+    this.wokenWhileBusy = false;
+    const run = this.runDue()
+      .catch((error: unknown) => this.options.platform.log.error({ err: error }, 'webhook delivery run failed'))
+      .finally(() => {
+        this.runs.delete(run);
+        if (this.wokenWhileBusy) this.schedule(0);
+      });
+    this.runs.add(run);
+    // Keep looking while this run goes on: new work goes to another run rather than waiting behind a slow one.
+    this.schedule(this.options.pollMs);
+  }
+
+  private async send(deliveries: DeliveryRow[]): Promise<void> {
+    const { platform } = this.options;
+    let recorded = false;
+    try {
+      // Never tell a merchant about a change that a power cut could still take back.
+      await platform.database.durable();
+      const events = await eventsByIds(platform.db, deliveries.map((d) => d.event_id));
+      const results = await Promise.all(deliveries.map((d) => this.attempt(d, events.get(d.event_id))));
+      await this.record(results);
+      recorded = true;
+      for (const result of results) this.options.metrics?.webhookAttempts.inc({ outcome: result.outcome });
+    } finally {
+      // Whatever stopped this round (the database, most likely) must not leave the deliveries claimed until the
+      // lease runs out: they go back in line at once, their attempt uncounted (it may have been made: at least once).
+      if (!recorded) await releaseClaims(platform.db, deliveries, this.now()).catch((error: unknown) =>
+        platform.log.error({ err: error }, 'could not release webhook deliveries; they are retried once their lease runs out'));
+    }
+  }
+
+  /** The results are in memory only: worth a few tries before giving them up. */
+  private async record(results: AttemptResult[]): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await recordAttempts(this.options.platform.db, results, this.now());
+        return;
+      } catch (error) {
+        if (attempt === 3) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  }
+
+  private async attempt(delivery: DeliveryRow, event: { action: string; payload: string } | undefined): Promise<AttemptResult> {
+    const startedAt = this.now();
+    const base = { delivery, startedAt };
+    const verdict = (status: number | undefined, error: string | undefined, durationMs: number, final = false): AttemptResult => {
+      let outcome = judgeAttempt(status, final);
+      let retryInMs: number | undefined;
+      if (outcome === 'retry') {
+        retryInMs = retryDelayMs(delivery.attempts - delivery.attempts_before_redelivery);
+        if (retryInMs === undefined) outcome = 'failed';
+      }
+      if (outcome !== 'delivered') {
+        this.options.platform.log.info({
+          event_id: delivery.event_id, delivery_id: delivery.id, attempt: delivery.attempts, status, error, outcome,
+        }, 'webhook not delivered');
+      }
+      return { ...base, durationMs, status, error, outcome, retryInMs };
+    };
+    if (!event) return verdict(undefined, 'the event is gone', 0, true);
+    try {
+      const target = new URL(delivery.url);
+      const signed = signRequest({
+        appId: delivery.app_id, privateKey: await this.keyOf(delivery.app_id), method: 'POST',
+        target: `${target.pathname}${target.search}`, body: event.payload, at: new Date(startedAt),
+      });
+      const reply = await this.poster.post(delivery.url, {
+        'content-type': 'application/json', 'user-agent': `paygate-webhooks/${VERSION}`,
+        credential: signed.Credential, nonce: signed.Nonce, signature: signed.Signature,
+        'x-action': event.action, 'x-event-id': delivery.event_id,
+      }, event.payload);
+      return verdict(reply.status, reply.error, reply.durationMs, reply.final);
+    } catch (error) {
+      // A fault of ours (the key could not be read, say), not the receiver's: worth trying again later.
+      return verdict(undefined, `not sent: ${(error as Error).message}`.slice(0, 500), Math.max(0, this.now() - startedAt));
+    }
+  }
+
+  private async keyOf(appId: string): Promise<KeyObject> {
+    let key = this.keys.get(appId);
+    if (!key) {
+      const { platform } = this.options;
+      const app = await platform.db.selectFrom('apps').select('webhook_private_key_enc').where('id', '=', appId).executeTakeFirstOrThrow();
+      key = createPrivateKey(platform.secrets.decrypt(app.webhook_private_key_enc));
+      this.keys.set(appId, key);
+    }
+    return key;
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? this.options.timeoutMs + 30_000;
+  }
+
+  private get concurrency(): number {
+    return this.options.concurrency ?? 100;
+  }
+
+  private now(): number {
+    return this.options.platform.wallClock.now().getTime();
+  }
+}

@@ -1,0 +1,209 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../platform/database/database.js';
+import { lockRowsSkippingLocked, lockToRead } from '../platform/database/locking.js';
+import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../platform/database/schema.js';
+import { newId } from '../platform/ids.js';
+
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type EventRow = Selectable<EventsTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+export interface NewDelivery {
+  eventId: string;
+  merchantId: string;
+  appId: string;
+  destination: string;
+  url: string;
+  dueAt: number;
+  dueWallAt: number;
+}
+
+/** Adds deliveries; one an event already has for the same destination is left as it is. */
+export async function insertDeliveries(db: Db, deliveries: NewDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db.insertInto('webhook_deliveries').values(deliveries.map((d) => ({
+    id: newId(), event_id: d.eventId, merchant_id: d.merchantId, app_id: d.appId, destination: d.destination, url: d.url,
+    state: 'pending' as const, attempts: 0, attempts_before_redelivery: 0, due_at: d.dueAt, due_wall_at: d.dueWallAt,
+    lease_owner: null, lease_token: null, lease_expires_at: null, last_status: null, last_error: null, delivered_at: null,
+    created_at: d.dueWallAt, updated_at: d.dueWallAt,
+  }))).onConflict((oc) => oc.columns(['event_id', 'destination']).doNothing()).execute();
+}
+
+export interface DeliveryClaim {
+  owner: string;
+  token: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+  merchantId?: string;
+}
+
+/**
+ * Leases due deliveries to one claim, earliest first, counting the attempt about to be made. On PostgreSQL the
+ * rows are locked with SKIP LOCKED, so processes claiming at once get disjoint sets; a delivery whose lease ran
+ * out (its process died mid-attempt) is claimable again, and the old holder, fenced by the token, can no longer
+ * record a result for it.
+ */
+export async function claimDueDeliveries(db: Db, claim: DeliveryClaim): Promise<DeliveryRow[]> {
+  let due = db.selectFrom('webhook_deliveries').select('id')
+    .where((eb) => eb.or([
+      eb.and([eb('state', '=', 'pending'), eb('due_wall_at', '<=', claim.now)]),
+      eb.and([eb('state', '=', 'sending'), eb('lease_expires_at', '<', claim.now)]),
+    ]))
+    .orderBy('due_wall_at').orderBy('id').limit(claim.limit);
+  if (claim.merchantId !== undefined) due = due.where('merchant_id', '=', claim.merchantId);
+  const claimed = await db.updateTable('webhook_deliveries')
+    .set((eb) => ({
+      state: 'sending' as const,
+      lease_owner: claim.owner,
+      lease_token: claim.token,
+      lease_expires_at: claim.now + claim.leaseMs,
+      attempts: eb('attempts', '+', 1),
+      updated_at: claim.now,
+    }))
+    .where('id', 'in', lockRowsSkippingLocked(db, due))
+    .returningAll()
+    .execute();
+  return claimed.sort((a, b) => a.due_wall_at - b.due_wall_at || a.id.localeCompare(b.id));
+}
+
+export async function eventsByIds(db: Db, ids: string[]): Promise<Map<string, Pick<EventRow, 'id' | 'action' | 'payload'>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('events').select(['id', 'action', 'payload']).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+export interface AttemptResult {
+  delivery: DeliveryRow;
+  /** Wall time the request began. */
+  startedAt: number;
+  durationMs: number;
+  status: number | undefined;
+  error: string | undefined;
+  outcome: 'delivered' | 'retry' | 'failed';
+  /** For `retry`: how long until the next attempt. */
+  retryInMs?: number;
+}
+
+/**
+ * Records attempts and moves their deliveries on, in one transaction. A result whose claim was lost (another
+ * process took the delivery over after the lease ran out) is dropped: that process records its own attempt.
+ */
+export async function recordAttempts(db: Db, results: AttemptResult[], now: number): Promise<void> {
+  if (results.length === 0) return;
+  await db.transaction().execute(async (tx) => {
+    // Business times (of the attempt, the delivery, the next attempt) from the merchant's clock as it is now: read
+    // under a share lock, so a sandbox clock move (which realigns the pending deliveries) cannot commit between
+    // this read and the writes.
+    const offsets = new Map<string, number>();
+    for (const merchantId of new Set(results.map((r) => r.delivery.merchant_id))) {
+      const merchant = await lockToRead(tx, tx.selectFrom('merchants').select('clock_offset_ms').where('id', '=', merchantId)).executeTakeFirst();
+      offsets.set(merchantId, merchant?.clock_offset_ms ?? 0);
+    }
+    for (const r of results) {
+      const d = r.delivery;
+      const businessAt = r.startedAt + offsets.get(d.merchant_id)!;
+      const next = r.retryInMs === undefined ? undefined : { due_at: now + offsets.get(d.merchant_id)! + r.retryInMs, due_wall_at: now + r.retryInMs };
+      const moved = await tx.updateTable('webhook_deliveries')
+        .set({
+          state: r.outcome === 'delivered' ? 'delivered' : r.outcome === 'failed' ? 'failed' : 'pending',
+          ...next,
+          lease_owner: null, lease_token: null, lease_expires_at: null,
+          last_status: r.status ?? null,
+          last_error: r.error ?? null,
+          delivered_at: r.outcome === 'delivered' ? businessAt + r.durationMs : null,
+          updated_at: now,
+        })
+        .where('id', '=', d.id).where('lease_token', '=', d.lease_token).executeTakeFirst();
+      if (moved.numUpdatedRows === 0n) continue;
+      await tx.insertInto('webhook_attempts').values({
+        id: newId(), delivery_id: d.id, event_id: d.event_id, merchant_id: d.merchant_id, attempt: d.attempts, url: d.url,
+        started_at: r.startedAt, business_at: businessAt, duration_ms: r.durationMs, status_code: r.status ?? null,
+        error: r.error ?? null, outcome: r.outcome,
+      }).execute();
+    }
+  });
+}
+
+/** Gives claimed deliveries back, due as they were, their attempt uncounted; fenced by each claim's token. */
+export async function releaseClaims(db: Db, deliveries: DeliveryRow[], now: number): Promise<void> {
+  for (const d of deliveries) {
+    await db.updateTable('webhook_deliveries')
+      .set((eb) => ({ state: 'pending' as const, attempts: eb('attempts', '-', 1), lease_owner: null, lease_token: null, lease_expires_at: null, updated_at: now }))
+      .where('id', '=', d.id).where('lease_token', '=', d.lease_token).where('state', '=', 'sending')
+      .execute();
+  }
+}
+
+/** Keeps a merchant's deliveries due at the same business time after its clock offset changed. */
+export async function realignMerchantDeliveries(db: Db, merchantId: string, offsetMs: number): Promise<void> {
+  await db.updateTable('webhook_deliveries')
+    .set({ due_wall_at: sql<number>`due_at - ${offsetMs}` })
+    .where('merchant_id', '=', merchantId).where('state', '=', 'pending')
+    .execute();
+}
+
+/** Frees every delivery lease: only when the processes that held them are known to be gone (SQLite start). */
+export async function freeSendingDeliveries(db: Db): Promise<number> {
+  const result = await db.updateTable('webhook_deliveries')
+    .set({ state: 'pending', lease_owner: null, lease_token: null, lease_expires_at: null })
+    .where('state', '=', 'sending').executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A merchant's next delivery not yet done: when it is due (business time), and until when a claim holds it. */
+export async function nextMerchantDelivery(
+  db: Db,
+  merchantId: string,
+  now: number,
+): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
+  const row = await db.selectFrom('webhook_deliveries').select(['due_at', 'state', 'lease_expires_at'])
+    .where('merchant_id', '=', merchantId).where('state', 'in', ['pending', 'sending'])
+    .orderBy('due_at').limit(1).executeTakeFirst();
+  if (!row) return undefined;
+  const held = row.state === 'sending' && row.lease_expires_at !== null && row.lease_expires_at >= now;
+  return { dueAt: row.due_at, heldUntil: held ? row.lease_expires_at! : undefined };
+}
+
+export async function findEvent(db: Db, merchantId: string | undefined, eventId: string): Promise<EventRow | undefined> {
+  let query = db.selectFrom('events').selectAll().where('id', '=', eventId);
+  if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
+  return query.executeTakeFirst();
+}
+
+export async function eventsOfOrder(db: Db, merchantId: string, orderId: string): Promise<EventRow[]> {
+  return db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId)
+    .orderBy('id').execute();
+}
+
+export async function deliveriesOfEvents(db: Db, eventIds: string[]): Promise<DeliveryRow[]> {
+  if (eventIds.length === 0) return [];
+  return db.selectFrom('webhook_deliveries').selectAll().where('event_id', 'in', eventIds).orderBy('created_at').orderBy('destination').execute();
+}
+
+export async function attemptsOfEvents(db: Db, eventIds: string[]): Promise<AttemptRow[]> {
+  if (eventIds.length === 0) return [];
+  return db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('started_at').orderBy('attempt').execute();
+}
+
+/**
+ * Puts an event's deliveries back in line, due at once, with fresh retries: all but one being attempted right
+ * now (a claim whose lease ran out, its process gone, is taken back).
+ */
+export async function requeueDeliveries(db: Db, eventId: string, dueAt: number, dueWallAt: number, now: number): Promise<void> {
+  await db.updateTable('webhook_deliveries')
+    .set((eb) => ({
+      state: 'pending' as const, due_at: dueAt, due_wall_at: dueWallAt, attempts_before_redelivery: eb.ref('attempts'),
+      lease_owner: null, lease_token: null, lease_expires_at: null, updated_at: now,
+    }))
+    .where('event_id', '=', eventId)
+    .where((eb) => eb.or([eb('state', '!=', 'sending'), eb('lease_expires_at', '<', now)]))
+    .execute();
+}
+
+/** The most recent deliveries, for operators (`paygate webhooks list`). */
+export async function recentDeliveries(db: Db, limit: number): Promise<Array<DeliveryRow & { action: string }>> {
+  return db.selectFrom('webhook_deliveries').innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+    .selectAll('webhook_deliveries').select('events.action')
+    .orderBy('webhook_deliveries.created_at', 'desc').orderBy('webhook_deliveries.id').limit(limit).execute();
+}
