@@ -87,6 +87,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    // Links handed out (payment pages, 3-D Secure) must name the port the system gave, not "0".
+    if (!config.publicBaseUrlSet && config.port === 0) config.publicBaseUrl = `http://${host}:${port}`;
     logger.info({ url: `http://${host}:${port}`, mode: config.mode, database: database.engine }, 'paygate listening');
 
     let closing: Promise<void> | undefined;

@@ -11,7 +11,7 @@ describe('the sandbox acquirer', () => {
   let acquirer: SandboxAcquirer;
   before(async () => {
     platform = await openTestPlatform(new TestClock());
-    acquirer = new SandboxAcquirer({ db: platform.platform.db, wallClock: platform.platform.wallClock, publicBaseUrl: 'http://sandbox.test' });
+    acquirer = new SandboxAcquirer({ db: platform.platform.db, wallClock: platform.platform.wallClock, config: { publicBaseUrl: 'http://sandbox.test' } });
   });
   after(() => platform.close());
 
@@ -40,7 +40,7 @@ describe('the sandbox acquirer', () => {
     const a = await acquirer.authorize({ ...operation('op-derived'), capture: true, card });
     assert.match(a.authCode ?? '', /^[0-9A-Z]{6}$/);
     assert.match(a.rrn, /^\d{12}$/);
-    const other = new SandboxAcquirer({ db: platform.platform.db, wallClock: platform.platform.wallClock, publicBaseUrl: 'http://x' });
+    const other = new SandboxAcquirer({ db: platform.platform.db, wallClock: platform.platform.wallClock, config: { publicBaseUrl: 'http://x' } });
     await platform.platform.db.deleteFrom('sandbox_acquirer_operations').where('reference', '=', 'op-derived').execute();
     const b = await other.authorize({ ...operation('op-derived'), capture: true, card });
     assert.deepEqual([b.authCode, b.rrn], [a.authCode, a.rrn]);

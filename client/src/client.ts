@@ -12,6 +12,8 @@ import type {
   OrderInput,
   OrderPage,
   OrderReference,
+  OrderWithDownloadLink,
+  OrderWithPaymentLink,
   OrderWithTransaction,
   PaymentInput,
   SandboxClock,
@@ -224,6 +226,22 @@ class OrdersApi {
   /** Reads an order by number or reference number, or by one of its transactions' uuid. */
   async check(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<Order> {
     return (await this.client.call<{ order: Order }>('POST', `${GATEWAY}/orders/check`, by, options)).order;
+  }
+
+  /** Creates an order (as `create`) with a link to the hosted payment page to send the payer. */
+  async createWithPaymentLink(order: OrderInput, options: RequestOptions & { customerUuid?: string } = {}): Promise<OrderWithPaymentLink> {
+    const body = { order, ...(options.customerUuid !== undefined && { customer_uuid: options.customerUuid }) };
+    return this.client.call('POST', `${GATEWAY}/orders?with_payment_link=true`, body, options);
+  }
+
+  /** A new link to the hosted payment page of an existing order (each call gives a fresh link with its own expiry). */
+  async paymentLink(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<OrderWithPaymentLink> {
+    return this.client.call('POST', `${GATEWAY}/orders/check?with_payment_link=true`, by, options);
+  }
+
+  /** A new, expiring link to the order's PDF receipt, downloadable without a signature. */
+  async receiptLink(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<OrderWithDownloadLink> {
+    return this.client.call('POST', `${GATEWAY}/orders/check?with_download_link=true`, by, options);
   }
 
   /** Pays an order (named by number or reference_number) by card. */

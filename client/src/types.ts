@@ -209,6 +209,18 @@ export interface PaymentInput {
   fps?: Record<string, never>;
 }
 
+/** An order with a link to its hosted payment page (`with_payment_link=true`); the link expires (docs/hosted-pages.md). */
+export interface OrderWithPaymentLink {
+  order: Order;
+  payment_link: string;
+}
+
+/** An order with an expiring link to its PDF receipt (`with_download_link=true`). */
+export interface OrderWithDownloadLink {
+  order: Order;
+  download_link: string;
+}
+
 export interface OrderWithTransaction {
   order: Order;
   transaction: Transaction;

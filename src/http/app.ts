@@ -7,6 +7,7 @@ import { echoRoutes } from '../echo/routes.js';
 import { orderRoutes } from '../orders/routes.js';
 import type { Mode } from '../platform/config.js';
 import { sandboxRoutes } from '../sandbox/routes.js';
+import { registerHostedPages } from '../web/routes.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import type { PlatformContext } from '../platform/context.js';
 import { AppError, ERRORS } from '../platform/errors.js';
@@ -123,6 +124,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     ? new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, deps.platform.wallClock)
     : undefined;
   for (const route of apiRoutes(config.mode)) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter, onContractBreach: deps.onContractBreach }, route);
+  await registerHostedPages(app, deps.platform);
   return app;
 }
 

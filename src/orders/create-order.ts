@@ -12,6 +12,7 @@ import { describeAmountProblem, parseAmount, type AmountRules } from '../platfor
 import { endOfLocalDate, localDate } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
+import { withLinks } from '../web/links.js';
 import { loadOrderView } from './lookup.js';
 import type { OrderView } from './present.js';
 import type { CreateOrderBody } from './schemas.js';
@@ -28,13 +29,13 @@ const TYPE = 'Online';
  * Creates an order. The reference number is the order's natural key: creating again with the same one and the
  * same content returns the existing order, with different content it is refused.
  */
-export async function createOrder(ctx: Context, input: CreateOrderInput): Promise<OrderView> {
+export async function createOrder(ctx: Context, input: CreateOrderInput, options: { paymentLink?: boolean } = {}): Promise<OrderView> {
   const draft = await readOrder(ctx, input);
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await inTransaction(ctx, async (tx) => {
         const existing = await findOrderByReference(tx.db, tx.merchant.id, draft.order.reference_number);
-        if (existing) return sameOrder(tx, existing, draft.order.content_hash);
+        if (existing) return withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), { payment: options.paymentLink });
         const order: OrderRow = { ...draft.order, number: orderNumber(tx) };
         await insertOrder(tx.db, order, draft.items);
         if (draft.order.due_date !== null) {
@@ -48,7 +49,7 @@ export async function createOrder(ctx: Context, input: CreateOrderInput): Promis
         }
         const view: OrderView = { order, items: draft.items, transactions: [], merchant: tx.merchant, customerUuid: order.customer_id };
         await emitOrderEvent(tx, 'order.created', view);
-        return view;
+        return withLinks(tx, view, { payment: options.paymentLink });
       }, { completesRequest: true });
     } catch (error) {
       // A concurrent create took the reference (or, once in a blue moon, the number): look again.
@@ -163,6 +164,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
       customer_id: customerUuid,
       content_hash: createHash('sha256').update(JSON.stringify(content)).digest('hex'),
       app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
+      page_declines: 0,
       voided_at: null,
       created_at: now,
       updated_at: now,

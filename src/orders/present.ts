@@ -18,6 +18,8 @@ export interface OrderView {
   transactions: TransactionRow[];
   merchant: Pick<Merchant, 'id' | 'name'>;
   customerUuid?: string | null;
+  /** Links issued for this reply (with_payment_link, with_download_link). */
+  links?: { payment?: string; receipt?: string };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -3,6 +3,7 @@ import { emitOrderEvent } from '../webhooks/outbox.js';
 import { AppError } from '../platform/errors.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
 import { hasOrderReference, loadOrderView, refreshOrder, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
+import { withLinks } from '../web/links.js';
 import type { OrderView } from './present.js';
 import { lineItemsOfOrders, listOrders, ORDER_FILTERS } from './store.js';
 import { orderTransactions, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
@@ -11,13 +12,20 @@ import { orderTransactions, transactionsOfOrders, type TransactionRow } from './
  * An order by number and/or reference number, or by a transaction's uuid, or both (the official PHP SDK sends
  * both before a void): whatever is sent must name the same order.
  */
-export async function checkOrder(ctx: Context, by: { order?: OrderReference; transaction?: { uuid: string } }): Promise<OrderView> {
-  if (by.transaction) {
-    const { order } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
-    return loadOrderView(ctx, order);
-  }
-  if (!hasOrderReference(by.order)) throw new AppError('orderReferenceMissing');
-  return loadOrderView(ctx, await resolveOrder(ctx, by.order));
+export async function checkOrder(
+  ctx: Context,
+  by: { order?: OrderReference; transaction?: { uuid: string } },
+  links: { paymentLink?: boolean; receiptLink?: boolean } = {},
+): Promise<OrderView> {
+  const view = await (async () => {
+    if (by.transaction) {
+      const { order } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
+      return loadOrderView(ctx, order);
+    }
+    if (!hasOrderReference(by.order)) throw new AppError('orderReferenceMissing');
+    return loadOrderView(ctx, await resolveOrder(ctx, by.order));
+  })();
+  return withLinks(ctx, view, { payment: links.paymentLink, receipt: links.receiptLink });
 }
 
 export async function checkTransaction(

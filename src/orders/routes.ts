@@ -9,7 +9,9 @@ import { checkOrder, checkTransaction, listMerchantOrders, voidOrder } from './q
 import {
   CaptureBody,
   CheckOrderBody,
+  CheckOrderQuery,
   CreateOrderBody,
+  CreateOrderQuery,
   ListOrdersQuery,
   OpenPaymentBody,
   OrderData,
@@ -25,7 +27,11 @@ import {
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['orders'];
 
-const orderData = (view: OrderView) => ({ order: presentOrder(view) });
+const orderData = (view: OrderView) => ({
+  order: presentOrder(view),
+  ...(view.links?.payment !== undefined && { payment_link: view.links.payment }),
+  ...(view.links?.receipt !== undefined && { download_link: view.links.receipt }),
+});
 const transactionData = ({ view, transaction }: TransactionOutcome) => ({
   order: presentOrder(view),
   transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),
@@ -44,9 +50,10 @@ export const orderRoutes = [
       'line items, when sent, must add up to charge_fee, their RearTips lines to tips.',
     tags: TAGS,
     body: CreateOrderBody,
+    querystring: CreateOrderQuery,
     data: OrderData,
     errors: ['currencyInvalid', 'orderAmountsInvalid', 'orderReferenceTaken', 'orderCustomerUnknown'],
-    handler: ({ ctx, body }) => createOrder(ctx, body),
+    handler: ({ ctx, body, query }) => createOrder(ctx, body, { paymentLink: query.with_payment_link === true }),
     present: orderData,
   }),
   defineRoute({
@@ -132,9 +139,10 @@ export const orderRoutes = [
     summary: 'Read an order by number, reference number or a transaction uuid (operation 1).',
     tags: TAGS,
     body: CheckOrderBody,
+    querystring: CheckOrderQuery,
     data: OrderData,
     errors: [...LOOKUP_ERRORS, 'orderReferenceMissing'],
-    handler: ({ ctx, body }) => checkOrder(ctx, body),
+    handler: ({ ctx, body, query }) => checkOrder(ctx, body, { paymentLink: query.with_payment_link === true, receiptLink: query.with_download_link === true }),
     present: orderData,
   }),
   defineRoute({

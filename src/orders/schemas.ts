@@ -103,6 +103,13 @@ export const RefundBody = Type.Object({
   }),
 });
 
+const WithPaymentLink = Type.Optional(Type.Boolean({ description: 'Also give data.payment_link, a new link to the hosted payment page.' }));
+export const CreateOrderQuery = Type.Object({ with_payment_link: WithPaymentLink });
+export const CheckOrderQuery = Type.Object({
+  with_payment_link: WithPaymentLink,
+  with_download_link: Type.Optional(Type.Boolean({ description: 'Also give data.download_link, a new link to the PDF receipt.' })),
+});
+
 export const ListOrdersQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
@@ -199,7 +206,11 @@ export const OrderSchema = Type.Object({
   transactions: Type.Array(TransactionSchema),
 });
 
-export const OrderData = Type.Object({ order: OrderSchema });
+export const OrderData = Type.Object({
+  order: OrderSchema,
+  payment_link: Type.Optional(Type.String({ description: 'With with_payment_link=true: the page where the payer pays (docs/hosted-pages.md).' })),
+  download_link: Type.Optional(Type.String({ description: 'With with_download_link=true: an expiring link to the PDF receipt.' })),
+});
 export const OrderTransactionData = Type.Object({ order: OrderSchema, transaction: TransactionSchema });
 export const OrderListData = Type.Object({
   orders: Type.Array(OrderSchema),

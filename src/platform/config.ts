@@ -11,7 +11,10 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL connection string; SQLite in `dataDir` when absent. */
   databaseUrl: string | undefined;
+  /** Where payers and webhooks' readers reach this server; links are built from it, never from a Host header. */
   publicBaseUrl: string;
+  /** False when publicBaseUrl was derived from HOST and PORT (then PORT 0 is replaced by the port actually taken). */
+  publicBaseUrlSet: boolean;
   logLevel: LogLevel;
   bodyLimitBytes: number;
   sqliteSynchronous: 'FULL' | 'NORMAL';
@@ -41,6 +44,12 @@ export interface Config {
   rateLimitBurst: number;
   /** How long a webhook receiver has to answer before the attempt counts as timed out (and is retried). */
   webhookTimeoutMs: number;
+  /** How long a payment link given to a payer stays usable (wall time). */
+  paymentLinkTtlMs: number;
+  /** How long a receipt download link stays usable (wall time). */
+  receiptLinkTtlMs: number;
+  /** Declined card attempts an order's payment page allows before it takes no more cards (card testing). */
+  pageDeclineLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +112,9 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimitPerSecond = read('PAYGATE_RATE_LIMIT', 0, integer(0, 1_000_000));
   const rateLimitBurst = read('PAYGATE_RATE_LIMIT_BURST', rateLimitPerSecond * 2, integer(1, 10_000_000));
   const webhookTimeoutMs = read('PAYGATE_WEBHOOK_TIMEOUT_MS', 10_000, integer(100, 60_000));
+  const paymentLinkTtlMs = read('PAYGATE_PAYMENT_LINK_TTL_MINUTES', 24 * 60, integer(1, 90 * 24 * 60)) * 60_000;
+  const receiptLinkTtlMs = read('PAYGATE_RECEIPT_LINK_TTL_MINUTES', 60, integer(1, 90 * 24 * 60)) * 60_000;
+  const pageDeclineLimit = read('PAYGATE_PAGE_DECLINE_LIMIT', 5, integer(1, 100));
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
 
   const trustedProxies: Cidr[] = [];
@@ -122,9 +134,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    mode, host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, bodyLimitBytes, sqliteSynchronous,
+    mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
     pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
-    rateLimitPerSecond, rateLimitBurst, webhookTimeoutMs,
+    rateLimitPerSecond, rateLimitBurst, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
   };
 }
 

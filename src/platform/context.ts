@@ -19,6 +19,8 @@ export interface Merchant {
 export type Actor =
   | { kind: 'app'; appId: string }
   | { kind: 'operator' }
+  /** Someone holding a link to a hosted page (the payer of a payment link). */
+  | { kind: 'payer'; page: string }
   | { kind: 'system'; job: string };
 
 /** What every part of the platform is given instead of reaching for globals. */

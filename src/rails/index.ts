@@ -10,7 +10,7 @@ import { SandboxAcquirer } from './sandbox/acquirer.js';
  */
 export function createRails(deps: { db: Db; wallClock: Clock; config: Config }): Rails {
   if (deps.config.mode === 'sandbox') {
-    return { acquirer: new SandboxAcquirer({ db: deps.db, wallClock: deps.wallClock, publicBaseUrl: deps.config.publicBaseUrl }) };
+    return { acquirer: new SandboxAcquirer({ db: deps.db, wallClock: deps.wallClock, config: deps.config }) };
   }
   return { acquirer: undefined };
 }

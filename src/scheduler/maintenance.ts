@@ -2,11 +2,13 @@ import type { NonceStore } from '../http/auth/nonce-store.js';
 import { purgeExpiredClaims } from '../http/idempotency/store.js';
 import type { Scheduler } from './scheduler.js';
 import { purgeFinishedJobs } from './store.js';
+import { EXPIRED_LINKS_KEPT_MS } from '../web/links.js';
+import { purgePageLinks } from '../web/links-store.js';
 
 const MINUTE = 60_000;
 const FINISHED_JOBS_KEPT_MS = 7 * 24 * 60 * MINUTE;
 
-/** The platform's own upkeep: forget nonces and idempotency records past their window, and old finished jobs. */
+/** The platform's own upkeep: forget nonces and idempotency records past their window, long-expired page links, and old finished jobs. */
 export function registerMaintenanceJobs(scheduler: Scheduler, deps: { nonces: NonceStore }): void {
   scheduler.registerPlatformJob('purge-nonces', async (ctx) => {
     await deps.nonces.purgeExpired(ctx.wallClock.now().getTime());
@@ -14,6 +16,9 @@ export function registerMaintenanceJobs(scheduler: Scheduler, deps: { nonces: No
   scheduler.registerPlatformJob('purge-idempotency-keys', async (ctx) => {
     await purgeExpiredClaims(ctx.db, ctx.wallClock.now().getTime());
   }, { everyMs: 10 * MINUTE });
+  scheduler.registerPlatformJob('purge-page-links', async (ctx) => {
+    await purgePageLinks(ctx.db, ctx.wallClock.now().getTime() - EXPIRED_LINKS_KEPT_MS);
+  }, { everyMs: 60 * MINUTE });
   scheduler.registerPlatformJob('purge-finished-jobs', async (ctx) => {
     await purgeFinishedJobs(ctx.db, ctx.wallClock.now().getTime() - FINISHED_JOBS_KEPT_MS);
   }, { everyMs: 60 * MINUTE });

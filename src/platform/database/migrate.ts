@@ -3,12 +3,14 @@ import type { Database } from './database.js';
 import * as foundation from './migrations/001_foundation.js';
 import * as orders from './migrations/002_orders.js';
 import * as webhooks from './migrations/003_webhooks.js';
+import * as hostedPages from './migrations/004_hosted_pages.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
   '001_foundation': foundation,
   '002_orders': orders,
   '003_webhooks': webhooks,
+  '004_hosted_pages': hostedPages,
 };
 
 /**

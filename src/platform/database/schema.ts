@@ -17,6 +17,7 @@ export interface Schema {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  page_links: PageLinksTable;
 }
 
 export interface SettingsTable {
@@ -141,6 +142,8 @@ export interface OrdersTable {
   content_hash: string;
   /** The app that created the order: its webhook key signs the deliveries to `notify_url`. */
   app_id: string | null;
+  /** Card attempts on the order's payment page that were declined (or are being tried): capped. */
+  page_declines: number;
   voided_at: number | null;
   created_at: number;
   updated_at: number;
@@ -297,4 +300,16 @@ export interface WebhookAttemptsTable {
   /** What went wrong: a timeout, a network error, or the status's meaning. */
   error: string | null;
   outcome: 'delivered' | 'retry' | 'failed';
+}
+
+/** A link handed to a payer: the order's payment page, or its receipt. */
+export interface PageLinksTable {
+  /** SHA-256 of the link's token, hex: the token itself is only ever in the link. */
+  token_hash: string;
+  kind: 'payment' | 'receipt';
+  merchant_id: string;
+  order_id: string;
+  /** Wall time: link expiry is a matter of security, not of the merchant's business clock. */
+  created_at: number;
+  expires_at: number;
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { brandOf, maskedParts } from '../../orders/card.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/database/database.js';
 import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
 import { forUpdate } from '../../platform/database/locking.js';
@@ -9,7 +10,8 @@ import { exponentOf, formatAmount } from '../../platform/money/money.js';
 import type { AcquirerResult, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
 import { answerDelayOf, sandboxOutcome } from './cards.js';
 
-type Operation = Selectable<SandboxAcquirerOperationsTable>;
+export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
+type Operation = SandboxOperation;
 
 const APPROVED = { responseCode: '00', responseMessage: 'Approved' } as const;
 
@@ -22,7 +24,7 @@ export class SandboxAcquirer implements CardAcquirer {
   readonly name = 'paygate sandbox acquirer';
   readonly type = 'sandbox';
 
-  constructor(private readonly deps: { db: Db; wallClock: Clock; publicBaseUrl: string }) {}
+  constructor(private readonly deps: { db: Db; wallClock: Clock; config: Pick<Config, 'publicBaseUrl'> }) {}
 
   /** An operation is done once: a retry, or a request arriving after recovery cancelled it, gets the first answer. */
   async authorize(request: Parameters<CardAcquirer['authorize']>[0]): Promise<AcquirerResult> {
@@ -189,7 +191,7 @@ export class SandboxAcquirer implements CardAcquirer {
 
   /** Where the payer acts: a 3-D Secure page, a wallet's QR code (and for Alipay, a page to redirect to). */
   private payerActionOf(method: string, token: string, operation: Operation): PayerAction {
-    const page = `${this.deps.publicBaseUrl}/pay/${method === 'credit_card' ? '3ds' : 'wallet'}/${token}`;
+    const page = `${this.deps.config.publicBaseUrl}/pay/${method === 'credit_card' ? '3ds' : 'wallet'}/${token}`;
     switch (method) {
       case 'credit_card':
         return { kind: '3ds', url: page };
@@ -200,6 +202,17 @@ export class SandboxAcquirer implements CardAcquirer {
       default:
         return { kind: 'wallet', qrCode: page };
     }
+  }
+
+  /** For the sandbox's stand-in pages (the card issuer's challenge, the wallet's app): what a payer token names, while it waits. */
+  async awaitingPayer(token: string): Promise<Operation | undefined> {
+    return this.deps.db.selectFrom('sandbox_acquirer_operations').selectAll()
+      .where('payer_token', '=', token).where('status', '=', 'awaiting_payer').executeTakeFirst();
+  }
+
+  /** The token of the page where the payer of a waiting payment acts (the checkout links to it in the sandbox). */
+  async payerTokenOf(reference: string): Promise<string | undefined> {
+    return (await this.find(reference))?.payer_token ?? undefined;
   }
 
   private find(reference: string, db: Db = this.deps.db): Promise<Operation | undefined> {

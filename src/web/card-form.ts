@@ -1,0 +1,42 @@
+import { readCard } from '../orders/card.js';
+import type { OpenPaymentInput } from '../orders/payments.js';
+import type { Context } from '../platform/context.js';
+import { localTime } from '../platform/time-zone.js';
+
+/** What the payment page's card form posts. Only the name is ever shown again: never the number or code. */
+export interface PageCardForm {
+  holder_name: string;
+  number: string;
+  expiry: string;
+  cvv: string;
+}
+
+type CreditCard = NonNullable<OpenPaymentInput['payment']['credit_card']>;
+
+const PROBLEMS: Record<string, string> = {
+  number: 'Check the card number: it is not a valid card number.',
+  exp_month: 'Check the expiry date: write it as MM/YY.',
+  exp_year: 'Check the expiry date: the card has expired, or the year is not valid.',
+  cvv: 'Check the security code: 3 or 4 digits.',
+};
+
+/** The form, checked as the API checks a card, with the problem told in the payer's words. */
+export function readPageCard(ctx: Context, form: Record<string, string>): { input: CreditCard } | { problem: string; form: Partial<PageCardForm> } {
+  const holder = (form.holder_name ?? '').trim().slice(0, 255);
+  const kept = { holder_name: holder };
+  const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(form.expiry ?? '');
+  if (!expiry) return { problem: PROBLEMS.exp_month!, form: kept };
+  const raw = { number: (form.number ?? '').slice(0, 32), exp_month: expiry[1]!, exp_year: expiry[2]!, cvv: (form.cvv ?? '').trim(), holder_name: holder };
+  const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
+  const card = readCard(raw, { year: now.year, month: now.month }, 'card');
+  if ('field' in card) return { problem: PROBLEMS[card.field.replace('card.', '')] ?? 'Check the card details.', form: kept };
+  return {
+    input: {
+      number: card.number,
+      exp_month: String(card.expMonth).padStart(2, '0'),
+      exp_year: String(card.expYear),
+      cvv: card.cvv,
+      ...(holder !== '' && { holder_name: holder }),
+    },
+  };
+}

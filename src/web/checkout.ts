@@ -1,0 +1,270 @@
+import { findMerchant } from '../merchants/store.js';
+import { loadOrderView } from '../orders/lookup.js';
+import type { StoredPayerAction } from '../orders/outcomes.js';
+import { completePayerAction, payOrder } from '../orders/payments.js';
+import type { OrderView } from '../orders/present.js';
+import { findOrder } from '../orders/store.js';
+import { orderTotals } from '../orders/totals.js';
+import type { TransactionRow } from '../orders/transactions-store.js';
+import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import { AppError } from '../platform/errors.js';
+import { WALLET_CURRENCIES, WALLET_METHODS, type WalletMethod } from '../rails/acquirer.js';
+import { SandboxAcquirer } from '../rails/sandbox/acquirer.js';
+import { readPageCard, type PageCardForm } from './card-form.js';
+import { html, trusted, type Html } from './html.js';
+import { displayAmount, messagePage, page } from './layout.js';
+import { LINK_PATHS, openLink } from './links.js';
+import { returnPageCardAttempt, takePageCardAttempt } from './links-store.js';
+import type { PageAnswer } from './answers.js';
+import { qrSvg } from './qr.js';
+
+export const WALLET_NAMES: Record<WalletMethod, string> = { alipay: 'Alipay', wechatpay: 'WeChat Pay', fps: 'FPS' };
+
+/** Fixed texts for the notices a redirect carries: the query names one, it never carries text of its own. */
+const NOTICES = {
+  declined: 'Your card was declined.',
+  locked: 'Too many declined cards: this order takes no more card payments. You can still pay with a wallet below.',
+  cancelled: 'The payment was cancelled. Choose how to pay.',
+  unavailable: 'The card network could not be reached. Nothing was charged; please try again.',
+} as const;
+export type Notice = keyof typeof NOTICES;
+export const isNotice = (text: unknown): text is Notice => typeof text === 'string' && text in NOTICES;
+
+interface Checkout {
+  ctx: Context;
+  view: OrderView;
+  token: string;
+  /** The checkout's own address, under the public base URL. */
+  url: string;
+}
+
+/** The order behind an open payment link, or the page to answer instead (an unknown or expired link). */
+async function openCheckout(platform: PlatformContext, token: string, requestId: string): Promise<Checkout | PageAnswer> {
+  const sandbox = platform.config.mode === 'sandbox';
+  const opened = await openLink(platform, 'payment', token);
+  const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
+  if (opened.state === 'unknown' || !merchant) {
+    return { status: 404, html: messagePage({ title: 'Payment link not found', heading: 'Payment', sandbox, message: 'This payment link is not valid. Check that you copied all of it, or ask the merchant for a new one.' }) };
+  }
+  if (opened.state === 'expired') {
+    return { status: 410, html: messagePage({ title: 'Payment link expired', heading: merchant.name, sandbox, message: `This payment link has expired. Ask ${merchant.name} for a new one.` }) };
+  }
+  const ctx = merchantContext(platform, merchant, { kind: 'payer', page: 'payment' }, requestId);
+  const order = await findOrder(ctx.db, merchant.id, { id: opened.link.order_id });
+  if (!order) return { status: 404, html: messagePage({ title: 'Payment link not found', heading: merchant.name, sandbox, message: 'This order no longer exists.' }) };
+  return { ctx, view: await loadOrderView(ctx, order), token, url: `${platform.config.publicBaseUrl}${LINK_PATHS.payment}/${token}` };
+}
+
+const isAnswer = (value: Checkout | PageAnswer): value is PageAnswer => !('view' in value);
+
+/** The payment page, as the order stands now. */
+export async function showCheckout(platform: PlatformContext, token: string, requestId: string, notice?: Notice): Promise<PageAnswer> {
+  const checkout = await openCheckout(platform, token, requestId);
+  if (isAnswer(checkout)) return checkout;
+  return renderCheckout(checkout, notice === undefined ? undefined : { kind: notice === 'cancelled' ? 'info' : 'error', text: noticeText(checkout, notice) });
+}
+
+function noticeText(checkout: Checkout, notice: Notice): string {
+  if (notice !== 'declined') return NOTICES[notice];
+  // The acquirer's reason for the latest declined card, if there is one (our own stored text, never the query's).
+  const declined = [...checkout.view.transactions].reverse().find((t) => t.payment_method === 'credit_card' && t.status === 'failed');
+  const reason = declined ? (JSON.parse(declined.payment_data) as { resp_msg?: string }).resp_msg : undefined;
+  return reason ? `${NOTICES.declined} (${reason}) Try another card.` : `${NOTICES.declined} Try another card.`;
+}
+
+async function renderCheckout(checkout: Checkout, notice?: { kind: 'error' | 'info'; text: string }, form?: Partial<PageCardForm>, status = 200): Promise<PageAnswer> {
+  const { ctx, view } = checkout;
+  const { order } = view;
+  const sandbox = ctx.config.mode === 'sandbox';
+  const frame = (title: string, body: Html, refresh?: { seconds: number; to?: string }): PageAnswer => ({
+    status,
+    html: page({
+      title: `${title} · ${ctx.merchant.name}`,
+      heading: ctx.merchant.name,
+      sandbox,
+      body: html`${summary(view)}${body}`,
+      ...(refresh && { refreshSeconds: refresh.seconds, refreshTo: refresh.to }),
+    }),
+  });
+  const due = order.initial_total - order.paid_total;
+  const amount = (minor: number) => displayAmount(minor, order.currency_exponent, order.currency);
+
+  if (order.voided_at !== null) {
+    return frame('Order cancelled', html`<section class="panel result"><h2 data-testid="status">This order was cancelled</h2>
+<p>${ctx.merchant.name} cancelled this order: there is nothing to pay.</p></section>`);
+  }
+  const waiting = view.transactions.find((t) => t.status === 'pending' && (t.type === 'Sales' || t.type === 'Authorization'));
+  // A wallet's payer pays on another device, and a payment being sent finishes by itself: the page looks again.
+  if (waiting) return frame('Waiting for your payment', await waitingPanel(checkout, waiting), waiting.payment_method === 'credit_card' && waiting.progress === 'awaiting_payer' ? undefined : { seconds: 3 });
+  if (due <= 0) {
+    const back = order.return_url;
+    return frame('Paid', html`<section class="panel result">
+<div class="mark" aria-hidden="true">✓</div>
+<h2 data-testid="status">Payment received</h2>
+<p>${amount(order.paid_total)} paid to ${ctx.merchant.name}. Thank you.</p>
+${back !== null && html`<a class="button" data-testid="return" href="${back}">Return to ${ctx.merchant.name}</a>
+<p class="muted">Returning you to the merchant in a few seconds.</p>`}
+</section>`, back === null ? undefined : { seconds: 5, to: back });
+  }
+  const payable = orderTotals(order, view.transactions).payable;
+  if (payable <= 0) {
+    return frame('Being paid', html`<section class="panel result"><h2 data-testid="status">This order is being paid</h2>
+<p>A payment for it is already under way. Ask ${ctx.merchant.name} if you think this is wrong.</p></section>`);
+  }
+  const cardsLocked = order.page_declines >= ctx.config.pageDeclineLimit;
+  const wallets = WALLET_METHODS.filter((method) => WALLET_CURRENCIES[method].includes(order.currency));
+  const action = (path: string) => `${checkout.url}/${path}`;
+  return frame(`Pay ${amount(payable)}`, html`
+${notice && html`<div class="panel"><p class="notice ${notice.kind}" role="alert" data-testid="notice">${notice.text}</p></div>`}
+${!cardsLocked && html`<section class="panel">
+<h2>Pay by card</h2>
+<form method="post" action="${action('card')}" autocomplete="on" data-testid="card-form">
+<label for="holder_name">Name on card</label>
+<input type="text" id="holder_name" name="holder_name" autocomplete="cc-name" maxlength="255" value="${form?.holder_name ?? ''}">
+<label for="number">Card number</label>
+<input type="text" id="number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234" required>
+<div class="row">
+<div><label for="expiry">Expiry (MM/YY)</label>
+<input type="text" id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required></div>
+<div><label for="cvv">Security code</label>
+<input type="text" id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="CVC" required></div>
+</div>
+<button type="submit" data-testid="pay">Pay ${amount(payable)}</button>
+</form>
+${sandbox && html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</code> pays, <code>4000 0000 0000 0002</code> is declined,
+<code>4000 0000 0000 3220</code> asks for 3-D Secure. Any future expiry, any code.</p>`}
+</section>`}
+${wallets.length > 0 && html`<section class="panel">
+<h2>${cardsLocked ? 'Pay with a wallet' : 'Or pay with'}</h2>
+<div class="wallets">${wallets.map((method) => html`<form method="post" action="${action('wallet')}">
+<input type="hidden" name="method" value="${method}"><button type="submit" data-testid="wallet-${method}">${WALLET_NAMES[method]}</button></form>`)}</div>
+</section>`}`);
+}
+
+/** The order's lines and totals, at the top of every state of the page. */
+function summary(view: OrderView): Html {
+  const { order } = view;
+  const amount = (minor: number) => displayAmount(minor, order.currency_exponent, order.currency);
+  const due = order.initial_total - order.paid_total;
+  return html`<section class="panel">
+<p class="muted">Order ${order.reference_number} · No. ${order.number}</p>
+${order.note !== null && html`<p data-testid="note">${order.note}</p>`}
+<table class="items" data-testid="items">
+${view.items.filter((item) => item.purchasable_type !== 'RearTips').map((item) => html`<tr>
+<td>${item.label ?? item.purchasable_type}${item.quantity !== 1 && html` × ${item.quantity}`}</td><td class="num">${amount(item.total)}</td></tr>`)}
+${order.initial_tips > 0 && html`<tr><td>Tips</td><td class="num">${amount(order.initial_tips)}</td></tr>`}
+<tr class="total"><td>Total</td><td class="num" data-testid="total">${amount(order.initial_total)}</td></tr>
+${order.paid_total !== 0 && html`<tr><td>Paid</td><td class="num">${amount(order.paid_total)}</td></tr>`}
+${due > 0 && html`<tr class="due"><td>Amount due</td><td class="num" data-testid="due">${amount(due)}</td></tr>`}
+</table>
+</section>`;
+}
+
+/** A payment that waits for the payer: the 3-D Secure step to finish, or a wallet's QR code to pay. */
+async function waitingPanel(checkout: Checkout, transaction: TransactionRow): Promise<Html> {
+  const { ctx } = checkout;
+  const action = transaction.payer_action === null ? undefined : (JSON.parse(transaction.payer_action) as StoredPayerAction);
+  const cancel = html`<form method="post" action="${checkout.url}/cancel">
+<input type="hidden" name="transaction" value="${transaction.id}">
+<button type="submit" class="secondary" data-testid="cancel">Choose another way to pay</button></form>`;
+  if (!action || transaction.progress !== 'awaiting_payer') {
+    return html`<section class="panel result"><h2 data-testid="status">Processing your payment…</h2>
+<p class="muted">This page refreshes by itself.</p></section>`;
+  }
+  if (action.kind === '3ds') {
+    return html`<section class="panel">
+<h2 data-testid="status">Verify your card</h2>
+<p>Your bank asks you to confirm this payment.</p>
+<a class="button" data-testid="continue-3ds" href="${withCheckout(action.redirect_url, checkout.token)}">Continue to your bank</a>
+${cancel}</section>`;
+  }
+  const name = WALLET_NAMES[transaction.payment_method as WalletMethod] ?? transaction.payment_method;
+  const simulate = await sandboxWalletPage(ctx, transaction.id);
+  return html`<section class="panel result">
+<h2 data-testid="status">Scan to pay with ${name}</h2>
+${action.qr_code !== undefined && html`<div data-testid="qr">${trusted(await qrSvg(action.qr_code))}</div>`}
+<p class="muted">Open ${name} on your phone and scan the code. This page updates once you have paid.</p>
+${action.redirect_url !== undefined && html`<a class="button" href="${withCheckout(action.redirect_url, checkout.token)}">Open ${name}</a>`}
+${simulate !== undefined && html`<a class="button secondary" data-testid="simulate-wallet" href="${withCheckout(simulate, checkout.token)}">Sandbox: open the payer's ${name} app</a>`}
+${cancel}</section>`;
+}
+
+/** In the sandbox, the stand-in for the wallet's app, so a payer without a phone can finish the payment. */
+async function sandboxWalletPage(ctx: Context, transactionId: string): Promise<string | undefined> {
+  const acquirer = ctx.rails.acquirer;
+  if (!(acquirer instanceof SandboxAcquirer)) return undefined;
+  const token = await acquirer.payerTokenOf(transactionId);
+  return token === undefined ? undefined : `${ctx.config.publicBaseUrl}/pay/wallet/${token}`;
+}
+
+/** A payer page's address that leads back to this checkout once the payer is done there. */
+export function withCheckout(url: string, checkoutToken: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}checkout=${encodeURIComponent(checkoutToken)}`;
+}
+
+/**
+ * The payer pays the amount due by card. Every attempt takes one of the order's declines first, and gives it
+ * back unless the card is refused, so card testers meet the cap however many cards they send at once.
+ */
+export async function payByCard(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
+  const checkout = await openCheckout(platform, token, requestId);
+  if (isAnswer(checkout)) return checkout;
+  const { ctx, view } = checkout;
+  const card = readPageCard(ctx, form);
+  if ('problem' in card) return renderCheckout(checkout, { kind: 'error', text: card.problem }, card.form, 422);
+  if (!(await takePageCardAttempt(ctx.db, ctx.merchant.id, view.order.id, ctx.config.pageDeclineLimit))) {
+    return { redirect: `${checkout.url}?notice=locked` };
+  }
+  let declined = false;
+  try {
+    const { transaction } = await payOrder(ctx, { order: { number: view.order.number }, payment: { credit_card: card.input } });
+    declined = transaction.status === 'failed';
+    if (transaction.status === 'pending' && transaction.payer_action !== null) {
+      const action = JSON.parse(transaction.payer_action) as StoredPayerAction;
+      // Straight on to our own challenge page; another site's comes from the page's link (CSP form-action 'self').
+      if (action.kind === '3ds' && action.redirect_url.startsWith(`${ctx.config.publicBaseUrl}/`)) {
+        return { redirect: withCheckout(action.redirect_url, token) };
+      }
+    }
+    return { redirect: declined ? `${checkout.url}?notice=declined` : checkout.url };
+  } catch (error) {
+    if (error instanceof AppError && (error.kind === 'acquirerUnavailable' || error.kind === 'acquirerNoAnswer')) {
+      return { redirect: `${checkout.url}?notice=unavailable` };
+    }
+    // Paid, voided or already being paid meanwhile: the page shows which.
+    if (error instanceof AppError && error.definition.status < 500) return { redirect: checkout.url };
+    throw error;
+  } finally {
+    if (!declined) await returnPageCardAttempt(ctx.db, ctx.merchant.id, view.order.id);
+  }
+}
+
+/** The payer chose a wallet: the payment waits for the payer, and the page shows its QR code. */
+export async function payByWallet(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
+  const checkout = await openCheckout(platform, token, requestId);
+  if (isAnswer(checkout)) return checkout;
+  const method = WALLET_METHODS.find((m) => m === form.method);
+  if (!method) return { redirect: checkout.url };
+  try {
+    await payOrder(checkout.ctx, { order: { number: checkout.view.order.number }, payment: { [method]: {} } });
+  } catch (error) {
+    // Not offered for this currency, paid or voided meanwhile: the page shows what is possible now.
+    if (!(error instanceof AppError && error.definition.status < 500)) throw error;
+  }
+  return { redirect: checkout.url };
+}
+
+/** The payer gives up a payment still waiting for them (a challenge not finished, a QR code not paid). */
+export async function cancelWaitingPayment(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
+  const checkout = await openCheckout(platform, token, requestId);
+  if (isAnswer(checkout)) return checkout;
+  const waiting = checkout.view.transactions.find((t) => t.id === form.transaction && t.progress === 'awaiting_payer');
+  if (!waiting) return { redirect: checkout.url };
+  try {
+    await completePayerAction(checkout.ctx, waiting.id, 'abandoned');
+  } catch (error) {
+    // Finished meanwhile (paid, failed or expired): the page shows how.
+    if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;
+  }
+  return { redirect: `${checkout.url}?notice=cancelled` };
+}

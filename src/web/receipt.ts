@@ -1,0 +1,127 @@
+import PDFDocument from 'pdfkit';
+import { findMerchant } from '../merchants/store.js';
+import { loadOrderView } from '../orders/lookup.js';
+import type { OrderView } from '../orders/present.js';
+import { findOrder } from '../orders/store.js';
+import { merchantContext, type PlatformContext } from '../platform/context.js';
+import { localTime } from '../platform/time-zone.js';
+import type { PageAnswer } from './answers.js';
+import { WALLET_NAMES } from './checkout.js';
+import { displayAmount, messagePage } from './layout.js';
+import { openLink } from './links.js';
+
+export type ReceiptAnswer = PageAnswer | { pdf: Buffer; filename: string };
+
+/** The PDF receipt behind a download link; an unknown, altered or expired link gets a page saying so. */
+export async function downloadReceipt(platform: PlatformContext, token: string, requestId: string): Promise<ReceiptAnswer> {
+  const sandbox = platform.config.mode === 'sandbox';
+  const opened = await openLink(platform, 'receipt', token);
+  const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
+  if (opened.state === 'unknown' || !merchant) {
+    return { status: 404, html: messagePage({ title: 'Receipt not found', heading: 'Receipt', sandbox, message: 'This receipt link is not valid. Ask the merchant for a new one.' }) };
+  }
+  if (opened.state === 'expired') {
+    return { status: 410, html: messagePage({ title: 'Receipt link expired', heading: merchant.name, sandbox, message: `This receipt link has expired. Ask ${merchant.name} for a new one.` }) };
+  }
+  const ctx = merchantContext(platform, merchant, { kind: 'payer', page: 'receipt' }, requestId);
+  const order = await findOrder(ctx.db, merchant.id, { id: opened.link.order_id });
+  if (!order) return { status: 404, html: messagePage({ title: 'Receipt not found', heading: merchant.name, sandbox, message: 'This order no longer exists.' }) };
+  const view = await loadOrderView(ctx, order);
+  return {
+    pdf: await receiptPdf(view, { timezone: merchant.timezone, issuedAt: ctx.clock.now().getTime(), sandbox }),
+    filename: `receipt-${order.number}.pdf`,
+  };
+}
+
+/**
+ * The receipt: merchant, order, its lines, every transaction and the totals. PDFKit's built-in Helvetica has
+ * no glyphs beyond Latin-1, so other characters print as "?" (a font of our own would fix it, at a few MB).
+ */
+export function receiptPdf(view: OrderView, options: { timezone: string; issuedAt: number; sandbox: boolean }): Promise<Buffer> {
+  const { order } = view;
+  const amount = (minor: number) => displayAmount(minor, order.currency_exponent, order.currency);
+  const when = (ms: number) => {
+    const t = localTime(ms, options.timezone);
+    const two = (n: number) => String(n).padStart(2, '0');
+    return `${t.year}-${two(t.month)}-${two(t.day)} ${two(t.hour)}:${two(t.minute)}`;
+  };
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 50,
+    info: { Title: latin1(`Receipt ${order.number}`), Author: latin1(view.merchant.name), Producer: 'paygate', Creator: 'paygate' },
+  });
+  const done = new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+
+  const left = doc.page.margins.left;
+  const right = doc.page.width - doc.page.margins.right;
+  const width = right - left;
+  const row = (label: string, value: string, bold = false) => {
+    const y = doc.y;
+    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
+    doc.text(latin1(label), left, y, { width: width - 140 });
+    const after = doc.y;
+    doc.text(latin1(value), right - 140, y, { width: 140, align: 'right' });
+    doc.y = Math.max(after, doc.y);
+  };
+  const field = (label: string, value: string) => {
+    const y = doc.y;
+    doc.font('Helvetica').fontSize(10).fillColor('#4a5468').text(latin1(label), left, y, { width: 100 });
+    doc.fillColor('#000000').text(latin1(value), left + 110, y, { width: width - 110 });
+  };
+  const heading = (text: string) => {
+    doc.moveDown(1).font('Helvetica-Bold').fontSize(12).text(latin1(text), left, doc.y, { width });
+    doc.moveTo(left, doc.y + 2).lineTo(right, doc.y + 2).strokeColor('#c4cbd8').stroke().moveDown(0.5);
+  };
+
+  doc.font('Helvetica-Bold').fontSize(20).text(latin1(view.merchant.name), left, doc.y, { width });
+  doc.font('Helvetica').fontSize(12).fillColor('#4a5468').text(options.sandbox ? 'Receipt (sandbox: no real money moved)' : 'Receipt');
+  doc.fillColor('#000000').moveDown(1);
+  field('Order number', order.number);
+  field('Reference', order.reference_number);
+  field('Date', `${when(order.created_at)} (${options.timezone})`);
+  field('Status', order.voided_at !== null ? 'cancelled' : order.correspondence_state.replace('_', ' '));
+  if (order.note !== null) field('Note', order.note);
+
+  const lines = view.items.filter((item) => item.purchasable_type !== 'RearTips');
+  if (lines.length > 0) {
+    heading('Items');
+    for (const item of lines) {
+      const name = `${item.label ?? item.purchasable_type}${item.quantity !== 1 ? ` x ${item.quantity} at ${amount(item.price)}` : ''}`;
+      row(name, amount(item.total));
+    }
+  }
+
+  heading('Totals');
+  row('Subtotal', amount(order.subtotal));
+  if (order.initial_tips !== 0) row('Tips', amount(order.initial_tips));
+  row('Total', amount(order.initial_total), true);
+  row('Paid', amount(order.paid_total));
+  row('Amount due', amount(Math.max(0, order.initial_total - order.paid_total)), true);
+
+  if (view.transactions.length > 0) {
+    heading('Transactions');
+    for (const t of view.transactions) {
+      const card = JSON.parse(t.payment_data) as { last_4_digits?: string; credit_card_type?: string };
+      const method = t.payment_method === 'credit_card'
+        ? `card${card.credit_card_type ? ` ${card.credit_card_type}` : ''}${card.last_4_digits ? ` ending ${card.last_4_digits}` : ''}`
+        : (WALLET_NAMES[t.payment_method as keyof typeof WALLET_NAMES] ?? t.payment_method);
+      const state = t.status === 'succeeded' ? (t.voided === 1 ? 'voided' : 'succeeded') : t.status;
+      row(`${when(t.created_at)}  ${t.type}, ${method}: ${state}  (${t.id})`, `${t.type === 'Refund' ? '-' : ''}${amount(t.amount)}`);
+    }
+  }
+
+  doc.moveDown(2).font('Helvetica').fontSize(8).fillColor('#6a7386')
+    .text(latin1(`Issued ${when(options.issuedAt)} (${options.timezone}) by paygate for ${view.merchant.name}.`), left, doc.y, { width });
+  doc.end();
+  return done;
+}
+
+/** What Helvetica can print: Latin-1, other characters as "?". */
+function latin1(text: string): string {
+  return text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
+}

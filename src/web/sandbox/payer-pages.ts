@@ -1,0 +1,135 @@
+import { findMerchant } from '../../merchants/store.js';
+import { completePayerAction } from '../../orders/payments.js';
+import { orderOfTransaction } from '../../orders/store.js';
+import { merchantContext, type PlatformContext } from '../../platform/context.js';
+import { AppError } from '../../platform/errors.js';
+import type { PayerOutcome, WalletMethod } from '../../rails/acquirer.js';
+import { SandboxAcquirer, type SandboxOperation } from '../../rails/sandbox/acquirer.js';
+import type { PageAnswer } from '../answers.js';
+import { WALLET_NAMES } from '../checkout.js';
+import { html } from '../html.js';
+import { displayAmount, messagePage, page } from '../layout.js';
+import { LINK_PATHS, openLink } from '../links.js';
+import { exponentOf } from '../../platform/money/money.js';
+
+/**
+ * The pages that stand in, in the sandbox, for what lies outside the platform: the card issuer's 3-D Secure
+ * challenge (`/pay/3ds/<token>`) and the payer's wallet app (`/pay/wallet/<token>`). The payer passes or fails
+ * there, exactly as the sandbox API's succeed and fail routes would; a real acquirer serves its own.
+ */
+export type PayerPageKind = '3ds' | 'wallet';
+
+interface Waiting {
+  operation: SandboxOperation;
+  merchantName: string;
+}
+
+async function findWaiting(platform: PlatformContext, kind: PayerPageKind, token: string): Promise<Waiting | undefined> {
+  const acquirer = platform.rails.acquirer;
+  if (!(acquirer instanceof SandboxAcquirer) || !/^[A-Za-z0-9_-]{22}$/.test(token)) return undefined;
+  const operation = await acquirer.awaitingPayer(token);
+  if (!operation || (operation.payment_method === 'credit_card') !== (kind === '3ds')) return undefined;
+  const merchant = await findMerchant(platform.db, operation.merchant_id);
+  return merchant && { operation, merchantName: merchant.name };
+}
+
+/** Back to the payment page the payer came from, when `checkout` names an open one. */
+async function checkoutUrl(platform: PlatformContext, checkout: string | undefined): Promise<string | undefined> {
+  if (checkout === undefined) return undefined;
+  const opened = await openLink(platform, 'payment', checkout);
+  return opened.state === 'open' ? `${platform.config.publicBaseUrl}${LINK_PATHS.payment}/${opened.token}` : undefined;
+}
+
+export async function showPayerPage(platform: PlatformContext, kind: PayerPageKind, token: string, checkout: string | undefined): Promise<PageAnswer> {
+  const waiting = await findWaiting(platform, kind, token);
+  if (!waiting) {
+    const back = await checkoutUrl(platform, checkout);
+    if (back) return { redirect: back };
+    return {
+      status: 404,
+      html: messagePage({
+        title: kind === '3ds' ? 'Verification finished' : 'Payment finished',
+        heading: kind === '3ds' ? 'Card verification' : 'Wallet',
+        sandbox: true,
+        message: 'There is nothing left to do here: this step is finished, has expired, or the link is not valid.',
+      }),
+    };
+  }
+  const { operation, merchantName } = waiting;
+  const amount = displayAmount(operation.amount, exponentOf(operation.currency), operation.currency);
+  const action = `${platform.config.publicBaseUrl}/pay/${kind}/${token}${checkout === undefined ? '' : `?checkout=${encodeURIComponent(checkout)}`}`;
+  const choice = (outcome: PayerOutcome, label: string, style: string) => html`<form method="post" action="${action}">
+<input type="hidden" name="outcome" value="${outcome}"><button type="submit" class="${style}" data-testid="${outcome}">${label}</button></form>`;
+  if (kind === '3ds') {
+    return {
+      status: 200,
+      html: page({
+        title: 'Verify your payment',
+        heading: 'Card verification (3-D Secure)',
+        sandbox: true,
+        body: html`<section class="panel">
+<h2 data-testid="status">Confirm this payment</h2>
+<p>${merchantName} asks for <strong data-testid="amount">${amount}</strong> from your ${operation.card_brand ?? 'card'} ending in ${operation.card_last4 ?? '····'}.</p>
+<p class="muted">Sandbox stand-in for the card issuer's challenge: choose what the cardholder does.</p>
+${choice('passed', 'Confirm: I made this payment', '')}
+${choice('failed', 'Fail the verification', 'danger')}
+</section>`,
+      }),
+    };
+  }
+  const wallet = WALLET_NAMES[operation.payment_method as WalletMethod] ?? operation.payment_method;
+  return {
+    status: 200,
+    html: page({
+      title: `${wallet}: confirm payment`,
+      heading: `${wallet} (sandbox)`,
+      sandbox: true,
+      body: html`<section class="panel">
+<h2 data-testid="status">Pay ${merchantName}</h2>
+<p>Amount: <strong data-testid="amount">${amount}</strong></p>
+<p class="muted">Sandbox stand-in for the payer's ${wallet} app: choose what the payer does.</p>
+${choice('passed', `Pay ${amount}`, '')}
+${choice('failed', 'Decline', 'danger')}
+</section>`,
+    }),
+  };
+}
+
+/** The payer's choice on a stand-in page, recorded as the sandbox API's succeed or fail would. */
+export async function answerPayerPage(
+  platform: PlatformContext,
+  kind: PayerPageKind,
+  token: string,
+  checkout: string | undefined,
+  form: Record<string, string>,
+  requestId: string,
+): Promise<PageAnswer> {
+  const outcome = form.outcome === 'passed' || form.outcome === 'failed' ? form.outcome : undefined;
+  const waiting = outcome && (await findWaiting(platform, kind, token));
+  if (!outcome || !waiting) return showPayerPage(platform, kind, token, checkout);
+  const merchant = (await findMerchant(platform.db, waiting.operation.merchant_id))!;
+  const ctx = merchantContext(platform, merchant, { kind: 'payer', page: kind }, requestId);
+  let paid = outcome === 'passed';
+  try {
+    const { transaction } = await completePayerAction(ctx, waiting.operation.reference, outcome);
+    paid = transaction.status === 'succeeded';
+  } catch (error) {
+    // Answered (or expired) meanwhile: say what became of it below.
+    if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;
+  }
+  const back = await checkoutUrl(platform, checkout);
+  if (back) return { redirect: paid ? back : `${back}?notice=declined` };
+  // Sent here by the merchant's own integration: the order's return address, if it has one, is the way back.
+  const order = await orderOfTransaction(ctx.db, merchant.id, waiting.operation.reference);
+  const returnUrl = order?.return_url ?? undefined;
+  return {
+    status: 200,
+    html: messagePage({
+      title: paid ? 'Payment confirmed' : 'Payment not confirmed',
+      heading: waiting.merchantName,
+      sandbox: true,
+      message: paid ? `You confirmed the payment to ${waiting.merchantName}.` : `The payment to ${waiting.merchantName} was not confirmed: nothing was charged.`,
+      ...(returnUrl !== undefined && { action: { href: returnUrl, label: `Return to ${waiting.merchantName}` } }),
+    }),
+  };
+}
