@@ -184,8 +184,8 @@ ${cancel}</section>`;
 <h2 data-testid="status">Scan to pay with ${name}</h2>
 ${action.qr_code !== undefined && html`<div data-testid="qr">${trusted(await qrSvg(action.qr_code))}</div>`}
 <p class="muted">Open ${name} on your phone and scan the code. This page updates once you have paid.</p>
-${action.redirect_url !== undefined && html`<a class="button" href="${withCheckout(action.redirect_url, checkout.token)}">Open ${name}</a>`}
-${simulate !== undefined && html`<a class="button secondary" data-testid="simulate-wallet" href="${withCheckout(simulate, checkout.token)}">Sandbox: open the payer's ${name} app</a>`}
+${action.redirect_url !== undefined && html`<a class="button" data-testid="open-wallet" href="${withCheckout(action.redirect_url, checkout.token)}">Open ${name}</a>`}
+${simulate !== undefined && action.redirect_url === undefined && html`<a class="button secondary" data-testid="simulate-wallet" href="${withCheckout(simulate, checkout.token)}">Sandbox: open the payer's ${name} app</a>`}
 ${cancel}</section>`;
 }
 

@@ -16,11 +16,11 @@ table.items td.num { text-align: right; white-space: nowrap; padding-left: 12px;
 table.items tr.total td { border-top: 1px solid #e3e7ef; font-weight: 600; padding-top: 10px; }
 table.items tr.due td { font-size: 18px; font-weight: 700; }
 label { display: block; font-size: 14px; margin: 12px 0 4px; color: #4a5468; }
-input[type=text] { width: 100%; font-size: 17px; padding: 10px 12px; border: 1px solid #c4cbd8; border-radius: 8px; }
+input[type=text] { font-family: inherit; width: 100%; font-size: 17px; padding: 10px 12px; border: 1px solid #c4cbd8; border-radius: 8px; }
 input[type=text]:focus { outline: 2px solid #3b63d6; border-color: #3b63d6; }
 .row { display: flex; gap: 12px; }
 .row > div { flex: 1; }
-button, .button { display: inline-block; width: 100%; margin-top: 16px; padding: 12px 16px; font-size: 17px; font-weight: 600; text-align: center;
+button, .button { font-family: inherit; display: inline-block; width: 100%; margin-top: 16px; padding: 12px 16px; font-size: 17px; font-weight: 600; text-align: center;
   color: #fff; background: #1f3a8a; border: 0; border-radius: 8px; cursor: pointer; text-decoration: none; }
 button.secondary, .button.secondary { background: #fff; color: #1f3a8a; border: 1px solid #1f3a8a; }
 button.danger { background: #b42318; }

@@ -69,7 +69,7 @@ export async function showPayerPage(platform: PlatformContext, kind: PayerPageKi
         sandbox: true,
         body: html`<section class="panel">
 <h2 data-testid="status">Confirm this payment</h2>
-<p>${merchantName} asks for <strong data-testid="amount">${amount}</strong> from your ${operation.card_brand ?? 'card'} ending in ${operation.card_last4 ?? '····'}.</p>
+<p>${merchantName} asks for <strong data-testid="amount">${amount}</strong> from your ${operation.card_brand === null ? 'card' : `${operation.card_brand} card`} ending in ${operation.card_last4 ?? '····'}.</p>
 <p class="muted">Sandbox stand-in for the card issuer's challenge: choose what the cardholder does.</p>
 ${choice('passed', 'Confirm: I made this payment', '')}
 ${choice('failed', 'Fail the verification', 'danger')}
