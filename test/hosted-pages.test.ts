@@ -142,12 +142,69 @@ describe('payment links and the hosted payment page', () => {
     assert.equal(after.correspondence_state, 'unpaid');
   });
 
-  test('many cards sent at once still stop at the cap', async () => {
+  test('many cards sent at once, then one by one, still stop at exactly the cap', async () => {
     const limit = server.platform.config.pageDeclineLimit;
     const { order, payment_link } = await orderWithLink('31.00');
-    await Promise.all(Array.from({ length: limit * 3 }, () => postForm(`${payment_link}/card`, DECLINED_CARD)));
-    const after = await client.orders.check({ order: { number: order.number } });
-    assert.equal(after.transactions.length, limit);
+    const burst = await Promise.all(Array.from({ length: limit * 3 }, () => postForm(`${payment_link}/card`, DECLINED_CARD)));
+    const tried = (await client.orders.check({ order: { number: order.number } })).transactions.length;
+    assert.ok(tried >= 1 && tried <= limit, `${tried} of ${limit} tried in the burst`);
+    // Refused only because others were in flight: told to try again, not that the order is locked.
+    if (burst.some((reply) => reply.headers.get('location')?.endsWith('notice=locked')) && tried < limit) {
+      assert.ok((await (await fetch(`${payment_link}?notice=locked`)).text()).includes('Please try again'));
+    }
+    for (let attempt = 0; attempt < limit * 2; attempt += 1) {
+      if ((await postForm(`${payment_link}/card`, DECLINED_CARD)).headers.get('location')?.endsWith('notice=locked')) break;
+    }
+    assert.equal((await client.orders.check({ order: { number: order.number } })).transactions.length, limit);
+    assert.equal((await orderRow(order.number)).page_declines, limit);
+  });
+
+  test('a card sent to 3-D Secure counts against the cap, whatever becomes of the challenge', async () => {
+    const limit = server.platform.config.pageDeclineLimit;
+    const { order, payment_link } = await orderWithLink('32.00');
+    for (let attempt = 0; attempt < limit; attempt += 1) {
+      const challenged = await postForm(`${payment_link}/card`, { ...GOOD_CARD, number: '4000 0000 0000 3220' });
+      const location = challenged.headers.get('location') ?? '';
+      assert.match(location, /\/pay\/3ds\/[A-Za-z0-9_-]{22}\?checkout=/);
+      const failed = await postForm(location, { outcome: 'failed' });
+      assert.equal(failed.headers.get('location'), `${payment_link}?notice=declined`);
+    }
+    assert.equal((await postForm(`${payment_link}/card`, GOOD_CARD)).headers.get('location'), `${payment_link}?notice=locked`);
+    assert.equal((await orderRow(order.number)).page_declines, limit);
+  });
+
+  test('a wallet refused in the (sandbox) wallet app is told as such, not as a card decline', async () => {
+    const { order, payment_link } = await orderWithLink('47.00');
+    await postForm(`${payment_link}/wallet`, { method: 'alipay' });
+    const pending = (await client.orders.check({ order: { number: order.number } })).transactions[0]!;
+    const walletPage = `${pending.wallet!.redirect_url!}?checkout=${payment_link.split('/').pop()}`;
+    assert.equal((await fetch(walletPage)).status, 200);
+    const refused = await postForm(walletPage, { outcome: 'failed' });
+    assert.equal(refused.headers.get('location'), `${payment_link}?notice=wallet_declined`);
+    const page = await (await fetch(`${payment_link}?notice=wallet_declined`)).text();
+    assert.ok(page.includes('The wallet payment was not made') && !page.includes('Your card was declined'));
+  });
+
+  test("a stand-in page never sends the payer on to another order's checkout", async () => {
+    const { order, payment_link } = await orderWithLink('48.00');
+    const other = await orderWithLink('49.00');
+    await postForm(`${payment_link}/wallet`, { method: 'alipay' });
+    const pending = (await client.orders.check({ order: { number: order.number } })).transactions[0]!;
+    const walletPage = `${pending.wallet!.redirect_url!}?checkout=${other.payment_link.split('/').pop()}`;
+    const paid = await postForm(walletPage, { outcome: 'passed' });
+    assert.equal(paid.status, 200, 'answered in place, not redirected');
+    assert.ok((await paid.text()).includes('Payment confirmed'));
+  });
+
+  test('the notice names only fixed texts; the stylesheet may be cached, the pages may not', async () => {
+    const { payment_link } = await orderWithLink();
+    for (const name of ['constructor', '__proto__', 'toString', '<b>x</b>']) {
+      const page = await (await fetch(`${payment_link}?notice=${encodeURIComponent(name)}`)).text();
+      assert.ok(!page.includes('data-testid="notice"') && !page.includes('native code') && !page.includes('[object'), name);
+    }
+    const css = await fetch(`${server.url}/pay/assets/pages.css`);
+    assert.equal(css.headers.get('cache-control'), 'public, max-age=3600');
+    assert.ok((css.headers.get('content-security-policy') ?? '').includes("default-src 'none'"));
   });
 
   test('a wallet chosen on the page shows its QR code, then the paid order once the payer has paid', async () => {
@@ -205,6 +262,27 @@ describe('payment links and the hosted payment page', () => {
     assert.ok(page.includes('This order was cancelled'));
     await postForm(`${payment_link}/card`, GOOD_CARD);
     assert.equal((await client.orders.check({ order: { number: order.number } })).transactions.length, 0);
+  });
+});
+
+describe('the payment page in live mode without an acquirer', () => {
+  let server: TestServer;
+  let client: PaygateClient;
+
+  before(async () => {
+    server = await startTestServer({ env: { PAYGATE_MODE: 'live', PAYGATE_SECRET: 'ab'.repeat(32) } });
+    client = (await server.newMerchant({ name: 'Live Shop' })).client;
+  });
+  after(() => server.close());
+
+  test('says online payment is not available instead of offering forms that cannot work', async () => {
+    const { payment_link } = await client.orders.createWithPaymentLink({ reference_number: `LIVE-${randomUUID()}`, currency: 'HKD', charge_fee: '10.00' });
+    const page = await (await fetch(payment_link)).text();
+    assert.ok(page.includes('Online payment is not available'));
+    assert.ok(!page.includes('data-testid="card-form"') && !page.includes('Sandbox'));
+    const wallet = await postForm(`${payment_link}/wallet`, { method: 'alipay' });
+    assert.equal(wallet.headers.get('location'), `${payment_link}?notice=unavailable`);
+    assert.equal((await fetch(`${server.url}/pay/3ds/${'a'.repeat(22)}`)).status, 404, 'no sandbox stand-in pages in live mode');
   });
 });
 

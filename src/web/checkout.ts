@@ -23,12 +23,13 @@ export const WALLET_NAMES: Record<WalletMethod, string> = { alipay: 'Alipay', we
 /** Fixed texts for the notices a redirect carries: the query names one, it never carries text of its own. */
 const NOTICES = {
   declined: 'Your card was declined.',
-  locked: 'Too many declined cards: this order takes no more card payments. You can still pay with a wallet below.',
+  wallet_declined: 'The wallet payment was not made: nothing was charged. Choose how to pay.',
+  locked: 'Too many declined cards: this order takes no more card payments.',
   cancelled: 'The payment was cancelled. Choose how to pay.',
-  unavailable: 'The card network could not be reached. Nothing was charged; please try again.',
+  unavailable: 'The payment could not be made: nothing was charged. Please try again in a moment.',
 } as const;
 export type Notice = keyof typeof NOTICES;
-export const isNotice = (text: unknown): text is Notice => typeof text === 'string' && text in NOTICES;
+export const isNotice = (text: unknown): text is Notice => typeof text === 'string' && Object.hasOwn(NOTICES, text);
 
 interface Checkout {
   ctx: Context;
@@ -65,6 +66,12 @@ export async function showCheckout(platform: PlatformContext, token: string, req
 }
 
 function noticeText(checkout: Checkout, notice: Notice): string {
+  const { order } = checkout.view;
+  if (notice === 'locked') {
+    // Refused only because other attempts were in flight at that moment: the order is not locked.
+    if (order.page_declines < checkout.ctx.config.pageDeclineLimit) return 'Another card payment for this order was being tried. Please try again.';
+    return hasWallets(order.currency) ? `${NOTICES.locked} You can still pay with a wallet below.` : NOTICES.locked;
+  }
   if (notice !== 'declined') return NOTICES[notice];
   // The acquirer's reason for the latest declined card, if there is one (our own stored text, never the query's).
   const declined = [...checkout.view.transactions].reverse().find((t) => t.payment_method === 'credit_card' && t.status === 'failed');
@@ -93,6 +100,10 @@ async function renderCheckout(checkout: Checkout, notice?: { kind: 'error' | 'in
     return frame('Order cancelled', html`<section class="panel result"><h2 data-testid="status">This order was cancelled</h2>
 <p>${ctx.merchant.name} cancelled this order: there is nothing to pay.</p></section>`);
   }
+  if (!ctx.rails.acquirer) {
+    return frame('Payment unavailable', html`<section class="panel result"><h2 data-testid="status">Online payment is not available</h2>
+<p>This platform has no payment connection set up yet. Ask ${ctx.merchant.name} for another way to pay.</p></section>`);
+  }
   const waiting = view.transactions.find((t) => t.status === 'pending' && (t.type === 'Sales' || t.type === 'Authorization'));
   // A wallet's payer pays on another device, and a payment being sent finishes by itself: the page looks again.
   if (waiting) return frame('Waiting for your payment', await waitingPanel(checkout, waiting), waiting.payment_method === 'credit_card' && waiting.progress === 'awaiting_payer' ? undefined : { seconds: 3 });
@@ -112,7 +123,7 @@ ${back !== null && html`<a class="button" data-testid="return" href="${back}">Re
 <p>A payment for it is already under way. Ask ${ctx.merchant.name} if you think this is wrong.</p></section>`);
   }
   const cardsLocked = order.page_declines >= ctx.config.pageDeclineLimit;
-  const wallets = WALLET_METHODS.filter((method) => WALLET_CURRENCIES[method].includes(order.currency));
+  const wallets = walletsFor(order.currency);
   const action = (path: string) => `${checkout.url}/${path}`;
   return frame(`Pay ${amount(payable)}`, html`
 ${notice && html`<div class="panel"><p class="notice ${notice.kind}" role="alert" data-testid="notice">${notice.text}</p></div>`}
@@ -140,6 +151,9 @@ ${wallets.length > 0 && html`<section class="panel">
 <input type="hidden" name="method" value="${method}"><button type="submit" data-testid="wallet-${method}">${WALLET_NAMES[method]}</button></form>`)}</div>
 </section>`}`);
 }
+
+const walletsFor = (currency: string) => WALLET_METHODS.filter((method) => WALLET_CURRENCIES[method].includes(currency));
+const hasWallets = (currency: string) => walletsFor(currency).length > 0;
 
 /** The order's lines and totals, at the top of every state of the page. */
 function summary(view: OrderView): Html {
@@ -175,7 +189,7 @@ async function waitingPanel(checkout: Checkout, transaction: TransactionRow): Pr
     return html`<section class="panel">
 <h2 data-testid="status">Verify your card</h2>
 <p>Your bank asks you to confirm this payment.</p>
-<a class="button" data-testid="continue-3ds" href="${withCheckout(action.redirect_url, checkout.token)}">Continue to your bank</a>
+<a class="button" data-testid="continue-3ds" href="${withCheckout(ctx, action.redirect_url, checkout.token)}">Continue to your bank</a>
 ${cancel}</section>`;
   }
   const name = WALLET_NAMES[transaction.payment_method as WalletMethod] ?? transaction.payment_method;
@@ -184,8 +198,8 @@ ${cancel}</section>`;
 <h2 data-testid="status">Scan to pay with ${name}</h2>
 ${action.qr_code !== undefined && html`<div data-testid="qr">${trusted(await qrSvg(action.qr_code))}</div>`}
 <p class="muted">Open ${name} on your phone and scan the code. This page updates once you have paid.</p>
-${action.redirect_url !== undefined && html`<a class="button" data-testid="open-wallet" href="${withCheckout(action.redirect_url, checkout.token)}">Open ${name}</a>`}
-${simulate !== undefined && action.redirect_url === undefined && html`<a class="button secondary" data-testid="simulate-wallet" href="${withCheckout(simulate, checkout.token)}">Sandbox: open the payer's ${name} app</a>`}
+${action.redirect_url !== undefined && html`<a class="button" data-testid="open-wallet" href="${withCheckout(ctx, action.redirect_url, checkout.token)}">Open ${name}</a>`}
+${simulate !== undefined && action.redirect_url === undefined && html`<a class="button secondary" data-testid="simulate-wallet" href="${withCheckout(ctx, simulate, checkout.token)}">Sandbox: open the payer's ${name} app</a>`}
 ${cancel}</section>`;
 }
 
@@ -197,14 +211,21 @@ async function sandboxWalletPage(ctx: Context, transactionId: string): Promise<s
   return token === undefined ? undefined : `${ctx.config.publicBaseUrl}/pay/wallet/${token}`;
 }
 
-/** A payer page's address that leads back to this checkout once the payer is done there. */
-export function withCheckout(url: string, checkoutToken: string): string {
-  return `${url}${url.includes('?') ? '&' : '?'}checkout=${encodeURIComponent(checkoutToken)}`;
+/**
+ * A payer page's address that leads back to this checkout once the payer is done there. Only our own pages
+ * get the checkout's token: another site's (a real issuer's, a wallet's) must never see the link's capability.
+ */
+export function withCheckout(ctx: Context, url: string, checkoutToken: string): string {
+  const ours = ['3ds', 'wallet'].some((kind) => url.startsWith(`${ctx.config.publicBaseUrl}/pay/${kind}/`));
+  if (!ours || url.includes('?') || url.includes('#')) return url;
+  return `${url}?checkout=${encodeURIComponent(checkoutToken)}`;
 }
 
 /**
- * The payer pays the amount due by card. Every attempt takes one of the order's declines first, and gives it
- * back unless the card is refused, so card testers meet the cap however many cards they send at once.
+ * The payer pays the amount due by card. Every attempt takes one of the order's declines first, so card testers
+ * meet the cap however many cards they send at once, and gives it back only if the card paid (or nothing was
+ * tried): a refused card keeps it, and so does one sent to 3-D Secure, since reaching a challenge already tells
+ * a tester the number is live (if the challenge passes, the order is paid and the cap no longer matters).
  */
 export async function payByCard(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
   const checkout = await openCheckout(platform, token, requestId);
@@ -215,18 +236,18 @@ export async function payByCard(platform: PlatformContext, token: string, reques
   if (!(await takePageCardAttempt(ctx.db, ctx.merchant.id, view.order.id, ctx.config.pageDeclineLimit))) {
     return { redirect: `${checkout.url}?notice=locked` };
   }
-  let declined = false;
+  let counted = false;
   try {
     const { transaction } = await payOrder(ctx, { order: { number: view.order.number }, payment: { credit_card: card.input } });
-    declined = transaction.status === 'failed';
+    counted = transaction.status !== 'succeeded';
     if (transaction.status === 'pending' && transaction.payer_action !== null) {
       const action = JSON.parse(transaction.payer_action) as StoredPayerAction;
       // Straight on to our own challenge page; another site's comes from the page's link (CSP form-action 'self').
       if (action.kind === '3ds' && action.redirect_url.startsWith(`${ctx.config.publicBaseUrl}/`)) {
-        return { redirect: withCheckout(action.redirect_url, token) };
+        return { redirect: withCheckout(ctx, action.redirect_url, token) };
       }
     }
-    return { redirect: declined ? `${checkout.url}?notice=declined` : checkout.url };
+    return { redirect: transaction.status === 'failed' ? `${checkout.url}?notice=declined` : checkout.url };
   } catch (error) {
     if (error instanceof AppError && (error.kind === 'acquirerUnavailable' || error.kind === 'acquirerNoAnswer')) {
       return { redirect: `${checkout.url}?notice=unavailable` };
@@ -235,7 +256,7 @@ export async function payByCard(platform: PlatformContext, token: string, reques
     if (error instanceof AppError && error.definition.status < 500) return { redirect: checkout.url };
     throw error;
   } finally {
-    if (!declined) await returnPageCardAttempt(ctx.db, ctx.merchant.id, view.order.id);
+    if (!counted) await returnPageCardAttempt(ctx.db, ctx.merchant.id, view.order.id);
   }
 }
 
@@ -248,6 +269,9 @@ export async function payByWallet(platform: PlatformContext, token: string, requ
   try {
     await payOrder(checkout.ctx, { order: { number: checkout.view.order.number }, payment: { [method]: {} } });
   } catch (error) {
+    if (error instanceof AppError && (error.kind === 'acquirerUnavailable' || error.kind === 'acquirerNoAnswer')) {
+      return { redirect: `${checkout.url}?notice=unavailable` };
+    }
     // Not offered for this currency, paid or voided meanwhile: the page shows what is possible now.
     if (!(error instanceof AppError && error.definition.status < 500)) throw error;
   }

@@ -33,7 +33,10 @@ export async function registerHostedPages(app: FastifyInstance, platform: Platfo
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
     pages.addHook('onSend', async (_request, reply) => {
-      for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) reply.header(name, value);
+      for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
+        // The stylesheet sets its own caching; everything else is never stored.
+        if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
+      }
     });
     pages.setErrorHandler((error, request, reply) => {
       const status = error instanceof AppError ? error.definition.status : (error as { statusCode?: number }).statusCode ?? 500;

@@ -33,17 +33,23 @@ async function findWaiting(platform: PlatformContext, kind: PayerPageKind, token
   return merchant && { operation, merchantName: merchant.name };
 }
 
-/** Back to the payment page the payer came from, when `checkout` names an open one. */
-async function checkoutUrl(platform: PlatformContext, checkout: string | undefined): Promise<string | undefined> {
+/** Back to the payment page the payer came from, when `checkout` names an open link to the same order. */
+async function checkoutUrl(platform: PlatformContext, checkout: string | undefined, operation: SandboxOperation | undefined): Promise<string | undefined> {
   if (checkout === undefined) return undefined;
   const opened = await openLink(platform, 'payment', checkout);
-  return opened.state === 'open' ? `${platform.config.publicBaseUrl}${LINK_PATHS.payment}/${opened.token}` : undefined;
+  if (opened.state !== 'open') return undefined;
+  if (operation) {
+    const order = await orderOfTransaction(platform.db, operation.merchant_id, operation.reference);
+    if (order?.id !== opened.link.order_id || opened.link.merchant_id !== operation.merchant_id) return undefined;
+  }
+  return `${platform.config.publicBaseUrl}${LINK_PATHS.payment}/${opened.token}`;
 }
 
 export async function showPayerPage(platform: PlatformContext, kind: PayerPageKind, token: string, checkout: string | undefined): Promise<PageAnswer> {
   const waiting = await findWaiting(platform, kind, token);
   if (!waiting) {
-    const back = await checkoutUrl(platform, checkout);
+    // Finished already (the payer came back, or answered in another tab): the checkout shows how it ended.
+    const back = await checkoutUrl(platform, checkout, undefined);
     if (back) return { redirect: back };
     return {
       status: 404,
@@ -117,8 +123,8 @@ export async function answerPayerPage(
     // Answered (or expired) meanwhile: say what became of it below.
     if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;
   }
-  const back = await checkoutUrl(platform, checkout);
-  if (back) return { redirect: paid ? back : `${back}?notice=declined` };
+  const back = await checkoutUrl(platform, checkout, waiting.operation);
+  if (back) return { redirect: paid ? back : `${back}?notice=${kind === '3ds' ? 'declined' : 'wallet_declined'}` };
   // Sent here by the merchant's own integration: the order's return address, if it has one, is the way back.
   const order = await orderOfTransaction(ctx.db, merchant.id, waiting.operation.reference);
   const returnUrl = order?.return_url ?? undefined;
