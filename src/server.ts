@@ -12,6 +12,7 @@ import { lockDataDir } from './platform/database/data-dir-lock.js';
 import { createMetrics } from './platform/metrics.js';
 import { openPlatform } from './platform/platform.js';
 import { VERSION } from './platform/version.js';
+import { registerPaymentTokenJobs } from './payment-tokens/jobs.js';
 import { registerMaintenanceJobs } from './scheduler/maintenance.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { freeRunningJobs } from './scheduler/store.js';
@@ -59,6 +60,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics });
     registerMaintenanceJobs(scheduler, { nonces });
     registerOrderJobs(scheduler, { recoveryAfterMs: config.recoveryAfterMs });
+    registerPaymentTokenJobs(scheduler);
     const webhooks = new WebhookSender({ platform, pollMs: config.schedulerPollMs, timeoutMs: config.webhookTimeoutMs, metrics });
     platform.jobs = combineDueWork(scheduler, webhooks);
     platform.webhooks = webhooks;

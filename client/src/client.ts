@@ -12,9 +12,11 @@ import type {
   OrderInput,
   OrderPage,
   OrderReference,
+  BindCardInput,
   OrderWithDownloadLink,
   OrderWithPaymentLink,
   OrderWithTransaction,
+  PaymentToken,
   PaymentInput,
   SandboxClock,
   WebhookEvent,
@@ -210,6 +212,34 @@ class CustomersApi {
     );
     return data.customer;
   }
+
+  /** Binds a card to the customer: `pending` with `verify_url` until the cardholder passes 3-D Secure. */
+  async bindCard(customerUuid: string, card: BindCardInput, options?: RequestOptions): Promise<PaymentToken> {
+    return (await this.client.call<{ payment_token: PaymentToken }>(
+      'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { card }, options,
+    )).payment_token;
+  }
+
+  /** A token's state (operation 8). Without `customerUuid`, the interface's literal `customers/uuid/...` path. */
+  async checkToken(token: string, by: { customerUuid?: string; verifyUuid?: string } = {}, options?: RequestOptions): Promise<PaymentToken> {
+    const body = { payment_token: { token, ...(by.verifyUuid !== undefined && { verify_uuid: by.verifyUuid }) } };
+    return (await this.client.call<{ payment_token: PaymentToken }>(
+      'POST', `${GATEWAY}/customers/${encodeURIComponent(by.customerUuid ?? 'uuid')}/payment_tokens/check`, body, options,
+    )).payment_token;
+  }
+
+  async tokens(customerUuid: string, options?: RequestOptions): Promise<PaymentToken[]> {
+    return (await this.client.call<{ payment_tokens: PaymentToken[] }>(
+      'GET', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, undefined, options,
+    )).payment_tokens;
+  }
+
+  /** Deletes a token; the customer's default is cleared if it was this one. */
+  async deleteToken(customerUuid: string, token: string, options?: RequestOptions): Promise<PaymentToken> {
+    return (await this.client.call<{ payment_token: PaymentToken }>(
+      'DELETE', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { payment_token: { token } }, options,
+    )).payment_token;
+  }
 }
 
 const GATEWAY = '/svc/payment/api/v1/openapi';
@@ -330,6 +360,13 @@ class SandboxApi {
   /** ... or fails it (3-D Secure failed, wallet payment refused). */
   async fail(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
     return this.client.call('POST', `/svc/sandbox/api/v1/transactions/${encodeURIComponent(transactionUuid)}/fail`, undefined, options);
+  }
+
+  /** Settles a pending card binding as the cardholder passing (`succeed`) or failing 3-D Secure would. */
+  async settleToken(token: string, outcome: 'succeed' | 'fail', options?: RequestOptions): Promise<PaymentToken> {
+    return (await this.client.call<{ payment_token: PaymentToken }>(
+      'POST', `/svc/sandbox/api/v1/payment_tokens/${encodeURIComponent(token)}/${outcome}`, undefined, options,
+    )).payment_token;
   }
 }
 

@@ -29,6 +29,19 @@ export interface Customer {
   default_payment_token?: PaymentToken;
 }
 
+/** A card to bind as a payment token (`customers.bindCard`). */
+export interface BindCardInput {
+  number: string;
+  exp_month: string | number;
+  exp_year: string | number;
+  cvv?: string;
+  holder_name: string;
+  /** HKD when absent. */
+  billing_currency?: string;
+  billing_address?: Record<string, unknown>;
+  '3ds'?: { success_return_url?: string; fail_return_url?: string };
+}
+
 export interface PaymentToken {
   token_type: 'CreditCard' | 'WechatPayAutoDebit' | 'AlipayAutoDebit';
   token: string;
@@ -203,6 +216,8 @@ export interface PaymentInput {
   amount?: AmountInput;
   note?: string | null;
   credit_card?: CardInput;
+  /** Charge a bound payment token instead: no card details, no new 3-D Secure challenge. */
+  payment_token?: { token: string; amount?: AmountInput; consume_mode?: 'sales' | 'pre_authorize'; entry_type?: 'cit' | 'mit' };
   /** Pay with a wallet instead (name one method): the payment stays pending until the payer pays. */
   alipay?: Record<string, never>;
   wechatpay?: Record<string, never>;

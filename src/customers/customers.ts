@@ -3,6 +3,7 @@ import { inTransaction, type Context } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
+import { findToken, findTokenById, type TokenRow } from '../payment-tokens/store.js';
 import type { CreateCustomerBody, EditCustomerBody } from './schemas.js';
 import {
   findCustomerByReference,
@@ -15,14 +16,20 @@ import {
 } from './store.js';
 
 export type CustomerInput = Static<typeof CreateCustomerBody>['customer'];
+
+/** A customer with its default payment token, as replies show it. */
+export interface CustomerView {
+  row: CustomerRow;
+  defaultToken: TokenRow | undefined;
+}
 export type CustomerEdit = Static<typeof EditCustomerBody>;
 
 /** Creates a customer, or updates the profile of the one with the same reference number. */
-export async function createOrUpdateCustomer(ctx: Context, input: CustomerInput): Promise<CustomerRow> {
+export async function createOrUpdateCustomer(ctx: Context, input: CustomerInput): Promise<CustomerView> {
   return inTransaction(ctx, async (tx) => {
     const existing = async () => (await findCustomerByReference(tx.db, tx.merchant.id, input.reference_number))?.id;
     const patch = await profilePatch(tx, existing, input);
-    return upsertCustomerByReference(
+    return viewOf(tx, await upsertCustomerByReference(
       tx.db,
       {
         id: newId(),
@@ -33,11 +40,11 @@ export async function createOrUpdateCustomer(ctx: Context, input: CustomerInput)
         created_at: tx.clock.now().getTime(),
       },
       patch,
-    );
+    ));
   }, { completesRequest: true });
 }
 
-export async function editCustomer(ctx: Context, id: string, input: CustomerEdit): Promise<CustomerRow> {
+export async function editCustomer(ctx: Context, id: string, input: CustomerEdit): Promise<CustomerView> {
   return inTransaction(ctx, async (tx) => {
     const existing = isUuid(id) ? await lockCustomer(tx.db, tx.merchant.id, id) : undefined;
     if (!existing) throw new AppError('customerNotFound');
@@ -45,8 +52,17 @@ export async function editCustomer(ctx: Context, id: string, input: CustomerEdit
       throw new AppError('customerReferenceImmutable');
     }
     const patch = await profilePatch(tx, async () => existing.id, input);
-    return updateCustomerRow(tx.db, tx.merchant.id, existing.id, patch, tx.clock.now().getTime());
+    return viewOf(tx, await updateCustomerRow(tx.db, tx.merchant.id, existing.id, patch, tx.clock.now().getTime()));
   }, { completesRequest: true });
+}
+
+export async function readCustomer(ctx: Context, id: string): Promise<CustomerView> {
+  return viewOf(ctx, await getCustomer(ctx, id));
+}
+
+async function viewOf(ctx: Context, row: CustomerRow): Promise<CustomerView> {
+  const id = row.default_payment_token_id;
+  return { row, defaultToken: id === null ? undefined : await findTokenById(ctx.db, ctx.merchant.id, id) };
 }
 
 export async function getCustomer(ctx: Context, id: string): Promise<CustomerRow> {
@@ -68,10 +84,12 @@ async function profilePatch(ctx: Context, customerId: () => Promise<string | und
   return patch;
 }
 
-/**
- * The id of a successfully bound token of this customer. Payment tokens arrive with the tokens issue; until
- * then no customer has one, so every token named here is refused.
- */
-async function usableTokenId(_ctx: Context, _customerId: () => Promise<string | undefined>, token: string): Promise<string> {
-  throw new AppError('paymentTokenNotUsable', `default_payment_token ${JSON.stringify(token)} does not name a successfully bound payment token of this customer.`);
+/** The id of a successfully bound (not deleted) token of this customer, or a refusal. */
+async function usableTokenId(ctx: Context, customerId: () => Promise<string | undefined>, token: string): Promise<string> {
+  const owner = await customerId();
+  const row = owner === undefined ? undefined : await findToken(ctx.db, ctx.merchant.id, token, owner);
+  if (!row || row.state !== 'success') {
+    throw new AppError('paymentTokenNotUsable', `default_payment_token ${JSON.stringify(token)} does not name a successfully bound payment token of this customer.`);
+  }
+  return row.id;
 }

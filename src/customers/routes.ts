@@ -1,11 +1,10 @@
 import { defineRoute } from '../http/route.js';
-import { createOrUpdateCustomer, editCustomer, getCustomer } from './customers.js';
+import { createOrUpdateCustomer, editCustomer, readCustomer, type CustomerView } from './customers.js';
 import { presentCustomer } from './present.js';
 import { CreateCustomerBody, CustomerData, CustomerParams, EditCustomerBody } from './schemas.js';
-import type { CustomerRow } from './store.js';
 
 const BASE = '/svc/payment/api/v1/openapi/customers';
-const reply = (row: CustomerRow) => ({ customer: presentCustomer(row) });
+const reply = (view: CustomerView) => ({ customer: presentCustomer(view) });
 
 export const customerRoutes = [
   defineRoute({
@@ -43,7 +42,7 @@ export const customerRoutes = [
     params: CustomerParams,
     data: CustomerData,
     errors: ['customerNotFound'],
-    handler: ({ ctx, params }) => getCustomer(ctx, params.uuid),
+    handler: ({ ctx, params }) => readCustomer(ctx, params.uuid),
     present: reply,
   }),
 ];

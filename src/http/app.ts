@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { customerRoutes } from '../customers/routes.js';
 import { echoRoutes } from '../echo/routes.js';
 import { orderRoutes } from '../orders/routes.js';
+import { paymentTokenRoutes } from '../payment-tokens/routes.js';
 import type { Mode } from '../platform/config.js';
 import { sandboxRoutes } from '../sandbox/routes.js';
 import { registerHostedPages } from '../web/routes.js';
@@ -34,7 +35,7 @@ export interface HttpAppDeps {
 
 /** The signed API; the sandbox's own routes exist in sandbox mode only. */
 export function apiRoutes(mode: Mode): readonly AnyRoute[] {
-  return [...echoRoutes, ...customerRoutes, ...orderRoutes, ...webhookRoutes, ...(mode === 'sandbox' ? sandboxRoutes : [])];
+  return [...echoRoutes, ...customerRoutes, ...paymentTokenRoutes, ...orderRoutes, ...webhookRoutes, ...(mode === 'sandbox' ? sandboxRoutes : [])];
 }
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {

@@ -73,12 +73,12 @@ export function buildPaymentData(args: {
   return data;
 }
 
-/** The card facts a capture, void or refund inherits from the transaction it acts on. */
-export function inheritedCard(paymentData: string): Partial<CardFacts> {
-  const data = JSON.parse(paymentData) as Partial<CardFacts>;
-  const { first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year } = data;
+/** The card facts (and payment token) a capture, void, refund or recorded answer inherits from its transaction. */
+export function inheritedCard(paymentData: string): Partial<CardFacts> & { token?: string } {
+  const data = JSON.parse(paymentData) as Partial<CardFacts> & { token?: string };
+  const { first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year, token } = data;
   return Object.fromEntries(
-    Object.entries({ first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year })
+    Object.entries({ first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year, token })
       .filter(([, value]) => value !== undefined),
   );
 }

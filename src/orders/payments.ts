@@ -9,7 +9,8 @@ import { WALLET_CURRENCIES, WALLET_METHODS, type CardAcquirer, type PayerOutcome
 import { readCard, type CardInput } from './card.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
-import { buildPaymentData, cardFacts } from './payment-data.js';
+import { findToken, type TokenRow } from '../payment-tokens/store.js';
+import { buildPaymentData, cardFacts, type CardFacts } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
 import { orderTotals } from './totals.js';
 import { acquirerOf, callAcquirer } from './rail-call.js';
@@ -29,7 +30,11 @@ export type OpenPaymentInput = Static<typeof OpenPaymentBody>;
 /** How the payer pays: by card (read and checked), or with a wallet. */
 type Method =
   | { kind: 'credit_card'; card: CardInput; capture: boolean }
-  | { kind: 'wallet'; wallet: WalletMethod };
+  | { kind: 'wallet'; wallet: WalletMethod }
+  | { kind: 'payment_token'; token: string; capture: boolean; entry: 'cit' | 'mit' };
+
+/** A payment token's stored card, once found usable for this order. */
+type StoredToken = Pick<TokenRow, 'token' | 'bind_reference' | 'card_first6' | 'card_last4' | 'card_brand' | 'holder_name' | 'exp_month' | 'exp_year'>;
 
 /**
  * Pays an order by card or with a wallet, in two phases: the transaction is recorded pending and committed, the
@@ -41,7 +46,7 @@ type Method =
 export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
   const method = readMethod(ctx, input.payment);
-  const type = method.kind === 'credit_card' && !method.capture ? 'Authorization' : 'Sales';
+  const type = method.kind !== 'wallet' && !method.capture ? 'Authorization' : 'Sales';
   const reference: OrderReference = hasOrderReference(input.order) ? input.order : { number: input.number, reference_number: input.reference_number };
   if (!hasOrderReference(reference)) throw new AppError('orderReferenceMissing', 'Name the order to pay: number or reference_number.');
 
@@ -50,10 +55,8 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
     if (method.kind === 'wallet' && !(WALLET_CURRENCIES[method.wallet] as readonly string[]).includes(order.currency)) {
       throw new AppError('validationFailed', `payment.${method.wallet} takes ${WALLET_CURRENCIES[method.wallet].join(', ')}; the order is in ${order.currency}.`);
     }
-    const requested = input.payment.amount === undefined ? undefined : parseAmount(input.payment.amount, order.currency_exponent);
-    if (typeof requested === 'string') {
-      throw new AppError('validationFailed', `payment.amount ${describeAmountProblem(requested, order.currency_exponent)}.`);
-    }
+    const requested = requestedAmount(input.payment, order.currency_exponent);
+    const stored = method.kind === 'payment_token' ? await chargeableToken(tx, method.token, order.customer_id) : undefined;
     const earlier = input.payment.uuid !== undefined
       ? await findPaymentByUuid(tx.db, tx.merchant.id, input.payment.uuid)
       : tx.idempotency && (await findTransactionByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
@@ -67,9 +70,9 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
     const amount = requested ?? orderTotals(order, await orderTransactions(tx.db, tx.merchant.id, order.id)).payable;
     if (amount <= 0) throw new AppError('orderNothingToPay');
     // A pending payment changes none of the order's totals or states: nothing to recompute yet.
-    const transaction = pendingPayment(tx, order.id, order.currency, amount, type, method, acquirer, input);
+    const transaction = pendingPayment(tx, order.id, order.currency, amount, type, method, acquirer, input, stored);
     await insertTransaction(tx.db, transaction);
-    return { retry: false as const, transaction };
+    return { retry: false as const, transaction, stored };
   });
   // The same payment.uuid sent for two orders at once: the order locks do not serialise them, the unique key
   // does. The loser looks again and finds the winner's payment.
@@ -80,21 +83,37 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
 
   // A retry of a payment made before: the same payment is answered, whatever became of it.
   if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
-  const { transaction } = prepared;
+  const { transaction, stored } = prepared;
   const operation = { reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
-  const result = await callAcquirer(ctx, transaction.id, () => method.kind === 'credit_card'
-    ? acquirer.authorize({ ...operation, capture: method.capture, card: method.card })
-    : acquirer.startWalletPayment({ ...operation, method: method.wallet }));
+  const result = await callAcquirer(ctx, transaction.id, () => {
+    switch (method.kind) {
+      case 'credit_card':
+        return acquirer.authorize({ ...operation, capture: method.capture, card: method.card });
+      case 'payment_token':
+        return acquirer.authorize({ ...operation, capture: method.capture, card: { storedReference: stored!.bind_reference, entry: method.entry } });
+      case 'wallet':
+        return acquirer.startWalletPayment({ ...operation, method: method.wallet });
+    }
+  });
   return recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result));
 }
 
 /** The one payment method the payment names, checked; a card's expiry is read on the merchant's clock. */
 function readMethod(ctx: Context, payment: OpenPaymentInput['payment']): Method {
-  const named = [...(payment.credit_card ? ['credit_card'] : []), ...WALLET_METHODS.filter((wallet) => payment[wallet] !== undefined)];
+  const named = [
+    ...(payment.credit_card ? ['credit_card'] : []),
+    ...(payment.payment_token ? ['payment_token'] : []),
+    ...WALLET_METHODS.filter((wallet) => payment[wallet] !== undefined),
+  ];
   if (named.length === 0) {
-    throw new AppError('paymentMethodMissing', `Name one payment method: payment.credit_card, ${WALLET_METHODS.map((w) => `payment.${w}`).join(', ')}.`);
+    throw new AppError('paymentMethodMissing', `Name one payment method: payment.credit_card, payment.payment_token, ${WALLET_METHODS.map((w) => `payment.${w}`).join(', ')}.`);
   }
   if (named.length > 1) throw new AppError('validationFailed', `payment names ${named.join(' and ')}: name one payment method.`);
+  const tokenInput = payment.payment_token;
+  if (tokenInput) {
+    const capture = tokenInput.consume_mode !== 'pre_authorize' && tokenInput.consume_mode !== 'preauth';
+    return { kind: 'payment_token', token: tokenInput.token, capture, entry: tokenInput.entry_type ?? 'cit' };
+  }
   const cardInput = payment.credit_card;
   if (!cardInput) return { kind: 'wallet', wallet: named[0] as WalletMethod };
   const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
@@ -104,7 +123,36 @@ function readMethod(ctx: Context, payment: OpenPaymentInput['payment']): Method 
 }
 
 function methodName(method: Method): string {
-  return method.kind === 'credit_card' ? 'credit_card' : method.wallet;
+  return method.kind === 'wallet' ? method.wallet : method.kind;
+}
+
+/** `payment.amount`, or `payment.payment_token.amount`: both may be sent, but then must be the same amount. */
+function requestedAmount(payment: OpenPaymentInput['payment'], exponent: number): number | undefined {
+  const read = (field: string, text: string | number | undefined) => {
+    if (text === undefined) return undefined;
+    const amount = parseAmount(text, exponent);
+    if (typeof amount === 'string') throw new AppError('validationFailed', `${field} ${describeAmountProblem(amount, exponent)}.`);
+    return amount;
+  };
+  const direct = read('payment.amount', payment.amount);
+  const viaToken = read('payment.payment_token.amount', payment.payment_token?.amount);
+  if (direct !== undefined && viaToken !== undefined && direct !== viaToken) {
+    throw new AppError('validationFailed', 'payment.amount and payment.payment_token.amount differ: send one, or the same amount in both.');
+  }
+  return direct ?? viaToken;
+}
+
+/**
+ * A token this order may be charged with: the merchant's own, not deleted, successfully bound, and the order's
+ * customer's when the order names one (another customer's token is not found, as another merchant's is).
+ */
+async function chargeableToken(ctx: Context, token: string, orderCustomerId: string | null): Promise<StoredToken> {
+  const row = await findToken(ctx.db, ctx.merchant.id, token);
+  if (!row || (orderCustomerId !== null && row.customer_id !== orderCustomerId)) {
+    throw new AppError('paymentTokenNotFound', orderCustomerId === null ? undefined : 'Payment token not found for the order\'s customer.');
+  }
+  if (row.state !== 'success') throw new AppError('paymentTokenNotChargeable');
+  return row;
 }
 
 const nothingToApply = async (): Promise<void> => {};
@@ -118,6 +166,7 @@ function pendingPayment(
   method: Method,
   acquirer: CardAcquirer,
   input: OpenPaymentInput,
+  stored?: StoredToken,
 ): TransactionRow {
   const id = newId();
   const now = ctx.clock.now().getTime();
@@ -147,7 +196,7 @@ function pendingPayment(
     note: input.payment.note ?? null,
     payment_data: JSON.stringify(buildPaymentData({
       transactionId: id, merchantId: ctx.merchant.id, acquirer, method: methodName(method),
-      card: method.kind === 'credit_card' ? cardFacts(method.card) : {},
+      card: method.kind === 'credit_card' ? cardFacts(method.card) : stored ? storedCardFacts(stored) : {},
     })),
     payer_action: null,
     rail_started_at: ctx.wallClock.now().getTime(),
@@ -199,4 +248,17 @@ export async function expirePayerAction(ctx: Context, payload: { transactionId: 
     // Completed (or failed) meanwhile: nothing left to expire.
     if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;
   }
+}
+
+/** What a charge of a token shows of its card: the masked parts kept at binding, and the token itself. */
+function storedCardFacts(stored: StoredToken): Partial<CardFacts> & { token: string } {
+  return {
+    token: stored.token,
+    ...(stored.card_first6 !== null && { first_6_digits: stored.card_first6 }),
+    ...(stored.card_last4 !== null && { last_4_digits: stored.card_last4 }),
+    ...(stored.card_brand !== null && { credit_card_type: stored.card_brand }),
+    ...(stored.holder_name !== null && { holder_name: stored.holder_name }),
+    ...(stored.exp_month !== null && { exp_month: stored.exp_month }),
+    ...(stored.exp_year !== null && { exp_year: stored.exp_year }),
+  };
 }

@@ -64,6 +64,12 @@ export const OpenPaymentBody = Type.Object({
     amount: Type.Optional(AmountInput({ description: 'Part of the order to pay; the unpaid total when absent.' })),
     note: Type.Optional(Nullable(text(254))),
     credit_card: Type.Optional(CreditCardInput),
+    payment_token: Type.Optional(Type.Object({
+      token: Type.String({ minLength: 1, maxLength: 128, description: 'A successfully bound payment token (docs/payment-tokens.md).' }),
+      amount: Type.Optional(AmountInput({ description: 'As payment.amount; sending both with different values is refused.' })),
+      consume_mode: Type.Optional(StringEnum(CONSUME_MODES)),
+      entry_type: Type.Optional(StringEnum(['cit', 'mit'] as const, { description: 'Cardholder- or merchant-initiated; cit when absent.' })),
+    }, { description: 'Charge a stored card: no card details, no new 3-D Secure challenge.' })),
     alipay: Type.Optional(WalletInput('Pay with Alipay: the payer scans `wallet.qr_code` or is sent to `wallet.redirect_url`.')),
     wechatpay: Type.Optional(WalletInput('Pay with WeChat Pay: the payer scans `wallet.qr_code`.')),
     fps: Type.Optional(WalletInput('Pay by FPS: the payer scans `wallet.qr_code` (an EMVCo payload) in a banking app.')),

@@ -58,6 +58,8 @@ export const ERRORS = {
     code: '200103', status: 400,
     message: 'default_payment_token does not name a successfully bound payment token of this customer.',
   },
+  paymentTokenNotFound: { code: '200104', status: 404, message: 'Payment token not found.' },
+  paymentTokenNotPending: { code: '200105', status: 400, message: 'This payment token is not waiting for 3-D Secure.' },
 
   currencyInvalid: { code: 'EO100102', status: 400, message: 'The currency is not an ISO 4217 currency code.' },
   orderNotFound: { code: '400101', status: 404, message: 'Order not found.' },
@@ -84,6 +86,9 @@ export const ERRORS = {
   paymentUuidReused: { code: '400207', status: 409, message: 'This payment.uuid was used for a different payment.' },
   transactionNotPending: { code: '400208', status: 400, message: 'This transaction is not waiting for a result.' },
   paymentMethodMissing: { code: '400209', status: 400, message: 'The payment names no payment method.' },
+  paymentTokenNotChargeable: {
+    code: '400210', status: 400, message: 'The payment token is not successfully bound (pending or failed): it cannot be charged.',
+  },
   acquirerUnavailable: { code: '400301', status: 503, message: 'No card acquirer is configured for this platform.' },
   acquirerNoAnswer: {
     code: '400302', status: 502,

@@ -11,6 +11,14 @@ export interface CardDetails {
   holderName: string | undefined;
 }
 
+/** A card the acquirer keeps from an earlier verification (a payment token), charged without the cardholder's details. */
+export interface StoredCard {
+  /** The reference of the operation that verified (and stored) the card. */
+  storedReference: string;
+  /** Cardholder-initiated (the payer is there) or merchant-initiated (a subscription, an instalment). */
+  entry: 'cit' | 'mit';
+}
+
 export type AcquirerStatus = 'approved' | 'declined' | 'failed' | 'awaiting_payer';
 
 /** The wallets taken through the acquirer: the payer pays in the wallet's app, later. */
@@ -55,8 +63,12 @@ export interface MoneyOperation {
 export interface CardAcquirer {
   readonly name: string;
   readonly type: string;
-  /** Authorises, and with `capture` also captures (a sale). */
-  authorize(request: MoneyOperation & { capture: boolean; card: CardDetails }): Promise<AcquirerResult>;
+  /**
+   * Authorises, and with `capture` also captures (a sale). With `verification`, the authorisation checks a card
+   * to be stored (binding a payment token): the issuer then asks for 3-D Secure unless it is frictionless. A
+   * stored card is charged without a new challenge.
+   */
+  authorize(request: MoneyOperation & { capture: boolean; card: CardDetails | StoredCard; verification?: boolean }): Promise<AcquirerResult>;
   /** A wallet payment (always a sale): it awaits the payer, who pays in the wallet's app. */
   startWalletPayment(request: MoneyOperation & { method: WalletMethod }): Promise<AcquirerResult>;
   /** The payer finished (or failed, or abandoned) what an `awaiting_payer` payment waits for. */

@@ -3,6 +3,11 @@ import { defineRoute } from '../http/route.js';
 import { completePayerAction } from '../orders/payments.js';
 import { presentOrder, presentTransaction } from '../orders/present.js';
 import { OrderTransactionData } from '../orders/schemas.js';
+import { completeBinding } from '../payment-tokens/bind.js';
+import { presentToken } from '../payment-tokens/present.js';
+import { TokenData } from '../payment-tokens/schemas.js';
+import { findToken, type TokenRow } from '../payment-tokens/store.js';
+import { AppError } from '../platform/errors.js';
 import { advanceClock, MAX_ADVANCE_SECONDS, readClock } from './clock.js';
 
 const BASE = '/svc/sandbox/api/v1';
@@ -57,5 +62,23 @@ export const sandboxRoutes = [
       order: presentOrder(view),
       transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),
     }),
+  })),
+  ...(['succeed', 'fail'] as const).map((outcome) => defineRoute({
+    method: 'POST',
+    url: `${BASE}/payment_tokens/:token/${outcome}`,
+    operationId: outcome === 'succeed' ? 'succeedSandboxPaymentToken' : 'failSandboxPaymentToken',
+    summary: outcome === 'succeed'
+      ? 'Settle a pending binding as the cardholder passing 3-D Secure would: the token succeeds.'
+      : 'Settle a pending binding as the cardholder failing 3-D Secure would: the token fails.',
+    tags: TAGS,
+    params: Type.Object({ token: Type.String({ maxLength: 128 }) }),
+    data: TokenData,
+    errors: ['paymentTokenNotFound', 'paymentTokenNotPending', 'acquirerUnavailable', 'acquirerNoAnswer'],
+    handler: async ({ ctx, params }) => {
+      const token = await findToken(ctx.db, ctx.merchant.id, params.token);
+      if (!token) throw new AppError('paymentTokenNotFound');
+      return completeBinding(ctx, token.id, outcome === 'succeed' ? 'passed' : 'failed');
+    },
+    present: (row: TokenRow) => ({ payment_token: presentToken(row, null) }),
   })),
 ];

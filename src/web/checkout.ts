@@ -51,7 +51,7 @@ async function openCheckout(platform: PlatformContext, token: string, requestId:
     return { status: 410, html: messagePage({ title: 'Payment link expired', heading: merchant.name, sandbox, message: `This payment link has expired. Ask ${merchant.name} for a new one.` }) };
   }
   const ctx = merchantContext(platform, merchant, { kind: 'payer', page: 'payment' }, requestId);
-  const order = await findOrder(ctx.db, merchant.id, { id: opened.link.order_id });
+  const order = opened.link.order_id === null ? undefined : await findOrder(ctx.db, merchant.id, { id: opened.link.order_id });
   if (!order) return { status: 404, html: messagePage({ title: 'Payment link not found', heading: merchant.name, sandbox, message: 'This order no longer exists.' }) };
   return { ctx, view: await loadOrderView(ctx, order), token, url: `${platform.config.publicBaseUrl}${LINK_PATHS.payment}/${token}` };
 }

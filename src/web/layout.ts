@@ -51,11 +51,20 @@ export function displayAmount(minor: number, exponent: number, currency: string)
 }
 
 /** A whole page that only says something (an expired link, a finished challenge). */
-export function messagePage(options: { title: string; heading: string; message: string; sandbox: boolean; action?: { href: string; label: string } }): string {
+export function messagePage(options: {
+  title: string;
+  heading: string;
+  message: string;
+  sandbox: boolean;
+  action?: { href: string; label: string };
+  /** Follow `action` by itself after a few seconds (how a page moves on to another site after a form). */
+  followAction?: boolean;
+}): string {
   return page({
     title: options.title,
     heading: options.heading,
     sandbox: options.sandbox,
+    ...(options.followAction && options.action && { refreshSeconds: 3, refreshTo: options.action.href }),
     body: html`<section class="panel message">
 <h2 data-testid="status">${options.title}</h2>
 <p>${options.message}</p>

@@ -24,7 +24,7 @@ export async function downloadReceipt(platform: PlatformContext, token: string, 
     return { status: 410, html: messagePage({ title: 'Receipt link expired', heading: merchant.name, sandbox, message: `This receipt link has expired. Ask ${merchant.name} for a new one.` }) };
   }
   const ctx = merchantContext(platform, merchant, { kind: 'payer', page: 'receipt' }, requestId);
-  const order = await findOrder(ctx.db, merchant.id, { id: opened.link.order_id });
+  const order = opened.link.order_id === null ? undefined : await findOrder(ctx.db, merchant.id, { id: opened.link.order_id });
   if (!order) return { status: 404, html: messagePage({ title: 'Receipt not found', heading: merchant.name, sandbox, message: 'This order no longer exists.' }) };
   const view = await loadOrderView(ctx, order);
   return {

@@ -3,7 +3,7 @@ import type { Context } from '../platform/context.js';
 import type { Db } from '../platform/database/database.js';
 import type { OrderView } from '../orders/present.js';
 import { presentOrder } from '../orders/present.js';
-import type { OrderAction } from './events.js';
+import type { EventAction, OrderAction } from './events.js';
 import { insertDeliveries, type NewDelivery } from './store.js';
 
 /**
@@ -13,15 +13,24 @@ import { insertDeliveries, type NewDelivery } from './store.js';
  * with its own app's key. The sender is woken once the transaction commits.
  */
 export async function emitOrderEvent(ctx: Context, action: OrderAction, view: OrderView): Promise<string> {
+  return emitEvent(ctx, action, { orderId: view.order.id, data: { order: presentOrder(view) }, notifyUrl: view.order.notify_url, appId: view.order.app_id });
+}
+
+/** Any event, as `emitOrderEvent` describes; one with no `notifyUrl` goes to the app endpoints only. */
+export async function emitEvent(
+  ctx: Context,
+  action: EventAction,
+  subject: { orderId: string | null; data: unknown; notifyUrl: string | null; appId: string | null },
+): Promise<string> {
   if (!ctx.db.isTransaction) throw new Error('an event is written in the transaction of the change it reports');
   const now = ctx.clock.now().getTime();
   const wallNow = ctx.wallClock.now().getTime();
   const id = newSortableId(wallNow);
-  const payload = JSON.stringify({ code: 200, message: 'success', data: { order: presentOrder(view) } });
+  const payload = JSON.stringify({ code: 200, message: 'success', data: subject.data });
   await ctx.db.insertInto('events').values({
-    id, merchant_id: ctx.merchant.id, order_id: view.order.id, action, payload, created_at: now, wall_created_at: wallNow,
+    id, merchant_id: ctx.merchant.id, order_id: subject.orderId, action, payload, created_at: now, wall_created_at: wallNow,
   }).execute();
-  const destinations = await destinationsOf(ctx.db, ctx.merchant.id, { notifyUrl: view.order.notify_url, appId: view.order.app_id });
+  const destinations = await destinationsOf(ctx.db, ctx.merchant.id, { notifyUrl: subject.notifyUrl, appId: subject.appId });
   await insertDeliveries(ctx.db, destinations.map((d) => ({ ...d, eventId: id, merchantId: ctx.merchant.id, dueAt: now, dueWallAt: wallNow })));
   if (destinations.length > 0) ctx.afterCommit?.(() => ctx.webhooks?.wake());
   return id;

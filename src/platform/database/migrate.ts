@@ -4,6 +4,7 @@ import * as foundation from './migrations/001_foundation.js';
 import * as orders from './migrations/002_orders.js';
 import * as webhooks from './migrations/003_webhooks.js';
 import * as hostedPages from './migrations/004_hosted_pages.js';
+import * as paymentTokens from './migrations/005_payment_tokens.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '002_orders': orders,
   '003_webhooks': webhooks,
   '004_hosted_pages': hostedPages,
+  '005_payment_tokens': paymentTokens,
 };
 
 /**

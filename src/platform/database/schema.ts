@@ -18,6 +18,7 @@ export interface Schema {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   page_links: PageLinksTable;
+  payment_tokens: PaymentTokensTable;
 }
 
 export interface SettingsTable {
@@ -306,10 +307,53 @@ export interface WebhookAttemptsTable {
 export interface PageLinksTable {
   /** SHA-256 of the link's token, hex: the token itself is only ever in the link. */
   token_hash: string;
-  kind: 'payment' | 'receipt';
+  kind: 'payment' | 'receipt' | 'binding';
   merchant_id: string;
-  order_id: string;
+  /** The order of a payment or receipt link. */
+  order_id: string | null;
+  /** The customer of a card-binding ("wallet") link. */
+  customer_id: string | null;
   /** Wall time: link expiry is a matter of security, not of the merchant's business clock. */
   created_at: number;
   expires_at: number;
+}
+
+export type PaymentTokenType = 'CreditCard' | 'AlipayAutoDebit' | 'WechatPayAutoDebit';
+export type PaymentTokenState = 'pending' | 'success' | 'failed';
+
+/**
+ * A customer's card (or wallet agreement) bound for later charges. No card number is kept here: the acquirer
+ * keeps the card, named by `bind_reference` (the verification authorisation); only the masked parts are ours.
+ */
+export interface PaymentTokensTable {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  /** The token value clients use. */
+  token: string;
+  token_type: PaymentTokenType;
+  state: PaymentTokenState;
+  /** `sending` while the acquirer is asked, `awaiting_payer` during 3-D Secure, `done` once settled. */
+  progress: 'sending' | 'awaiting_payer' | 'done';
+  verify_uuid: string;
+  verify_url: string | null;
+  /** The acquirer operation that verified the card; charges name the stored card by it. */
+  bind_reference: string;
+  card_first6: string | null;
+  card_last4: string | null;
+  card_brand: string | null;
+  exp_month: string | null;
+  exp_year: string | null;
+  holder_name: string | null;
+  billing_currency: string;
+  /** JSON of billing_address as sent. */
+  billing_address: string | null;
+  success_return_url: string | null;
+  fail_return_url: string | null;
+  error_code: string | null;
+  error_msg: string | null;
+  app_id: string | null;
+  deleted_at: number | null;
+  created_at: number;
+  updated_at: number;
 }

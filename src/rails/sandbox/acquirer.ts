@@ -28,16 +28,18 @@ export class SandboxAcquirer implements CardAcquirer {
 
   /** An operation is done once: a retry, or a request arriving after recovery cancelled it, gets the first answer. */
   async authorize(request: Parameters<CardAcquirer['authorize']>[0]): Promise<AcquirerResult> {
+    const kind = request.capture ? ('sale' as const) : ('authorize' as const);
+    if ('storedReference' in request.card) return this.chargeStored(request, kind, request.card.storedReference);
     const outcome = sandboxOutcome(request.card.number);
     const card = maskedParts(request.card.number);
-    const base = {
-      kind: request.capture ? ('sale' as const) : ('authorize' as const),
-      card_first6: card.first6,
-      card_last4: card.last4,
-      card_brand: brandOf(request.card.number),
-    };
+    const base = { kind, card_first6: card.first6, card_last4: card.last4, card_brand: brandOf(request.card.number) };
+    const challenge = () => this.record(request, {
+      ...base, status: 'awaiting_payer', responseCode: '1A', responseMessage: 'Additional customer authentication required',
+      payerToken: randomBytes(16).toString('base64url'),
+    });
     switch (outcome.kind) {
       case 'approve': {
+        if (request.verification && !outcome.frictionless) return challenge();
         const result = await this.record(request, { ...base, status: 'approved', ...APPROVED });
         if (outcome.answerAfterMs) await new Promise((resolve) => setTimeout(resolve, outcome.answerAfterMs));
         return result;
@@ -47,11 +49,18 @@ export class SandboxAcquirer implements CardAcquirer {
       case 'fault':
         return this.record(request, { ...base, status: 'failed', responseCode: outcome.code, responseMessage: outcome.message });
       case 'challenge':
-        return this.record(request, {
-          ...base, status: 'awaiting_payer', responseCode: '1A', responseMessage: 'Additional customer authentication required',
-          payerToken: randomBytes(16).toString('base64url'),
-        });
+        return challenge();
     }
+  }
+
+  /** A stored card (a payment token): charged as it was verified, with no new challenge. */
+  private async chargeStored(request: MoneyOperation, kind: 'sale' | 'authorize', storedReference: string): Promise<AcquirerResult> {
+    const stored = await this.find(storedReference);
+    const base = { kind, card_first6: stored?.card_first6 ?? null, card_last4: stored?.card_last4 ?? null, card_brand: stored?.card_brand ?? null };
+    if (!stored || stored.status !== 'approved' || stored.kind !== 'authorize') {
+      return this.record(request, { ...base, status: 'declined', responseCode: '14', responseMessage: 'Invalid card: no card stored under this reference' });
+    }
+    return this.record(request, { ...base, status: 'approved', ...APPROVED });
   }
 
   /** A wallet payment waits for the payer: in the sandbox, the simulation endpoints stand in for the wallet's app. */

@@ -1,9 +1,10 @@
 /**
  * The sandbox's magic card numbers (docs/sandbox.md). Any future expiry and any CVV; any other number that
- * passes the Luhn check is approved.
+ * passes the Luhn check is approved. Binding a card (a verification) asks for 3-D Secure for every card that
+ * would be approved, except a frictionless one.
  */
 export type SandboxOutcome =
-  | { kind: 'approve'; answerAfterMs?: number }
+  | { kind: 'approve'; answerAfterMs?: number; frictionless?: boolean }
   | { kind: 'decline'; code: string; message: string }
   | { kind: 'fault'; code: string; message: string }
   | { kind: 'challenge' };
@@ -17,6 +18,10 @@ export const SANDBOX_CARDS: Readonly<Record<string, { outcome: SandboxOutcome; d
   '4000000000000069': { outcome: { kind: 'decline', code: '54', message: 'Expired card' }, description: 'declined, expired card' },
   '4000000000000127': { outcome: { kind: 'decline', code: 'N7', message: 'Incorrect CVV' }, description: 'declined, incorrect CVC' },
   '4000000000003220': { outcome: { kind: 'challenge' }, description: '3-D Secure challenge: pending until passed or failed' },
+  '4000000000003055': {
+    outcome: { kind: 'approve', frictionless: true },
+    description: 'approved; 3-D Secure frictionless: binding it as a payment token succeeds at once, without a challenge',
+  },
   '4000000000006207': {
     outcome: { kind: 'approve', answerAfterMs: 3_000 },
     description: 'slow: approved at once, the answer arrives after 3 seconds, for its captures, voids and refunds too ' +

@@ -1,7 +1,9 @@
 import { findMerchant } from '../../merchants/store.js';
 import { completePayerAction } from '../../orders/payments.js';
 import { orderOfTransaction } from '../../orders/store.js';
-import { merchantContext, type PlatformContext } from '../../platform/context.js';
+import { merchantContext, type Context, type PlatformContext } from '../../platform/context.js';
+import { completeBinding } from '../../payment-tokens/bind.js';
+import { findTokenOfOperation, type TokenRow } from '../../payment-tokens/store.js';
 import { AppError } from '../../platform/errors.js';
 import type { PayerOutcome, WalletMethod } from '../../rails/acquirer.js';
 import { SandboxAcquirer, type SandboxOperation } from '../../rails/sandbox/acquirer.js';
@@ -67,6 +69,8 @@ export async function showPayerPage(platform: PlatformContext, kind: PayerPageKi
   const choice = (outcome: PayerOutcome, label: string, style: string) => html`<form method="post" action="${action}">
 <input type="hidden" name="outcome" value="${outcome}"><button type="submit" class="${style}" data-testid="${outcome}">${label}</button></form>`;
   if (kind === '3ds') {
+    const binding = await findTokenOfOperation(platform.db, operation.merchant_id, operation.reference);
+    const cardName = operation.card_brand === null ? 'card' : `${operation.card_brand} card`;
     return {
       status: 200,
       html: page({
@@ -75,7 +79,9 @@ export async function showPayerPage(platform: PlatformContext, kind: PayerPageKi
         sandbox: true,
         body: html`<section class="panel">
 <h2 data-testid="status">Confirm this payment</h2>
-<p>${merchantName} asks for <strong data-testid="amount">${amount}</strong> from your ${operation.card_brand === null ? 'card' : `${operation.card_brand} card`} ending in ${operation.card_last4 ?? '····'}.</p>
+${binding
+  ? html`<p>${merchantName} asks to save your ${cardName} ending in ${operation.card_last4 ?? '····'} for later payments. To check the card, <strong data-testid="amount">${amount}</strong> is held and released at once.</p>`
+  : html`<p>${merchantName} asks for <strong data-testid="amount">${amount}</strong> from your ${cardName} ending in ${operation.card_last4 ?? '····'}.</p>`}
 <p class="muted">Sandbox stand-in for the card issuer's challenge: choose what the cardholder does.</p>
 ${choice('passed', 'Confirm: I made this payment', '')}
 ${choice('failed', 'Fail the verification', 'danger')}
@@ -115,6 +121,8 @@ export async function answerPayerPage(
   if (!outcome || !waiting) return showPayerPage(platform, kind, token, checkout);
   const merchant = (await findMerchant(platform.db, waiting.operation.merchant_id))!;
   const ctx = merchantContext(platform, merchant, { kind: 'payer', page: kind }, requestId);
+  const binding = kind === '3ds' ? await findTokenOfOperation(ctx.db, merchant.id, waiting.operation.reference) : undefined;
+  if (binding) return answerBinding(ctx, binding, outcome, checkout, waiting.merchantName);
   let paid = outcome === 'passed';
   try {
     const { transaction } = await completePayerAction(ctx, waiting.operation.reference, outcome);
@@ -138,4 +146,42 @@ export async function answerPayerPage(
       ...(returnUrl !== undefined && { action: { href: returnUrl, label: `Return to ${waiting.merchantName}` } }),
     }),
   };
+}
+
+/**
+ * The cardholder's answer to a binding's challenge. Back to the hosted binding page when the payer came from it;
+ * else to the merchant's `3ds.success_return_url` or `fail_return_url`, by a page that moves on by itself (a
+ * redirect straight after the form would be another site, which the pages' form-action policy forbids).
+ */
+async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 'failed', checkout: string | undefined, merchantName: string): Promise<PageAnswer> {
+  let settled = token;
+  try {
+    settled = await completeBinding(ctx, token.id, outcome);
+  } catch (error) {
+    if (!(error instanceof AppError && error.kind === 'paymentTokenNotPending')) throw error;
+  }
+  const bindingPage = await bindingPageUrl(ctx, checkout, settled);
+  if (bindingPage) return { redirect: bindingPage };
+  const verified = settled.state === 'success';
+  const returnUrl = (verified ? settled.success_return_url : settled.fail_return_url) ?? undefined;
+  return {
+    status: 200,
+    html: messagePage({
+      title: verified ? 'Card verified' : 'Card not verified',
+      heading: merchantName,
+      sandbox: true,
+      message: verified
+        ? `Your card ending in ${settled.card_last4 ?? ''} is saved with ${merchantName} for later payments.`
+        : `Your card could not be verified: it was not saved, and nothing was charged.`,
+      ...(returnUrl !== undefined && { action: { href: returnUrl, label: `Return to ${merchantName}` }, followAction: true }),
+    }),
+  };
+}
+
+/** The hosted binding page the cardholder came from, when `checkout` names an open one of the token's customer. */
+async function bindingPageUrl(ctx: Context, checkout: string | undefined, token: TokenRow): Promise<string | undefined> {
+  if (checkout === undefined) return undefined;
+  const opened = await openLink(ctx, 'binding', checkout);
+  if (opened.state !== 'open' || opened.link.merchant_id !== token.merchant_id || opened.link.customer_id !== token.customer_id) return undefined;
+  return `${ctx.config.publicBaseUrl}${LINK_PATHS.binding}/${opened.token}?token=${encodeURIComponent(token.token)}`;
 }

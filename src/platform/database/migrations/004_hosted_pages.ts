@@ -1,14 +1,15 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // Links handed to payers (a payment page, a receipt): only a hash of the token is kept, so a copy of the
+  // Links handed to payers (a payment page, a receipt: an order's; a card-binding page: a customer's): only a hash of the token is kept, so a copy of the
   // database does not hold working links.
   await db.schema
     .createTable('page_links')
     .addColumn('token_hash', 'text', (c) => c.primaryKey())
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
-    .addColumn('order_id', 'text', (c) => c.notNull().references('orders.id'))
+    .addColumn('order_id', 'text', (c) => c.references('orders.id'))
+    .addColumn('customer_id', 'text', (c) => c.references('customers.id'))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();

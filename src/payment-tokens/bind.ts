@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import type { Static } from 'typebox';
+import { getCustomer } from '../customers/customers.js';
+import { findCustomerById } from '../customers/store.js';
+import { brandOf, readCard } from '../orders/card.js';
+import { acquirerOf } from '../orders/rail-call.js';
+import { inTransaction, type Context } from '../platform/context.js';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { currencyExponent } from '../platform/money/currencies.js';
+import { localTime } from '../platform/time-zone.js';
+import { checkMerchantUrl } from '../platform/urls.js';
+import type { AcquirerResult, PayerOutcome } from '../rails/acquirer.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { emitEvent } from '../webhooks/outbox.js';
+import { presentToken } from './present.js';
+import type { BindTokenBody } from './schemas.js';
+import { findTokenById, insertToken, updateToken, type TokenRow } from './store.js';
+
+export type BindTokenInput = Static<typeof BindTokenBody>;
+
+export const EXPIRE_BINDING_JOB = 'payment_tokens.expire_binding';
+/** How long the cardholder has for the 3-D Secure challenge of a binding (business time), as for a payment. */
+export const BINDING_LIFETIME_MS = 15 * 60 * 1000;
+
+/**
+ * Binds a card to a customer as a payment token. As real binding does, the card is verified by authorising
+ * one unit of its billing currency (HKD 1.00), which is voided at once; the issuer may ask for 3-D Secure, and
+ * then the token stays `pending` (with `verify_url`) until the cardholder passes or fails. Two phases like a
+ * payment: the token is recorded and committed before the acquirer is called, and a binding whose answer was
+ * lost is settled by its expiry job. Only the masked card is kept; the acquirer keeps the card itself.
+ */
+export async function bindCard(ctx: Context, customerUuid: string, input: BindTokenInput): Promise<TokenRow> {
+  const acquirer = acquirerOf(ctx);
+  const customer = await getCustomer(ctx, customerUuid);
+  const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
+  const card = readCard(
+    { number: input.card.number, exp_month: input.card.exp_month, exp_year: input.card.exp_year, cvv: input.card.cvv, holder_name: input.card.holder_name },
+    { year: now.year, month: now.month },
+    'card',
+  );
+  if ('field' in card) throw new AppError('validationFailed', `${card.field} ${card.message}.`);
+  const currency = (input.card.billing_currency ?? 'HKD').toUpperCase();
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) throw new AppError('currencyInvalid', `card.billing_currency ${JSON.stringify(currency)} is not an ISO 4217 currency code.`);
+  const returns = input.card['3ds'] ?? {};
+  for (const [field, url] of Object.entries(returns)) if (url) checkMerchantUrl(url, `card.3ds.${field}`, ctx.config.mode);
+
+  const id = newId();
+  const nowMs = ctx.clock.now().getTime();
+  const row: TokenRow = {
+    id,
+    merchant_id: ctx.merchant.id,
+    customer_id: customer.id,
+    token: randomBytes(16).toString('hex'),
+    token_type: 'CreditCard',
+    state: 'pending',
+    progress: 'sending',
+    verify_uuid: newId(),
+    verify_url: null,
+    bind_reference: id,
+    card_first6: card.number.slice(0, 6),
+    card_last4: card.number.slice(-4),
+    card_brand: brandOf(card.number),
+    exp_month: String(card.expMonth).padStart(2, '0'),
+    exp_year: String(card.expYear),
+    holder_name: input.card.holder_name,
+    billing_currency: currency,
+    billing_address: input.card.billing_address === undefined ? null : JSON.stringify(input.card.billing_address),
+    success_return_url: returns.success_return_url || null,
+    fail_return_url: returns.fail_return_url || null,
+    error_code: null,
+    error_msg: null,
+    app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
+    deleted_at: null,
+    created_at: nowMs,
+    updated_at: nowMs,
+  };
+  await inTransaction(ctx, async (tx) => {
+    await insertToken(tx.db, row);
+    // Settles a challenge nobody answered, and a binding whose acquirer answer was lost.
+    await scheduleJob(tx, { kind: EXPIRE_BINDING_JOB, merchantId: tx.merchant.id, dueAt: nowMs + BINDING_LIFETIME_MS, payload: { tokenId: id } });
+  });
+  await ctx.database.durable();
+  let result: AcquirerResult;
+  try {
+    result = await acquirer.authorize({
+      reference: id, merchantId: ctx.merchant.id, amount: 10 ** exponent, currency, capture: false, card, verification: true,
+    });
+  } catch (error) {
+    ctx.log.error({ err: error, payment_token_id: id }, 'acquirer call failed while binding a card; left for its expiry job');
+    throw new AppError('acquirerNoAnswer');
+  }
+  return settleBinding(ctx, id, result);
+}
+
+/**
+ * Records what the acquirer answered about a binding's verification: approved (the authorisation is voided and
+ * the token succeeds), refused (the token fails with the acquirer's code and message), or a challenge to pass.
+ */
+export async function settleBinding(ctx: Context, tokenId: string, result: AcquirerResult): Promise<TokenRow> {
+  if (result.status === 'approved') {
+    const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId);
+    if (row && row.state === 'pending') await releaseVerification(ctx, row);
+  }
+  return inTransaction(ctx, async (tx) => {
+    const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
+    if (!row) throw new AppError('paymentTokenNotFound');
+    // Settled already (a retry, or the expiry job racing the cardholder): the first answer stands.
+    if (row.state !== 'pending') return row;
+    const now = tx.clock.now().getTime();
+    if (result.status === 'awaiting_payer' && result.payerAction?.kind === '3ds') {
+      return updateToken(tx.db, tx.merchant.id, tokenId, { progress: 'awaiting_payer', verify_url: result.payerAction.url, updated_at: now });
+    }
+    const succeeded = result.status === 'approved';
+    const settled = await updateToken(tx.db, tx.merchant.id, tokenId, {
+      state: succeeded ? 'success' : 'failed',
+      progress: 'done',
+      error_code: succeeded ? null : result.responseCode,
+      error_msg: succeeded ? null : result.responseMessage,
+      updated_at: now,
+    });
+    await emitTokenEvent(tx, succeeded ? 'payment_token.succeeded' : 'payment_token.failed', settled);
+    return settled;
+  }, { completesRequest: true });
+}
+
+/** The verification authorisation is not a charge: it is voided as soon as it is approved. */
+async function releaseVerification(ctx: Context, row: TokenRow): Promise<void> {
+  const exponent = currencyExponent(row.billing_currency) ?? 2;
+  try {
+    await acquirerOf(ctx).void({
+      reference: `${row.bind_reference}:void`, originalReference: row.bind_reference, merchantId: ctx.merchant.id,
+      amount: 10 ** exponent, currency: row.billing_currency,
+    });
+  } catch (error) {
+    // The hold lapses by itself at the issuer; the card is bound all the same.
+    ctx.log.warn({ err: error, payment_token_id: row.id }, 'could not void the verification authorisation of a binding');
+  }
+}
+
+/**
+ * The cardholder passed or failed the binding's 3-D Secure challenge (on the challenge page, or through the
+ * sandbox API standing in for it). Refused once the challenge's time is up, as for a payment.
+ */
+export async function completeBinding(ctx: Context, tokenId: string, outcome: PayerOutcome, options: { expiring?: boolean } = {}): Promise<TokenRow> {
+  const acquirer = acquirerOf(ctx);
+  await inTransaction(ctx, async (tx) => {
+    const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
+    if (!row || row.deleted_at !== null) throw new AppError('paymentTokenNotFound');
+    const late = row.created_at + BINDING_LIFETIME_MS <= tx.clock.now().getTime();
+    if (row.state !== 'pending' || row.progress !== 'awaiting_payer' || (late && !options.expiring)) throw new AppError('paymentTokenNotPending');
+    await updateToken(tx.db, tx.merchant.id, tokenId, { progress: 'sending', updated_at: tx.clock.now().getTime() });
+  });
+  await ctx.database.durable();
+  const result = await acquirer.completePayerAction(tokenId, outcome).catch((error: unknown) => {
+    ctx.log.error({ err: error, payment_token_id: tokenId }, 'acquirer call failed while completing a binding; left for its expiry job');
+    throw new AppError('acquirerNoAnswer');
+  });
+  return settleBinding(ctx, tokenId, result);
+}
+
+/**
+ * A binding still pending when its time is up: a challenge nobody answered fails as abandoned; a binding whose
+ * acquirer answer was lost is resolved with the acquirer (which cancels it if it never arrived).
+ */
+export async function expireBinding(ctx: Context, payload: { tokenId: string }): Promise<void> {
+  const row = await findTokenById(ctx.db, ctx.merchant.id, payload.tokenId);
+  if (!row || row.state !== 'pending') return;
+  if (row.progress === 'awaiting_payer') {
+    await completeBinding(ctx, row.id, 'abandoned', { expiring: true }).catch((error: unknown) => {
+      if (!(error instanceof AppError && error.kind === 'paymentTokenNotPending')) throw error;
+    });
+    return;
+  }
+  const acquirer = acquirerOf(ctx);
+  const exponent = currencyExponent(row.billing_currency) ?? 2;
+  let result = await acquirer.resolve({ kind: 'authorize', reference: row.bind_reference, merchantId: ctx.merchant.id, amount: 10 ** exponent, currency: row.billing_currency });
+  if (result.status === 'awaiting_payer') result = await acquirer.completePayerAction(row.bind_reference, 'abandoned');
+  await settleBinding(ctx, row.id, result);
+}
+
+export async function emitTokenEvent(ctx: Context, action: 'payment_token.succeeded' | 'payment_token.failed' | 'payment_token.deleted', row: TokenRow): Promise<void> {
+  const customer = await findCustomerById(ctx.db, ctx.merchant.id, row.customer_id);
+  await emitEvent(ctx, action, {
+    orderId: null,
+    data: { customer_uuid: row.customer_id, payment_token: presentToken(row, customer?.default_payment_token_id ?? null) },
+    notifyUrl: null,
+    appId: row.app_id,
+  });
+}

@@ -1,0 +1,74 @@
+import { defineRoute } from '../http/route.js';
+import { AppError } from '../platform/errors.js';
+import { bindCard } from './bind.js';
+import { presentToken } from './present.js';
+import { BindTokenBody, CheckTokenBody, CustomerPathParams, DeleteTokenBody, TokenData, TokenListData } from './schemas.js';
+import type { TokenRow } from './store.js';
+import { checkToken, deleteToken, listTokens, type TokenView } from './tokens.js';
+
+const BASE = '/svc/payment/api/v1/openapi/customers';
+const TAGS = ['payment tokens'];
+const RAIL_ERRORS = ['acquirerUnavailable', 'acquirerNoAnswer'] as const;
+const tokenData = ({ row, defaultTokenId }: TokenView) => ({ payment_token: presentToken(row, defaultTokenId) });
+
+export const paymentTokenRoutes = [
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/:uuid/payment_tokens`,
+    operationId: 'bindPaymentToken',
+    summary: 'Bind a card to the customer as a payment token (verified by a voided authorisation, with 3-D Secure).',
+    description: 'The token is pending with verify_url (the 3-D Secure page) until the cardholder passes or fails; ' +
+      'a frictionless card succeeds at once, a refused card fails with error_code and error_msg (docs/payment-tokens.md).',
+    tags: TAGS,
+    params: CustomerPathParams,
+    body: BindTokenBody,
+    data: TokenData,
+    errors: ['customerNotFound', 'currencyInvalid', 'paymentTokenNotFound', ...RAIL_ERRORS],
+    handler: ({ ctx, params, body }) => bindCard(ctx, params.uuid, body),
+    // A token just bound is nobody's default yet.
+    present: (row: TokenRow) => tokenData({ row, defaultTokenId: null }),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/:uuid/payment_tokens/check`,
+    operationId: 'checkPaymentToken',
+    summary: 'Read a payment token\'s state (operation 8); the path may name the customer or the literal `uuid`.',
+    tags: TAGS,
+    params: CustomerPathParams,
+    body: CheckTokenBody,
+    data: TokenData,
+    errors: ['customerNotFound', 'paymentTokenNotFound'],
+    handler: ({ ctx, params, body }) => checkToken(ctx, params.uuid, body.payment_token),
+    present: tokenData,
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/:uuid/payment_tokens`,
+    operationId: 'listPaymentTokens',
+    summary: 'List the customer\'s payment tokens (deleted ones are gone), oldest first.',
+    tags: TAGS,
+    params: CustomerPathParams,
+    data: TokenListData,
+    errors: ['customerNotFound'],
+    handler: ({ ctx, params }) => listTokens(ctx, params.uuid),
+    present: (views: TokenView[]) => ({ payment_tokens: views.map((view) => tokenData(view).payment_token) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    url: `${BASE}/:uuid/payment_tokens`,
+    operationId: 'deletePaymentToken',
+    summary: 'Delete one of the customer\'s tokens: body {"payment_token": {"token": ...}} or {"token": ...}.',
+    description: 'Deleting the default token clears the customer\'s default. A deleted token can no longer be charged or checked.',
+    tags: TAGS,
+    params: CustomerPathParams,
+    body: DeleteTokenBody,
+    data: TokenData,
+    errors: ['customerNotFound', 'paymentTokenNotFound'],
+    handler: ({ ctx, params, body }) => {
+      const token = body.payment_token?.token ?? body.token;
+      if (token === undefined) throw new AppError('validationFailed', 'Name the token to delete: payment_token.token (or token).');
+      return deleteToken(ctx, params.uuid, token);
+    },
+    present: tokenData,
+  }),
+];

@@ -1,0 +1,40 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from '../platform/database/database.js';
+import { forUpdate } from '../platform/database/locking.js';
+import type { PaymentTokensTable } from '../platform/database/schema.js';
+
+export type TokenRow = Selectable<PaymentTokensTable>;
+
+export async function insertToken(db: Db, row: TokenRow): Promise<void> {
+  await db.insertInto('payment_tokens').values(row).execute();
+}
+
+/** A token by its value, of this merchant (and customer, when named); deleted tokens are not found. */
+export async function findToken(db: Db, merchantId: string, token: string, customerId?: string): Promise<TokenRow | undefined> {
+  let query = db.selectFrom('payment_tokens').selectAll()
+    .where('merchant_id', '=', merchantId).where('token', '=', token).where('deleted_at', 'is', null);
+  if (customerId !== undefined) query = query.where('customer_id', '=', customerId);
+  return query.executeTakeFirst();
+}
+
+export async function findTokenById(db: Db, merchantId: string, id: string, lock = false): Promise<TokenRow | undefined> {
+  const query = db.selectFrom('payment_tokens').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id);
+  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
+}
+
+/** The token whose card verification an acquirer operation is (the 3-D Secure page knows only the operation). */
+export async function findTokenOfOperation(db: Db, merchantId: string, reference: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('payment_tokens').selectAll()
+    .where('merchant_id', '=', merchantId).where('bind_reference', '=', reference).executeTakeFirst();
+}
+
+export async function customerTokens(db: Db, merchantId: string, customerId: string): Promise<TokenRow[]> {
+  return db.selectFrom('payment_tokens').selectAll()
+    .where('merchant_id', '=', merchantId).where('customer_id', '=', customerId).where('deleted_at', 'is', null)
+    .orderBy('created_at').orderBy('id').execute();
+}
+
+export async function updateToken(db: Db, merchantId: string, id: string, change: Updateable<PaymentTokensTable>): Promise<TokenRow> {
+  return db.updateTable('payment_tokens').set(change).where('merchant_id', '=', merchantId).where('id', '=', id)
+    .returningAll().executeTakeFirstOrThrow();
+}

@@ -1,0 +1,54 @@
+import { getCustomer } from '../customers/customers.js';
+import { lockCustomer, updateCustomerRow } from '../customers/store.js';
+import { inTransaction, type Context } from '../platform/context.js';
+import { AppError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
+import { emitTokenEvent } from './bind.js';
+import { customerTokens, findToken, updateToken, type TokenRow } from './store.js';
+
+/** A token with whether it is its customer's default, as every reply shows it. */
+export interface TokenView {
+  row: TokenRow;
+  defaultTokenId: string | null;
+}
+
+/**
+ * Operation 8: a token's state, by its value (with `verify_uuid`, which must then be the token's own). The
+ * interface's path names the customer with the literal segment `uuid`; a real customer uuid there must be the
+ * token's customer.
+ */
+export async function checkToken(ctx: Context, customerSegment: string, ref: { token: string; verify_uuid?: string }): Promise<TokenView> {
+  const customerId = customerSegment === 'uuid' ? undefined : (await getCustomer(ctx, customerSegment)).id;
+  const row = await findToken(ctx.db, ctx.merchant.id, ref.token, customerId);
+  if (!row || (ref.verify_uuid !== undefined && ref.verify_uuid !== row.verify_uuid)) throw new AppError('paymentTokenNotFound');
+  return { row, defaultTokenId: await defaultTokenOf(ctx, row.customer_id) };
+}
+
+export async function listTokens(ctx: Context, customerUuid: string): Promise<TokenView[]> {
+  const customer = await getCustomer(ctx, customerUuid);
+  const rows = await customerTokens(ctx.db, ctx.merchant.id, customer.id);
+  return rows.map((row) => ({ row, defaultTokenId: customer.default_payment_token_id }));
+}
+
+/** Deletes a token of the customer; the customer's default, if it was this one, is cleared with it. */
+export async function deleteToken(ctx: Context, customerUuid: string, token: string): Promise<TokenView> {
+  if (!isUuid(customerUuid)) throw new AppError('customerNotFound');
+  return inTransaction(ctx, async (tx) => {
+    const customer = await lockCustomer(tx.db, tx.merchant.id, customerUuid);
+    if (!customer) throw new AppError('customerNotFound');
+    const row = await findToken(tx.db, tx.merchant.id, token, customer.id);
+    if (!row) throw new AppError('paymentTokenNotFound');
+    const now = tx.clock.now().getTime();
+    const deleted = await updateToken(tx.db, tx.merchant.id, row.id, { deleted_at: now, updated_at: now });
+    if (customer.default_payment_token_id === row.id) {
+      await updateCustomerRow(tx.db, tx.merchant.id, customer.id, { default_payment_token_id: null }, now);
+    }
+    await emitTokenEvent(tx, 'payment_token.deleted', deleted);
+    return { row: deleted, defaultTokenId: null };
+  }, { completesRequest: true });
+}
+
+async function defaultTokenOf(ctx: Context, customerId: string): Promise<string | null> {
+  const customer = await getCustomer(ctx, customerId);
+  return customer.default_payment_token_id;
+}
