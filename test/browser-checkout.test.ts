@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { fillCard, NO_BROWSER, phoneBrowser, type PhoneBrowser } from './support/browser.js';
 import { TestReceiver } from './support/receiver.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -13,41 +12,25 @@ import { startTestServer, type TestServer } from './support/server.js';
 // back to the merchant, an expired link, and a merchant name with markup in it. Every step is saved as a
 // screenshot under test-artifacts/screenshots/.
 
-const CHROMIUM = process.env.PAYGATE_CHROMIUM ?? '/usr/bin/chromium';
-// `.ci/run` installs Chromium and sets this: there, a missing browser fails the suite instead of skipping it.
-const REQUIRED = process.env.PAYGATE_REQUIRE_BROWSER === '1';
-const SKIP = !REQUIRED && !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)` : false;
-const SHOTS = join(process.cwd(), 'test-artifacts', 'screenshots', process.env.DATABASE_URL ? 'postgres' : 'sqlite');
-const PHONE = { width: 390, height: 844 };
-
 const CARDS = {
   visa: '4242 4242 4242 4242',
   declined: '4000 0000 0000 0002',
   challenge: '4000 0000 0000 3220',
 };
 
-describe('the hosted payment page in Chromium', { skip: SKIP }, () => {
+describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
   let server: TestServer;
   let client: PaygateClient;
   let shop: TestReceiver;
-  let browser: Browser;
-  let context: BrowserContext;
+  let browser: PhoneBrowser;
 
   before(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     server = await startTestServer();
     client = (await server.newMerchant({ name: 'Kowloon Coffee Roasters' })).client;
     shop = await TestReceiver.start();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Without these, Chromium tries to reach Google's services at every start (the machine has no internet).
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    browser = await phoneBrowser();
   });
   after(async () => {
-    await context?.close();
     await browser?.close();
     await shop?.close();
     await server?.close();
@@ -67,25 +50,7 @@ describe('the hosted payment page in Chromium', { skip: SKIP }, () => {
     return { order, link: payment_link };
   }
 
-  /** A new tab, and a numbered screenshot of each step it goes through. */
-  async function payerPage(scenario: string): Promise<{ page: Page; shot(step: string): Promise<void> }> {
-    const page = await context.newPage();
-    let step = 0;
-    return {
-      page,
-      async shot(name: string) {
-        step += 1;
-        await page.screenshot({ path: join(SHOTS, `${scenario}-${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
-      },
-    };
-  }
-
-  async function fillCard(page: Page, number: string) {
-    await page.getByLabel('Name on card').fill('Chan Tai Man');
-    await page.getByLabel('Card number').fill(number);
-    await page.getByLabel('Expiry (MM/YY)').fill('12/30');
-    await page.getByLabel('Security code').fill('123');
-  }
+  const payerPage = (scenario: string) => browser.tab(scenario);
 
   const status = (page: Page) => page.getByTestId('status').innerText();
   const orderState = async (number: string) => (await client.orders.check({ order: { number } })).correspondence_state;

@@ -250,6 +250,27 @@ describe('payment tokens', () => {
     }
   });
 
+  test('the binding page: escaped customer name, the decline cap on the link, unknown customers and links refused', async () => {
+    const customer = await client.customers.create({ reference_number: `CUS-${randomUUID()}`, name: '<b>Bold</b> & Co', phone: '91234567' });
+    const { wallet_link, expires_at } = await client.customers.walletLink(customer.uuid);
+    assert.ok(Date.parse(expires_at) > Date.now());
+    const page = await (await fetch(wallet_link)).text();
+    assert.ok(page.includes('Save a card for &lt;b&gt;Bold&lt;/b&gt; &amp; Co') && !page.includes('<b>Bold'));
+    const post = (number: string) => fetch(`${wallet_link}/card`, {
+      method: 'POST', redirect: 'manual',
+      body: new URLSearchParams({ holder_name: 'Chan Tai Man', number, expiry: '12/31', cvv: '123' }),
+    });
+    const limit = server.platform.config.pageDeclineLimit;
+    for (let attempt = 0; attempt < limit; attempt += 1) assert.match((await post('4000000000000002')).headers.get('location') ?? '', /\?token=/);
+    assert.equal((await post('4000000000003055')).headers.get('location'), wallet_link, 'locked: nothing tried');
+    assert.ok((await (await fetch(wallet_link)).text()).includes('data-testid="locked"'));
+    const tokens = await client.customers.tokens(customer.uuid);
+    assert.equal(tokens.length, limit);
+    assert.ok(tokens.every((t) => t.state === 'failed'));
+    assert.equal((await refused(client.customers.walletLink(randomUUID()))).code, 200101);
+    assert.equal((await fetch(`${server.url}/wallet/${'x'.repeat(22)}`)).status, 404);
+  });
+
   test('no card number or CVV in any stored row, log line or reply beyond the masked forms', async () => {
     const customer = await newCustomer();
     const number = '5555555555554444';
@@ -266,6 +287,7 @@ describe('payment tokens', () => {
     }
     const logs = JSON.stringify(logLines);
     assert.ok(logLines.length > 0);
-    assert.ok(!logs.includes(number) && !logs.includes('7391'), 'no card number or CVV in the logs');
+    // (The CVV as a value of its own: its four digits may well occur inside a timestamp or an id.)
+    assert.ok(!logs.includes(number) && !logs.includes('"7391"') && !/"(cvv|cvc|card_number|number)"/.test(logs), 'no card number or CVV in the logs');
   });
 });

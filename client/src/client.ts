@@ -234,6 +234,11 @@ class CustomersApi {
     )).payment_tokens;
   }
 
+  /** A link to a hosted page where the customer binds a card themselves; it expires. */
+  async walletLink(customerUuid: string, options?: RequestOptions): Promise<{ wallet_link: string; expires_at: string }> {
+    return this.client.call('POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/wallet_link`, undefined, options);
+  }
+
   /** Deletes a token; the customer's default is cleared if it was this one. */
   async deleteToken(customerUuid: string, token: string, options?: RequestOptions): Promise<PaymentToken> {
     return (await this.client.call<{ payment_token: PaymentToken }>(

@@ -2,9 +2,9 @@ import { defineRoute } from '../http/route.js';
 import { AppError } from '../platform/errors.js';
 import { bindCard } from './bind.js';
 import { presentToken } from './present.js';
-import { BindTokenBody, CheckTokenBody, CustomerPathParams, DeleteTokenBody, TokenData, TokenListData } from './schemas.js';
+import { BindingLinkData, BindTokenBody, CheckTokenBody, CustomerPathParams, DeleteTokenBody, TokenData, TokenListData } from './schemas.js';
 import type { TokenRow } from './store.js';
-import { checkToken, deleteToken, listTokens, type TokenView } from './tokens.js';
+import { bindingLink, checkToken, deleteToken, listTokens, type TokenView } from './tokens.js';
 
 const BASE = '/svc/payment/api/v1/openapi/customers';
 const TAGS = ['payment tokens'];
@@ -70,5 +70,17 @@ export const paymentTokenRoutes = [
       return deleteToken(ctx, params.uuid, token);
     },
     present: tokenData,
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/:uuid/wallet_link`,
+    operationId: 'createWalletLink',
+    summary: 'A link to a hosted page where the customer binds a card themselves ("wallet link").',
+    description: 'The page binds cards as bindPaymentToken does, 3-D Secure included; the link expires (wall clock).',
+    tags: TAGS,
+    params: CustomerPathParams,
+    data: BindingLinkData,
+    errors: ['customerNotFound'],
+    handler: ({ ctx, params }) => bindingLink(ctx, params.uuid),
   }),
 ];

@@ -3,6 +3,7 @@ import { lockCustomer, updateCustomerRow } from '../customers/store.js';
 import { inTransaction, type Context } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
+import { issueLink } from '../web/links.js';
 import { emitTokenEvent } from './bind.js';
 import { customerTokens, findToken, updateToken, type TokenRow } from './store.js';
 
@@ -51,4 +52,11 @@ export async function deleteToken(ctx: Context, customerUuid: string, token: str
 async function defaultTokenOf(ctx: Context, customerId: string): Promise<string | null> {
   const customer = await getCustomer(ctx, customerId);
   return customer.default_payment_token_id;
+}
+
+/** A link to the hosted page where the customer binds a card themselves (docs/payment-tokens.md). */
+export async function bindingLink(ctx: Context, customerUuid: string): Promise<{ wallet_link: string; expires_at: string }> {
+  const customer = await getCustomer(ctx, customerUuid);
+  const { url, expiresAt } = await issueLink(ctx, 'binding', { customerId: customer.id });
+  return { wallet_link: url, expires_at: new Date(expiresAt).toISOString() };
 }

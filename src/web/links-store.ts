@@ -35,3 +35,15 @@ export async function returnPageCardAttempt(db: Db, merchantId: string, orderId:
     .where('merchant_id', '=', merchantId).where('id', '=', orderId).where('page_declines', '>', 0)
     .execute();
 }
+
+/** As `takePageCardAttempt`, for a card-binding page: counted on the link. */
+export async function takeLinkCardAttempt(db: Db, tokenHash: string, limit: number): Promise<boolean> {
+  const result = await db.updateTable('page_links').set((eb) => ({ declines: eb('declines', '+', 1) }))
+    .where('token_hash', '=', tokenHash).where('declines', '<', limit).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+export async function returnLinkCardAttempt(db: Db, tokenHash: string): Promise<void> {
+  await db.updateTable('page_links').set((eb) => ({ declines: eb('declines', '-', 1) }))
+    .where('token_hash', '=', tokenHash).where('declines', '>', 0).execute();
+}

@@ -29,7 +29,7 @@ export async function issueLink(
     token_hash: hashOf(token), kind, merchant_id: ctx.merchant.id,
     order_id: 'orderId' in target ? target.orderId : null,
     customer_id: 'customerId' in target ? target.customerId : null,
-    created_at: now, expires_at: expiresAt,
+    declines: 0, created_at: now, expires_at: expiresAt,
   });
   return { url: `${ctx.config.publicBaseUrl}${LINK_PATHS[kind]}/${token}`, expiresAt };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import type { PageAnswer } from './answers.js';
+import { bindFromPage, showBindingPage } from './binding.js';
 import { cancelWaitingPayment, isNotice, payByCard, payByWallet, showCheckout } from './checkout.js';
 import { messagePage, STYLESHEET_PATH } from './layout.js';
 import { LINK_PATHS } from './links.js';
@@ -26,7 +27,7 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 type TokenParams = { token: string };
 type Form = Record<string, string>;
 
-/** The hosted pages: payment links and receipts always; the 3-D Secure and wallet stand-ins in sandbox mode. */
+/** The hosted pages: payment links, card binding and receipts always; the 3-D Secure and wallet stand-ins in sandbox mode. */
 export async function registerHostedPages(app: FastifyInstance, platform: PlatformContext): Promise<void> {
   await app.register(async (pages) => {
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
@@ -69,6 +70,11 @@ export async function registerHostedPages(app: FastifyInstance, platform: Platfo
       send(reply, await payByWallet(platform, request.params.token, request.id, form(request))));
     pages.post<{ Params: TokenParams }>(`${pay}/:token/cancel`, hide, async (request, reply) =>
       send(reply, await cancelWaitingPayment(platform, request.params.token, request.id, form(request))));
+
+    pages.get<{ Params: TokenParams }>(`${LINK_PATHS.binding}/:token`, hide, async (request, reply) =>
+      send(reply, await showBindingPage(platform, request.params.token, request.id, query(request).token)));
+    pages.post<{ Params: TokenParams }>(`${LINK_PATHS.binding}/:token/card`, hide, async (request, reply) =>
+      send(reply, await bindFromPage(platform, request.params.token, request.id, form(request))));
 
     pages.get<{ Params: TokenParams }>(`${LINK_PATHS.receipt}/:token`, hide, async (request, reply) =>
       sendReceipt(reply, await downloadReceipt(platform, request.params.token, request.id)));

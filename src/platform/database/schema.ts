@@ -313,6 +313,8 @@ export interface PageLinksTable {
   order_id: string | null;
   /** The customer of a card-binding ("wallet") link. */
   customer_id: string | null;
+  /** Card attempts on a binding page that did not succeed (or are being tried): capped against card testing. */
+  declines: number;
   /** Wall time: link expiry is a matter of security, not of the merchant's business clock. */
   created_at: number;
   expires_at: number;

@@ -12,6 +12,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('customer_id', 'text', (c) => c.references('customers.id'))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    // Card attempts on a binding page that did not succeed (or are being tried): capped, like an order's page.
+    .addColumn('declines', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.createIndex('page_links_expiry').on('page_links').column('expires_at').execute();
   // Card attempts made on an order's payment page that were (or may yet be) declined: capped against card testing.

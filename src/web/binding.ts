@@ -1,0 +1,131 @@
+import { findCustomerById, type CustomerRow } from '../customers/store.js';
+import { findMerchant } from '../merchants/store.js';
+import { bindCard } from '../payment-tokens/bind.js';
+import { customerTokens, findToken, type TokenRow } from '../payment-tokens/store.js';
+import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import { AppError } from '../platform/errors.js';
+import type { PageAnswer } from './answers.js';
+import { readPageCard } from './card-form.js';
+import { withCheckout } from './checkout.js';
+import { html, type Html } from './html.js';
+import { messagePage, page } from './layout.js';
+import { LINK_PATHS, openLink, type OpenedLink } from './links.js';
+import { returnLinkCardAttempt, takeLinkCardAttempt } from './links-store.js';
+
+/**
+ * The card-binding page ("wallet link"): a customer saves a card with the merchant without the merchant ever
+ * touching card data. The card is bound exactly as `POST .../customers/{uuid}/payment_tokens` binds it (3-D
+ * Secure included), and the page then shows the customer's saved cards.
+ */
+interface BindingPage {
+  ctx: Context;
+  customer: CustomerRow;
+  link: Extract<OpenedLink, { state: 'open' }>;
+  url: string;
+}
+
+async function openBindingPage(platform: PlatformContext, token: string, requestId: string): Promise<BindingPage | PageAnswer> {
+  const sandbox = platform.config.mode === 'sandbox';
+  const opened = await openLink(platform, 'binding', token);
+  const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
+  if (opened.state === 'unknown' || !merchant) {
+    return { status: 404, html: messagePage({ title: 'Link not found', heading: 'Save a card', sandbox, message: 'This link is not valid. Ask the merchant for a new one.' }) };
+  }
+  if (opened.state === 'expired') {
+    return { status: 410, html: messagePage({ title: 'Link expired', heading: merchant.name, sandbox, message: `This link has expired. Ask ${merchant.name} for a new one.` }) };
+  }
+  const ctx = merchantContext(platform, merchant, { kind: 'payer', page: 'binding' }, requestId);
+  const customer = opened.link.customer_id === null ? undefined : await findCustomerById(ctx.db, merchant.id, opened.link.customer_id);
+  if (!customer) return { status: 404, html: messagePage({ title: 'Link not found', heading: merchant.name, sandbox, message: 'This customer no longer exists.' }) };
+  return { ctx, customer, link: opened, url: `${platform.config.publicBaseUrl}${LINK_PATHS.binding}/${token}` };
+}
+
+const isAnswer = (value: BindingPage | PageAnswer): value is PageAnswer => !('ctx' in value);
+
+/** The page: the customer's saved cards, what became of the card just tried (`?token=`), and the form. */
+export async function showBindingPage(platform: PlatformContext, token: string, requestId: string, justTried?: string, problem?: string): Promise<PageAnswer> {
+  const opened = await openBindingPage(platform, token, requestId);
+  if (isAnswer(opened)) return opened;
+  const { ctx, customer } = opened;
+  const tried = justTried === undefined ? undefined : await findToken(ctx.db, ctx.merchant.id, justTried, customer.id);
+  const saved = (await customerTokens(ctx.db, ctx.merchant.id, customer.id)).filter((t) => t.state === 'success' && t.token_type === 'CreditCard');
+  const locked = opened.link.link.declines >= ctx.config.pageDeclineLimit;
+  const notice = problem !== undefined
+    ? html`<p class="notice error" role="alert" data-testid="notice">${problem}</p>`
+    : tried && html`<p class="notice ${tried.state === 'success' ? 'info' : 'error'}" role="alert" data-testid="notice">${triedText(tried)}</p>`;
+  return {
+    status: problem === undefined ? 200 : 422,
+    html: page({
+      title: `Save a card · ${ctx.merchant.name}`,
+      heading: ctx.merchant.name,
+      sandbox: ctx.config.mode === 'sandbox',
+      body: html`<section class="panel">
+<h2 data-testid="status">Save a card for ${customer.name}</h2>
+<p class="muted">${ctx.merchant.name} can charge a saved card for your later orders. Your card is checked with your bank; a temporary hold is released at once.</p>
+${notice}
+${saved.length > 0 && html`<table class="items" data-testid="saved">${saved.map((t) => html`<tr><td>${t.card_brand ?? 'Card'} ending in ${t.card_last4 ?? ''}</td><td class="num">${t.exp_month}/${t.exp_year?.slice(-2)}</td></tr>`)}</table>`}
+</section>
+${locked
+  ? html`<section class="panel"><p class="notice error" data-testid="locked">Too many cards could not be verified: this link takes no more cards. Ask ${ctx.merchant.name} for help.</p></section>`
+  : cardForm(opened)}`,
+    }),
+  };
+}
+
+function triedText(token: TokenRow): string {
+  const card = `${token.card_brand ?? 'Card'} ending in ${token.card_last4 ?? ''}`;
+  if (token.state === 'success') return `${card} is saved.`;
+  if (token.state === 'pending') return `${card} is waiting for your bank's verification.`;
+  return `${card} could not be verified${token.error_msg ? ` (${token.error_msg})` : ''}: it was not saved.`;
+}
+
+function cardForm(opened: BindingPage): Html {
+  const sandbox = opened.ctx.config.mode === 'sandbox';
+  return html`<section class="panel">
+<h2>Add a card</h2>
+<form method="post" action="${opened.url}/card" autocomplete="on" data-testid="card-form">
+<label for="holder_name">Name on card</label>
+<input type="text" id="holder_name" name="holder_name" autocomplete="cc-name" maxlength="255" required>
+<label for="number">Card number</label>
+<input type="text" id="number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234" required>
+<div class="row">
+<div><label for="expiry">Expiry (MM/YY)</label>
+<input type="text" id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required></div>
+<div><label for="cvv">Security code</label>
+<input type="text" id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="CVC" required></div>
+</div>
+<button type="submit" data-testid="save">Save card</button>
+</form>
+${sandbox && html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</code> asks for 3-D Secure, <code>4000 0000 0000 3055</code> is saved at once,
+<code>4000 0000 0000 0002</code> is declined.</p>`}
+</section>`;
+}
+
+/**
+ * The customer's card, bound. Like the payment page, every attempt takes one of the link's declines first and
+ * gives it back only if the card was saved.
+ */
+export async function bindFromPage(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
+  const opened = await openBindingPage(platform, token, requestId);
+  if (isAnswer(opened)) return opened;
+  const { ctx, customer } = opened;
+  const card = readPageCard(ctx, form);
+  if ('problem' in card) return showBindingPage(platform, token, requestId, undefined, card.problem);
+  if (!card.input.holder_name) return showBindingPage(platform, token, requestId, undefined, 'Enter the name on the card.');
+  const hash = opened.link.link.token_hash;
+  if (!(await takeLinkCardAttempt(ctx.db, hash, ctx.config.pageDeclineLimit))) return { redirect: opened.url };
+  let saved = false;
+  try {
+    const bound = await bindCard(ctx, customer.id, {
+      card: { number: card.input.number, exp_month: card.input.exp_month, exp_year: card.input.exp_year, cvv: card.input.cvv, holder_name: card.input.holder_name },
+    });
+    saved = bound.state === 'success';
+    if (bound.state === 'pending' && bound.verify_url !== null) return { redirect: withCheckout(ctx, bound.verify_url, token) };
+    return { redirect: `${opened.url}?token=${encodeURIComponent(bound.token)}` };
+  } catch (error) {
+    if (error instanceof AppError && error.definition.status < 500) return showBindingPage(platform, token, requestId, undefined, 'The card could not be checked. Please try again.');
+    throw error;
+  } finally {
+    if (saved) await returnLinkCardAttempt(ctx.db, hash);
+  }
+}
