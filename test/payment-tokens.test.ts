@@ -231,6 +231,38 @@ describe('payment tokens', () => {
     }
   }
 
+  for (const [wallet, type] of [['alipay', 'AlipayAutoDebit'], ['wechatpay', 'WechatPayAutoDebit']] as const) {
+    test(`${wallet} auto-debit: pending until the payer allows it in the wallet, then charged as a sale with no payer`, async () => {
+      const customer = await newCustomer();
+      const pending = await client.customers.bindWallet(customer.uuid, wallet);
+      assert.equal(pending.token_type, type);
+      assert.equal(pending.state, 'pending');
+      assert.equal(pending.credit_card, undefined);
+      assert.match(pending.verify_url ?? '', new RegExp(`^${server.url}/pay/wallet/[A-Za-z0-9_-]{22}$`));
+      const page = await (await fetch(pending.verify_url!)).text();
+      assert.ok(page.includes('Allow Token Shop to charge your'));
+      const allowed = await fetch(pending.verify_url!, { method: 'POST', body: new URLSearchParams({ outcome: 'passed' }) });
+      assert.ok((await allowed.text()).includes('Auto-debit allowed'));
+      assert.equal((await client.customers.checkToken(pending.token)).state, 'success');
+      const sale = await client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token: pending.token, entry_type: 'mit' } });
+      assert.equal(sale.transaction.success, true);
+      assert.equal(sale.transaction.is_pending, false);
+      assert.equal(sale.transaction.payment_method, 'payment_token');
+      const preauth = await refused(client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token: pending.token, consume_mode: 'pre_authorize' } }));
+      assert.equal(preauth.code, 100207);
+    });
+  }
+
+  test('a binding names one thing: card, alipay or wechatpay', async () => {
+    const customer = await newCustomer();
+    const path = `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`;
+    assert.equal((await refused(client.call('POST', path, { card: card('4242424242424242'), alipay: {} }))).code, 100207);
+    assert.equal((await refused(client.call('POST', path, {}))).code, 100207);
+    assert.equal((await refused(client.customers.bindCard(randomUUID(), card('4242424242424242')))).code, 200101);
+    assert.equal((await refused(client.customers.bindCard(customer.uuid, card('4242424242424241')))).code, 100207);
+    assert.equal((await refused(client.customers.bindCard(customer.uuid, card('4242424242424242', { billing_currency: 'XYZ' })))).status, 400);
+  });
+
   test('webhooks: payment_token.succeeded, .failed and .deleted reach the app endpoint, signed', async () => {
     const customer = await newCustomer();
     const pending = await client.customers.bindCard(customer.uuid, card('4242424242424242'));

@@ -220,6 +220,13 @@ class CustomersApi {
     )).payment_token;
   }
 
+  /** Binds an Alipay or WeChat Pay auto-debit agreement: `pending` with `verify_url` until the payer allows it. */
+  async bindWallet(customerUuid: string, wallet: 'alipay' | 'wechatpay', options?: RequestOptions): Promise<PaymentToken> {
+    return (await this.client.call<{ payment_token: PaymentToken }>(
+      'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { [wallet]: {} }, options,
+    )).payment_token;
+  }
+
   /** A token's state (operation 8). Without `customerUuid`, the interface's literal `customers/uuid/...` path. */
   async checkToken(token: string, by: { customerUuid?: string; verifyUuid?: string } = {}, options?: RequestOptions): Promise<PaymentToken> {
     const body = { payment_token: { token, ...(by.verifyUuid !== undefined && { verify_uuid: by.verifyUuid }) } };

@@ -34,7 +34,7 @@ type Method =
   | { kind: 'payment_token'; token: string; capture: boolean; entry: 'cit' | 'mit' };
 
 /** A payment token's stored card, once found usable for this order. */
-type StoredToken = Pick<TokenRow, 'token' | 'bind_reference' | 'card_first6' | 'card_last4' | 'card_brand' | 'holder_name' | 'exp_month' | 'exp_year'>;
+type StoredToken = Pick<TokenRow, 'token' | 'token_type' | 'bind_reference' | 'card_first6' | 'card_last4' | 'card_brand' | 'holder_name' | 'exp_month' | 'exp_year'>;
 
 /**
  * Pays an order by card or with a wallet, in two phases: the transaction is recorded pending and committed, the
@@ -57,6 +57,9 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
     }
     const requested = requestedAmount(input.payment, order.currency_exponent);
     const stored = method.kind === 'payment_token' ? await chargeableToken(tx, method.token, order.customer_id) : undefined;
+    if (stored && stored.token_type !== 'CreditCard' && type !== 'Sales') {
+      throw new AppError('validationFailed', 'A wallet auto-debit token is charged as a sale: payment_token.consume_mode must be sales.');
+    }
     const earlier = input.payment.uuid !== undefined
       ? await findPaymentByUuid(tx.db, tx.merchant.id, input.payment.uuid)
       : tx.idempotency && (await findTransactionByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
 import { getCustomer } from '../customers/customers.js';
 import { findCustomerById } from '../customers/store.js';
-import { brandOf, readCard } from '../orders/card.js';
+import { brandOf, readCard, type CardInput } from '../orders/card.js';
 import { acquirerOf } from '../orders/rail-call.js';
 import { inTransaction, type Context } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
@@ -10,7 +10,7 @@ import { newId } from '../platform/ids.js';
 import { currencyExponent } from '../platform/money/currencies.js';
 import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
-import type { AcquirerResult, PayerOutcome } from '../rails/acquirer.js';
+import type { AcquirerResult, AutoDebitWallet, PayerOutcome } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { presentToken } from './present.js';
@@ -24,51 +24,35 @@ export const EXPIRE_BINDING_JOB = 'payment_tokens.expire_binding';
 export const BINDING_LIFETIME_MS = 15 * 60 * 1000;
 
 /**
- * Binds a card to a customer as a payment token. As real binding does, the card is verified by authorising
- * one unit of its billing currency (HKD 1.00), which is voided at once; the issuer may ask for 3-D Secure, and
- * then the token stays `pending` (with `verify_url`) until the cardholder passes or fails. Two phases like a
- * payment: the token is recorded and committed before the acquirer is called, and a binding whose answer was
- * lost is settled by its expiry job. Only the masked card is kept; the acquirer keeps the card itself.
+ * Binds a payment token to a customer: a card (`card`), or a wallet auto-debit agreement (`alipay`, `wechatpay`).
+ * As real binding does, a card is verified by authorising one unit of its billing currency (HKD 1.00), which is
+ * voided at once; the issuer may ask for 3-D Secure, and then the token stays `pending` (with `verify_url`) until
+ * the cardholder passes or fails. An agreement is pending until the payer allows it in the wallet's app (its
+ * page is `verify_url`). Two phases like a payment: the token is recorded and committed before the acquirer is
+ * called, and a binding whose answer was lost is settled by its expiry job. Only the masked card is kept; the
+ * acquirer keeps the card itself.
  */
-export async function bindCard(ctx: Context, customerUuid: string, input: BindTokenInput): Promise<TokenRow> {
+export async function bindPaymentToken(ctx: Context, customerUuid: string, input: BindTokenInput): Promise<TokenRow> {
   const acquirer = acquirerOf(ctx);
+  const named = (['card', 'alipay', 'wechatpay'] as const).filter((method) => input[method] !== undefined);
+  if (named.length !== 1) {
+    throw new AppError('validationFailed', named.length === 0 ? 'Name what to bind: card, alipay or wechatpay.' : `The body names ${named.join(' and ')}: bind one.`);
+  }
   const customer = await getCustomer(ctx, customerUuid);
-  const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
-  const card = readCard(
-    { number: input.card.number, exp_month: input.card.exp_month, exp_year: input.card.exp_year, cvv: input.card.cvv, holder_name: input.card.holder_name },
-    { year: now.year, month: now.month },
-    'card',
-  );
-  if ('field' in card) throw new AppError('validationFailed', `${card.field} ${card.message}.`);
-  const currency = (input.card.billing_currency ?? 'HKD').toUpperCase();
-  const exponent = currencyExponent(currency);
-  if (exponent === undefined) throw new AppError('currencyInvalid', `card.billing_currency ${JSON.stringify(currency)} is not an ISO 4217 currency code.`);
-  const returns = input.card['3ds'] ?? {};
-  for (const [field, url] of Object.entries(returns)) if (url) checkMerchantUrl(url, `card.3ds.${field}`, ctx.config.mode);
-
+  const draft = input.card ? readCardBinding(ctx, input.card) : walletBinding(input.alipay ? 'alipay' : 'wechatpay');
   const id = newId();
   const nowMs = ctx.clock.now().getTime();
   const row: TokenRow = {
+    ...draft.fields,
     id,
     merchant_id: ctx.merchant.id,
     customer_id: customer.id,
     token: randomBytes(16).toString('hex'),
-    token_type: 'CreditCard',
     state: 'pending',
     progress: 'sending',
     verify_uuid: newId(),
     verify_url: null,
     bind_reference: id,
-    card_first6: card.number.slice(0, 6),
-    card_last4: card.number.slice(-4),
-    card_brand: brandOf(card.number),
-    exp_month: String(card.expMonth).padStart(2, '0'),
-    exp_year: String(card.expYear),
-    holder_name: input.card.holder_name,
-    billing_currency: currency,
-    billing_address: input.card.billing_address === undefined ? null : JSON.stringify(input.card.billing_address),
-    success_return_url: returns.success_return_url || null,
-    fail_return_url: returns.fail_return_url || null,
     error_code: null,
     error_msg: null,
     app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
@@ -84,14 +68,68 @@ export async function bindCard(ctx: Context, customerUuid: string, input: BindTo
   await ctx.database.durable();
   let result: AcquirerResult;
   try {
-    result = await acquirer.authorize({
-      reference: id, merchantId: ctx.merchant.id, amount: 10 ** exponent, currency, capture: false, card, verification: true,
-    });
+    result = draft.kind === 'card'
+      ? await acquirer.authorize({
+        reference: id, merchantId: ctx.merchant.id, amount: 10 ** draft.exponent, currency: row.billing_currency, capture: false, card: draft.card, verification: true,
+      })
+      : await acquirer.startWalletAgreement({ reference: id, merchantId: ctx.merchant.id, method: draft.wallet });
   } catch (error) {
-    ctx.log.error({ err: error, payment_token_id: id }, 'acquirer call failed while binding a card; left for its expiry job');
+    ctx.log.error({ err: error, payment_token_id: id }, 'acquirer call failed while binding a payment token; left for its expiry job');
     throw new AppError('acquirerNoAnswer');
   }
   return settleBinding(ctx, id, result);
+}
+
+type TokenFields = Pick<TokenRow, 'token_type' | 'card_first6' | 'card_last4' | 'card_brand' | 'exp_month' | 'exp_year' | 'holder_name' |
+  'billing_currency' | 'billing_address' | 'success_return_url' | 'fail_return_url'>;
+type Draft =
+  | { kind: 'card'; card: CardInput; exponent: number; fields: TokenFields }
+  | { kind: 'wallet'; wallet: AutoDebitWallet; fields: TokenFields };
+
+/** The card, checked as a payment's is, and what is kept of it. */
+function readCardBinding(ctx: Context, input: NonNullable<BindTokenInput['card']>): Draft {
+  const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
+  const card = readCard(
+    { number: input.number, exp_month: input.exp_month, exp_year: input.exp_year, cvv: input.cvv, holder_name: input.holder_name },
+    { year: now.year, month: now.month },
+    'card',
+  );
+  if ('field' in card) throw new AppError('validationFailed', `${card.field} ${card.message}.`);
+  const currency = (input.billing_currency ?? 'HKD').toUpperCase();
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) throw new AppError('currencyInvalid', `card.billing_currency ${JSON.stringify(currency)} is not an ISO 4217 currency code.`);
+  const returns = input['3ds'] ?? {};
+  for (const [field, url] of Object.entries(returns)) if (url) checkMerchantUrl(url, `card.3ds.${field}`, ctx.config.mode);
+  return {
+    kind: 'card',
+    card,
+    exponent,
+    fields: {
+      token_type: 'CreditCard',
+      card_first6: card.number.slice(0, 6),
+      card_last4: card.number.slice(-4),
+      card_brand: brandOf(card.number),
+      exp_month: String(card.expMonth).padStart(2, '0'),
+      exp_year: String(card.expYear),
+      holder_name: input.holder_name,
+      billing_currency: currency,
+      billing_address: input.billing_address === undefined ? null : JSON.stringify(input.billing_address),
+      success_return_url: returns.success_return_url || null,
+      fail_return_url: returns.fail_return_url || null,
+    },
+  };
+}
+
+function walletBinding(wallet: AutoDebitWallet): Draft {
+  return {
+    kind: 'wallet',
+    wallet,
+    fields: {
+      token_type: wallet === 'alipay' ? 'AlipayAutoDebit' : 'WechatPayAutoDebit',
+      card_first6: null, card_last4: null, card_brand: null, exp_month: null, exp_year: null, holder_name: null,
+      billing_currency: 'HKD', billing_address: null, success_return_url: null, fail_return_url: null,
+    },
+  };
 }
 
 /**
@@ -101,7 +139,7 @@ export async function bindCard(ctx: Context, customerUuid: string, input: BindTo
 export async function settleBinding(ctx: Context, tokenId: string, result: AcquirerResult): Promise<TokenRow> {
   if (result.status === 'approved') {
     const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId);
-    if (row && row.state === 'pending') await releaseVerification(ctx, row);
+    if (row && row.state === 'pending' && row.token_type === 'CreditCard') await releaseVerification(ctx, row);
   }
   return inTransaction(ctx, async (tx) => {
     const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
@@ -109,8 +147,10 @@ export async function settleBinding(ctx: Context, tokenId: string, result: Acqui
     // Settled already (a retry, or the expiry job racing the cardholder): the first answer stands.
     if (row.state !== 'pending') return row;
     const now = tx.clock.now().getTime();
-    if (result.status === 'awaiting_payer' && result.payerAction?.kind === '3ds') {
-      return updateToken(tx.db, tx.merchant.id, tokenId, { progress: 'awaiting_payer', verify_url: result.payerAction.url, updated_at: now });
+    const action = result.status === 'awaiting_payer' ? result.payerAction : undefined;
+    if (action) {
+      const page = action.kind === '3ds' ? action.url : action.redirectUrl ?? action.qrCode ?? null;
+      return updateToken(tx.db, tx.merchant.id, tokenId, { progress: 'awaiting_payer', verify_url: page, updated_at: now });
     }
     const succeeded = result.status === 'approved';
     const settled = await updateToken(tx.db, tx.merchant.id, tokenId, {

@@ -1,6 +1,6 @@
 import { defineRoute } from '../http/route.js';
 import { AppError } from '../platform/errors.js';
-import { bindCard } from './bind.js';
+import { bindPaymentToken } from './bind.js';
 import { presentToken } from './present.js';
 import { BindingLinkData, BindTokenBody, CheckTokenBody, CustomerPathParams, DeleteTokenBody, TokenData, TokenListData } from './schemas.js';
 import type { TokenRow } from './store.js';
@@ -24,7 +24,7 @@ export const paymentTokenRoutes = [
     body: BindTokenBody,
     data: TokenData,
     errors: ['customerNotFound', 'currencyInvalid', 'paymentTokenNotFound', ...RAIL_ERRORS],
-    handler: ({ ctx, params, body }) => bindCard(ctx, params.uuid, body),
+    handler: ({ ctx, params, body }) => bindPaymentToken(ctx, params.uuid, body),
     // A token just bound is nobody's default yet.
     present: (row: TokenRow) => tokenData({ row, defaultTokenId: null }),
   }),

@@ -3,8 +3,14 @@ import { PaymentTokenSchema } from '../customers/schemas.js';
 
 const Url = (description: string) => Type.Optional(Type.String({ maxLength: 2048, description }));
 
+const AutoDebit = (wallet: string) => Type.Optional(Type.Object({}, {
+  description: `Bind a ${wallet} auto-debit agreement instead of a card: pending with verify_url (the page where the payer allows it).`,
+}));
+
 export const BindTokenBody = Type.Object({
-  card: Type.Object({
+  alipay: AutoDebit('Alipay'),
+  wechatpay: AutoDebit('WeChat Pay'),
+  card: Type.Optional(Type.Object({
     number: Type.String({ maxLength: 32 }),
     exp_month: Type.Union([Type.String({ maxLength: 2 }), Type.Integer({ minimum: 1, maximum: 12 })]),
     exp_year: Type.Union([Type.String({ maxLength: 4 }), Type.Integer({ minimum: 0, maximum: 9999 })]),
@@ -16,7 +22,7 @@ export const BindTokenBody = Type.Object({
       success_return_url: Url('Where the cardholder is sent after passing 3-D Secure.'),
       fail_return_url: Url('Where the cardholder is sent after failing it.'),
     })),
-  }),
+  })),
 });
 
 const TokenReference = Type.Object({

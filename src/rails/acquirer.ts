@@ -31,6 +31,9 @@ export const WALLET_CURRENCIES: Record<WalletMethod, readonly string[]> = {
   fps: ['HKD', 'CNY'],
 };
 
+/** The wallets that take auto-debit agreements (payment tokens). */
+export type AutoDebitWallet = 'alipay' | 'wechatpay';
+
 /** What the payer must do before an `awaiting_payer` payment completes. */
 export type PayerAction =
   | { kind: '3ds'; url: string }
@@ -71,6 +74,11 @@ export interface CardAcquirer {
   authorize(request: MoneyOperation & { capture: boolean; card: CardDetails | StoredCard; verification?: boolean }): Promise<AcquirerResult>;
   /** A wallet payment (always a sale): it awaits the payer, who pays in the wallet's app. */
   startWalletPayment(request: MoneyOperation & { method: WalletMethod }): Promise<AcquirerResult>;
+  /**
+   * An auto-debit agreement with the payer's wallet (a payment token): it awaits the payer, who allows it in the
+   * wallet's app; later sales name it as a stored card (`storedReference`) and need no payer.
+   */
+  startWalletAgreement(request: { reference: string; merchantId: string; method: AutoDebitWallet }): Promise<AcquirerResult>;
   /** The payer finished (or failed, or abandoned) what an `awaiting_payer` payment waits for. */
   completePayerAction(reference: string, outcome: PayerOutcome): Promise<AcquirerResult>;
   capture(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;

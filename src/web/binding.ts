@@ -1,6 +1,6 @@
 import { findCustomerById, type CustomerRow } from '../customers/store.js';
 import { findMerchant } from '../merchants/store.js';
-import { bindCard } from '../payment-tokens/bind.js';
+import { bindPaymentToken } from '../payment-tokens/bind.js';
 import { customerTokens, findToken, type TokenRow } from '../payment-tokens/store.js';
 import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
@@ -116,7 +116,7 @@ export async function bindFromPage(platform: PlatformContext, token: string, req
   if (!(await takeLinkCardAttempt(ctx.db, hash, ctx.config.pageDeclineLimit))) return { redirect: opened.url };
   let saved = false;
   try {
-    const bound = await bindCard(ctx, customer.id, {
+    const bound = await bindPaymentToken(ctx, customer.id, {
       card: { number: card.input.number, exp_month: card.input.exp_month, exp_year: card.input.exp_year, cvv: card.input.cvv, holder_name: card.input.holder_name },
     });
     saved = bound.state === 'success';

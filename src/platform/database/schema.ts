@@ -219,7 +219,8 @@ export interface TransactionsTable {
 export interface SandboxAcquirerOperationsTable {
   reference: string;
   merchant_id: string;
-  kind: 'authorize' | 'sale' | 'capture' | 'void' | 'refund';
+  /** `agreement`: a wallet auto-debit agreement (a payment token), which later sales are charged to. */
+  kind: 'authorize' | 'sale' | 'capture' | 'void' | 'refund' | 'agreement';
   /** `failed` with code 91 is also how a cancelled (never completed) operation is recorded. */
   status: 'approved' | 'declined' | 'failed' | 'awaiting_payer';
   /** credit_card, or the wallet paid with (alipay, wechatpay, fps). */

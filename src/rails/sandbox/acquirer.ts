@@ -7,7 +7,7 @@ import type { Db } from '../../platform/database/database.js';
 import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
 import { forUpdate } from '../../platform/database/locking.js';
 import { exponentOf, formatAmount } from '../../platform/money/money.js';
-import type { AcquirerResult, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
+import type { AcquirerResult, AutoDebitWallet, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
 import { answerDelayOf, sandboxOutcome } from './cards.js';
 
 export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
@@ -57,10 +57,18 @@ export class SandboxAcquirer implements CardAcquirer {
   private async chargeStored(request: MoneyOperation, kind: 'sale' | 'authorize', storedReference: string): Promise<AcquirerResult> {
     const stored = await this.find(storedReference);
     const base = { kind, card_first6: stored?.card_first6 ?? null, card_last4: stored?.card_last4 ?? null, card_brand: stored?.card_brand ?? null };
-    if (!stored || stored.status !== 'approved' || stored.kind !== 'authorize') {
+    if (!stored || stored.status !== 'approved' || (stored.kind !== 'authorize' && stored.kind !== 'agreement')) {
       return this.record(request, { ...base, status: 'declined', responseCode: '14', responseMessage: 'Invalid card: no card stored under this reference' });
     }
     return this.record(request, { ...base, status: 'approved', ...APPROVED });
+  }
+
+  /** An auto-debit agreement waits for the payer to allow it in the wallet's app (in the sandbox, its stand-in page). */
+  async startWalletAgreement(request: { reference: string; merchantId: string; method: AutoDebitWallet }): Promise<AcquirerResult> {
+    return this.record({ reference: request.reference, merchantId: request.merchantId, amount: 0, currency: 'HKD' }, {
+      kind: 'agreement', paymentMethod: request.method, status: 'awaiting_payer', responseCode: '09', responseMessage: 'Waiting for the payer',
+      card_first6: null, card_last4: null, card_brand: null, payerToken: randomBytes(16).toString('base64url'),
+    });
   }
 
   /** A wallet payment waits for the payer: in the sandbox, the simulation endpoints stand in for the wallet's app. */

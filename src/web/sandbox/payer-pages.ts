@@ -90,6 +90,23 @@ ${choice('failed', 'Fail the verification', 'danger')}
     };
   }
   const wallet = WALLET_NAMES[operation.payment_method as WalletMethod] ?? operation.payment_method;
+  if (operation.kind === 'agreement') {
+    return {
+      status: 200,
+      html: page({
+        title: `${wallet}: allow auto-debit`,
+        heading: `${wallet} (sandbox)`,
+        sandbox: true,
+        body: html`<section class="panel">
+<h2 data-testid="status">Allow ${merchantName} to charge your ${wallet}</h2>
+<p>${merchantName} asks for an auto-debit agreement: later payments are taken from your ${wallet} without asking you each time.</p>
+<p class="muted">Sandbox stand-in for the payer's ${wallet} app: choose what the payer does.</p>
+${choice('passed', 'Allow', '')}
+${choice('failed', 'Decline', 'danger')}
+</section>`,
+      }),
+    };
+  }
   return {
     status: 200,
     html: page({
@@ -121,7 +138,7 @@ export async function answerPayerPage(
   if (!outcome || !waiting) return showPayerPage(platform, kind, token, checkout);
   const merchant = (await findMerchant(platform.db, waiting.operation.merchant_id))!;
   const ctx = merchantContext(platform, merchant, { kind: 'payer', page: kind }, requestId);
-  const binding = kind === '3ds' ? await findTokenOfOperation(ctx.db, merchant.id, waiting.operation.reference) : undefined;
+  const binding = await findTokenOfOperation(ctx.db, merchant.id, waiting.operation.reference);
   if (binding) return answerBinding(ctx, binding, outcome, checkout, waiting.merchantName);
   let paid = outcome === 'passed';
   try {
@@ -163,16 +180,17 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
   const bindingPage = await bindingPageUrl(ctx, checkout, settled);
   if (bindingPage) return { redirect: bindingPage };
   const verified = settled.state === 'success';
+  const card = settled.token_type === 'CreditCard';
   const returnUrl = (verified ? settled.success_return_url : settled.fail_return_url) ?? undefined;
   return {
     status: 200,
     html: messagePage({
-      title: verified ? 'Card verified' : 'Card not verified',
+      title: card ? (verified ? 'Card verified' : 'Card not verified') : (verified ? 'Auto-debit allowed' : 'Auto-debit not allowed'),
       heading: merchantName,
       sandbox: true,
-      message: verified
-        ? `Your card ending in ${settled.card_last4 ?? ''} is saved with ${merchantName} for later payments.`
-        : `Your card could not be verified: it was not saved, and nothing was charged.`,
+      message: card
+        ? (verified ? `Your card ending in ${settled.card_last4 ?? ''} is saved with ${merchantName} for later payments.` : 'Your card could not be verified: it was not saved, and nothing was charged.')
+        : (verified ? `${merchantName} may now charge your wallet for later payments.` : `${merchantName} may not charge your wallet: nothing was set up.`),
       ...(returnUrl !== undefined && { action: { href: returnUrl, label: `Return to ${merchantName}` }, followAction: true }),
     }),
   };
