@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { PaygateError, verifyWebhook, type BindCardInput, type Customer, type PaygateClient } from '@paygate/client';
+import { verifyWebhook, type BindCardInput, type Customer, type PaygateClient } from '@paygate/client';
 import { setAppWebhookUrl } from '../src/merchants/apps.js';
 import { TestReceiver } from './support/receiver.js';
+import { refusal } from './support/refusal.js';
 import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
 // Payment tokens (docs/payment-tokens.md): binding cards with 3-D Secure, checking, listing, deleting, the
@@ -13,16 +14,6 @@ const MINUTE = 60;
 const card = (number: string, extra: Partial<BindCardInput> = {}): BindCardInput => ({
   number, exp_month: '12', exp_year: '2031', cvv: '4829', holder_name: 'Chan Tai Man', ...extra,
 });
-
-async function refused(promise: Promise<unknown>): Promise<PaygateError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PaygateError) return error;
-    throw error;
-  }
-  assert.fail('expected a refusal');
-}
 
 describe('payment tokens', () => {
   let server: TestServer;
@@ -101,7 +92,7 @@ describe('payment tokens', () => {
     assert.equal(failed.state, 'failed');
     assert.equal(failed.error_code, '05');
     assert.equal(failed.error_msg, '3-D Secure authentication failed');
-    assert.equal((await refused(client.sandbox.settleToken(pending.token, 'succeed'))).code, 200105);
+    assert.equal((await refusal(client.sandbox.settleToken(pending.token, 'succeed'))).code, 200105);
   });
 
   test('a challenge nobody answers fails as abandoned after 15 minutes of business time', async () => {
@@ -122,12 +113,12 @@ describe('payment tokens', () => {
     for (const by of [{}, { customerUuid: customer.uuid }, { verifyUuid: token.verify_uuid }, { customerUuid: customer.uuid, verifyUuid: token.verify_uuid }]) {
       assert.equal((await client.customers.checkToken(token.token, by)).token, token.token, JSON.stringify(by));
     }
-    assert.equal((await refused(client.customers.checkToken(token.token, { customerUuid: other.uuid }))).code, 200104);
-    assert.equal((await refused(client.customers.checkToken(token.token, { verifyUuid: randomUUID() }))).code, 200104);
-    assert.equal((await refused(client.customers.checkToken('no-such-token'))).code, 200104);
+    assert.equal((await refusal(client.customers.checkToken(token.token, { customerUuid: other.uuid }))).code, 200104);
+    assert.equal((await refusal(client.customers.checkToken(token.token, { verifyUuid: randomUUID() }))).code, 200104);
+    assert.equal((await refusal(client.customers.checkToken('no-such-token'))).code, 200104);
     // Another merchant's token is not found either.
     const stranger = (await server.newMerchant()).client;
-    assert.equal((await refused(stranger.customers.checkToken(token.token))).code, 200104);
+    assert.equal((await refusal(stranger.customers.checkToken(token.token))).code, 200104);
   });
 
   test('list and delete, with both body shapes; deleted tokens are gone', async () => {
@@ -141,9 +132,9 @@ describe('payment tokens', () => {
     await client.customers.deleteToken(customer.uuid, first.token);
     await client.call('DELETE', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, { token: second.token });
     assert.deepEqual((await client.customers.tokens(customer.uuid)).map((t) => t.token), [third.token]);
-    assert.equal((await refused(client.customers.checkToken(first.token))).code, 200104);
-    assert.equal((await refused(client.customers.deleteToken(customer.uuid, first.token))).code, 200104);
-    const bare = await refused(client.call('DELETE', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, {}));
+    assert.equal((await refusal(client.customers.checkToken(first.token))).code, 200104);
+    assert.equal((await refusal(client.customers.deleteToken(customer.uuid, first.token))).code, 200104);
+    const bare = await refusal(client.call('DELETE', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, {}));
     assert.equal(bare.status, 400);
   });
 
@@ -155,7 +146,7 @@ describe('payment tokens', () => {
     const failed = await client.customers.bindCard(customer.uuid, card('4000000000000002'));
     const foreign = await client.customers.bindCard(other.uuid, card('4000000000003055'));
     for (const token of [pending.token, failed.token, foreign.token, 'nothing']) {
-      assert.equal((await refused(client.customers.update(customer.uuid, { name: 'Chan Tai Man', phone: '91234567', default_payment_token: token }))).code, 200103);
+      assert.equal((await refusal(client.customers.update(customer.uuid, { name: 'Chan Tai Man', phone: '91234567', default_payment_token: token }))).code, 200103);
     }
     const updated = await client.customers.update(customer.uuid, { name: 'Chan Tai Man', phone: '91234567', default_payment_token: good.token });
     assert.equal(updated.default_payment_token?.token, good.token);
@@ -206,16 +197,16 @@ describe('payment tokens', () => {
     const failed = await client.customers.bindCard(customer.uuid, card('4000000000000002'));
     const pending = await client.customers.bindCard(customer.uuid, card('4242424242424242'));
     const pay = (reference: string, token: string, extra: Record<string, unknown> = {}) =>
-      refused(client.orders.pay({ reference_number: reference }, { payment_token: { token }, ...extra }));
+      refusal(client.orders.pay({ reference_number: reference }, { payment_token: { token }, ...extra }));
     assert.equal((await pay(await orderFor(customer), failed.token)).code, 400210);
     assert.equal((await pay(await orderFor(customer), pending.token)).code, 400210);
     assert.equal((await pay(await orderFor(other), good.token)).code, 200104);
-    const twoAmounts = await refused(client.orders.pay({ reference_number: await orderFor(customer) }, { amount: '10.00', payment_token: { token: good.token, amount: '11.00' } }));
+    const twoAmounts = await refusal(client.orders.pay({ reference_number: await orderFor(customer) }, { amount: '10.00', payment_token: { token: good.token, amount: '11.00' } }));
     assert.equal(twoAmounts.code, 100207);
     const stranger = (await server.newMerchant()).client;
     const strangerOrder = `TOK-${randomUUID()}`;
     await stranger.orders.create({ reference_number: strangerOrder, currency: 'HKD', charge_fee: '5.00' });
-    assert.equal((await refused(stranger.orders.pay({ reference_number: strangerOrder }, { payment_token: { token: good.token } }))).code, 200104);
+    assert.equal((await refusal(stranger.orders.pay({ reference_number: strangerOrder }, { payment_token: { token: good.token } }))).code, 200104);
     await client.customers.deleteToken(customer.uuid, good.token);
     assert.equal((await pay(await orderFor(customer), good.token)).code, 200104);
   });
@@ -248,7 +239,7 @@ describe('payment tokens', () => {
       assert.equal(sale.transaction.success, true);
       assert.equal(sale.transaction.is_pending, false);
       assert.equal(sale.transaction.payment_method, 'payment_token');
-      const preauth = await refused(client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token: pending.token, consume_mode: 'pre_authorize' } }));
+      const preauth = await refusal(client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token: pending.token, consume_mode: 'pre_authorize' } }));
       assert.equal(preauth.code, 100207);
     });
   }
@@ -256,11 +247,11 @@ describe('payment tokens', () => {
   test('a binding names one thing: card, alipay or wechatpay', async () => {
     const customer = await newCustomer();
     const path = `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`;
-    assert.equal((await refused(client.call('POST', path, { card: card('4242424242424242'), alipay: {} }))).code, 100207);
-    assert.equal((await refused(client.call('POST', path, {}))).code, 100207);
-    assert.equal((await refused(client.customers.bindCard(randomUUID(), card('4242424242424242')))).code, 200101);
-    assert.equal((await refused(client.customers.bindCard(customer.uuid, card('4242424242424241')))).code, 100207);
-    assert.equal((await refused(client.customers.bindCard(customer.uuid, card('4242424242424242', { billing_currency: 'XYZ' })))).status, 400);
+    assert.equal((await refusal(client.call('POST', path, { card: card('4242424242424242'), alipay: {} }))).code, 100207);
+    assert.equal((await refusal(client.call('POST', path, {}))).code, 100207);
+    assert.equal((await refusal(client.customers.bindCard(randomUUID(), card('4242424242424242')))).code, 200101);
+    assert.equal((await refusal(client.customers.bindCard(customer.uuid, card('4242424242424241')))).code, 100207);
+    assert.equal((await refusal(client.customers.bindCard(customer.uuid, card('4242424242424242', { billing_currency: 'XYZ' })))).status, 400);
   });
 
   test('webhooks: payment_token.succeeded, .failed and .deleted reach the app endpoint, signed', async () => {
@@ -299,7 +290,7 @@ describe('payment tokens', () => {
     const tokens = await client.customers.tokens(customer.uuid);
     assert.equal(tokens.length, limit);
     assert.ok(tokens.every((t) => t.state === 'failed'));
-    assert.equal((await refused(client.customers.walletLink(randomUUID()))).code, 200101);
+    assert.equal((await refusal(client.customers.walletLink(randomUUID()))).code, 200101);
     assert.equal((await fetch(`${server.url}/wallet/${'x'.repeat(22)}`)).status, 404);
   });
 

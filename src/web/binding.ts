@@ -1,15 +1,14 @@
 import { findCustomerById, type CustomerRow } from '../customers/store.js';
-import { findMerchant } from '../merchants/store.js';
 import { bindPaymentToken } from '../payment-tokens/bind.js';
 import { customerTokens, findToken, type TokenRow } from '../payment-tokens/store.js';
-import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import type { PageAnswer } from './answers.js';
 import { readPageCard } from './card-form.js';
 import { withCheckout } from './checkout.js';
 import { html, type Html } from './html.js';
-import { messagePage, page } from './layout.js';
-import { LINK_PATHS, openLink, type OpenedLink } from './links.js';
+import { page } from './layout.js';
+import { goneAnswer, isPageAnswer, openLinkPage, type OpenLinkPage } from './link-page.js';
 import { returnLinkCardAttempt, takeLinkCardAttempt } from './links-store.js';
 
 /**
@@ -17,39 +16,27 @@ import { returnLinkCardAttempt, takeLinkCardAttempt } from './links-store.js';
  * touching card data. The card is bound exactly as `POST .../customers/{uuid}/payment_tokens` binds it (3-D
  * Secure included), and the page then shows the customer's saved cards.
  */
-interface BindingPage {
-  ctx: Context;
+interface BindingPage extends OpenLinkPage {
   customer: CustomerRow;
-  link: Extract<OpenedLink, { state: 'open' }>;
-  url: string;
 }
 
 async function openBindingPage(platform: PlatformContext, token: string, requestId: string): Promise<BindingPage | PageAnswer> {
-  const sandbox = platform.config.mode === 'sandbox';
-  const opened = await openLink(platform, 'binding', token);
-  const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
-  if (opened.state === 'unknown' || !merchant) {
-    return { status: 404, html: messagePage({ title: 'Link not found', heading: 'Save a card', sandbox, message: 'This link is not valid. Ask the merchant for a new one.' }) };
-  }
-  if (opened.state === 'expired') {
-    return { status: 410, html: messagePage({ title: 'Link expired', heading: merchant.name, sandbox, message: `This link has expired. Ask ${merchant.name} for a new one.` }) };
-  }
-  const ctx = merchantContext(platform, merchant, { kind: 'payer', page: 'binding' }, requestId);
-  const customer = opened.link.customer_id === null ? undefined : await findCustomerById(ctx.db, merchant.id, opened.link.customer_id);
-  if (!customer) return { status: 404, html: messagePage({ title: 'Link not found', heading: merchant.name, sandbox, message: 'This customer no longer exists.' }) };
-  return { ctx, customer, link: opened, url: `${platform.config.publicBaseUrl}${LINK_PATHS.binding}/${token}` };
+  const opened = await openLinkPage(platform, 'binding', token, requestId);
+  if (isPageAnswer(opened)) return opened;
+  const { ctx, link } = opened;
+  const customer = link.customer_id === null ? undefined : await findCustomerById(ctx.db, ctx.merchant.id, link.customer_id);
+  if (!customer) return goneAnswer(ctx, 'customer');
+  return { ...opened, customer };
 }
-
-const isAnswer = (value: BindingPage | PageAnswer): value is PageAnswer => !('ctx' in value);
 
 /** The page: the customer's saved cards, what became of the card just tried (`?token=`), and the form. */
 export async function showBindingPage(platform: PlatformContext, token: string, requestId: string, justTried?: string, problem?: string): Promise<PageAnswer> {
   const opened = await openBindingPage(platform, token, requestId);
-  if (isAnswer(opened)) return opened;
+  if (isPageAnswer(opened)) return opened;
   const { ctx, customer } = opened;
   const tried = justTried === undefined ? undefined : await findToken(ctx.db, ctx.merchant.id, justTried, customer.id);
   const saved = (await customerTokens(ctx.db, ctx.merchant.id, customer.id)).filter((t) => t.state === 'success' && t.token_type === 'CreditCard');
-  const locked = opened.link.link.declines >= ctx.config.pageDeclineLimit;
+  const locked = opened.link.declines >= ctx.config.pageDeclineLimit;
   const notice = problem !== undefined
     ? html`<p class="notice error" role="alert" data-testid="notice">${problem}</p>`
     : tried && html`<p class="notice ${tried.state === 'success' ? 'info' : 'error'}" role="alert" data-testid="notice">${triedText(tried)}</p>`;
@@ -107,12 +94,12 @@ ${sandbox && html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</cod
  */
 export async function bindFromPage(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
   const opened = await openBindingPage(platform, token, requestId);
-  if (isAnswer(opened)) return opened;
+  if (isPageAnswer(opened)) return opened;
   const { ctx, customer } = opened;
   const card = readPageCard(ctx, form);
   if ('problem' in card) return showBindingPage(platform, token, requestId, undefined, card.problem);
   if (!card.input.holder_name) return showBindingPage(platform, token, requestId, undefined, 'Enter the name on the card.');
-  const hash = opened.link.link.token_hash;
+  const hash = opened.link.token_hash;
   if (!(await takeLinkCardAttempt(ctx.db, hash, ctx.config.pageDeclineLimit))) return { redirect: opened.url };
   let saved = false;
   try {

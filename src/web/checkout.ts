@@ -1,4 +1,3 @@
-import { findMerchant } from '../merchants/store.js';
 import { loadOrderView } from '../orders/lookup.js';
 import type { StoredPayerAction } from '../orders/outcomes.js';
 import { completePayerAction, payOrder } from '../orders/payments.js';
@@ -6,14 +5,14 @@ import type { OrderView } from '../orders/present.js';
 import { findOrder } from '../orders/store.js';
 import { orderTotals } from '../orders/totals.js';
 import type { TransactionRow } from '../orders/transactions-store.js';
-import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import type { Context, PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { WALLET_CURRENCIES, WALLET_METHODS, type WalletMethod } from '../rails/acquirer.js';
 import { SandboxAcquirer } from '../rails/sandbox/acquirer.js';
 import { readPageCard, type PageCardForm } from './card-form.js';
 import { html, trusted, type Html } from './html.js';
-import { displayAmount, messagePage, page } from './layout.js';
-import { LINK_PATHS, openLink } from './links.js';
+import { displayAmount, page } from './layout.js';
+import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
 import { returnPageCardAttempt, takePageCardAttempt } from './links-store.js';
 import type { PageAnswer } from './answers.js';
 import { qrSvg } from './qr.js';
@@ -41,27 +40,18 @@ interface Checkout {
 
 /** The order behind an open payment link, or the page to answer instead (an unknown or expired link). */
 async function openCheckout(platform: PlatformContext, token: string, requestId: string): Promise<Checkout | PageAnswer> {
-  const sandbox = platform.config.mode === 'sandbox';
-  const opened = await openLink(platform, 'payment', token);
-  const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
-  if (opened.state === 'unknown' || !merchant) {
-    return { status: 404, html: messagePage({ title: 'Payment link not found', heading: 'Payment', sandbox, message: 'This payment link is not valid. Check that you copied all of it, or ask the merchant for a new one.' }) };
-  }
-  if (opened.state === 'expired') {
-    return { status: 410, html: messagePage({ title: 'Payment link expired', heading: merchant.name, sandbox, message: `This payment link has expired. Ask ${merchant.name} for a new one.` }) };
-  }
-  const ctx = merchantContext(platform, merchant, { kind: 'payer', page: 'payment' }, requestId);
-  const order = opened.link.order_id === null ? undefined : await findOrder(ctx.db, merchant.id, { id: opened.link.order_id });
-  if (!order) return { status: 404, html: messagePage({ title: 'Payment link not found', heading: merchant.name, sandbox, message: 'This order no longer exists.' }) };
-  return { ctx, view: await loadOrderView(ctx, order), token, url: `${platform.config.publicBaseUrl}${LINK_PATHS.payment}/${token}` };
+  const opened = await openLinkPage(platform, 'payment', token, requestId);
+  if (isPageAnswer(opened)) return opened;
+  const { ctx, link, url } = opened;
+  const order = link.order_id === null ? undefined : await findOrder(ctx.db, ctx.merchant.id, { id: link.order_id });
+  if (!order) return goneAnswer(ctx, 'order');
+  return { ctx, view: await loadOrderView(ctx, order), token, url };
 }
-
-const isAnswer = (value: Checkout | PageAnswer): value is PageAnswer => !('view' in value);
 
 /** The payment page, as the order stands now. */
 export async function showCheckout(platform: PlatformContext, token: string, requestId: string, notice?: Notice): Promise<PageAnswer> {
   const checkout = await openCheckout(platform, token, requestId);
-  if (isAnswer(checkout)) return checkout;
+  if (isPageAnswer(checkout)) return checkout;
   return renderCheckout(checkout, notice === undefined ? undefined : { kind: notice === 'cancelled' ? 'info' : 'error', text: noticeText(checkout, notice) });
 }
 
@@ -229,7 +219,7 @@ export function withCheckout(ctx: Context, url: string, checkoutToken: string): 
  */
 export async function payByCard(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
   const checkout = await openCheckout(platform, token, requestId);
-  if (isAnswer(checkout)) return checkout;
+  if (isPageAnswer(checkout)) return checkout;
   const { ctx, view } = checkout;
   const card = readPageCard(ctx, form);
   if ('problem' in card) return renderCheckout(checkout, { kind: 'error', text: card.problem }, card.form, 422);
@@ -263,7 +253,7 @@ export async function payByCard(platform: PlatformContext, token: string, reques
 /** The payer chose a wallet: the payment waits for the payer, and the page shows its QR code. */
 export async function payByWallet(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
   const checkout = await openCheckout(platform, token, requestId);
-  if (isAnswer(checkout)) return checkout;
+  if (isPageAnswer(checkout)) return checkout;
   const method = WALLET_METHODS.find((m) => m === form.method);
   if (!method) return { redirect: checkout.url };
   try {
@@ -281,7 +271,7 @@ export async function payByWallet(platform: PlatformContext, token: string, requ
 /** The payer gives up a payment still waiting for them (a challenge not finished, a QR code not paid). */
 export async function cancelWaitingPayment(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
   const checkout = await openCheckout(platform, token, requestId);
-  if (isAnswer(checkout)) return checkout;
+  if (isPageAnswer(checkout)) return checkout;
   const waiting = checkout.view.transactions.find((t) => t.id === form.transaction && t.progress === 'awaiting_payer');
   if (!waiting) return { redirect: checkout.url };
   try {

@@ -1,34 +1,26 @@
 import PDFDocument from 'pdfkit';
-import { findMerchant } from '../merchants/store.js';
 import { loadOrderView } from '../orders/lookup.js';
 import type { OrderView } from '../orders/present.js';
 import { findOrder } from '../orders/store.js';
-import { merchantContext, type PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../platform/context.js';
 import { localTime } from '../platform/time-zone.js';
 import type { PageAnswer } from './answers.js';
 import { WALLET_NAMES } from './checkout.js';
-import { displayAmount, messagePage } from './layout.js';
-import { openLink } from './links.js';
+import { displayAmount } from './layout.js';
+import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
 
 export type ReceiptAnswer = PageAnswer | { pdf: Buffer; filename: string };
 
 /** The PDF receipt behind a download link; an unknown, altered or expired link gets a page saying so. */
 export async function downloadReceipt(platform: PlatformContext, token: string, requestId: string): Promise<ReceiptAnswer> {
-  const sandbox = platform.config.mode === 'sandbox';
-  const opened = await openLink(platform, 'receipt', token);
-  const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
-  if (opened.state === 'unknown' || !merchant) {
-    return { status: 404, html: messagePage({ title: 'Receipt not found', heading: 'Receipt', sandbox, message: 'This receipt link is not valid. Ask the merchant for a new one.' }) };
-  }
-  if (opened.state === 'expired') {
-    return { status: 410, html: messagePage({ title: 'Receipt link expired', heading: merchant.name, sandbox, message: `This receipt link has expired. Ask ${merchant.name} for a new one.` }) };
-  }
-  const ctx = merchantContext(platform, merchant, { kind: 'payer', page: 'receipt' }, requestId);
-  const order = opened.link.order_id === null ? undefined : await findOrder(ctx.db, merchant.id, { id: opened.link.order_id });
-  if (!order) return { status: 404, html: messagePage({ title: 'Receipt not found', heading: merchant.name, sandbox, message: 'This order no longer exists.' }) };
+  const opened = await openLinkPage(platform, 'receipt', token, requestId);
+  if (isPageAnswer(opened)) return opened;
+  const { ctx, link } = opened;
+  const order = link.order_id === null ? undefined : await findOrder(ctx.db, ctx.merchant.id, { id: link.order_id });
+  if (!order) return goneAnswer(ctx, 'order');
   const view = await loadOrderView(ctx, order);
   return {
-    pdf: await receiptPdf(view, { timezone: merchant.timezone, issuedAt: ctx.clock.now().getTime(), sandbox }),
+    pdf: await receiptPdf(view, { timezone: ctx.merchant.timezone, issuedAt: ctx.clock.now().getTime(), sandbox: ctx.config.mode === 'sandbox' }),
     filename: `receipt-${order.number}.pdf`,
   };
 }

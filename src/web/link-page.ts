@@ -1,0 +1,49 @@
+import { findMerchant } from '../merchants/store.js';
+import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import type { PageAnswer } from './answers.js';
+import { messagePage } from './layout.js';
+import { LINK_PATHS, openLink, type LinkKind } from './links.js';
+import type { PageLinkRow } from './links-store.js';
+
+const NAMES: Record<LinkKind, { link: string; heading: string }> = {
+  payment: { link: 'payment link', heading: 'Payment' },
+  receipt: { link: 'receipt link', heading: 'Receipt' },
+  binding: { link: 'link', heading: 'Save a card' },
+};
+
+export interface OpenLinkPage {
+  ctx: Context;
+  link: PageLinkRow;
+  /** The page's own address, under the public base URL. */
+  url: string;
+}
+
+/**
+ * The merchant's context behind an open link, or the page to answer instead: an unknown or altered link (404)
+ * or an expired one (410, naming the merchant to ask for a new one).
+ */
+export async function openLinkPage(platform: PlatformContext, kind: LinkKind, token: string, requestId: string): Promise<OpenLinkPage | PageAnswer> {
+  const sandbox = platform.config.mode === 'sandbox';
+  const name = NAMES[kind];
+  const title = `${name.link[0]!.toUpperCase()}${name.link.slice(1)}`;
+  const opened = await openLink(platform, kind, token);
+  const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
+  if (opened.state === 'unknown' || !merchant) {
+    return { status: 404, html: messagePage({ title: `${title} not found`, heading: name.heading, sandbox, message: `This ${name.link} is not valid. Check that you copied all of it, or ask the merchant for a new one.` }) };
+  }
+  if (opened.state === 'expired') {
+    return { status: 410, html: messagePage({ title: `${title} expired`, heading: merchant.name, sandbox, message: `This ${name.link} has expired. Ask ${merchant.name} for a new one.` }) };
+  }
+  return {
+    ctx: merchantContext(platform, merchant, { kind: 'payer', page: kind }, requestId),
+    link: opened.link,
+    url: `${platform.config.publicBaseUrl}${LINK_PATHS[kind]}/${token}`,
+  };
+}
+
+export const isPageAnswer = <T extends object>(value: T | PageAnswer): value is PageAnswer => 'html' in value || 'redirect' in value;
+
+/** What a link's page says when what the link named (an order, a customer) no longer exists. */
+export function goneAnswer(ctx: Context, what: string): PageAnswer {
+  return { status: 404, html: messagePage({ title: 'Not found', heading: ctx.merchant.name, sandbox: ctx.config.mode === 'sandbox', message: `This ${what} no longer exists.` }) };
+}
