@@ -3,6 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { verifyWebhook, type BindCardInput, type Customer, type PaygateClient } from '@paygate/client';
 import { setAppWebhookUrl } from '../src/merchants/apps.js';
+import { findMerchant } from '../src/merchants/store.js';
+import { bindPaymentToken } from '../src/payment-tokens/bind.js';
+import { merchantContext } from '../src/platform/context.js';
+import { AppError } from '../src/platform/errors.js';
 import { TestReceiver } from './support/receiver.js';
 import { refusal } from './support/refusal.js';
 import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
@@ -254,6 +258,65 @@ describe('payment tokens', () => {
     assert.equal((await refusal(client.customers.bindCard(customer.uuid, card('4242424242424242', { billing_currency: 'XYZ' })))).status, 400);
   });
 
+  test('a bind retried with its Idempotency-Key after a lost answer finishes the same binding, not a second one', async () => {
+    const customer = await newCustomer();
+    const ctx = merchantContext(server.platform, (await findMerchant(server.platform.db, merchant.merchantId))!, { kind: 'app', appId: merchant.appId }, 'test');
+    ctx.idempotency = { key: `bind-${randomUUID()}`, expiresAt: Date.now() + 60_000 };
+    const first = await bindPaymentToken(ctx, customer.uuid, { card: card('4000000000003055') });
+    assert.equal(first.state, 'success');
+    // As if the answer had been lost after the acquirer approved: the token is still being sent.
+    await server.platform.db.updateTable('payment_tokens').set({ state: 'pending', progress: 'sending' }).where('id', '=', first.id).execute();
+    const retried = await bindPaymentToken(ctx, customer.uuid, { card: card('4000000000003055') });
+    assert.equal(retried.id, first.id);
+    assert.equal(retried.state, 'success');
+    assert.equal((await client.customers.tokens(customer.uuid)).length, 1);
+    const authorisations = await server.platform.db.selectFrom('sandbox_acquirer_operations').select('reference')
+      .where('merchant_id', '=', merchant.merchantId).where('reference', '=', first.id).execute();
+    assert.equal(authorisations.length, 1);
+    // A settled binding is answered as it is.
+    assert.equal((await bindPaymentToken(ctx, customer.uuid, { card: card('4000000000003055') })).id, first.id);
+    // The same key for another customer is a different request.
+    const other = await newCustomer();
+    await assert.rejects(bindPaymentToken(ctx, other.uuid, { card: card('4000000000003055') }), (error) => error instanceof AppError && error.kind === 'idempotencyKeyReused');
+  });
+
+  test('deleting a token waiting for 3-D Secure fails it and closes its challenge; nothing revives it', async () => {
+    const customer = await newCustomer();
+    const pending = await client.customers.bindCard(customer.uuid, card('4242424242424242'));
+    const deleted = await client.customers.deleteToken(customer.uuid, pending.token);
+    assert.equal(deleted.state, 'failed');
+    assert.equal((await fetch(pending.verify_url!)).status, 404, 'the challenge page is closed');
+    const answered = await fetch(pending.verify_url!, { method: 'POST', body: new URLSearchParams({ outcome: 'passed' }) });
+    assert.equal(answered.status, 404);
+    await client.sandbox.advanceClock(16 * MINUTE);
+    const row = await server.platform.db.selectFrom('payment_tokens').selectAll().where('token', '=', pending.token).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'failed');
+    const jobs = await server.platform.db.selectFrom('jobs').selectAll().where('kind', '=', 'payment_tokens.expire_binding').execute();
+    assert.ok(jobs.every((job) => job.last_error === null || job.last_error === undefined), 'the expiry job did not fail');
+  });
+
+  test('a retried charge answers the payment made even after the token is deleted; another token with the same uuid is refused', async () => {
+    const customer = await newCustomer();
+    const token = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
+    const other = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
+    const reference = await orderFor(customer);
+    const uuid = randomUUID();
+    const first = await client.orders.pay({ reference_number: reference }, { uuid, payment_token: { token: token.token } });
+    assert.equal((await refusal(client.orders.pay({ reference_number: reference }, { uuid, payment_token: { token: other.token } }))).code, 400207);
+    await client.customers.deleteToken(customer.uuid, token.token);
+    const again = await client.orders.pay({ reference_number: reference }, { uuid, payment_token: { token: token.token } });
+    assert.equal(again.transaction.uuid, first.transaction.uuid);
+  });
+
+  test('an auto-debit token is charged only in its wallet\'s currencies', async () => {
+    const customer = await newCustomer();
+    const pending = await client.customers.bindWallet(customer.uuid, 'wechatpay');
+    await client.sandbox.settleToken(pending.token, 'succeed');
+    const reference = `TOK-${randomUUID()}`;
+    await client.orders.create({ reference_number: reference, currency: 'USD', charge_fee: '5.00' }, { customerUuid: customer.uuid });
+    assert.equal((await refusal(client.orders.pay({ reference_number: reference }, { payment_token: { token: pending.token } }))).code, 100207);
+  });
+
   test('webhooks: payment_token.succeeded, .failed and .deleted reach the app endpoint, signed', async () => {
     const customer = await newCustomer();
     const pending = await client.customers.bindCard(customer.uuid, card('4242424242424242'));
@@ -292,6 +355,23 @@ describe('payment tokens', () => {
     assert.ok(tokens.every((t) => t.state === 'failed'));
     assert.equal((await refusal(client.customers.walletLink(randomUUID()))).code, 200101);
     assert.equal((await fetch(`${server.url}/wallet/${'x'.repeat(22)}`)).status, 404);
+  });
+
+  test('the binding page: cards saved after 3-D Secure do not use up the decline cap', async () => {
+    const customer = await newCustomer();
+    const { wallet_link } = await client.customers.walletLink(customer.uuid);
+    const limit = server.platform.config.pageDeclineLimit;
+    for (let saved = 0; saved <= limit; saved += 1) {
+      const posted = await fetch(`${wallet_link}/card`, {
+        method: 'POST', redirect: 'manual', body: new URLSearchParams({ holder_name: 'Chan Tai Man', number: '4242424242424242', expiry: '12/31', cvv: '123' }),
+      });
+      const challenge = posted.headers.get('location') ?? '';
+      assert.match(challenge, /\/pay\/3ds\/.*\?checkout=/, `card ${saved + 1} sent to 3-D Secure`);
+      const passed = await fetch(challenge, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ outcome: 'passed' }) });
+      assert.match(passed.headers.get('location') ?? '', new RegExp(`^${wallet_link}\\?token=`));
+    }
+    assert.ok(!(await (await fetch(wallet_link)).text()).includes('data-testid="locked"'));
+    assert.equal((await client.customers.tokens(customer.uuid)).filter((t) => t.state === 'success').length, limit + 1);
   });
 
   test('no card number or CVV in any stored row, log line or reply beyond the masked forms', async () => {

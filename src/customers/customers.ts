@@ -3,7 +3,7 @@ import { inTransaction, type Context } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
-import { findToken, findTokenById, type TokenRow } from '../payment-tokens/store.js';
+import { findTokenById, lockToken, type TokenRow } from '../payment-tokens/store.js';
 import type { CreateCustomerBody, EditCustomerBody } from './schemas.js';
 import {
   findCustomerByReference,
@@ -27,7 +27,8 @@ export type CustomerEdit = Static<typeof EditCustomerBody>;
 /** Creates a customer, or updates the profile of the one with the same reference number. */
 export async function createOrUpdateCustomer(ctx: Context, input: CustomerInput): Promise<CustomerView> {
   return inTransaction(ctx, async (tx) => {
-    const existing = async () => (await findCustomerByReference(tx.db, tx.merchant.id, input.reference_number))?.id;
+    // Locked before the token it may make the default (customer, then token: as deleting a token locks them).
+    const existing = async () => (await findCustomerByReference(tx.db, tx.merchant.id, input.reference_number, true))?.id;
     const patch = await profilePatch(tx, existing, input);
     return viewOf(tx, await upsertCustomerByReference(
       tx.db,
@@ -62,7 +63,8 @@ export async function readCustomer(ctx: Context, id: string): Promise<CustomerVi
 
 async function viewOf(ctx: Context, row: CustomerRow): Promise<CustomerView> {
   const id = row.default_payment_token_id;
-  return { row, defaultToken: id === null ? undefined : await findTokenById(ctx.db, ctx.merchant.id, id) };
+  const token = id === null ? undefined : await findTokenById(ctx.db, ctx.merchant.id, id);
+  return { row, defaultToken: token && token.deleted_at === null && token.state === 'success' ? token : undefined };
 }
 
 export async function getCustomer(ctx: Context, id: string): Promise<CustomerRow> {
@@ -87,7 +89,8 @@ async function profilePatch(ctx: Context, customerId: () => Promise<string | und
 /** The id of a successfully bound (not deleted) token of this customer, or a refusal. */
 async function usableTokenId(ctx: Context, customerId: () => Promise<string | undefined>, token: string): Promise<string> {
   const owner = await customerId();
-  const row = owner === undefined ? undefined : await findToken(ctx.db, ctx.merchant.id, token, owner);
+  // Locked, so that a concurrent delete cannot leave the default naming a deleted token.
+  const row = owner === undefined ? undefined : await lockToken(ctx.db, ctx.merchant.id, token, owner);
   if (!row || row.state !== 'success') {
     throw new AppError('paymentTokenNotUsable', `default_payment_token ${JSON.stringify(token)} does not name a successfully bound payment token of this customer.`);
   }

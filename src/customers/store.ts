@@ -15,13 +15,9 @@ export const readCustomerById = preparedRead((db, p: { merchantId: string; id: s
   db.selectFrom('customers').selectAll().where('merchant_id', '=', p.merchantId).where('id', '=', p.id),
 );
 
-export async function findCustomerByReference(db: Db, merchantId: string, referenceNumber: string): Promise<CustomerRow | undefined> {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('reference_number', '=', referenceNumber)
-    .executeTakeFirst();
+export async function findCustomerByReference(db: Db, merchantId: string, referenceNumber: string, lock = false): Promise<CustomerRow | undefined> {
+  const query = db.selectFrom('customers').selectAll().where('merchant_id', '=', merchantId).where('reference_number', '=', referenceNumber);
+  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export async function lockCustomer(db: Db, merchantId: string, id: string): Promise<CustomerRow | undefined> {

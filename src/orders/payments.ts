@@ -10,7 +10,7 @@ import { readCard, type CardInput } from './card.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { findToken, type TokenRow } from '../payment-tokens/store.js';
-import { buildPaymentData, cardFacts, type CardFacts } from './payment-data.js';
+import { buildPaymentData, cardFacts, inheritedCard, type CardFacts } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
 import { orderTotals } from './totals.js';
 import { acquirerOf, callAcquirer } from './rail-call.js';
@@ -32,6 +32,9 @@ type Method =
   | { kind: 'credit_card'; card: CardInput; capture: boolean }
   | { kind: 'wallet'; wallet: WalletMethod }
   | { kind: 'payment_token'; token: string; capture: boolean; entry: 'cit' | 'mit' };
+
+/** The wallet whose currencies an auto-debit token takes. */
+const AUTO_DEBIT_WALLETS: Partial<Record<TokenRow['token_type'], WalletMethod>> = { AlipayAutoDebit: 'alipay', WechatPayAutoDebit: 'wechatpay' };
 
 /** A payment token's stored card, once found usable for this order. */
 type StoredToken = Pick<TokenRow, 'token' | 'token_type' | 'bind_reference' | 'card_first6' | 'card_last4' | 'card_brand' | 'holder_name' | 'exp_month' | 'exp_year'>;
@@ -56,18 +59,24 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
       throw new AppError('validationFailed', `payment.${method.wallet} takes ${WALLET_CURRENCIES[method.wallet].join(', ')}; the order is in ${order.currency}.`);
     }
     const requested = requestedAmount(input.payment, order.currency_exponent);
-    const stored = method.kind === 'payment_token' ? await chargeableToken(tx, method.token, order.customer_id) : undefined;
-    if (stored && stored.token_type !== 'CreditCard' && type !== 'Sales') {
-      throw new AppError('validationFailed', 'A wallet auto-debit token is charged as a sale: payment_token.consume_mode must be sales.');
-    }
     const earlier = input.payment.uuid !== undefined
       ? await findPaymentByUuid(tx.db, tx.merchant.id, input.payment.uuid)
       : tx.idempotency && (await findTransactionByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
     if (earlier) {
+      // (Before the token is looked at: a retry answers the payment made, even if the token was deleted since.)
       const same = earlier.order_id === order.id && earlier.type === type && earlier.payment_method === methodName(method) &&
-        (requested === undefined || requested === earlier.amount);
+        (requested === undefined || requested === earlier.amount) &&
+        (method.kind !== 'payment_token' || inheritedCard(earlier.payment_data).token === method.token);
       if (!same) throw new AppError(input.payment.uuid !== undefined ? 'paymentUuidReused' : 'idempotencyKeyReused');
       return { retry: true as const, transaction: earlier };
+    }
+    const stored = method.kind === 'payment_token' ? await chargeableToken(tx, method.token, order.customer_id) : undefined;
+    const wallet = stored && AUTO_DEBIT_WALLETS[stored.token_type];
+    if (wallet && type !== 'Sales') {
+      throw new AppError('validationFailed', 'A wallet auto-debit token is charged as a sale: payment_token.consume_mode must be sales.');
+    }
+    if (wallet && !(WALLET_CURRENCIES[wallet] as readonly string[]).includes(order.currency)) {
+      throw new AppError('validationFailed', `This ${stored.token_type} token takes ${WALLET_CURRENCIES[wallet].join(', ')}; the order is in ${order.currency}.`);
     }
     if (order.voided_at !== null) throw new AppError('orderVoided');
     const amount = requested ?? orderTotals(order, await orderTransactions(tx.db, tx.merchant.id, order.id)).payable;

@@ -15,7 +15,7 @@ import { scheduleJob } from '../scheduler/scheduler.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { presentToken } from './present.js';
 import type { BindTokenBody } from './schemas.js';
-import { findTokenById, insertToken, updateToken, type TokenRow } from './store.js';
+import { findTokenById, findTokenByIdempotencyKey, insertToken, updateToken, type TokenRow } from './store.js';
 
 export type BindTokenInput = Static<typeof BindTokenBody>;
 
@@ -56,28 +56,40 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
     error_code: null,
     error_msg: null,
     app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
+    idempotency_key: ctx.idempotency?.key ?? null,
+    idempotency_expires_at: ctx.idempotency?.expiresAt ?? null,
     deleted_at: null,
     created_at: nowMs,
     updated_at: nowMs,
   };
-  await inTransaction(ctx, async (tx) => {
+  const earlier = await inTransaction(ctx, async (tx) => {
+    // A retry of a bind whose answer was lost (a 5xx frees its Idempotency-Key): the same binding, not a second.
+    const before = tx.idempotency && (await findTokenByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
+    if (before) {
+      if (before.customer_id !== customer.id) throw new AppError('idempotencyKeyReused');
+      return before;
+    }
     await insertToken(tx.db, row);
     // Settles a challenge nobody answered, and a binding whose acquirer answer was lost.
     await scheduleJob(tx, { kind: EXPIRE_BINDING_JOB, merchantId: tx.merchant.id, dueAt: nowMs + BINDING_LIFETIME_MS, payload: { tokenId: id } });
+    return undefined;
   });
+  if (earlier && earlier.progress !== 'sending') return inTransaction(ctx, async () => earlier, { completesRequest: true });
+  const reference = earlier?.bind_reference ?? id;
   await ctx.database.durable();
   let result: AcquirerResult;
   try {
+    // The acquirer does an operation once: asked again about the same reference, it gives its first answer.
     result = draft.kind === 'card'
       ? await acquirer.authorize({
-        reference: id, merchantId: ctx.merchant.id, amount: 10 ** draft.exponent, currency: row.billing_currency, capture: false, card: draft.card, verification: true,
+        reference, merchantId: ctx.merchant.id, amount: 10 ** draft.exponent, currency: row.billing_currency, capture: false, card: draft.card, verification: true,
       })
-      : await acquirer.startWalletAgreement({ reference: id, merchantId: ctx.merchant.id, method: draft.wallet });
+      : await acquirer.startWalletAgreement({ reference, merchantId: ctx.merchant.id, method: draft.wallet });
   } catch (error) {
-    ctx.log.error({ err: error, payment_token_id: id }, 'acquirer call failed while binding a payment token; left for its expiry job');
+    ctx.log.error({ err: error, payment_token_id: reference }, 'acquirer call failed while binding a payment token; left for its expiry job');
     throw new AppError('acquirerNoAnswer');
   }
-  return settleBinding(ctx, id, result);
+  return settleBinding(ctx, reference, result);
 }
 
 type TokenFields = Pick<TokenRow, 'token_type' | 'card_first6' | 'card_last4' | 'card_brand' | 'exp_month' | 'exp_year' | 'holder_name' |
@@ -138,18 +150,20 @@ function walletBinding(wallet: AutoDebitWallet): Draft {
  */
 export async function settleBinding(ctx: Context, tokenId: string, result: AcquirerResult): Promise<TokenRow> {
   if (result.status === 'approved') {
+    // Voided whatever became of the token meanwhile (deleted, say): the acquirer voids a reference once.
     const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId);
-    if (row && row.state === 'pending' && row.token_type === 'CreditCard') await releaseVerification(ctx, row);
+    if (row && row.token_type === 'CreditCard') await releaseVerification(ctx, row).catch(() => undefined);
   }
   return inTransaction(ctx, async (tx) => {
     const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
     if (!row) throw new AppError('paymentTokenNotFound');
-    // Settled already (a retry, or the expiry job racing the cardholder): the first answer stands.
-    if (row.state !== 'pending') return row;
+    // Settled already (a retry, the expiry job racing the cardholder, or deleted meanwhile): the first answer stands.
+    if (row.state !== 'pending' || row.deleted_at !== null) return row;
     const now = tx.clock.now().getTime();
     const action = result.status === 'awaiting_payer' ? result.payerAction : undefined;
     if (action) {
-      const page = action.kind === '3ds' ? action.url : action.redirectUrl ?? action.qrCode ?? null;
+      // A wallet's QR code is a page only when it is an address (a real wallet's may be a payload to scan).
+      const page = action.kind === '3ds' ? action.url : action.redirectUrl ?? (action.qrCode && /^https?:\/\//.test(action.qrCode) ? action.qrCode : null);
       return updateToken(tx.db, tx.merchant.id, tokenId, { progress: 'awaiting_payer', verify_url: page, updated_at: now });
     }
     const succeeded = result.status === 'approved';
@@ -165,7 +179,10 @@ export async function settleBinding(ctx: Context, tokenId: string, result: Acqui
   }, { completesRequest: true });
 }
 
-/** The verification authorisation is not a charge: it is voided as soon as it is approved. */
+/**
+ * The verification authorisation is not a charge: it is voided as soon as it is approved. If that fails, the
+ * card is bound all the same, and the binding's job (due 15 minutes later) voids it again until it succeeds.
+ */
 async function releaseVerification(ctx: Context, row: TokenRow): Promise<void> {
   const exponent = currencyExponent(row.billing_currency) ?? 2;
   try {
@@ -174,8 +191,8 @@ async function releaseVerification(ctx: Context, row: TokenRow): Promise<void> {
       amount: 10 ** exponent, currency: row.billing_currency,
     });
   } catch (error) {
-    // The hold lapses by itself at the issuer; the card is bound all the same.
-    ctx.log.warn({ err: error, payment_token_id: row.id }, 'could not void the verification authorisation of a binding');
+    ctx.log.warn({ err: error, payment_token_id: row.id }, 'could not void the verification authorisation of a binding; its job will try again');
+    throw error;
   }
 }
 
@@ -206,10 +223,14 @@ export async function completeBinding(ctx: Context, tokenId: string, outcome: Pa
  */
 export async function expireBinding(ctx: Context, payload: { tokenId: string }): Promise<void> {
   const row = await findTokenById(ctx.db, ctx.merchant.id, payload.tokenId);
-  if (!row || row.state !== 'pending') return;
+  if (!row) return;
+  // A bound card's verification hold is voided again (a no-op if it was): a void that failed earlier is retried
+  // by this job's own retries.
+  if (row.state === 'success' && row.token_type === 'CreditCard') return releaseVerification(ctx, row);
+  if (row.state !== 'pending' || row.deleted_at !== null) return;
   if (row.progress === 'awaiting_payer') {
     await completeBinding(ctx, row.id, 'abandoned', { expiring: true }).catch((error: unknown) => {
-      if (!(error instanceof AppError && error.kind === 'paymentTokenNotPending')) throw error;
+      if (!(error instanceof AppError && (error.kind === 'paymentTokenNotPending' || error.kind === 'paymentTokenNotFound'))) throw error;
     });
     return;
   }

@@ -22,10 +22,26 @@ export async function findTokenById(db: Db, merchantId: string, id: string, lock
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
-/** The token whose card verification an acquirer operation is (the 3-D Secure page knows only the operation). */
+/**
+ * The token whose verification an acquirer operation is (the 3-D Secure page knows only the operation): a
+ * binding's operation is named by the token's id.
+ */
 export async function findTokenOfOperation(db: Db, merchantId: string, reference: string): Promise<TokenRow | undefined> {
+  return findTokenById(db, merchantId, reference);
+}
+
+/** The binding a request with this Idempotency-Key made, while the key's record lasts. */
+export async function findTokenByIdempotencyKey(db: Db, merchantId: string, key: string, wallNow: number): Promise<TokenRow | undefined> {
   return db.selectFrom('payment_tokens').selectAll()
-    .where('merchant_id', '=', merchantId).where('bind_reference', '=', reference).executeTakeFirst();
+    .where('merchant_id', '=', merchantId).where('idempotency_key', '=', key).where('idempotency_expires_at', '>', wallNow)
+    .executeTakeFirst();
+}
+
+/** A token by value, locked until the transaction ends (to make it the default, or to delete it). */
+export async function lockToken(db: Db, merchantId: string, token: string, customerId: string): Promise<TokenRow | undefined> {
+  return forUpdate(db, db.selectFrom('payment_tokens').selectAll()
+    .where('merchant_id', '=', merchantId).where('token', '=', token).where('customer_id', '=', customerId).where('deleted_at', 'is', null))
+    .executeTakeFirst();
 }
 
 export async function customerTokens(db: Db, merchantId: string, customerId: string): Promise<TokenRow[]> {

@@ -5,7 +5,7 @@ import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { issueLink } from '../web/links.js';
 import { emitTokenEvent } from './bind.js';
-import { customerTokens, findToken, updateToken, type TokenRow } from './store.js';
+import { customerTokens, findToken, lockToken, updateToken, type TokenRow } from './store.js';
 
 /** A token with whether it is its customer's default, as every reply shows it. */
 export interface TokenView {
@@ -31,22 +31,37 @@ export async function listTokens(ctx: Context, customerUuid: string): Promise<To
   return rows.map((row) => ({ row, defaultTokenId: customer.default_payment_token_id }));
 }
 
-/** Deletes a token of the customer; the customer's default, if it was this one, is cleared with it. */
+/**
+ * Deletes a token of the customer; the customer's default, if it was this one, is cleared with it. A binding
+ * still pending fails with it, and its challenge (or wallet agreement) is abandoned at the acquirer.
+ */
 export async function deleteToken(ctx: Context, customerUuid: string, token: string): Promise<TokenView> {
   if (!isUuid(customerUuid)) throw new AppError('customerNotFound');
-  return inTransaction(ctx, async (tx) => {
+  const view = await inTransaction(ctx, async (tx) => {
+    // Customer first, then token: the same order as setting a default, so the two cannot deadlock.
     const customer = await lockCustomer(tx.db, tx.merchant.id, customerUuid);
     if (!customer) throw new AppError('customerNotFound');
-    const row = await findToken(tx.db, tx.merchant.id, token, customer.id);
+    const row = await lockToken(tx.db, tx.merchant.id, token, customer.id);
     if (!row) throw new AppError('paymentTokenNotFound');
     const now = tx.clock.now().getTime();
-    const deleted = await updateToken(tx.db, tx.merchant.id, row.id, { deleted_at: now, updated_at: now });
+    const deleted = await updateToken(tx.db, tx.merchant.id, row.id, {
+      deleted_at: now,
+      updated_at: now,
+      ...(row.state === 'pending' && { state: 'failed' as const, error_code: 'deleted', error_msg: 'Deleted before the binding finished' }),
+    });
     if (customer.default_payment_token_id === row.id) {
       await updateCustomerRow(tx.db, tx.merchant.id, customer.id, { default_payment_token_id: null }, now);
     }
     await emitTokenEvent(tx, 'payment_token.deleted', deleted);
-    return { row: deleted, defaultTokenId: null };
+    return { row: deleted, defaultTokenId: null, abandon: row.state === 'pending' && row.progress === 'awaiting_payer' };
   }, { completesRequest: true });
+  if (view.abandon && ctx.rails.acquirer) {
+    // Best effort: a challenge left open at the acquirer can no longer change the token, which is settled.
+    await ctx.rails.acquirer.completePayerAction(view.row.bind_reference, 'abandoned').catch((error: unknown) => {
+      ctx.log.warn({ err: error, payment_token_id: view.row.id }, 'could not abandon the challenge of a deleted token');
+    });
+  }
+  return { row: view.row, defaultTokenId: view.defaultTokenId };
 }
 
 async function defaultTokenOf(ctx: Context, customerId: string): Promise<string | null> {

@@ -356,6 +356,9 @@ export interface PaymentTokensTable {
   error_code: string | null;
   error_msg: string | null;
   app_id: string | null;
+  /** The bind request's Idempotency-Key, until its record expires (wall time): a retry finds this binding. */
+  idempotency_key: string | null;
+  idempotency_expires_at: number | null;
   deleted_at: number | null;
   created_at: number;
   updated_at: number;

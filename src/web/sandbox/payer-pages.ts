@@ -12,6 +12,7 @@ import { WALLET_NAMES } from '../checkout.js';
 import { html } from '../html.js';
 import { displayAmount, messagePage, page } from '../layout.js';
 import { LINK_PATHS, openLink } from '../links.js';
+import { returnLinkCardAttempt, type PageLinkRow } from '../links-store.js';
 import { exponentOf } from '../../platform/money/money.js';
 
 /**
@@ -50,8 +51,8 @@ async function checkoutUrl(platform: PlatformContext, checkout: string | undefin
 export async function showPayerPage(platform: PlatformContext, kind: PayerPageKind, token: string, checkout: string | undefined): Promise<PageAnswer> {
   const waiting = await findWaiting(platform, kind, token);
   if (!waiting) {
-    // Finished already (the payer came back, or answered in another tab): the checkout shows how it ended.
-    const back = await checkoutUrl(platform, checkout, undefined);
+    // Finished already (the payer came back, or answered in another tab): the page they came from shows how it ended.
+    const back = (await checkoutUrl(platform, checkout, undefined)) ?? (await openBindingLink(platform, checkout))?.url;
     if (back) return { redirect: back };
     return {
       status: 404,
@@ -175,10 +176,16 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
   try {
     settled = await completeBinding(ctx, token.id, outcome);
   } catch (error) {
-    if (!(error instanceof AppError && error.kind === 'paymentTokenNotPending')) throw error;
+    // Settled meanwhile (or deleted): the token as it stands says what became of it.
+    if (!(error instanceof AppError && (error.kind === 'paymentTokenNotPending' || error.kind === 'paymentTokenNotFound'))) throw error;
+    settled = (await findTokenOfOperation(ctx.db, ctx.merchant.id, token.id)) ?? token;
   }
-  const bindingPage = await bindingPageUrl(ctx, checkout, settled);
-  if (bindingPage) return { redirect: bindingPage };
+  const bindingPage = await openBindingLink(ctx, checkout, settled);
+  if (bindingPage) {
+    // A card saved after its challenge gives back the page's attempt (only cards not saved count).
+    if (settled.state === 'success') await returnLinkCardAttempt(ctx.db, bindingPage.link.token_hash);
+    return { redirect: `${bindingPage.url}?token=${encodeURIComponent(settled.token)}` };
+  }
   const verified = settled.state === 'success';
   const card = settled.token_type === 'CreditCard';
   const returnUrl = (verified ? settled.success_return_url : settled.fail_return_url) ?? undefined;
@@ -196,10 +203,11 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
   };
 }
 
-/** The hosted binding page the cardholder came from, when `checkout` names an open one of the token's customer. */
-async function bindingPageUrl(ctx: Context, checkout: string | undefined, token: TokenRow): Promise<string | undefined> {
+/** The hosted binding page the cardholder came from, when `checkout` names an open one (of the token's customer). */
+async function openBindingLink(platform: PlatformContext, checkout: string | undefined, token?: TokenRow): Promise<{ url: string; link: PageLinkRow } | undefined> {
   if (checkout === undefined) return undefined;
-  const opened = await openLink(ctx, 'binding', checkout);
-  if (opened.state !== 'open' || opened.link.merchant_id !== token.merchant_id || opened.link.customer_id !== token.customer_id) return undefined;
-  return `${ctx.config.publicBaseUrl}${LINK_PATHS.binding}/${opened.token}?token=${encodeURIComponent(token.token)}`;
+  const opened = await openLink(platform, 'binding', checkout);
+  if (opened.state !== 'open') return undefined;
+  if (token && (opened.link.merchant_id !== token.merchant_id || opened.link.customer_id !== token.customer_id)) return undefined;
+  return { url: `${platform.config.publicBaseUrl}${LINK_PATHS.binding}/${opened.token}`, link: opened.link };
 }

@@ -26,9 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error_code', 'text')
     .addColumn('error_msg', 'text')
     .addColumn('app_id', 'text')
+    .addColumn('idempotency_key', 'text')
+    .addColumn('idempotency_expires_at', 'bigint')
     .addColumn('deleted_at', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('payment_tokens_idempotency_key').on('payment_tokens').columns(['merchant_id', 'idempotency_key']).execute();
   await db.schema.createIndex('payment_tokens_customer').on('payment_tokens').columns(['merchant_id', 'customer_id', 'created_at']).execute();
 }
