@@ -41,12 +41,16 @@ export async function advanceClock(ctx: Context, seconds: number): Promise<Clock
   if (!jobs) throw new AppError('unavailable', 'The scheduler is not running.');
   const previous = advancing.get(ctx.merchant.id) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(async () => {
-    const target = await businessNow(ctx) + seconds * 1000;
+    // The clock ends `seconds` ahead of where it stood, however long the jobs on the way take: the target is
+    // business time with the offset moved by exactly that much, so it goes on with the wall clock meanwhile.
+    const offsetBefore = (await findMerchant(ctx.db, ctx.merchant.id))!.clockOffsetMs;
+    const targetNow = () => ctx.wallClock.now().getTime() + offsetBefore + seconds * 1000;
     // Each step runs what is due or reaches the target. Work may be due many times on the way (a webhook's 16
     // attempts); the bound only guards against work that stays due at the same instant however often it runs.
     let stuck = 0;
     let lastStop: number | undefined;
     for (;;) {
+      const target = targetNow();
       const next = await nextJobWhenFree(ctx, jobs);
       const stop = next !== undefined && next <= target ? next : target;
       await moveTo(ctx, jobs, stop);
@@ -81,11 +85,6 @@ async function nextJobWhenFree(ctx: Context, jobs: JobRunner): Promise<number | 
     await new Promise((resolve) => setTimeout(resolve, HELD_WORK_POLL_MS));
   }
   throw new AppError('unavailable', 'A job or webhook delivery of this merchant is still running; move the clock again shortly.');
-}
-
-async function businessNow(ctx: Context): Promise<number> {
-  const merchant = await findMerchant(ctx.db, ctx.merchant.id);
-  return ctx.wallClock.now().getTime() + merchant!.clockOffsetMs;
 }
 
 /** Sets the clock so that business time reads `at` (never backwards), and keeps the jobs' wall due times in step. */
