@@ -48,7 +48,7 @@ export interface Config {
   paymentLinkTtlMs: number;
   /** How long a receipt download link stays usable (wall time). */
   receiptLinkTtlMs: number;
-  /** Declined card attempts an order's payment page allows before it takes no more cards (card testing). */
+  /** Card attempts that did not pay (or save a card) that a payment page (per order) or binding page (per link) allows. */
   pageDeclineLimit: number;
 }
 
