@@ -48,4 +48,21 @@ describe('configuration', () => {
     assert.deepEqual(config.trustedProxies.map((c) => c.text), ['10.0.0.0/8', '192.168.1.1/32']);
     assert.equal(config.publicBaseUrl, 'https://pay.example.com');
   });
+
+  test('hosted pages and retention: link lifetimes, the decline cap and event retention, with their defaults', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.paymentLinkTtlMs, 24 * 60 * 60_000);
+    assert.equal(defaults.receiptLinkTtlMs, 60 * 60_000);
+    assert.equal(defaults.pageDeclineLimit, 5);
+    assert.equal(defaults.eventRetentionMs, 90 * 24 * 60 * 60_000);
+    assert.equal(defaults.publicBaseUrlSet, false);
+    const set = loadConfig({
+      PAYGATE_PAYMENT_LINK_TTL_MINUTES: '30', PAYGATE_RECEIPT_LINK_TTL_MINUTES: '5', PAYGATE_PAGE_DECLINE_LIMIT: '3',
+      PAYGATE_EVENT_RETENTION_DAYS: '7', PAYGATE_PUBLIC_BASE_URL: 'https://pay.example.com',
+    });
+    assert.deepEqual([set.paymentLinkTtlMs, set.receiptLinkTtlMs, set.pageDeclineLimit, set.eventRetentionMs, set.publicBaseUrlSet],
+      [30 * 60_000, 5 * 60_000, 3, 7 * 24 * 60 * 60_000, true]);
+    assert.throws(() => loadConfig({ PAYGATE_PAGE_DECLINE_LIMIT: '0', PAYGATE_EVENT_RETENTION_DAYS: 'forever' }),
+      (e) => e instanceof ConfigError && /PAYGATE_PAGE_DECLINE_LIMIT/.test(e.message) && /PAYGATE_EVENT_RETENTION_DAYS/.test(e.message));
+  });
 });

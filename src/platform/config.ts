@@ -50,6 +50,8 @@ export interface Config {
   receiptLinkTtlMs: number;
   /** Card attempts that did not pay (or save a card) that a payment page (per order) or binding page (per link) allows. */
   pageDeclineLimit: number;
+  /** How long webhook events, with their deliveries and attempts, are kept once nothing is left to send (wall time). */
+  eventRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -115,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
   const paymentLinkTtlMs = read('PAYGATE_PAYMENT_LINK_TTL_MINUTES', 24 * 60, integer(1, 90 * 24 * 60)) * 60_000;
   const receiptLinkTtlMs = read('PAYGATE_RECEIPT_LINK_TTL_MINUTES', 60, integer(1, 90 * 24 * 60)) * 60_000;
   const pageDeclineLimit = read('PAYGATE_PAGE_DECLINE_LIMIT', 5, integer(1, 100));
+  const eventRetentionMs = read('PAYGATE_EVENT_RETENTION_DAYS', 90, integer(1, 3650)) * 24 * 60 * 60_000;
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
 
   const trustedProxies: Cidr[] = [];
@@ -137,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
     pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
     rateLimitPerSecond, rateLimitBurst, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
+    eventRetentionMs,
   };
 }
 

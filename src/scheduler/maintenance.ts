@@ -4,11 +4,15 @@ import type { Scheduler } from './scheduler.js';
 import { purgeFinishedJobs } from './store.js';
 import { EXPIRED_LINKS_KEPT_MS } from '../web/links.js';
 import { purgePageLinks } from '../web/links-store.js';
+import { purgeSettledEvents } from '../webhooks/store.js';
 
 const MINUTE = 60_000;
 const FINISHED_JOBS_KEPT_MS = 7 * 24 * 60 * MINUTE;
 
-/** The platform's own upkeep: forget nonces and idempotency records past their window, long-expired page links, and old finished jobs. */
+/**
+ * The platform's own upkeep: forget nonces and idempotency records past their window, long-expired page links,
+ * webhook events past their retention (once delivered or given up), and old finished jobs.
+ */
 export function registerMaintenanceJobs(scheduler: Scheduler, deps: { nonces: NonceStore }): void {
   scheduler.registerPlatformJob('purge-nonces', async (ctx) => {
     await deps.nonces.purgeExpired(ctx.wallClock.now().getTime());
@@ -18,6 +22,9 @@ export function registerMaintenanceJobs(scheduler: Scheduler, deps: { nonces: No
   }, { everyMs: 10 * MINUTE });
   scheduler.registerPlatformJob('purge-page-links', async (ctx) => {
     await purgePageLinks(ctx.db, ctx.wallClock.now().getTime() - EXPIRED_LINKS_KEPT_MS);
+  }, { everyMs: 60 * MINUTE });
+  scheduler.registerPlatformJob('purge-webhook-events', async (ctx) => {
+    await purgeSettledEvents(ctx.db, ctx.wallClock.now().getTime() - ctx.config.eventRetentionMs);
   }, { everyMs: 60 * MINUTE });
   scheduler.registerPlatformJob('purge-finished-jobs', async (ctx) => {
     await purgeFinishedJobs(ctx.db, ctx.wallClock.now().getTime() - FINISHED_JOBS_KEPT_MS);

@@ -207,3 +207,30 @@ export async function recentDeliveries(db: Db, limit: number): Promise<Array<Del
     .selectAll('webhook_deliveries').select('events.action')
     .orderBy('webhook_deliveries.created_at', 'desc').orderBy('webhook_deliveries.id').limit(limit).execute();
 }
+
+/**
+ * Forgets events older than `before` (wall time) with everything recorded about their delivery, once none of
+ * their deliveries is still to be sent; a batch at a time, each in its own transaction. Returns how many went.
+ */
+export async function purgeSettledEvents(db: Db, before: number, batch = 500): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const ids = (await db.selectFrom('events').select('id')
+      .where('wall_created_at', '<', before)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries').select('webhook_deliveries.id')
+        .whereRef('webhook_deliveries.event_id', '=', 'events.id').where('webhook_deliveries.state', 'in', ['pending', 'sending']))))
+      .orderBy('wall_created_at').limit(batch).execute()).map((row) => row.id);
+    if (ids.length === 0) return purged;
+    await db.transaction().execute(async (tx) => {
+      await tx.deleteFrom('webhook_attempts').where('event_id', 'in', ids).execute();
+      // A delivery redelivered meanwhile is pending again: its event stays.
+      await tx.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).where('state', 'not in', ['pending', 'sending']).execute();
+      await tx.deleteFrom('events').where('id', 'in', ids)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries').select('webhook_deliveries.id')
+          .whereRef('webhook_deliveries.event_id', '=', 'events.id'))))
+        .execute();
+    });
+    purged += ids.length;
+    if (ids.length < batch) return purged;
+  }
+}

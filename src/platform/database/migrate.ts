@@ -5,6 +5,7 @@ import * as orders from './migrations/002_orders.js';
 import * as webhooks from './migrations/003_webhooks.js';
 import * as hostedPages from './migrations/004_hosted_pages.js';
 import * as paymentTokens from './migrations/005_payment_tokens.js';
+import * as eventRetention from './migrations/006_event_retention.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '003_webhooks': webhooks,
   '004_hosted_pages': hostedPages,
   '005_payment_tokens': paymentTokens,
+  '006_event_retention': eventRetention,
 };
 
 /**
