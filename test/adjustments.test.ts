@@ -162,11 +162,15 @@ describe('time: settlement, expiry and due dates on the business clock', () => {
 
   test("settlement happens at the merchant's settlement hour in its time zone, not before", async () => {
     const merchant = await server.newMerchant({ timezone: 'Asia/Hong_Kong' });
-    const clock = await merchant.client.sandbox.clock();
-    const now = Date.parse(clock.now);
-    // The next 23:00 in Hong Kong (15:00 UTC).
-    let settlement = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate(), 15);
-    if (settlement <= now + 5_000) settlement += DAY * 1000;
+    // The next 23:00 in Hong Kong (15:00 UTC) from business time `now`.
+    const nextSettlement = (now: number) => {
+      const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate(), 15);
+      return today > now ? today : today + DAY * 1000;
+    };
+    let now = Date.parse((await merchant.client.sandbox.clock()).now);
+    // Run a few minutes before 23:00, and the payment could settle before the first check: start past it.
+    if (nextSettlement(now) - now < 10 * 60 * 1000) now = Date.parse((await merchant.client.sandbox.advanceClock(15 * 60)).now);
+    const settlement = nextSettlement(now);
     const { transaction } = await paidOrder(merchant.client, '21.00');
 
     await merchant.client.sandbox.advanceClock(Math.floor((settlement - now) / 1000) - 60);

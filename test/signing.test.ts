@@ -112,7 +112,8 @@ describe("the server's authenticator verifies the vectors", () => {
 describe('over HTTP, vectors pass byte for byte', () => {
   let server: TestServer;
   before(async () => {
-    server = await vectorServer();
+    // As above: the nonce purge must not run on a clock past the vectors' times.
+    server = await vectorServer(new TestClock().freeze(new Date('2000-01-01T00:00:00Z')));
   });
   after(() => server.close());
 

@@ -457,8 +457,9 @@ describe('two serve processes sending one PostgreSQL outbox', () => {
 // Problems found while writing the tests above, fixed since: each test states the behaviour that must hold.
 describe('webhook sender: leases, slow receivers and clock moves', () => {
   test('a batch that outlasts its lease is not sent a second time, and every attempt made is recorded', async () => {
-    // Scaled down: timeout 0.25 s and a lease of 0.75 s. 200 due deliveries to a receiver that never answers: a
-    // claim takes one round of requests, so each is recorded well inside its lease.
+    // Scaled down: timeout 0.25 s, a lease of 1.5 s and rounds of 20. 200 due deliveries to a receiver that never
+    // answers: ten rounds (at least 2.5 s) outlast the first claim's lease, while each round (one claim) is
+    // recorded well inside its own, even on a busy machine (a lease of 0.75 s with rounds of 100 was not).
     const server = await startTestServer();
     const receiver = await TestReceiver.start();
     const senders: WebhookSender[] = [];
@@ -470,14 +471,14 @@ describe('webhook sender: leases, slow receivers and clock moves', () => {
         await merchant.client.orders.create({ reference_number: `WD-LEASE-${i}`, currency: 'HKD', charge_fee: '1.00', callback_url: `${receiver.url}/lease/${i}` });
       });
       const sender = (owner: string) => {
-        const made = new WebhookSender({ platform: server.platform, owner, pollMs: 50, timeoutMs: 250, leaseMs: 750 });
+        const made = new WebhookSender({ platform: server.platform, owner, pollMs: 50, timeoutMs: 250, leaseMs: 1_500, concurrency: 20 });
         senders.push(made);
         return made;
       };
       // One sender takes the batch; another (a second process, or the sandbox clock's run in this one) comes by
       // once the lease has run out while the first is still sending it.
       const first = sender('first').runDue();
-      await sleep(850);
+      await sleep(1_600);
       const second = sender('second').runDue();
       await Promise.all([first, second]);
       const attempts = await server.platform.db.selectFrom('webhook_attempts').select('delivery_id').execute();
