@@ -4,7 +4,7 @@ import { customerTokens, findToken, type TokenRow } from '../payment-tokens/stor
 import type { PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import type { PageAnswer } from './answers.js';
-import { readPageCard } from './card-form.js';
+import { cardFields, readPageCard } from './card-form.js';
 import { withCheckout } from './checkout.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
@@ -71,16 +71,7 @@ function cardForm(opened: BindingPage): Html {
   return html`<section class="panel">
 <h2>Add a card</h2>
 <form method="post" action="${opened.url}/card" autocomplete="on" data-testid="card-form">
-<label for="holder_name">Name on card</label>
-<input type="text" id="holder_name" name="holder_name" autocomplete="cc-name" maxlength="255" required>
-<label for="number">Card number</label>
-<input type="text" id="number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234" required>
-<div class="row">
-<div><label for="expiry">Expiry (MM/YY)</label>
-<input type="text" id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required></div>
-<div><label for="cvv">Security code</label>
-<input type="text" id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="CVC" required></div>
-</div>
+${cardFields({ holderRequired: true })}
 <button type="submit" data-testid="save">Save card</button>
 </form>
 ${sandbox && html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</code> asks for 3-D Secure, <code>4000 0000 0000 3055</code> is saved at once,

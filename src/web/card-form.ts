@@ -2,6 +2,7 @@ import { readCard } from '../orders/card.js';
 import type { OpenPaymentInput } from '../orders/payments.js';
 import type { Context } from '../platform/context.js';
 import { localTime } from '../platform/time-zone.js';
+import { html, type Html } from './html.js';
 
 /** What the payment page's card form posts. Only the name is ever shown again: never the number or code. */
 export interface PageCardForm {
@@ -39,4 +40,18 @@ export function readPageCard(ctx: Context, form: Record<string, string>): { inpu
       ...(holder !== '' && { holder_name: holder }),
     },
   };
+}
+
+/** The card form's fields, the same on every page that takes a card; the payer's browser may fill them in. */
+export function cardFields(options: { holderName?: string; holderRequired: boolean }): Html {
+  return html`<label for="holder_name">Name on card</label>
+<input type="text" id="holder_name" name="holder_name" autocomplete="cc-name" maxlength="255" value="${options.holderName ?? ''}"${options.holderRequired ? html` required` : ''}>
+<label for="number">Card number</label>
+<input type="text" id="number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234" required>
+<div class="row">
+<div><label for="expiry">Expiry (MM/YY)</label>
+<input type="text" id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required></div>
+<div><label for="cvv">Security code</label>
+<input type="text" id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="CVC" required></div>
+</div>`;
 }

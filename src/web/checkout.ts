@@ -9,7 +9,7 @@ import type { Context, PlatformContext } from '../platform/context.js';
 import { AppError } from '../platform/errors.js';
 import { WALLET_CURRENCIES, WALLET_METHODS, type WalletMethod } from '../rails/acquirer.js';
 import { SandboxAcquirer } from '../rails/sandbox/acquirer.js';
-import { readPageCard, type PageCardForm } from './card-form.js';
+import { cardFields, readPageCard, type PageCardForm } from './card-form.js';
 import { html, trusted, type Html } from './html.js';
 import { displayAmount, page } from './layout.js';
 import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
@@ -120,16 +120,7 @@ ${notice && html`<div class="panel"><p class="notice ${notice.kind}" role="alert
 ${!cardsLocked && html`<section class="panel">
 <h2>Pay by card</h2>
 <form method="post" action="${action('card')}" autocomplete="on" data-testid="card-form">
-<label for="holder_name">Name on card</label>
-<input type="text" id="holder_name" name="holder_name" autocomplete="cc-name" maxlength="255" value="${form?.holder_name ?? ''}">
-<label for="number">Card number</label>
-<input type="text" id="number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234" required>
-<div class="row">
-<div><label for="expiry">Expiry (MM/YY)</label>
-<input type="text" id="expiry" name="expiry" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" required></div>
-<div><label for="cvv">Security code</label>
-<input type="text" id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="CVC" required></div>
-</div>
+${cardFields({ holderName: form?.holder_name, holderRequired: false })}
 <button type="submit" data-testid="pay">Pay ${amount(payable)}</button>
 </form>
 ${sandbox && html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</code> pays, <code>4000 0000 0000 0002</code> is declined,
