@@ -65,4 +65,10 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ PAYGATE_PAGE_DECLINE_LIMIT: '0', PAYGATE_EVENT_RETENTION_DAYS: 'forever' }),
       (e) => e instanceof ConfigError && /PAYGATE_PAGE_DECLINE_LIMIT/.test(e.message) && /PAYGATE_EVENT_RETENTION_DAYS/.test(e.message));
   });
+
+  test('a receipt font must exist; a collection names its font after #', () => {
+    assert.throws(() => loadConfig({ PAYGATE_RECEIPT_FONT: '/no/such/font.ttf' }), /PAYGATE_RECEIPT_FONT: no font file/);
+    assert.deepEqual(loadConfig({ PAYGATE_RECEIPT_FONT: `${process.execPath}#Some-Font` }).receiptFont, { path: process.execPath, family: 'Some-Font' });
+    assert.equal(loadConfig({}).receiptFont, undefined);
+  });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { pdfText } from './support/pdf.js';
@@ -328,6 +329,15 @@ describe('PDF receipts', () => {
     }
   });
 
+  test('without a receipt font, characters beyond Latin-1 print as "?" and the receipt still opens', async () => {
+    const shop = (await server.newMerchant({ name: '茶餐廳 Tea House' })).client;
+    const reference = `RCPT-${randomUUID()}`;
+    await shop.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '28.00' });
+    const { download_link } = await shop.orders.receiptLink({ order: { reference_number: reference } });
+    const text = await pdfText(new Uint8Array(await (await fetch(download_link)).arrayBuffer()));
+    assert.ok(text.includes('??? Tea House'), text);
+  });
+
   test('an expired, altered or payment-page link is refused', async () => {
     const reference = await paidOrder();
     const { download_link } = await client.orders.receiptLink({ order: { reference_number: reference } });
@@ -347,6 +357,32 @@ describe('PDF receipts', () => {
       assert.ok((await expired.text()).includes('expired'));
     } finally {
       server.clock.advance(-(server.platform.config.receiptLinkTtlMs + MINUTE));
+    }
+  });
+});
+
+// Debian's fonts-wqy-microhei: `.ci/run` installs it and requires this test; elsewhere it runs where the font is.
+const CJK_FONT = '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc';
+const NO_CJK_FONT = process.env.PAYGATE_REQUIRE_CJK_FONT !== '1' && !existsSync(CJK_FONT) ? `no font at ${CJK_FONT} (apt-get install fonts-wqy-microhei)` : false;
+
+describe('PDF receipts in a configured font', { skip: NO_CJK_FONT }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { PAYGATE_RECEIPT_FONT: `${CJK_FONT}#WenQuanYiMicroHei` } });
+  });
+  after(() => server.close());
+
+  test('PAYGATE_RECEIPT_FONT prints Chinese names and items as they are', async () => {
+    const shop = (await server.newMerchant({ name: '茶餐廳 Tea House' })).client;
+    const reference = `RCPT-${randomUUID()}`;
+    await shop.orders.create({
+      reference_number: reference, currency: 'HKD', charge_fee: '56.00',
+      line_items: [{ purchasable_type: 'Charge', price: '28.00', quantity: 2, label: '凍奶茶 iced milk tea' }] as never,
+    });
+    const { download_link } = await shop.orders.receiptLink({ order: { reference_number: reference } });
+    const text = await pdfText(new Uint8Array(await (await fetch(download_link)).arrayBuffer()));
+    for (const expected of ['茶餐廳 Tea House', '凍奶茶 iced milk tea x 2 at HKD 28.00', 'HKD 56.00']) {
+      assert.ok(text.includes(expected), `${expected} in:\n${text}`);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCidr, type Cidr } from './net.js';
 
@@ -52,6 +53,8 @@ export interface Config {
   pageDeclineLimit: number;
   /** How long webhook events, with their deliveries and attempts, are kept once nothing is left to send (wall time). */
   eventRetentionMs: number;
+  /** A TrueType/OpenType font for PDF receipts (`path`, or `path#PostScriptName` in a collection); Helvetica when absent. */
+  receiptFont: { path: string; family: string | undefined } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -117,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
   const paymentLinkTtlMs = read('PAYGATE_PAYMENT_LINK_TTL_MINUTES', 24 * 60, integer(1, 90 * 24 * 60)) * 60_000;
   const receiptLinkTtlMs = read('PAYGATE_RECEIPT_LINK_TTL_MINUTES', 60, integer(1, 90 * 24 * 60)) * 60_000;
   const pageDeclineLimit = read('PAYGATE_PAGE_DECLINE_LIMIT', 5, integer(1, 100));
+  const receiptFont = readFontSetting(env.PAYGATE_RECEIPT_FONT, problems);
   const eventRetentionMs = read('PAYGATE_EVENT_RETENTION_DAYS', 90, integer(1, 3650)) * 24 * 60 * 60_000;
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
 
@@ -140,8 +144,19 @@ export function loadConfig(env: Env = process.env): Config {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
     pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
     rateLimitPerSecond, rateLimitBurst, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
-    eventRetentionMs,
+    eventRetentionMs, receiptFont,
   };
+}
+
+/** `path` or `path#PostScriptName`; the file must exist (a missing font is a start-up error, not a failed receipt). */
+function readFontSetting(raw: string | undefined, problems: string[]): Config['receiptFont'] {
+  if (!raw) return undefined;
+  const [path, family] = raw.split('#') as [string, string | undefined];
+  if (!existsSync(path)) {
+    problems.push(`PAYGATE_RECEIPT_FONT: no font file at ${JSON.stringify(path)}`);
+    return undefined;
+  }
+  return { path, family: family || undefined };
 }
 
 function isHttpUrl(text: string): boolean {

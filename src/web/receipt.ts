@@ -20,16 +20,22 @@ export async function downloadReceipt(platform: PlatformContext, token: string, 
   if (!order) return goneAnswer(ctx, 'order');
   const view = await loadOrderView(ctx, order);
   return {
-    pdf: await receiptPdf(view, { timezone: ctx.merchant.timezone, issuedAt: ctx.clock.now().getTime(), sandbox: ctx.config.mode === 'sandbox' }),
+    pdf: await receiptPdf(view, {
+      timezone: ctx.merchant.timezone, issuedAt: ctx.clock.now().getTime(), sandbox: ctx.config.mode === 'sandbox', font: ctx.config.receiptFont,
+    }),
     filename: `receipt-${order.number}.pdf`,
   };
 }
 
 /**
- * The receipt: merchant, order, its lines, every transaction and the totals. PDFKit's built-in Helvetica has
- * no glyphs beyond Latin-1, so other characters print as "?" (a font of our own would fix it, at a few MB).
+ * The receipt: merchant, order, its lines, every transaction and the totals. In the configured font (only the
+ * glyphs used are embedded), else in PDFKit's built-in Helvetica, which has nothing beyond Latin-1: other
+ * characters then print as "?".
  */
-export function receiptPdf(view: OrderView, options: { timezone: string; issuedAt: number; sandbox: boolean }): Promise<Buffer> {
+export function receiptPdf(
+  view: OrderView,
+  options: { timezone: string; issuedAt: number; sandbox: boolean; font?: { path: string; family: string | undefined } },
+): Promise<Buffer> {
   const { order } = view;
   const amount = (minor: number) => displayAmount(minor, order.currency_exponent, order.currency);
   const when = (ms: number) => {
@@ -40,8 +46,11 @@ export function receiptPdf(view: OrderView, options: { timezone: string; issuedA
   const doc = new PDFDocument({
     size: 'A4',
     margin: 50,
-    info: { Title: latin1(`Receipt ${order.number}`), Author: latin1(view.merchant.name), Producer: 'paygate', Creator: 'paygate' },
+    info: { Title: `Receipt ${order.number}`, Author: view.merchant.name, Producer: 'paygate', Creator: 'paygate' },
   });
+  const [regular, heavy] = options.font ? ['body', 'body'] : ['Helvetica', 'Helvetica-Bold'];
+  if (options.font) doc.registerFont('body', options.font.path, options.font.family ?? '');
+  const printable = options.font ? (text: string) => text : latin1;
   const done = new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -52,26 +61,26 @@ export function receiptPdf(view: OrderView, options: { timezone: string; issuedA
   const left = doc.page.margins.left;
   const right = doc.page.width - doc.page.margins.right;
   const width = right - left;
-  const row = (label: string, value: string, bold = false) => {
+  const row = (label: string, value: string, strong = false) => {
     const y = doc.y;
-    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
-    doc.text(latin1(label), left, y, { width: width - 140 });
+    doc.font(strong ? heavy : regular).fontSize(10);
+    doc.text(printable(label), left, y, { width: width - 140 });
     const after = doc.y;
-    doc.text(latin1(value), right - 140, y, { width: 140, align: 'right' });
+    doc.text(printable(value), right - 140, y, { width: 140, align: 'right' });
     doc.y = Math.max(after, doc.y);
   };
   const field = (label: string, value: string) => {
     const y = doc.y;
-    doc.font('Helvetica').fontSize(10).fillColor('#4a5468').text(latin1(label), left, y, { width: 100 });
-    doc.fillColor('#000000').text(latin1(value), left + 110, y, { width: width - 110 });
+    doc.font(regular).fontSize(10).fillColor('#4a5468').text(printable(label), left, y, { width: 100 });
+    doc.fillColor('#000000').text(printable(value), left + 110, y, { width: width - 110 });
   };
   const heading = (text: string) => {
-    doc.moveDown(1).font('Helvetica-Bold').fontSize(12).text(latin1(text), left, doc.y, { width });
+    doc.moveDown(1).font(heavy).fontSize(12).text(printable(text), left, doc.y, { width });
     doc.moveTo(left, doc.y + 2).lineTo(right, doc.y + 2).strokeColor('#c4cbd8').stroke().moveDown(0.5);
   };
 
-  doc.font('Helvetica-Bold').fontSize(20).text(latin1(view.merchant.name), left, doc.y, { width });
-  doc.font('Helvetica').fontSize(12).fillColor('#4a5468').text(options.sandbox ? 'Receipt (sandbox: no real money moved)' : 'Receipt');
+  doc.font(heavy).fontSize(20).text(printable(view.merchant.name), left, doc.y, { width });
+  doc.font(regular).fontSize(12).fillColor('#4a5468').text(options.sandbox ? 'Receipt (sandbox: no real money moved)' : 'Receipt');
   doc.fillColor('#000000').moveDown(1);
   field('Order number', order.number);
   field('Reference', order.reference_number);
@@ -107,8 +116,8 @@ export function receiptPdf(view: OrderView, options: { timezone: string; issuedA
     }
   }
 
-  doc.moveDown(2).font('Helvetica').fontSize(8).fillColor('#6a7386')
-    .text(latin1(`Issued ${when(options.issuedAt)} (${options.timezone}) by paygate for ${view.merchant.name}.`), left, doc.y, { width });
+  doc.moveDown(2).font(regular).fontSize(8).fillColor('#6a7386')
+    .text(printable(`Issued ${when(options.issuedAt)} (${options.timezone}) by paygate for ${view.merchant.name}.`), left, doc.y, { width });
   doc.end();
   return done;
 }
