@@ -2,31 +2,26 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Customer, PaygateClient } from '@paygate/client';
-import { fillCard, NO_BROWSER, phoneBrowser, type PhoneBrowser } from './support/browser.js';
-import { TestReceiver } from './support/receiver.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { fillCard, NO_BROWSER, browserBed, type BrowserBed, type PhoneBrowser } from './support/browser.js';
+import type { TestReceiver } from './support/receiver.js';
+import type { TestServer } from './support/server.js';
 
 // Binding cards as the cardholder sees it, in headless Chromium: the 3-D Secure page of a binding made through
 // the API (passed and failed, then on to the merchant's return addresses), and the hosted binding page where a
 // customer saves cards without the merchant touching card data (docs/payment-tokens.md).
 
 describe('binding cards in Chromium', { skip: NO_BROWSER }, () => {
+  let bed: BrowserBed;
   let server: TestServer;
   let client: PaygateClient;
   let shop: TestReceiver;
   let browser: PhoneBrowser;
 
   before(async () => {
-    server = await startTestServer();
-    client = (await server.newMerchant({ name: 'Peak Gym' })).client;
-    shop = await TestReceiver.start();
-    browser = await phoneBrowser();
+    bed = await browserBed('Peak Gym');
+    ({ server, client, shop, browser } = bed);
   });
-  after(async () => {
-    await browser?.close();
-    await shop?.close();
-    await server?.close();
-  });
+  after(() => bed?.close());
 
   const newCustomer = (): Promise<Customer> =>
     client.customers.create({ reference_number: `GYM-${randomUUID()}`, name: 'Wong Siu Ming', phone: '98765432' });

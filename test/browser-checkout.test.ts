@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import type { Page } from 'playwright-core';
-import { fillCard, NO_BROWSER, phoneBrowser, type PhoneBrowser } from './support/browser.js';
-import { TestReceiver } from './support/receiver.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { fillCard, NO_BROWSER, browserBed, type BrowserBed, type PhoneBrowser } from './support/browser.js';
+import type { TestReceiver } from './support/receiver.js';
+import type { TestServer } from './support/server.js';
 
 // The payer's side, end to end in headless Chromium (Debian's `chromium`, driven by playwright-core): the payment
 // link on a phone-sized screen, cards with and without 3-D Secure, a decline and a retry, a wallet, the way
@@ -19,22 +19,17 @@ const CARDS = {
 };
 
 describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
+  let bed: BrowserBed;
   let server: TestServer;
   let client: PaygateClient;
   let shop: TestReceiver;
   let browser: PhoneBrowser;
 
   before(async () => {
-    server = await startTestServer();
-    client = (await server.newMerchant({ name: 'Kowloon Coffee Roasters' })).client;
-    shop = await TestReceiver.start();
-    browser = await phoneBrowser();
+    bed = await browserBed('Kowloon Coffee Roasters');
+    ({ server, client, shop, browser } = bed);
   });
-  after(async () => {
-    await browser?.close();
-    await shop?.close();
-    await server?.close();
-  });
+  after(() => bed?.close());
 
   async function newLink(options: { client?: PaygateClient; total?: string } = {}) {
     const { order, payment_link } = await (options.client ?? client).orders.createWithPaymentLink({

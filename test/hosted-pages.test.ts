@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
+import { cardAttempts } from '../src/web/card-attempts.js';
+import { postForm } from './support/forms.js';
 import { pdfText } from './support/pdf.js';
 import { rawRequest, signedHeaders, startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
@@ -12,11 +14,6 @@ import { rawRequest, signedHeaders, startTestServer, type TestMerchant, type Tes
 const MINUTE = 60_000;
 const GOOD_CARD = { holder_name: 'Chan Tai Man', number: '4242 4242 4242 4242', expiry: '12/30', cvv: '123' };
 const DECLINED_CARD = { ...GOOD_CARD, number: '4000 0000 0000 0002' };
-
-/** A form post as a browser sends it, without following the redirect. */
-async function postForm(url: string, fields: Record<string, string>): Promise<Response> {
-  return fetch(url, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
-}
 
 describe('payment links and the hosted payment page', () => {
   let server: TestServer;
@@ -157,7 +154,7 @@ describe('payment links and the hosted payment page', () => {
       if ((await postForm(`${payment_link}/card`, DECLINED_CARD)).headers.get('location')?.endsWith('notice=locked')) break;
     }
     assert.equal((await client.orders.check({ order: { number: order.number } })).transactions.length, limit);
-    assert.equal((await orderRow(order.number)).page_declines, limit);
+    assert.equal(await cardAttempts(server.platform.db, merchant.merchantId, { orderId: (await orderRow(order.number)).id }), limit);
   });
 
   test('a card sent to 3-D Secure counts against the cap, whatever becomes of the challenge', async () => {
@@ -171,7 +168,7 @@ describe('payment links and the hosted payment page', () => {
       assert.equal(failed.headers.get('location'), `${payment_link}?notice=declined`);
     }
     assert.equal((await postForm(`${payment_link}/card`, GOOD_CARD)).headers.get('location'), `${payment_link}?notice=locked`);
-    assert.equal((await orderRow(order.number)).page_declines, limit);
+    assert.equal(await cardAttempts(server.platform.db, merchant.merchantId, { orderId: (await orderRow(order.number)).id }), limit);
   });
 
   test('a wallet refused in the (sandbox) wallet app is told as such, not as a card decline', async () => {

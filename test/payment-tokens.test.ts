@@ -7,6 +7,7 @@ import { findMerchant } from '../src/merchants/store.js';
 import { bindPaymentToken } from '../src/payment-tokens/bind.js';
 import { merchantContext } from '../src/platform/context.js';
 import { AppError } from '../src/platform/errors.js';
+import { postForm } from './support/forms.js';
 import { TestReceiver } from './support/receiver.js';
 import { refusal } from './support/refusal.js';
 import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
@@ -236,7 +237,7 @@ describe('payment tokens', () => {
       assert.match(pending.verify_url ?? '', new RegExp(`^${server.url}/pay/wallet/[A-Za-z0-9_-]{22}$`));
       const page = await (await fetch(pending.verify_url!)).text();
       assert.ok(page.includes('Allow Token Shop to charge your'));
-      const allowed = await fetch(pending.verify_url!, { method: 'POST', body: new URLSearchParams({ outcome: 'passed' }) });
+      const allowed = await postForm(pending.verify_url!, { outcome: 'passed' });
       assert.ok((await allowed.text()).includes('Auto-debit allowed'));
       assert.equal((await client.customers.checkToken(pending.token)).state, 'success');
       const sale = await client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token: pending.token, entry_type: 'mit' } });
@@ -286,7 +287,7 @@ describe('payment tokens', () => {
     const deleted = await client.customers.deleteToken(customer.uuid, pending.token);
     assert.equal(deleted.state, 'failed');
     assert.equal((await fetch(pending.verify_url!)).status, 404, 'the challenge page is closed');
-    const answered = await fetch(pending.verify_url!, { method: 'POST', body: new URLSearchParams({ outcome: 'passed' }) });
+    const answered = await postForm(pending.verify_url!, { outcome: 'passed' });
     assert.equal(answered.status, 404);
     await client.sandbox.advanceClock(16 * MINUTE);
     const row = await server.platform.db.selectFrom('payment_tokens').selectAll().where('token', '=', pending.token).executeTakeFirstOrThrow();
@@ -342,10 +343,7 @@ describe('payment tokens', () => {
     assert.ok(Date.parse(expires_at) > Date.now());
     const page = await (await fetch(wallet_link)).text();
     assert.ok(page.includes('Save a card for &lt;b&gt;Bold&lt;/b&gt; &amp; Co') && !page.includes('<b>Bold'));
-    const post = (number: string) => fetch(`${wallet_link}/card`, {
-      method: 'POST', redirect: 'manual',
-      body: new URLSearchParams({ holder_name: 'Chan Tai Man', number, expiry: '12/31', cvv: '123' }),
-    });
+    const post = (number: string) => postForm(`${wallet_link}/card`, { holder_name: 'Chan Tai Man', number, expiry: '12/31', cvv: '123' });
     const limit = server.platform.config.pageDeclineLimit;
     for (let attempt = 0; attempt < limit; attempt += 1) assert.match((await post('4000000000000002')).headers.get('location') ?? '', /\?token=/);
     assert.equal((await post('4000000000003055')).headers.get('location'), wallet_link, 'locked: nothing tried');
@@ -362,12 +360,10 @@ describe('payment tokens', () => {
     const { wallet_link } = await client.customers.walletLink(customer.uuid);
     const limit = server.platform.config.pageDeclineLimit;
     for (let saved = 0; saved <= limit; saved += 1) {
-      const posted = await fetch(`${wallet_link}/card`, {
-        method: 'POST', redirect: 'manual', body: new URLSearchParams({ holder_name: 'Chan Tai Man', number: '4242424242424242', expiry: '12/31', cvv: '123' }),
-      });
+      const posted = await postForm(`${wallet_link}/card`, { holder_name: 'Chan Tai Man', number: '4242424242424242', expiry: '12/31', cvv: '123' });
       const challenge = posted.headers.get('location') ?? '';
       assert.match(challenge, /\/pay\/3ds\/.*\?checkout=/, `card ${saved + 1} sent to 3-D Secure`);
-      const passed = await fetch(challenge, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ outcome: 'passed' }) });
+      const passed = await postForm(challenge, { outcome: 'passed' });
       assert.match(passed.headers.get('location') ?? '', new RegExp(`^${wallet_link}\\?token=`));
     }
     assert.ok(!(await (await fetch(wallet_link)).text()).includes('data-testid="locked"'));

@@ -164,7 +164,6 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
       customer_id: customerUuid,
       content_hash: createHash('sha256').update(JSON.stringify(content)).digest('hex'),
       app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
-      page_declines: 0,
       voided_at: null,
       created_at: now,
       updated_at: now,

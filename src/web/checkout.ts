@@ -13,7 +13,7 @@ import { cardFields, readPageCard, type PageCardForm } from './card-form.js';
 import { html, trusted, type Html } from './html.js';
 import { displayAmount, page } from './layout.js';
 import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
-import { returnPageCardAttempt, takePageCardAttempt } from './links-store.js';
+import { cardAttempts, returnCardAttempt, takeCardAttempt } from './card-attempts.js';
 import type { PageAnswer } from './answers.js';
 import { qrSvg } from './qr.js';
 
@@ -36,6 +36,8 @@ interface Checkout {
   token: string;
   /** The checkout's own address, under the public base URL. */
   url: string;
+  /** Card attempts counted against the order's cap (declined, or being tried). */
+  cardAttempts: number;
 }
 
 /** The order behind an open payment link, or the page to answer instead (an unknown or expired link). */
@@ -45,7 +47,8 @@ async function openCheckout(platform: PlatformContext, token: string, requestId:
   const { ctx, link, url } = opened;
   const order = link.order_id === null ? undefined : await findOrder(ctx.db, ctx.merchant.id, { id: link.order_id });
   if (!order) return goneAnswer(ctx, 'order');
-  return { ctx, view: await loadOrderView(ctx, order), token, url };
+  const cardsTried = await cardAttempts(ctx.db, ctx.merchant.id, { orderId: order.id });
+  return { ctx, view: await loadOrderView(ctx, order), token, url, cardAttempts: cardsTried };
 }
 
 /** The payment page, as the order stands now. */
@@ -59,7 +62,7 @@ function noticeText(checkout: Checkout, notice: Notice): string {
   const { order } = checkout.view;
   if (notice === 'locked') {
     // Refused only because other attempts were in flight at that moment: the order is not locked.
-    if (order.page_declines < checkout.ctx.config.pageDeclineLimit) return 'Another card payment for this order was being tried. Please try again.';
+    if (checkout.cardAttempts < checkout.ctx.config.pageDeclineLimit) return 'Another card payment for this order was being tried. Please try again.';
     return hasWallets(order.currency) ? `${NOTICES.locked} You can still pay with a wallet below.` : NOTICES.locked;
   }
   if (notice !== 'declined') return NOTICES[notice];
@@ -112,7 +115,7 @@ ${back !== null && html`<a class="button" data-testid="return" href="${back}">Re
     return frame('Being paid', html`<section class="panel result"><h2 data-testid="status">This order is being paid</h2>
 <p>A payment for it is already under way. Ask ${ctx.merchant.name} if you think this is wrong.</p></section>`);
   }
-  const cardsLocked = order.page_declines >= ctx.config.pageDeclineLimit;
+  const cardsLocked = checkout.cardAttempts >= ctx.config.pageDeclineLimit;
   const wallets = walletsFor(order.currency);
   const action = (path: string) => `${checkout.url}/${path}`;
   return frame(`Pay ${amount(payable)}`, html`
@@ -214,7 +217,7 @@ export async function payByCard(platform: PlatformContext, token: string, reques
   const { ctx, view } = checkout;
   const card = readPageCard(ctx, form);
   if ('problem' in card) return renderCheckout(checkout, { kind: 'error', text: card.problem }, card.form, 422);
-  if (!(await takePageCardAttempt(ctx.db, ctx.merchant.id, view.order.id, ctx.config.pageDeclineLimit))) {
+  if (!(await takeCardAttempt(ctx.db, ctx.merchant.id, { orderId: view.order.id }, ctx.config.pageDeclineLimit))) {
     return { redirect: `${checkout.url}?notice=locked` };
   }
   let counted = false;
@@ -237,7 +240,7 @@ export async function payByCard(platform: PlatformContext, token: string, reques
     if (error instanceof AppError && error.definition.status < 500) return { redirect: checkout.url };
     throw error;
   } finally {
-    if (!counted) await returnPageCardAttempt(ctx.db, ctx.merchant.id, view.order.id);
+    if (!counted) await returnCardAttempt(ctx.db, ctx.merchant.id, { orderId: view.order.id });
   }
 }
 

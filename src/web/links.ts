@@ -8,8 +8,8 @@ export type LinkKind = PageLinkRow['kind'];
 /** Where each kind of link points, under the configured public base URL (never the request's Host). */
 export const LINK_PATHS: Record<LinkKind, string> = { payment: '/pay', receipt: '/receipts', binding: '/wallet' };
 
-/** 128 random bits, base64url: 22 characters. */
-const TOKEN = /^[A-Za-z0-9_-]{22}$/;
+/** 128 random bits, base64url: 22 characters (the links' tokens, and the sandbox acquirer's payer pages'). */
+export const isPageToken = (text: string) => /^[A-Za-z0-9_-]{22}$/.test(text);
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -29,7 +29,7 @@ export async function issueLink(
     token_hash: hashOf(token), kind, merchant_id: ctx.merchant.id,
     order_id: 'orderId' in target ? target.orderId : null,
     customer_id: 'customerId' in target ? target.customerId : null,
-    declines: 0, created_at: now, expires_at: expiresAt,
+    created_at: now, expires_at: expiresAt,
   });
   return { url: `${ctx.config.publicBaseUrl}${LINK_PATHS[kind]}/${token}`, expiresAt };
 }
@@ -41,7 +41,7 @@ export type OpenedLink =
 
 /** What a token names: an open link, an expired one (kept a while, so the payer is told so), or nothing. */
 export async function openLink(platform: PlatformContext, kind: LinkKind, token: string): Promise<OpenedLink> {
-  if (!TOKEN.test(token)) return { state: 'unknown' };
+  if (!isPageToken(token)) return { state: 'unknown' };
   const link = await findPageLink(platform.db, hashOf(token));
   if (!link || link.kind !== kind || (link.order_id === null && link.customer_id === null)) return { state: 'unknown' };
   if (link.expires_at <= platform.wallClock.now().getTime()) return { state: 'expired', link };

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import PDFDocument from 'pdfkit';
 import { loadOrderView } from '../orders/lookup.js';
 import type { OrderView } from '../orders/present.js';
@@ -49,7 +50,7 @@ export function receiptPdf(
     info: { Title: `Receipt ${order.number}`, Author: view.merchant.name, Producer: 'paygate', Creator: 'paygate' },
   });
   const [regular, heavy] = options.font ? ['body', 'body'] : ['Helvetica', 'Helvetica-Bold'];
-  if (options.font) doc.registerFont('body', options.font.path, options.font.family ?? '');
+  if (options.font) doc.registerFont('body', fontBytes(options.font.path), options.font.family ?? '');
   const printable = options.font ? (text: string) => text : latin1;
   const done = new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -120,6 +121,18 @@ export function receiptPdf(
     .text(printable(`Issued ${when(options.issuedAt)} (${options.timezone}) by paygate for ${view.merchant.name}.`), left, doc.y, { width });
   doc.end();
   return done;
+}
+
+const loadedFonts = new Map<string, Buffer>();
+
+/** A CJK font is megabytes: read once per process, not once per receipt (only the glyphs used are embedded). */
+function fontBytes(path: string): Buffer {
+  let bytes = loadedFonts.get(path);
+  if (!bytes) {
+    bytes = readFileSync(path);
+    loadedFonts.set(path, bytes);
+  }
+  return bytes;
 }
 
 /** What Helvetica can print: Latin-1, other characters as "?". */

@@ -1,6 +1,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PaygateClient } from '@paygate/client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { TestReceiver } from './receiver.js';
+import { startTestServer, type TestServer } from './server.js';
 
 // Debian's Chromium, driven by playwright-core. `.ci/run` installs it and sets PAYGATE_REQUIRE_BROWSER=1: there, a
 // missing browser fails the suite instead of skipping it.
@@ -54,4 +57,28 @@ export async function fillCard(page: Page, number: string): Promise<void> {
   await page.getByLabel('Card number').fill(number);
   await page.getByLabel('Expiry (MM/YY)').fill('12/30');
   await page.getByLabel('Security code').fill('123');
+}
+
+/** What a browser test works with: a server, a merchant's client, the merchant's site (for return URLs), a phone. */
+export interface BrowserBed {
+  server: TestServer;
+  client: PaygateClient;
+  shop: TestReceiver;
+  browser: PhoneBrowser;
+  close(): Promise<void>;
+}
+
+export async function browserBed(merchantName: string): Promise<BrowserBed> {
+  const server = await startTestServer();
+  const client = (await server.newMerchant({ name: merchantName })).client;
+  const shop = await TestReceiver.start();
+  const browser = await phoneBrowser();
+  return {
+    server, client, shop, browser,
+    async close() {
+      await browser.close();
+      await shop.close();
+      await server.close();
+    },
+  };
 }

@@ -18,6 +18,7 @@ export interface Schema {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   page_links: PageLinksTable;
+  card_attempts: CardAttemptsTable;
   payment_tokens: PaymentTokensTable;
 }
 
@@ -143,8 +144,6 @@ export interface OrdersTable {
   content_hash: string;
   /** The app that created the order: its webhook key signs the deliveries to `notify_url`. */
   app_id: string | null;
-  /** Card attempts on the order's payment page that were declined (or are being tried): capped. */
-  page_declines: number;
   voided_at: number | null;
   created_at: number;
   updated_at: number;
@@ -314,8 +313,6 @@ export interface PageLinksTable {
   order_id: string | null;
   /** The customer of a card-binding ("wallet") link. */
   customer_id: string | null;
-  /** Card attempts on a binding page that did not succeed (or are being tried): capped against card testing. */
-  declines: number;
   /** Wall time: link expiry is a matter of security, not of the merchant's business clock. */
   created_at: number;
   expires_at: number;
@@ -362,4 +359,12 @@ export interface PaymentTokensTable {
   deleted_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+/** Card attempts on a hosted page that did not pay or save the card (or are being tried), per order or binding link. */
+export interface CardAttemptsTable {
+  /** `order:<id>` (a payment page, whichever link) or `link:<token hash>` (a card-binding page). */
+  subject: string;
+  merchant_id: string;
+  declines: number;
 }

@@ -11,8 +11,9 @@ import type { PageAnswer } from '../answers.js';
 import { WALLET_NAMES } from '../checkout.js';
 import { html } from '../html.js';
 import { displayAmount, messagePage, page } from '../layout.js';
-import { LINK_PATHS, openLink } from '../links.js';
-import { returnLinkCardAttempt, type PageLinkRow } from '../links-store.js';
+import { isPageToken, LINK_PATHS, openLink } from '../links.js';
+import { returnCardAttempt } from '../card-attempts.js';
+import type { PageLinkRow } from '../links-store.js';
 import { exponentOf } from '../../platform/money/money.js';
 
 /**
@@ -29,7 +30,7 @@ interface Waiting {
 
 async function findWaiting(platform: PlatformContext, kind: PayerPageKind, token: string): Promise<Waiting | undefined> {
   const acquirer = platform.rails.acquirer;
-  if (!(acquirer instanceof SandboxAcquirer) || !/^[A-Za-z0-9_-]{22}$/.test(token)) return undefined;
+  if (!(acquirer instanceof SandboxAcquirer) || !isPageToken(token)) return undefined;
   const operation = await acquirer.awaitingPayer(token);
   if (!operation || (operation.payment_method === 'credit_card') !== (kind === '3ds')) return undefined;
   const merchant = await findMerchant(platform.db, operation.merchant_id);
@@ -183,7 +184,7 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
   const bindingPage = await openBindingLink(ctx, checkout, settled);
   if (bindingPage) {
     // A card saved after its challenge gives back the page's attempt (only cards not saved count).
-    if (settled.state === 'success') await returnLinkCardAttempt(ctx.db, bindingPage.link.token_hash);
+    if (settled.state === 'success') await returnCardAttempt(ctx.db, ctx.merchant.id, { linkHash: bindingPage.link.token_hash });
     return { redirect: `${bindingPage.url}?token=${encodeURIComponent(settled.token)}` };
   }
   const verified = settled.state === 'success';

@@ -12,10 +12,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('customer_id', 'text', (c) => c.references('customers.id'))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
-    // Card attempts on a binding page that did not succeed (or are being tried): capped, like an order's page.
-    .addColumn('declines', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.createIndex('page_links_expiry').on('page_links').column('expires_at').execute();
-  // Card attempts made on an order's payment page that were (or may yet be) declined: capped against card testing.
-  await db.schema.alterTable('orders').addColumn('page_declines', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  // Card attempts on a hosted page that did not pay (or save the card), or are being tried, per subject (an order's
+  // payment page, a binding link): capped against card testing.
+  await db.schema
+    .createTable('card_attempts')
+    .addColumn('subject', 'text', (c) => c.primaryKey())
+    .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
+    .addColumn('declines', 'integer', (c) => c.notNull())
+    .execute();
 }
