@@ -7,10 +7,10 @@ import { freeProcessingClaims } from './http/idempotency/store.js';
 import { ensureDemoApp, type DemoApp } from './merchants/demo.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
-import type { PlatformContext } from './platform/context.js';
+import type { PlatformContext } from './context/context.js';
 import { lockDataDir } from './platform/database/data-dir-lock.js';
 import { createMetrics } from './platform/metrics.js';
-import { openPlatform } from './platform/platform.js';
+import { openPlatform } from './context/open-platform.js';
 import { VERSION } from './platform/version.js';
 import { registerPaymentTokenJobs } from './payment-tokens/jobs.js';
 import { registerMaintenanceJobs } from './scheduler/maintenance.js';
@@ -62,8 +62,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     registerOrderJobs(scheduler, { recoveryAfterMs: config.recoveryAfterMs });
     registerPaymentTokenJobs(scheduler);
     const webhooks = new WebhookSender({ platform, pollMs: config.schedulerPollMs, timeoutMs: config.webhookTimeoutMs, metrics });
-    platform.jobs = combineDueWork(scheduler, webhooks);
-    platform.webhooks = webhooks;
+    platform.dueWork = combineDueWork(scheduler, webhooks);
+    platform.outbox = webhooks;
     // Before the first request: on SQLite the data-folder lock proves the previous process is gone, so the
     // claims and job leases it held are free, and what it left between two commits is recovered now.
     if (database.engine === 'sqlite') {

@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { createOrUpdateCustomer } from '../src/customers/customers.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency/idempotency.js';
-import { findMerchant } from '../src/merchants/store.js';
-import { merchantContext } from '../src/platform/context.js';
+import { findMerchant } from '../src/platform/tenants.js';
+import { merchantContext } from '../src/context/context.js';
 import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';

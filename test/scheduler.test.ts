@@ -5,7 +5,7 @@ import { openNonceStore } from '../src/http/auth/nonce-store.js';
 import { NONCE_SKEW_MARGIN_MS } from '../src/http/auth/authenticate.js';
 import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency/idempotency.js';
 import { createMerchant } from '../src/merchants/merchants.js';
-import type { PlatformContext } from '../src/platform/context.js';
+import type { PlatformContext } from '../src/context/context.js';
 import { registerMaintenanceJobs } from '../src/scheduler/maintenance.js';
 import { Scheduler, scheduleJob } from '../src/scheduler/scheduler.js';
 import { claimDueJobs, finishJob, realignMerchantJobs } from '../src/scheduler/store.js';

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PaygateClient, verifyWebhook } from '@paygate/client';
-import { findMerchant } from '../src/merchants/store.js';
-import { merchantContext } from '../src/platform/context.js';
+import { findMerchant } from '../src/platform/tenants.js';
+import { merchantContext } from '../src/context/context.js';
 import { openDatabase, type Database } from '../src/platform/database/database.js';
 import { advanceClock } from '../src/sandbox/clock.js';
 import { WebhookSender } from '../src/webhooks/sender.js';
@@ -528,8 +528,8 @@ describe('webhook sender: leases, slow receivers and clock moves', () => {
       const row = (await findMerchant(server.platform.db, merchant.merchantId))!;
       // The race, made deterministic: the merchant's clock is moved an hour, by the sandbox's own code, while the
       // attempt is in flight (an advance that looked for due work just before this delivery was claimed: it saw none).
-      const ctx = { ...merchantContext(server.platform, row, { kind: 'operator' }, 'clock-race'), jobs: {
-        runDue: async () => 0, nextDue: async () => undefined, realign: server.platform.jobs!.realign,
+      const ctx = { ...merchantContext(server.platform, row, { kind: 'operator' }, 'clock-race'), dueWork: {
+        runDue: async () => 0, nextDue: async () => undefined, realign: server.platform.dueWork!.realign,
       } };
       const sender = new WebhookSender({
         platform: server.platform, pollMs: 50, timeoutMs: 1_000,

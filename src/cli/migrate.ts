@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
-import { openPlatform } from '../platform/platform.js';
+import { openPlatform } from '../context/open-platform.js';
 import { print } from './output.js';
 
 export async function migrateCommand(args: string[]): Promise<void> {

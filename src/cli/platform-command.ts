@@ -1,7 +1,7 @@
-import type { PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../context/context.js';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
-import { openPlatform } from '../platform/platform.js';
+import { openPlatform } from '../context/open-platform.js';
 
 /**
  * Runs a command against the same database the server uses (it may be running: SQLite waits for the

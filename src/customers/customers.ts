@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { inTransaction, type Context } from '../platform/context.js';
+import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';

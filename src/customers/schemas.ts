@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { DEFAULT_PAYMENT_METHODS } from '@paygate/client';
-import { Nullable, StringEnum } from '../http/schema-types.js';
+import { Nullable, StringEnum } from '../platform/schema.js';
 
 const text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
 const requiredText = (maxLength: number, description?: string) =>

@@ -10,7 +10,7 @@ import type { Mode } from '../platform/config.js';
 import { sandboxRoutes } from '../sandbox/routes.js';
 import { registerHostedPages } from '../web/routes.js';
 import { webhookRoutes } from '../webhooks/routes.js';
-import type { PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../context/context.js';
 import { AppError, ERRORS } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
 import { createAuthenticator } from './auth/authenticate.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
 import { AppError, ERRORS, type ErrorName } from '../platform/errors.js';
 import type { Authenticator, Caller } from './auth/authenticate.js';
 import { decodeJsonBody } from './body.js';

@@ -1,11 +1,12 @@
 import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { parseCidr } from '../platform/net.js';
 import { checkMerchantUrl } from '../platform/urls.js';
-import { findApp, findMerchant, insertApp, listApps, setAppDisabledAt, type AppRow } from './store.js';
+import { findMerchant } from '../platform/tenants.js';
+import { findApp, insertApp, listApps, setAppDisabledAt, type AppRow } from './store.js';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 

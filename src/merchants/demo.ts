@@ -2,7 +2,7 @@ import { generateKeyPair } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../context/context.js';
 import { createApp } from './apps.js';
 import { createMerchant } from './merchants.js';
 import { findApp } from './store.js';

@@ -1,8 +1,9 @@
 import { scheduleNextSettlement } from '../orders/settlement.js';
-import { inTransaction, type PlatformContext } from '../platform/context.js';
+import { inTransaction, type PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { insertMerchant, listMerchants } from './store.js';
+import { listMerchants } from '../platform/tenants.js';
+import { insertMerchant } from './store.js';
 
 export interface CreateMerchantInput {
   name: string;

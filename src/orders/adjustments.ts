@@ -1,4 +1,4 @@
-import { inTransaction, type Context } from '../platform/context.js';
+import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { describeAmountProblem, parseAmount } from '../platform/money/money.js';

@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Static } from 'typebox';
 import { findCustomerById } from '../customers/store.js';
-import { inTransaction, type Context } from '../platform/context.js';
+import { inTransaction, type Context } from '../context/context.js';
 import { emitOrderEvent } from '../webhooks/outbox.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError } from '../platform/errors.js';

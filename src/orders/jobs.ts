@@ -1,5 +1,5 @@
-import { findMerchant, listMerchants, toMerchant } from '../merchants/store.js';
-import { inTransaction, merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import { findMerchant, listMerchants, toMerchant } from '../platform/tenants.js';
+import { inTransaction, merchantContext, type Context, type PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { scheduleJob, type Scheduler } from '../scheduler/scheduler.js';
 import { beginVoid, finishVoid, voidReference, voidRefusal } from './adjustments.js';

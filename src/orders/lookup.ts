@@ -1,4 +1,4 @@
-import type { Context } from '../platform/context.js';
+import type { Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import type { OrderView } from './present.js';

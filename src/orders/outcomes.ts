@@ -1,4 +1,4 @@
-import { inTransaction, type Context } from '../platform/context.js';
+import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import type { AcquirerResult, CardAcquirer, PayerAction } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';

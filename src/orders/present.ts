@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Merchant } from '../platform/context.js';
+import type { Merchant } from '../platform/tenants.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
 import type { OrderSchema, PaymentDataSchema, PURCHASABLE_TYPES, TransactionSchema } from './schemas.js';
 import type { LineItemRow, OrderRow } from './store.js';

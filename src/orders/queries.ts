@@ -1,4 +1,4 @@
-import { inTransaction, type Context } from '../platform/context.js';
+import { inTransaction, type Context } from '../context/context.js';
 import { emitOrderEvent } from '../webhooks/outbox.js';
 import { AppError } from '../platform/errors.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';

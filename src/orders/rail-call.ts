@@ -1,4 +1,4 @@
-import type { Context } from '../platform/context.js';
+import type { Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
 

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { AmountInput, DigitsInput, Nullable, StringEnum } from '../http/schema-types.js';
+import { AmountInput, DigitsInput, Nullable, StringEnum } from '../platform/schema.js';
 
 export const PURCHASABLE_TYPES = ['RearTips', 'Charge', 'Listing', 'Rounding', 'SurchargeFee'] as const;
 export const TRANSACTION_TYPES = ['Sales', 'Authorization', 'Refund', 'Capture'] as const;

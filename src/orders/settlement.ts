@@ -1,4 +1,5 @@
-import type { Context, Merchant, PlatformContext } from '../platform/context.js';
+import type { Context, PlatformContext } from '../context/context.js';
+import type { Merchant } from '../platform/tenants.js';
 import { nextLocalHour } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { settleTransactions } from './transactions-store.js';

@@ -4,7 +4,7 @@ import { getCustomer } from '../customers/customers.js';
 import { findCustomerById } from '../customers/store.js';
 import { brandOf, readCard, type CardInput } from '../orders/card.js';
 import { acquirerOf } from '../orders/rail-call.js';
-import { inTransaction, type Context } from '../platform/context.js';
+import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { currencyExponent } from '../platform/money/currencies.js';

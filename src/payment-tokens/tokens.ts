@@ -1,6 +1,6 @@
 import { getCustomer } from '../customers/customers.js';
 import { lockCustomer, updateCustomerRow } from '../customers/store.js';
-import { inTransaction, type Context } from '../platform/context.js';
+import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { issueLink } from '../web/links.js';

@@ -1,9 +1,8 @@
-import { findMerchant } from '../merchants/store.js';
-import { inTransaction, type Context } from '../platform/context.js';
+import { findMerchant } from '../platform/tenants.js';
+import { inTransaction, type Context, type DueWork } from '../context/context.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { AppError } from '../platform/errors.js';
 import { localDate } from '../platform/time-zone.js';
-import type { JobRunner } from '../scheduler/scheduler.js';
 
 export interface ClockReading {
   now: string;
@@ -37,7 +36,7 @@ export async function advanceClock(ctx: Context, seconds: number): Promise<Clock
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
     throw new AppError('validationFailed', `advance_seconds must be a whole number from 1 to ${MAX_ADVANCE_SECONDS}.`);
   }
-  const jobs = ctx.jobs;
+  const jobs = ctx.dueWork;
   if (!jobs) throw new AppError('unavailable', 'The scheduler is not running.');
   const previous = advancing.get(ctx.merchant.id) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(async () => {
@@ -77,7 +76,7 @@ const HELD_WORK_POLL_MS = 50;
  * cannot pass it, and this process cannot run it): wait for it a while (10 s, or longer than a webhook
  * receiver may take to answer), then give up rather than spin.
  */
-async function nextJobWhenFree(ctx: Context, jobs: JobRunner): Promise<number | undefined> {
+async function nextJobWhenFree(ctx: Context, jobs: DueWork): Promise<number | undefined> {
   const giveUpAt = performance.now() + Math.max(10_000, ctx.config.webhookTimeoutMs + 5_000);
   while (performance.now() < giveUpAt) {
     const next = await jobs.nextDue(ctx.merchant.id);
@@ -88,7 +87,7 @@ async function nextJobWhenFree(ctx: Context, jobs: JobRunner): Promise<number | 
 }
 
 /** Sets the clock so that business time reads `at` (never backwards), and keeps the jobs' wall due times in step. */
-async function moveTo(ctx: Context, jobs: JobRunner, at: number): Promise<void> {
+async function moveTo(ctx: Context, jobs: DueWork, at: number): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const row = await forUpdate(tx.db, tx.db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', tx.merchant.id))
       .executeTakeFirstOrThrow();

@@ -1,11 +1,11 @@
-import type { JobRunner } from './scheduler.js';
+import type { DueWork } from '../context/context.js';
 
 /**
  * Several kinds of due work (scheduled jobs, webhook deliveries) seen as one: what the sandbox clock runs as it
  * moves. Running what is due repeats until none of them has anything left, since one kind's work makes the
  * other's (a settlement job emits events; nothing yet works the other way, but the loop does not assume it).
  */
-export function combineDueWork(...runners: JobRunner[]): JobRunner {
+export function combineDueWork(...runners: DueWork[]): DueWork {
   return {
     async runDue(filter) {
       let total = 0;
@@ -21,7 +21,7 @@ export function combineDueWork(...runners: JobRunner[]): JobRunner {
     },
     async nextDue(merchantId) {
       const next = await Promise.all(runners.map((runner) => runner.nextDue(merchantId)));
-      return next.reduce<Awaited<ReturnType<JobRunner['nextDue']>>>((earliest, candidate) => {
+      return next.reduce<Awaited<ReturnType<DueWork['nextDue']>>>((earliest, candidate) => {
         if (!candidate) return earliest;
         if (!earliest || candidate.dueAt < earliest.dueAt) return candidate;
         if (candidate.dueAt === earliest.dueAt && earliest.heldUntil === undefined) return candidate;

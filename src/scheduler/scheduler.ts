@@ -1,5 +1,5 @@
-import { findMerchant } from '../merchants/store.js';
-import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import { merchantContext, type Context, type DueWork, type PlatformContext } from '../context/context.js';
+import { findMerchant } from '../platform/tenants.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { Db } from '../platform/database/database.js';
@@ -23,23 +23,13 @@ export interface SchedulerOptions {
   metrics?: Metrics;
 }
 
-/** What the rest of the platform may ask of the scheduler. */
-export interface JobRunner {
-  /** Runs the jobs due now (one merchant's only, when given) until none is left; returns how many ran. */
-  runDue(filter?: { merchantId?: string }): Promise<number>;
-  /** The merchant's next job this process can run, and whether another claim holds it now. */
-  nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined>;
-  /** The merchant's clock offset changed (in `db`'s transaction): keep its work due at the same business time. */
-  realign(db: Db, merchantId: string, offsetMs: number): Promise<void>;
-}
-
 /**
  * Runs due work from the jobs table. A claim leases its jobs and fences them with a token: processes sharing one
  * PostgreSQL never run a job at the same time, a running job's lease is renewed while it runs, and a job of a
  * process that died is taken over once its lease runs out. Within a process, one run at a time. Handlers must
  * still tolerate running twice (a process that stalls past its lease loses the job while still running it).
  */
-export class Scheduler implements JobRunner {
+export class Scheduler implements DueWork {
   readonly owner: string;
   private readonly jobs = new Map<string, Registration>();
   private timer: NodeJS.Timeout | undefined;

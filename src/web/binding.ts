@@ -1,7 +1,7 @@
 import { findCustomerById, type CustomerRow } from '../customers/store.js';
 import { bindPaymentToken } from '../payment-tokens/bind.js';
 import { customerTokens, findToken, type TokenRow } from '../payment-tokens/store.js';
-import type { PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import type { PageAnswer } from './answers.js';
 import { cardFields, readPageCard } from './card-form.js';

@@ -1,6 +1,6 @@
 import { readCard } from '../orders/card.js';
 import type { OpenPaymentInput } from '../orders/payments.js';
-import type { Context } from '../platform/context.js';
+import type { Context } from '../context/context.js';
 import { localTime } from '../platform/time-zone.js';
 import { html, type Html } from './html.js';
 

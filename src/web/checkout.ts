@@ -5,7 +5,7 @@ import type { OrderView } from '../orders/present.js';
 import { findOrder } from '../orders/store.js';
 import { orderTotals } from '../orders/totals.js';
 import type { TransactionRow } from '../orders/transactions-store.js';
-import type { Context, PlatformContext } from '../platform/context.js';
+import type { Context, PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { WALLET_CURRENCIES, WALLET_METHODS, type WalletMethod } from '../rails/acquirer.js';
 import { SandboxAcquirer } from '../rails/sandbox/acquirer.js';

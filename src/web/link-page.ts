@@ -1,5 +1,5 @@
-import { findMerchant } from '../merchants/store.js';
-import { merchantContext, type Context, type PlatformContext } from '../platform/context.js';
+import { findMerchant } from '../platform/tenants.js';
+import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
 import type { PageAnswer } from './answers.js';
 import { messagePage } from './layout.js';
 import { LINK_PATHS, openLink, type LinkKind } from './links.js';

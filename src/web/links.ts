@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Context, PlatformContext } from '../platform/context.js';
+import type { Context, PlatformContext } from '../context/context.js';
 import type { OrderView } from '../orders/present.js';
 import { findPageLink, insertPageLink, type PageLinkRow } from './links-store.js';
 

@@ -3,7 +3,7 @@ import PDFDocument from 'pdfkit';
 import { loadOrderView } from '../orders/lookup.js';
 import type { OrderView } from '../orders/present.js';
 import { findOrder } from '../orders/store.js';
-import type { PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../context/context.js';
 import { localTime } from '../platform/time-zone.js';
 import type { PageAnswer } from './answers.js';
 import { WALLET_NAMES } from './checkout.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { PlatformContext } from '../platform/context.js';
+import type { PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import type { PageAnswer } from './answers.js';
 import { bindFromPage, showBindingPage } from './binding.js';

@@ -1,4 +1,4 @@
-import type { Context, PlatformContext } from '../platform/context.js';
+import type { Context, PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { checkOrder } from '../orders/queries.js';
@@ -65,6 +65,6 @@ export async function redeliverEvent(ctx: PlatformContext, eventId: string, merc
     await insertDeliveries(tx, destinations.map((d) => ({ ...d, eventId: event.id, merchantId: event.merchant_id, dueAt, dueWallAt: wallNow })));
     await requeueDeliveries(tx, event.id, dueAt, wallNow, wallNow);
   });
-  ctx.webhooks?.wake();
+  ctx.outbox?.wake();
   return eventHistory(ctx, event.id, merchantId);
 }

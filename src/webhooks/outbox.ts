@@ -1,5 +1,5 @@
 import { newSortableId } from '../platform/ids.js';
-import type { Context } from '../platform/context.js';
+import type { Context } from '../context/context.js';
 import type { Db } from '../platform/database/database.js';
 import type { OrderView } from '../orders/present.js';
 import { presentOrder } from '../orders/present.js';
@@ -32,7 +32,7 @@ export async function emitEvent(
   }).execute();
   const destinations = await destinationsOf(ctx.db, ctx.merchant.id, { notifyUrl: subject.notifyUrl, appId: subject.appId });
   await insertDeliveries(ctx.db, destinations.map((d) => ({ ...d, eventId: id, merchantId: ctx.merchant.id, dueAt: now, dueWallAt: wallNow })));
-  if (destinations.length > 0) ctx.afterCommit?.(() => ctx.webhooks?.wake());
+  if (destinations.length > 0) ctx.afterCommit?.(() => ctx.outbox?.wake());
   return id;
 }
 

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Nullable, StringEnum } from '../http/schema-types.js';
+import { Nullable, StringEnum } from '../platform/schema.js';
 
 const AttemptSchema = Type.Object({
   attempt: Type.Integer({ description: '1 for the first attempt to this destination, and so on.' }),

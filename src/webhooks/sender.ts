@@ -1,10 +1,9 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { signRequest } from '@paygate/client';
-import type { PlatformContext } from '../platform/context.js';
+import type { DueWork, PlatformContext } from '../context/context.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { VERSION } from '../platform/version.js';
-import type { JobRunner } from '../scheduler/scheduler.js';
 import { createPoster, type Poster } from './post.js';
 import { judgeAttempt, retryDelayMs } from './retry-schedule.js';
 import type { Db } from '../platform/database/database.js';
@@ -34,7 +33,7 @@ export interface WebhookSenderOptions {
  * failed for good. Delivery is at least once: a process that dies mid-attempt leaves the lease to run out, and
  * the attempt is made again.
  */
-export class WebhookSender implements JobRunner {
+export class WebhookSender implements DueWork {
   readonly owner: string;
   private readonly poster: Poster;
   private readonly keys = new Map<string, KeyObject>();

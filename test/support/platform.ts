@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { openPlatform, type OpenedPlatform } from '../../src/platform/platform.js';
+import { openPlatform, type OpenedPlatform } from '../../src/context/open-platform.js';
 import { createTestSchema, POSTGRES_URL } from './postgres.js';
 
 export interface TestPlatform extends OpenedPlatform {

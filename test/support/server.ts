@@ -7,7 +7,7 @@ import { createApp } from '../../src/merchants/apps.js';
 import { createMerchant } from '../../src/merchants/merchants.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
-import type { PlatformContext } from '../../src/platform/context.js';
+import type { PlatformContext } from '../../src/context/context.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './keys.js';

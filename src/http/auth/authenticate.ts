@@ -1,9 +1,10 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { ALGORITHM, parseRequestTime, signingMessage, verifyMessage } from '@paygate/client';
-import { readAppCredentials, toMerchant } from '../../merchants/store.js';
+import { toMerchant } from '../../platform/tenants.js';
+import { readAppCredentials } from './app-credentials.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Merchant } from '../../platform/context.js';
+import type { Merchant } from '../../platform/tenants.js';
 import type { Database } from '../../platform/database/database.js';
 import { AppError } from '../../platform/errors.js';
 import { blockListOf, isInRanges, parseCidr, type Cidr } from '../../platform/net.js';

@@ -1,7 +1,7 @@
-import { findMerchant } from '../../merchants/store.js';
+import { findMerchant } from '../../platform/tenants.js';
 import { completePayerAction } from '../../orders/payments.js';
 import { orderOfTransaction } from '../../orders/store.js';
-import { merchantContext, type Context, type PlatformContext } from '../../platform/context.js';
+import { merchantContext, type Context, type PlatformContext } from '../../context/context.js';
 import { completeBinding } from '../../payment-tokens/bind.js';
 import { findTokenOfOperation, type TokenRow } from '../../payment-tokens/store.js';
 import { AppError } from '../../platform/errors.js';

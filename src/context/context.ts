@@ -1,19 +1,19 @@
-import { businessClock, type Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { Database, Db } from './database/database.js';
+import { businessClock, type Clock } from '../platform/clock.js';
+import type { Config } from '../platform/config.js';
+import type { Database, Db } from '../platform/database/database.js';
 import type { Rails } from '../rails/acquirer.js';
-import type { JobRunner } from '../scheduler/scheduler.js';
-import type { Log } from './logger.js';
-import type { PlatformSecrets } from './secrets.js';
+import type { Log } from '../platform/logger.js';
+import type { PlatformSecrets } from '../platform/secrets.js';
+import type { Merchant } from '../platform/tenants.js';
 
-/** The tenant: every resource belongs to exactly one merchant. */
-export interface Merchant {
-  id: string;
-  name: string;
-  timezone: string;
-  clockOffsetMs: number;
-  /** Local hour at which the sandbox acquirer settles the day's transactions. */
-  settlementHour: number;
+/** What the rest of the platform may ask of the process's due work (scheduled jobs, webhook deliveries). */
+export interface DueWork {
+  /** Runs the work due now (one merchant's only, when given) until none is left; returns how much ran. */
+  runDue(filter?: { merchantId?: string }): Promise<number>;
+  /** The merchant's next piece of work this process can run, and whether another claim holds it now. */
+  nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined>;
+  /** The merchant's clock offset changed (in `db`'s transaction): keep its work due at the same business time. */
+  realign(db: Db, merchantId: string, offsetMs: number): Promise<void>;
 }
 
 export type Actor =
@@ -34,9 +34,9 @@ export interface PlatformContext {
   /** The acquirer and the other rails: the sandbox's simulations, or real connectors. */
   rails: Rails;
   /** The process's due work (jobs and webhook deliveries), once it runs: the sandbox clock runs it as it moves. */
-  jobs?: JobRunner;
+  dueWork?: DueWork;
   /** The process's webhook sender, once it runs: told when new events have committed. */
-  webhooks?: { wake(): void };
+  outbox?: { wake(): void };
   /** Inside a transaction: runs `callback` once the transaction has committed (never if it rolls back). */
   afterCommit?(callback: () => void): void;
 }
