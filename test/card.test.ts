@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { brandOf, passesLuhn, readCard } from '../src/orders/card.js';
+import { brandOf, passesLuhn, readCard } from '../src/cards/card.js';
 
 const today = { year: 2026, month: 11 };
 

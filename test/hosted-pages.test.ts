@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
-import { cardAttempts } from '../src/web/card-attempts.js';
+import { cardAttempts } from '../src/cards/attempts.js';
 import { postForm } from './support/forms.js';
 import { pdfText } from './support/pdf.js';
 import { rawRequest, signedHeaders, startTestServer, type TestMerchant, type TestServer } from './support/server.js';
@@ -154,7 +154,7 @@ describe('payment links and the hosted payment page', () => {
       if ((await postForm(`${payment_link}/card`, DECLINED_CARD)).headers.get('location')?.endsWith('notice=locked')) break;
     }
     assert.equal((await client.orders.check({ order: { number: order.number } })).transactions.length, limit);
-    assert.equal(await cardAttempts(server.platform.db, merchant.merchantId, { orderId: (await orderRow(order.number)).id }), limit);
+    assert.equal(await cardAttempts(server.platform.db, merchant.merchantId, { kind: 'order', id: (await orderRow(order.number)).id }), limit);
   });
 
   test('a card sent to 3-D Secure counts against the cap, whatever becomes of the challenge', async () => {
@@ -168,7 +168,7 @@ describe('payment links and the hosted payment page', () => {
       assert.equal(failed.headers.get('location'), `${payment_link}?notice=declined`);
     }
     assert.equal((await postForm(`${payment_link}/card`, GOOD_CARD)).headers.get('location'), `${payment_link}?notice=locked`);
-    assert.equal(await cardAttempts(server.platform.db, merchant.merchantId, { orderId: (await orderRow(order.number)).id }), limit);
+    assert.equal(await cardAttempts(server.platform.db, merchant.merchantId, { kind: 'order', id: (await orderRow(order.number)).id }), limit);
   });
 
   test('a wallet refused in the (sandbox) wallet app is told as such, not as a card decline', async () => {

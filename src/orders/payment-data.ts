@@ -1,5 +1,5 @@
 import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
-import { brandOf, maskedParts, type CardInput } from './card.js';
+import { brandOf, maskedParts, type CheckedCard } from '../cards/card.js';
 import type { PaymentData } from './present.js';
 
 /** What is kept of a card: enough to show and to refund, never the full number or the CVV. */
@@ -13,7 +13,7 @@ export interface CardFacts {
   exp_year: string;
 }
 
-export function cardFacts(card: CardInput): CardFacts {
+export function cardFacts(card: CheckedCard): CardFacts {
   const parts = maskedParts(card.number);
   return {
     first_6_digits: parts.first6,

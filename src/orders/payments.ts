@@ -6,7 +6,7 @@ import { isUuid, newId } from '../platform/ids.js';
 import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { WALLET_CURRENCIES, WALLET_METHODS, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
-import { readCard, type CardInput } from './card.js';
+import { readCard, type CheckedCard } from '../cards/card.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { findToken, type TokenRow } from '../payment-tokens/store.js';
@@ -29,7 +29,7 @@ export type OpenPaymentInput = Static<typeof OpenPaymentBody>;
 
 /** How the payer pays: by card (read and checked), or with a wallet. */
 type Method =
-  | { kind: 'credit_card'; card: CardInput; capture: boolean }
+  | { kind: 'credit_card'; card: CheckedCard; capture: boolean }
   | { kind: 'wallet'; wallet: WalletMethod }
   | { kind: 'payment_token'; token: string; capture: boolean; entry: 'cit' | 'mit' };
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
 import { getCustomer } from '../customers/customers.js';
 import { findCustomerById } from '../customers/store.js';
-import { brandOf, readCard, type CardInput } from '../orders/card.js';
+import { brandOf, readCard, type CheckedCard } from '../cards/card.js';
 import { acquirerOf } from '../orders/rail-call.js';
 import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
@@ -95,7 +95,7 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
 type TokenFields = Pick<TokenRow, 'token_type' | 'card_first6' | 'card_last4' | 'card_brand' | 'exp_month' | 'exp_year' | 'holder_name' |
   'billing_currency' | 'billing_address' | 'success_return_url' | 'fail_return_url'>;
 type Draft =
-  | { kind: 'card'; card: CardInput; exponent: number; fields: TokenFields }
+  | { kind: 'card'; card: CheckedCard; exponent: number; fields: TokenFields }
   | { kind: 'wallet'; wallet: AutoDebitWallet; fields: TokenFields };
 
 /** The card, checked as a payment's is, and what is kept of it. */

@@ -1,16 +1,10 @@
+import type { CheckedCard } from '../cards/card.js';
+
 /**
  * The card acquirer, as the platform sees it: every operation is named by our own reference (the transaction
  * uuid, or `<uuid>:void` for a void), so that it can be looked up after a crash. A real connector implements
  * the same interface; the sandbox implements it from magic card numbers.
  */
-export interface CardDetails {
-  number: string;
-  expMonth: number;
-  expYear: number;
-  cvv: string | undefined;
-  holderName: string | undefined;
-}
-
 /** A card the acquirer keeps from an earlier verification (a payment token), charged without the cardholder's details. */
 export interface StoredCard {
   /** The reference of the operation that verified (and stored) the card. */
@@ -71,7 +65,7 @@ export interface CardAcquirer {
    * to be stored (binding a payment token): the issuer then asks for 3-D Secure unless it is frictionless. A
    * stored card is charged without a new challenge.
    */
-  authorize(request: MoneyOperation & { capture: boolean; card: CardDetails | StoredCard; verification?: boolean }): Promise<AcquirerResult>;
+  authorize(request: MoneyOperation & { capture: boolean; card: CheckedCard | StoredCard; verification?: boolean }): Promise<AcquirerResult>;
   /** A wallet payment (always a sale): it awaits the payer, who pays in the wallet's app. */
   startWalletPayment(request: MoneyOperation & { method: WalletMethod }): Promise<AcquirerResult>;
   /**

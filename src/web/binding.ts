@@ -9,7 +9,7 @@ import { withCheckout } from './checkout.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
 import { goneAnswer, isPageAnswer, openLinkPage, type OpenLinkPage } from './link-page.js';
-import { cardAttempts, returnCardAttempt, takeCardAttempt } from './card-attempts.js';
+import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../cards/attempts.js';
 
 /**
  * The card-binding page ("wallet link"): a customer saves a card with the merchant without the merchant ever
@@ -36,7 +36,7 @@ export async function showBindingPage(platform: PlatformContext, token: string, 
   const { ctx, customer } = opened;
   const tried = justTried === undefined ? undefined : await findToken(ctx.db, ctx.merchant.id, justTried, customer.id);
   const saved = (await customerTokens(ctx.db, ctx.merchant.id, customer.id)).filter((t) => t.state === 'success' && t.token_type === 'CreditCard');
-  const locked = await cardAttempts(ctx.db, ctx.merchant.id, { linkHash: opened.link.token_hash }) >= ctx.config.pageDeclineLimit;
+  const locked = await cardAttempts(ctx.db, ctx.merchant.id, { kind: 'link', id: opened.link.token_hash }) >= ctx.config.pageDeclineLimit;
   const notice = problem !== undefined
     ? html`<p class="notice error" role="alert" data-testid="notice">${problem}</p>`
     : tried && html`<p class="notice ${tried.state === 'success' ? 'info' : 'error'}" role="alert" data-testid="notice">${triedText(tried)}</p>`;
@@ -90,7 +90,7 @@ export async function bindFromPage(platform: PlatformContext, token: string, req
   const card = readPageCard(ctx, form);
   if ('problem' in card) return showBindingPage(platform, token, requestId, undefined, card.problem);
   if (!card.input.holder_name) return showBindingPage(platform, token, requestId, undefined, 'Enter the name on the card.');
-  const subject = { linkHash: opened.link.token_hash };
+  const subject = { kind: 'link', id: opened.link.token_hash };
   if (!(await takeCardAttempt(ctx.db, ctx.merchant.id, subject, ctx.config.pageDeclineLimit))) return { redirect: opened.url };
   let saved = false;
   try {

@@ -1,4 +1,4 @@
-import { readCard } from '../orders/card.js';
+import { readCard } from '../cards/card.js';
 import type { OpenPaymentInput } from '../orders/payments.js';
 import type { Context } from '../context/context.js';
 import { localTime } from '../platform/time-zone.js';

@@ -13,7 +13,7 @@ import { cardFields, readPageCard, type PageCardForm } from './card-form.js';
 import { html, trusted, type Html } from './html.js';
 import { displayAmount, page } from './layout.js';
 import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
-import { cardAttempts, returnCardAttempt, takeCardAttempt } from './card-attempts.js';
+import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../cards/attempts.js';
 import type { PageAnswer } from './answers.js';
 import { qrSvg } from './qr.js';
 
@@ -47,7 +47,7 @@ async function openCheckout(platform: PlatformContext, token: string, requestId:
   const { ctx, link, url } = opened;
   const order = link.order_id === null ? undefined : await findOrder(ctx.db, ctx.merchant.id, { id: link.order_id });
   if (!order) return goneAnswer(ctx, 'order');
-  const cardsTried = await cardAttempts(ctx.db, ctx.merchant.id, { orderId: order.id });
+  const cardsTried = await cardAttempts(ctx.db, ctx.merchant.id, { kind: 'order', id: order.id });
   return { ctx, view: await loadOrderView(ctx, order), token, url, cardAttempts: cardsTried };
 }
 
@@ -217,7 +217,7 @@ export async function payByCard(platform: PlatformContext, token: string, reques
   const { ctx, view } = checkout;
   const card = readPageCard(ctx, form);
   if ('problem' in card) return renderCheckout(checkout, { kind: 'error', text: card.problem }, card.form, 422);
-  if (!(await takeCardAttempt(ctx.db, ctx.merchant.id, { orderId: view.order.id }, ctx.config.pageDeclineLimit))) {
+  if (!(await takeCardAttempt(ctx.db, ctx.merchant.id, { kind: 'order', id: view.order.id }, ctx.config.pageDeclineLimit))) {
     return { redirect: `${checkout.url}?notice=locked` };
   }
   let counted = false;
@@ -240,7 +240,7 @@ export async function payByCard(platform: PlatformContext, token: string, reques
     if (error instanceof AppError && error.definition.status < 500) return { redirect: checkout.url };
     throw error;
   } finally {
-    if (!counted) await returnCardAttempt(ctx.db, ctx.merchant.id, { orderId: view.order.id });
+    if (!counted) await returnCardAttempt(ctx.db, ctx.merchant.id, { kind: 'order', id: view.order.id });
   }
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { brandOf, maskedParts } from '../../orders/card.js';
+import { brandOf, maskedParts } from '../../cards/card.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/database/database.js';

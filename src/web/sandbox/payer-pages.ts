@@ -12,7 +12,7 @@ import { WALLET_NAMES } from '../checkout.js';
 import { html } from '../html.js';
 import { displayAmount, messagePage, page } from '../layout.js';
 import { isPageToken, LINK_PATHS, openLink } from '../links.js';
-import { returnCardAttempt } from '../card-attempts.js';
+import { returnCardAttempt } from '../../cards/attempts.js';
 import type { PageLinkRow } from '../links-store.js';
 import { exponentOf } from '../../platform/money/money.js';
 
@@ -184,7 +184,7 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
   const bindingPage = await openBindingLink(ctx, checkout, settled);
   if (bindingPage) {
     // A card saved after its challenge gives back the page's attempt (only cards not saved count).
-    if (settled.state === 'success') await returnCardAttempt(ctx.db, ctx.merchant.id, { linkHash: bindingPage.link.token_hash });
+    if (settled.state === 'success') await returnCardAttempt(ctx.db, ctx.merchant.id, { kind: 'link', id: bindingPage.link.token_hash });
     return { redirect: `${bindingPage.url}?token=${encodeURIComponent(settled.token)}` };
   }
   const verified = settled.state === 'success';

@@ -1,5 +1,5 @@
 /** A card as entered, checked: the full number lives only in memory for the call to the acquirer. */
-export interface CardInput {
+export interface CheckedCard {
   number: string;
   expMonth: number;
   /** Four digits. */
@@ -21,7 +21,7 @@ export interface RawCard {
 }
 
 /** Checks what a card form would: digits and Luhn, a real month, an expiry not in the past, a CVV's length. */
-export function readCard(raw: RawCard, today: { year: number; month: number }, prefix: string): CardInput | CardProblem {
+export function readCard(raw: RawCard, today: { year: number; month: number }, prefix: string): CheckedCard | CardProblem {
   const number = raw.number.replace(/[ -]/g, '');
   if (!/^\d{12,19}$/.test(number)) return { field: `${prefix}.number`, message: 'must be 12 to 19 digits' };
   if (!passesLuhn(number)) return { field: `${prefix}.number`, message: 'is not a valid card number (check digit)' };

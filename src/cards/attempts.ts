@@ -1,9 +1,15 @@
 import type { Db } from '../platform/database/database.js';
 
-/** What a page's card attempts are counted against: an order (its payment page, whichever link) or a binding link. */
-export type AttemptSubject = { orderId: string } | { linkHash: string };
+/**
+ * What a page's card attempts are counted against: an order (its payment page, whichever link), a binding link.
+ * Named by the capability that counts: `{ kind: 'order', id }` is stored as `order:<id>`.
+ */
+export interface AttemptSubject {
+  kind: string;
+  id: string;
+}
 
-const keyOf = (subject: AttemptSubject) => ('orderId' in subject ? `order:${subject.orderId}` : `link:${subject.linkHash}`);
+const keyOf = (subject: AttemptSubject) => `${subject.kind}:${subject.id}`;
 
 /**
  * Takes one card attempt, unless `limit` attempts that did not pay (or save the card) are counted already. Taken
