@@ -12,6 +12,7 @@ import { lockDataDir } from './platform/database/data-dir-lock.js';
 import { createMetrics } from './platform/metrics.js';
 import { openPlatform } from './context/open-platform.js';
 import { VERSION } from './platform/version.js';
+import { ERRORS } from './modules.js';
 import { registerPaymentTokenJobs } from './payment-tokens/jobs.js';
 import { registerMaintenanceJobs } from './scheduler/maintenance.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -75,7 +76,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
     let shuttingDown = false;
     const app = await buildHttpApp({
-      platform, nonces, metrics, version: VERSION,
+      platform, nonces, metrics, version: VERSION, errors: Object.values(ERRORS),
       isShuttingDown: () => shuttingDown,
       onContractBreach: options.onContractBreach,
     });

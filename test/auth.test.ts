@@ -6,6 +6,7 @@ import { createApp, setAppEnabled } from '../src/merchants/apps.js';
 import { AppError } from '../src/platform/errors.js';
 import { TEST_PUBLIC_KEY } from './support/keys.js';
 import { rawRequest, signedHeaders, signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
+import { MERCHANT_ERRORS } from '../src/merchants/errors.js';
 
 const ECHO = '/svc/payment/api/v1/openapi/echo';
 const BODY = '{"message":"hi"}';
@@ -210,7 +211,7 @@ describe('Wonder-RSA-SHA256 authentication', () => {
     const weak = generateKeyPairSync('rsa', { modulusLength: 1024, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
     for (const publicKeyPem of [weak.publicKey, ec.publicKey, 'not a key']) {
-      await assert.rejects(createApp(server.platform, { merchantId, publicKeyPem }), (e) => e instanceof AppError && e.kind === 'publicKeyInvalid');
+      await assert.rejects(createApp(server.platform, { merchantId, publicKeyPem }), (e) => e instanceof AppError && e.definition === MERCHANT_ERRORS.publicKeyInvalid);
     }
     await createApp(server.platform, { merchantId, publicKeyPem: TEST_PUBLIC_KEY });
   });

@@ -15,7 +15,7 @@ import {
   type PaygateClientOptions,
   type RetryPolicy,
 } from '@paygate/client';
-import { ERRORS } from '../src/platform/errors.js';
+import { ERRORS } from '../src/modules.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './support/keys.js';
 import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ERRORS } from '../src/platform/errors.js';
+import { ERRORS } from '../src/modules.js';
 import { RETRY_DELAYS_MINUTES } from '../src/webhooks/retry-schedule.js';
 import { PROJECT_ROOT } from '../src/platform/version.js';
 

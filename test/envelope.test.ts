@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { ERRORS } from '../src/platform/errors.js';
+import { ERRORS } from '../src/modules.js';
 import { rawRequest, signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 
 const ECHO = '/svc/payment/api/v1/openapi/echo';

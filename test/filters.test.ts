@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseFilters, type FilterCatalogue } from '../src/platform/query/filters.js';
-import { AppError } from '../src/platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../src/platform/errors.js';
 
 const catalogue: FilterCatalogue = {
   state: { type: 'text', column: 'o.state', values: ['invoiced', 'completed'] },
@@ -48,7 +48,7 @@ describe('the list query language', () => {
       [{ 'filter[state][_null]': 'yes' }, /must be 1 \(is null\) or 0/],
     ];
     for (const [query, message] of cases) {
-      assert.throws(() => parseFilters(query, catalogue), (e) => e instanceof AppError && e.kind === 'validationFailed' && message.test(e.message), JSON.stringify(query));
+      assert.throws(() => parseFilters(query, catalogue), (e) => e instanceof AppError && e.definition === PLATFORM_ERRORS.validationFailed && message.test(e.message), JSON.stringify(query));
     }
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DEFAULT_PAYMENT_METHODS } from '@paygate/client';
-import { ERRORS } from '../src/platform/errors.js';
+import { ERRORS } from '../src/modules.js';
 import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 
 /**

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { currencyExponent } from '../src/platform/money/currencies.js';
-import { amountAsNumber, formatAmount, parseAmount } from '../src/platform/money/money.js';
+import { ORDER_ERRORS } from '../src/orders/errors.js';
+import { isAppError, PLATFORM_ERRORS } from '../src/platform/errors.js';
+import {
+  addMinor, amountAsNumber, formatAmount, MAX_MINOR, MoneyRangeError, oneUnit, parseAmount, readCurrency, readMoney, sumMinor, timesMinor, withinMaximum,
+} from '../src/platform/money/money.js';
 
 describe('money', () => {
   test('ISO 4217 exponents, not display conventions', () => {
@@ -36,5 +40,27 @@ describe('money', () => {
     assert.deepEqual([formatAmount(1250, 2), formatAmount(5, 2), formatAmount(-5, 2), formatAmount(1250, 0), formatAmount(1250, 3), formatAmount(0, 2)],
       ['12.50', '0.05', '-0.05', '1250', '1.250', '0.00']);
     assert.deepEqual([amountAsNumber(1250, 2), amountAsNumber(2100, 2), amountAsNumber(29, 2)], [12.5, 21, 0.29]);
+  });
+});
+
+describe('money as a value', () => {
+  test('one reader for every amount: the currency, the field, the refusal', () => {
+    const hkd = readCurrency(' hkd ', 'order.currency');
+    assert.deepEqual(hkd, { code: 'HKD', exponent: 2 });
+    assert.deepEqual(readMoney('12.5', hkd, 'refund.amount'), { minor: 1250, currency: hkd });
+    assert.throws(() => readCurrency('HKX', 'order.currency'), (e: unknown) => isAppError(e, PLATFORM_ERRORS.currencyInvalid) && /order\.currency "HKX"/.test(e.message));
+    assert.throws(() => readMoney('1.001', hkd, 'refund.amount'), (e: unknown) => isAppError(e, PLATFORM_ERRORS.validationFailed) && e.message === 'refund.amount must have at most 2 decimals.');
+    assert.throws(() => readMoney('-1', hkd, 'x', { refusal: ORDER_ERRORS.orderAmountsInvalid }), (e: unknown) => isAppError(e, ORDER_ERRORS.orderAmountsInvalid));
+    assert.deepEqual(readMoney('9999999999999.99', hkd, 'x').minor, MAX_MINOR);
+    assert.equal(oneUnit(readCurrency('KWD', 'c')), 1000);
+  });
+
+  test('arithmetic is exact or refuses: never a rounded sum', () => {
+    assert.equal(sumMinor([MAX_MINOR, MAX_MINOR, MAX_MINOR]), 2_999_999_999_999_997);
+    assert.throws(() => sumMinor(Array.from({ length: 10 }, () => MAX_MINOR)), MoneyRangeError);
+    assert.throws(() => timesMinor(MAX_MINOR, 10), MoneyRangeError);
+    assert.equal(addMinor(MAX_MINOR, 1), MAX_MINOR + 1);
+    assert.equal(withinMaximum(MAX_MINOR), true);
+    assert.equal(withinMaximum(MAX_MINOR + 1), false);
   });
 });

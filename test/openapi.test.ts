@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { apiRoutes } from '../src/http/app.js';
 import { declaredErrors } from '../src/http/route.js';
-import { ERRORS } from '../src/platform/errors.js';
+import { ERRORS } from '../src/modules.js';
 import { rawRequest, startTestServer, type TestServer } from './support/server.js';
 
 interface Operation {
@@ -43,8 +43,7 @@ describe('the OpenAPI document', () => {
         assert.ok(operation.operationId?.startsWith(route.operationId));
         assert.deepEqual(operation.security, [{ Credential: [], Nonce: [], Signature: [] }]);
         assert.ok(operation.responses['200'], `${path} documents its success`);
-        for (const name of declaredErrors(route)) {
-          const { code, status } = ERRORS[name];
+        for (const { code, status } of declaredErrors(route)) {
           const codes = operation.responses[String(status)]?.content?.['application/json']?.schema?.properties?.error_code?.enum ?? [];
           assert.ok(codes.includes(code), `${route.method} ${path} documents ${code} under ${status}`);
         }

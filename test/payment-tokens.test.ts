@@ -6,7 +6,7 @@ import { setAppWebhookUrl } from '../src/merchants/apps.js';
 import { findMerchant } from '../src/platform/tenants.js';
 import { bindPaymentToken } from '../src/payment-tokens/bind.js';
 import { merchantContext } from '../src/context/context.js';
-import { AppError } from '../src/platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../src/platform/errors.js';
 import { postForm } from './support/forms.js';
 import { TestReceiver } from './support/receiver.js';
 import { refusal } from './support/refusal.js';
@@ -278,7 +278,7 @@ describe('payment tokens', () => {
     assert.equal((await bindPaymentToken(ctx, customer.uuid, { card: card('4000000000003055') })).id, first.id);
     // The same key for another customer is a different request.
     const other = await newCustomer();
-    await assert.rejects(bindPaymentToken(ctx, other.uuid, { card: card('4000000000003055') }), (error) => error instanceof AppError && error.kind === 'idempotencyKeyReused');
+    await assert.rejects(bindPaymentToken(ctx, other.uuid, { card: card('4000000000003055') }), (error) => error instanceof AppError && error.definition === PLATFORM_ERRORS.idempotencyKeyReused);
   });
 
   test('deleting a token waiting for 3-D Secure fails it and closes its challenge; nothing revives it', async () => {

@@ -442,6 +442,19 @@ describe('paying an order by card', () => {
       assert.deepEqual([kwd.transaction.amount, kwd.order.paid_total, kwd.order.unpaid_total], [1.125, '1.125', '8.875']);
     });
 
+    test("an order's payments stop at the largest total (15 digits of minor units): paid_total is never rounded", async () => {
+      const { reference: ref } = await newOrder('9999999999999.99');
+      const paid = await pay(ref, { credit_card: card(CARDS.visa) });
+      assertOrderStates(paid.order, PAID('9999999999999.99'));
+      const error = await assertRefused(pay(ref, { amount: '0.01', credit_card: card(CARDS.visa) }), { status: 400, errorCode: '100207' });
+      assert.match(error.message, /payment\.amount would take this order's payments past 9999999999999\.99 HKD/);
+      const parts = await newOrder('9999999999999.99');
+      await pay(parts.reference, { amount: '9999999999999.91', credit_card: card(CARDS.visa) });
+      await assertRefused(pay(parts.reference, { amount: '9999999999999.91', credit_card: card(CARDS.visa) }), { status: 400, errorCode: '100207' });
+      const order = await client.orders.check({ order: { reference_number: parts.reference } });
+      assert.deepEqual([order.paid_total, order.transactions.length], ['9999999999999.91', 1]);
+    });
+
     test('an amount may be a JSON number', async () => {
       const { reference: ref } = await newOrder('20.00');
       const { transaction, order } = await pay(ref, { amount: 7.5, credit_card: card(CARDS.visa) });

@@ -8,6 +8,7 @@ import { insertApp } from '../src/merchants/store.js';
 import { AppError } from '../src/platform/errors.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY, VECTORS, type SigningVector } from './support/keys.js';
 import { rawRequest, startTestServer, TestClock, type TestServer } from './support/server.js';
+import { HTTP_ERRORS } from '../src/http/errors.js';
 
 const timeOf = (vector: SigningVector) => vector.credential.split('/')[1]!;
 
@@ -85,7 +86,7 @@ describe("the server's authenticator verifies the vectors", () => {
     ip: '127.0.0.1',
     headers: { credential: change.credential ?? vector.credential, nonce: change.nonce ?? vector.nonce, signature: vector.signature },
   });
-  const refusedAs = (kind: string) => (error: unknown) => error instanceof AppError && error.kind === kind;
+  const refusedAs = (kind: keyof typeof HTTP_ERRORS) => (error: unknown) => error instanceof AppError && error.definition === HTTP_ERRORS[kind];
 
   test('all five vectors verify, and changing method, path, query, body, nonce or time makes each fail', async () => {
     for (const vector of VECTORS.vectors) {

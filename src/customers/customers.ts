@@ -14,6 +14,7 @@ import {
   type CustomerPatch,
   type CustomerRow,
 } from './store.js';
+import { CUSTOMER_ERRORS } from './errors.js';
 
 export type CustomerInput = Static<typeof CreateCustomerBody>['customer'];
 
@@ -48,9 +49,9 @@ export async function createOrUpdateCustomer(ctx: Context, input: CustomerInput)
 export async function editCustomer(ctx: Context, id: string, input: CustomerEdit): Promise<CustomerView> {
   return inTransaction(ctx, async (tx) => {
     const existing = isUuid(id) ? await lockCustomer(tx.db, tx.merchant.id, id) : undefined;
-    if (!existing) throw new AppError('customerNotFound');
+    if (!existing) throw new AppError(CUSTOMER_ERRORS.customerNotFound);
     if (input.reference_number !== undefined && input.reference_number !== existing.reference_number) {
-      throw new AppError('customerReferenceImmutable');
+      throw new AppError(CUSTOMER_ERRORS.customerReferenceImmutable);
     }
     const patch = await profilePatch(tx, async () => existing.id, input);
     return viewOf(tx, await updateCustomerRow(tx.db, tx.merchant.id, existing.id, patch, tx.clock.now().getTime()));
@@ -69,7 +70,7 @@ async function viewOf(ctx: Context, row: CustomerRow): Promise<CustomerView> {
 
 export async function getCustomer(ctx: Context, id: string): Promise<CustomerRow> {
   const row = isUuid(id) ? await readCustomerById(ctx, { merchantId: ctx.merchant.id, id }) : undefined;
-  if (!row) throw new AppError('customerNotFound');
+  if (!row) throw new AppError(CUSTOMER_ERRORS.customerNotFound);
   return row;
 }
 
@@ -92,7 +93,7 @@ async function usableTokenId(ctx: Context, customerId: () => Promise<string | un
   // Locked, so that a concurrent delete cannot leave the default naming a deleted token.
   const row = owner === undefined ? undefined : await lockToken(ctx.db, ctx.merchant.id, token, owner);
   if (!row || row.state !== 'success') {
-    throw new AppError('paymentTokenNotUsable', `default_payment_token ${JSON.stringify(token)} does not name a successfully bound payment token of this customer.`);
+    throw new AppError(CUSTOMER_ERRORS.paymentTokenNotUsable, `default_payment_token ${JSON.stringify(token)} does not name a successfully bound payment token of this customer.`);
   }
   return row.id;
 }

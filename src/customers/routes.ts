@@ -2,6 +2,7 @@ import { defineRoute } from '../http/route.js';
 import { createOrUpdateCustomer, editCustomer, readCustomer, type CustomerView } from './customers.js';
 import { presentCustomer } from './present.js';
 import { CreateCustomerBody, CustomerData, CustomerParams, EditCustomerBody } from './schemas.js';
+import { CUSTOMER_ERRORS } from './errors.js';
 
 const BASE = '/svc/payment/api/v1/openapi/customers';
 const reply = (view: CustomerView) => ({ customer: presentCustomer(view) });
@@ -16,7 +17,7 @@ export const customerRoutes = [
     tags: ['customers'],
     body: CreateCustomerBody,
     data: CustomerData,
-    errors: ['paymentTokenNotUsable'],
+    errors: [CUSTOMER_ERRORS.paymentTokenNotUsable],
     handler: ({ ctx, body }) => createOrUpdateCustomer(ctx, body.customer),
     present: reply,
   }),
@@ -29,7 +30,7 @@ export const customerRoutes = [
     params: CustomerParams,
     body: EditCustomerBody,
     data: CustomerData,
-    errors: ['customerNotFound', 'customerReferenceImmutable', 'paymentTokenNotUsable'],
+    errors: [CUSTOMER_ERRORS.customerNotFound, CUSTOMER_ERRORS.customerReferenceImmutable, CUSTOMER_ERRORS.paymentTokenNotUsable],
     handler: ({ ctx, params, body }) => editCustomer(ctx, params.uuid, body),
     present: reply,
   }),
@@ -41,7 +42,7 @@ export const customerRoutes = [
     tags: ['customers'],
     params: CustomerParams,
     data: CustomerData,
-    errors: ['customerNotFound'],
+    errors: [CUSTOMER_ERRORS.customerNotFound],
     handler: ({ ctx, params }) => readCustomer(ctx, params.uuid),
     present: reply,
   }),

@@ -11,11 +11,12 @@ import { sandboxRoutes } from '../sandbox/routes.js';
 import { registerHostedPages } from '../web/routes.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 import type { PlatformContext } from '../context/context.js';
-import { AppError, ERRORS } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import type { NonceStore } from './auth/nonce-store.js';
 import { failure } from './envelope.js';
+import { HTTP_ERRORS } from './errors.js';
 import { createErrorHandler } from './error-handler.js';
 import { registerOpenApi } from './openapi.js';
 import { registerOperationsRoutes } from './operations.js';
@@ -28,6 +29,8 @@ export interface HttpAppDeps {
   nonces: NonceStore;
   metrics: Metrics;
   version: string;
+  /** The closed list of error codes, published in the OpenAPI document. */
+  errors: readonly ErrorDefinition[];
   isShuttingDown(): boolean;
   /** Called when a route breaks its contract: an undeclared error code, a reply unlike its stored one (tests fail on it). */
   onContractBreach?(route: string, problem: string): void;
@@ -65,12 +68,12 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request, reply) => {
     request.clientRequestId = clientRequestIdOf(request.raw);
     reply.header('x-request-id', request.clientRequestId ?? request.id);
-    if (deps.isShuttingDown()) throw new AppError('unavailable');
+    if (deps.isShuttingDown()) throw new AppError(PLATFORM_ERRORS.unavailable);
     if (deps.platform.database.durabilityFailure()) {
-      throw new AppError('unavailable', 'The database can no longer make writes durable; the operator must restart this process.');
+      throw new AppError(PLATFORM_ERRORS.unavailable, 'The database can no longer make writes durable; the operator must restart this process.');
     }
     // An unknown route is answered before its body is read: 404 comes before 413.
-    if (request.is404) return reply.code(404).send(failure(ERRORS.routeNotFound));
+    if (request.is404) return reply.code(404).send(failure(HTTP_ERRORS.routeNotFound));
   });
   app.addHook('onSend', async (request, reply) => {
     // A write is answered only once it is on disk (with SQLite at synchronous=FULL: a group-commit flush).
@@ -78,7 +81,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       await deps.platform.database.durable().catch(() => {
         // The write may be lost on a power cut: the client must not take it as done (a retry with its
         // Idempotency-Key, after the restart, finds whatever survived).
-        throw new AppError('unavailable', 'The write could not be made durable; the operator must restart this process.');
+        throw new AppError(PLATFORM_ERRORS.unavailable, 'The write could not be made durable; the operator must restart this process.');
       });
     }
     // A connection that answers during shutdown is closed after the reply, so closing need not wait it out.
@@ -100,9 +103,9 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     }, 'request');
   });
   app.setErrorHandler(createErrorHandler(deps.onContractBreach));
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send(failure(ERRORS.routeNotFound)));
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(failure(HTTP_ERRORS.routeNotFound)));
 
-  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, version: deps.version });
+  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, version: deps.version, errors: deps.errors });
   registerOperationsRoutes(app, {
     metrics: deps.metrics,
     isReady: async () => {
@@ -139,7 +142,7 @@ function clientRequestIdOf(request: IncomingMessage): string | undefined {
 
 /** A path the router cannot decode (bad percent-encoding, an over-long parameter) fails before any hook. */
 function answerUnroutable(_error: Error, request: FastifyRequest, reply: FastifyReply): void {
-  void reply.header('x-request-id', clientRequestIdOf(request.raw) ?? request.id).code(400).send(failure(ERRORS.requestMalformed));
+  void reply.header('x-request-id', clientRequestIdOf(request.raw) ?? request.id).code(400).send(failure(HTTP_ERRORS.requestMalformed));
 }
 
 /** Requests node's parser cannot read never reach Fastify; they still get the envelope. */
@@ -148,7 +151,7 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Socket
     socket.destroy();
     return;
   }
-  const body = JSON.stringify(failure(ERRORS.requestMalformed));
+  const body = JSON.stringify(failure(HTTP_ERRORS.requestMalformed));
   socket.end(
     'HTTP/1.1 400 Bad Request\r\n' +
       'Content-Type: application/json; charset=utf-8\r\n' +

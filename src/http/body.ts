@@ -1,5 +1,6 @@
 import secureJson from 'secure-json-parse';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { HTTP_ERRORS } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -10,7 +11,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function decodeJsonBody(raw: Buffer): unknown {
   const value = parseJson(keepInexactNumbersAsWritten(decodeUtf8(raw)));
   const field = fieldWithNul(value);
-  if (field !== undefined) throw new AppError('validationFailed', `${field} must not contain the character U+0000.`);
+  if (field !== undefined) throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not contain the character U+0000.`);
   return value;
 }
 
@@ -18,7 +19,7 @@ function decodeUtf8(raw: Buffer): string {
   try {
     return utf8.decode(raw);
   } catch {
-    throw new AppError('bodyNotUtf8');
+    throw new AppError(HTTP_ERRORS.bodyNotUtf8);
   }
 }
 
@@ -27,11 +28,11 @@ function parseJson(text: string): unknown {
     return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     if (error instanceof SyntaxError) {
-      if (/prototype property/i.test(error.message)) throw new AppError('bodyForbiddenKey');
-      throw new AppError('bodyNotJson', `The request body is not valid JSON: ${error.message}`);
+      if (/prototype property/i.test(error.message)) throw new AppError(HTTP_ERRORS.bodyForbiddenKey);
+      throw new AppError(HTTP_ERRORS.bodyNotJson, `The request body is not valid JSON: ${error.message}`);
     }
     // A RangeError from nesting too deep to walk is still bad input, not a fault.
-    throw new AppError('bodyNotJson', 'The request body is not valid JSON: nested too deeply.');
+    throw new AppError(HTTP_ERRORS.bodyNotJson, 'The request body is not valid JSON: nested too deeply.');
   }
 }
 

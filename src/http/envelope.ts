@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { envelopeCode, ERRORS, type ErrorDefinition, type ErrorName } from '../platform/errors.js';
+import { envelopeCode, type ErrorDefinition } from '../platform/errors.js';
 
 export interface SuccessEnvelope<T> {
   code: 200;
@@ -32,8 +32,8 @@ export function successEnvelopeSchema(data: TSchema): TSchema {
 }
 
 /** The error envelope of one HTTP status, with the codes a route may answer in it. */
-export function errorEnvelopeSchema(names: readonly ErrorName[]): TSchema {
-  const codes = [...new Set(names.map((name) => ERRORS[name].code))].sort();
+export function errorEnvelopeSchema(errors: readonly ErrorDefinition[]): TSchema {
+  const codes = [...new Set(errors.map((error) => error.code))].sort();
   return Type.Object(
     {
       code: Type.Integer({ description: 'The error code as an integer; the HTTP status for text codes.' }),
@@ -41,6 +41,6 @@ export function errorEnvelopeSchema(names: readonly ErrorName[]): TSchema {
       message: Type.String(),
       data: Type.Null(),
     },
-    { description: names.map((name) => `\`${ERRORS[name].code}\`: ${ERRORS[name].message}`).join('\n\n') },
+    { description: errors.map((error) => `\`${error.code}\`: ${error.message}`).join('\n\n') },
   );
 }

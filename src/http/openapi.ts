@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { ERRORS } from '../platform/errors.js';
+import type { ErrorDefinition } from '../platform/errors.js';
 
-const DESCRIPTION = `
+const description = (errors: readonly ErrorDefinition[]) => `
 The merchant payments interface. Every operation under \`/svc/\` is signed with Wonder-RSA-SHA256: the headers
 \`Credential\` (\`{AppID}/{yyyyMMddHHmmss UTC}/Wonder-RSA-SHA256\`), \`Nonce\` (16 to 64 characters from
 \`[0-9A-Za-z]\`, never reused) and \`Signature\` (see docs/signing.md for the algorithm and a worked example).
@@ -13,14 +13,17 @@ Every reply is an envelope \`{code, message, data}\`; success is \`code: 200\`. 
 
 | error_code | HTTP status | meaning |
 |---|---|---|
-${Object.values(ERRORS).map((e) => `| \`${e.code}\` | ${e.status} | ${e.message} |`).join('\n')}
+${errors.map((e) => `| \`${e.code}\` | ${e.status} | ${e.message} |`).join('\n')}
 `.trim();
 
-export async function registerOpenApi(app: FastifyInstance, options: { publicBaseUrl: string; version: string }): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  options: { publicBaseUrl: string; version: string; errors: readonly ErrorDefinition[] },
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'paygate', version: options.version, description: DESCRIPTION },
+      info: { title: 'paygate', version: options.version, description: description(options.errors) },
       servers: [{ url: options.publicBaseUrl }],
       components: {
         securitySchemes: {

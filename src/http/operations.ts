@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { Metrics } from '../platform/metrics.js';
 import { errorEnvelopeSchema, success, successEnvelopeSchema } from './envelope.js';
-import { AppError, ERRORS } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 
 export interface OperationsDeps {
   metrics: Metrics;
@@ -28,11 +28,11 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: OperationsD
       operationId: 'ready',
       summary: 'Readiness: the database answers and the server is not shutting down.',
       tags: ['operations'],
-      response: { 200: successEnvelopeSchema(Status), 503: errorEnvelopeSchema(['unavailable']) },
+      response: { 200: successEnvelopeSchema(Status), 503: errorEnvelopeSchema([PLATFORM_ERRORS.unavailable]) },
     },
-    config: { declaredErrors: new Set([ERRORS.unavailable.code]) },
+    config: { declaredErrors: new Set([PLATFORM_ERRORS.unavailable.code]) },
   }, async () => {
-    if (!(await deps.isReady())) throw new AppError('unavailable');
+    if (!(await deps.isReady())) throw new AppError(PLATFORM_ERRORS.unavailable);
     return success({ status: 'ready' });
   });
 

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
-import { AppError, ERRORS, type ErrorName } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
 import type { Authenticator, Caller } from './auth/authenticate.js';
 import { decodeJsonBody } from './body.js';
 import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
 import { checkIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from './idempotency/idempotency.js';
 import type { RateLimiter } from './rate-limit.js';
+import { HTTP_ERRORS } from './errors.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -33,7 +34,7 @@ export interface RouteDeclaration<B extends TSchema, Q extends TSchema, P extend
   /** Schema of `data` in the success envelope; fields it does not declare are never sent. */
   data: D;
   /** The errors of this route's own area; authentication, format and idempotency errors are added. */
-  errors: readonly ErrorName[];
+  errors: readonly ErrorDefinition[];
   handler(input: RouteInput<B, Q, P>): Promise<R>;
   /** Shapes the verb's result into `data`; without it the result is `data`. */
   present?(result: R): Static<D>;
@@ -61,18 +62,18 @@ declare module 'fastify' {
   }
 }
 
-const AUTH_ERRORS: ErrorName[] = [
-  'credentialMalformed', 'authHeaderMissing', 'credentialTimeOutOfWindow', 'appUnknown', 'signatureInvalid',
-  'nonceReused', 'nonceMalformed', 'appDisabled', 'addressNotAllowed',
+const AUTH_ERRORS: ErrorDefinition[] = [
+  HTTP_ERRORS.credentialMalformed, HTTP_ERRORS.authHeaderMissing, HTTP_ERRORS.credentialTimeOutOfWindow, HTTP_ERRORS.appUnknown,
+  HTTP_ERRORS.signatureInvalid, HTTP_ERRORS.nonceReused, HTTP_ERRORS.nonceMalformed, HTTP_ERRORS.appDisabled, HTTP_ERRORS.addressNotAllowed,
 ];
-const COMMON_ERRORS: ErrorName[] = ['validationFailed', 'requestMalformed', 'rateLimited', 'internal', 'unavailable'];
-const BODY_ERRORS: ErrorName[] = ['bodyNotJson', 'bodyNotUtf8', 'bodyForbiddenKey', 'bodyTooLarge', 'mediaTypeUnsupported'];
-const IDEMPOTENCY_ERRORS: ErrorName[] = ['idempotencyKeyInvalid', 'idempotencyKeyReused', 'idempotencyInProgress'];
+const COMMON_ERRORS: ErrorDefinition[] = [PLATFORM_ERRORS.validationFailed, HTTP_ERRORS.requestMalformed, HTTP_ERRORS.rateLimited, PLATFORM_ERRORS.internal, PLATFORM_ERRORS.unavailable];
+const BODY_ERRORS: ErrorDefinition[] = [HTTP_ERRORS.bodyNotJson, HTTP_ERRORS.bodyNotUtf8, HTTP_ERRORS.bodyForbiddenKey, HTTP_ERRORS.bodyTooLarge, HTTP_ERRORS.mediaTypeUnsupported];
+const IDEMPOTENCY_ERRORS: ErrorDefinition[] = [PLATFORM_ERRORS.idempotencyKeyInvalid, PLATFORM_ERRORS.idempotencyKeyReused, PLATFORM_ERRORS.idempotencyInProgress];
 
-export function declaredErrors(route: AnyRoute): ErrorName[] {
+export function declaredErrors(route: AnyRoute): ErrorDefinition[] {
   const writes = route.method === 'POST' || route.method === 'PUT';
   const hasBody = route.body !== undefined;
-  return [...new Set<ErrorName>([
+  return [...new Set<ErrorDefinition>([
     ...AUTH_ERRORS,
     ...COMMON_ERRORS,
     ...(hasBody || writes ? BODY_ERRORS : []),
@@ -93,11 +94,11 @@ export interface RouteDeps {
 export const SIGNED: Array<Record<string, string[]>> = [{ Credential: [], Nonce: [], Signature: [] }];
 
 export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyRoute): void {
-  const errorNames = declaredErrors(route);
+  const errors = declaredErrors(route);
   const response: Record<number, TSchema> = { 200: successEnvelopeSchema(route.data) };
-  const byStatus = new Map<number, ErrorName[]>();
-  for (const name of errorNames) byStatus.set(ERRORS[name].status, [...(byStatus.get(ERRORS[name].status) ?? []), name]);
-  for (const [status, names] of byStatus) response[status] = errorEnvelopeSchema(names);
+  const byStatus = new Map<number, ErrorDefinition[]>();
+  for (const error of errors) byStatus.set(error.status, [...(byStatus.get(error.status) ?? []), error]);
+  for (const [status, definitions] of byStatus) response[status] = errorEnvelopeSchema(definitions);
 
   const preValidation = async (request: FastifyRequest, reply: FastifyReply) => {
     request.caller = await deps.authenticate({
@@ -110,7 +111,7 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
     const limit = deps.rateLimiter?.take(request.caller.appId);
     if (limit && !limit.allowed) {
       reply.header('retry-after', String(limit.retryAfterSeconds));
-      throw new AppError('rateLimited');
+      throw new AppError(HTTP_ERRORS.rateLimited);
     }
     if (request.rawBody && request.rawBody.length > 0) request.body = decodeJsonBody(request.rawBody);
   };
@@ -131,7 +132,7 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
         ...(route.querystring !== undefined && { querystring: route.querystring }),
         ...(route.params !== undefined && { params: route.params }),
       },
-      config: { declaredErrors: new Set(errorNames.map((name) => ERRORS[name].code)) },
+      config: { declaredErrors: new Set(errors.map((error) => error.code)) },
       preValidation,
       handler: (request, reply) => handle(deps, route, request, reply),
     });
@@ -142,7 +143,7 @@ const EMPTY = Buffer.alloc(0);
 
 async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const caller = request.caller;
-  if (!caller) throw new AppError('internal', 'route reached without a caller');
+  if (!caller) throw new AppError(PLATFORM_ERRORS.internal, 'route reached without a caller');
   const { platform } = deps;
   const ctx = merchantContext(platform, caller.merchant, { kind: 'app', appId: caller.appId }, request.id, request.log);
   const present = (result: unknown) => (route.present ? route.present(result) : result);
@@ -179,7 +180,7 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
       if (stored !== undefined) throw new Error('a request recorded its reply twice');
       const body = serialise(result);
       if (!(await claim.complete(db, 200, body))) {
-        throw new AppError('idempotencyInProgress', 'This request took too long: a retry with its Idempotency-Key took it over.');
+        throw new AppError(PLATFORM_ERRORS.idempotencyInProgress, 'This request took too long: a retry with its Idempotency-Key took it over.');
       }
       stored = body;
     },

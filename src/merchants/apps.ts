@@ -7,6 +7,7 @@ import { parseCidr } from '../platform/net.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { findMerchant } from '../platform/tenants.js';
 import { findApp, insertApp, listApps, setAppDisabledAt, type AppRow } from './store.js';
+import { MERCHANT_ERRORS } from './errors.js';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 
@@ -32,11 +33,11 @@ export interface AppSummary {
 
 export async function createApp(ctx: PlatformContext, input: CreateAppInput): Promise<AppSummary> {
   const merchant = await findMerchant(ctx.db, input.merchantId);
-  if (!merchant) throw new AppError('merchantNotFound', `merchant ${input.merchantId} not found`);
+  if (!merchant) throw new AppError(MERCHANT_ERRORS.merchantNotFound, `merchant ${input.merchantId} not found`);
   const publicKeyPem = normalisePublicKey(input.publicKeyPem);
   const allowed = (input.allowedIps ?? []).map((entry) => {
     const cidr = parseCidr(entry);
-    if (!cidr) throw new AppError('allowedAddressInvalid', `${JSON.stringify(entry)} is not an IP address or CIDR range`);
+    if (!cidr) throw new AppError(MERCHANT_ERRORS.allowedAddressInvalid, `${JSON.stringify(entry)} is not an IP address or CIDR range`);
     return cidr.text;
   });
   const webhookKeys = await generateRsaKeyPair('rsa', {
@@ -60,15 +61,15 @@ export async function createApp(ctx: PlatformContext, input: CreateAppInput): Pr
 }
 
 export async function listMerchantApps(ctx: PlatformContext, merchantId: string): Promise<AppSummary[]> {
-  if (!(await findMerchant(ctx.db, merchantId))) throw new AppError('merchantNotFound', `merchant ${merchantId} not found`);
+  if (!(await findMerchant(ctx.db, merchantId))) throw new AppError(MERCHANT_ERRORS.merchantNotFound, `merchant ${merchantId} not found`);
   return (await listApps(ctx.db, merchantId)).map(summarise);
 }
 
 export async function setAppEnabled(ctx: PlatformContext, appId: string, enabled: boolean): Promise<AppSummary> {
   const disabledAt = enabled ? null : ctx.wallClock.now().getTime();
-  if (!(await setAppDisabledAt(ctx.db, appId, disabledAt))) throw new AppError('appNotFound', `app ${appId} not found`);
+  if (!(await setAppDisabledAt(ctx.db, appId, disabledAt))) throw new AppError(MERCHANT_ERRORS.appNotFound, `app ${appId} not found`);
   const row = await findApp(ctx.db, appId);
-  if (!row) throw new AppError('appNotFound', `app ${appId} not found`);
+  if (!row) throw new AppError(MERCHANT_ERRORS.appNotFound, `app ${appId} not found`);
   return summarise(row);
 }
 
@@ -81,11 +82,11 @@ export async function setAppWebhookUrl(ctx: PlatformContext, appId: string, url:
     try {
       checkMerchantUrl(url, 'the webhook URL', ctx.config.mode);
     } catch (error) {
-      throw new AppError('webhookUrlInvalid', (error as Error).message);
+      throw new AppError(MERCHANT_ERRORS.webhookUrlInvalid, (error as Error).message);
     }
   }
   const result = await ctx.db.updateTable('apps').set({ webhook_url: url }).where('id', '=', appId).executeTakeFirst();
-  if (result.numUpdatedRows === 0n) throw new AppError('appNotFound', `app ${appId} not found`);
+  if (result.numUpdatedRows === 0n) throw new AppError(MERCHANT_ERRORS.appNotFound, `app ${appId} not found`);
   return summarise((await findApp(ctx.db, appId))!);
 }
 
@@ -95,11 +96,11 @@ export function normalisePublicKey(pem: string): string {
   try {
     key = createPublicKey(pem);
   } catch {
-    throw new AppError('publicKeyInvalid');
+    throw new AppError(MERCHANT_ERRORS.publicKeyInvalid);
   }
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (key.asymmetricKeyType !== 'rsa' || bits < MIN_RSA_BITS) {
-    throw new AppError('publicKeyInvalid', `the public key must be RSA of at least ${MIN_RSA_BITS} bits (got ${key.asymmetricKeyType} ${bits})`);
+    throw new AppError(MERCHANT_ERRORS.publicKeyInvalid, `the public key must be RSA of at least ${MIN_RSA_BITS} bits (got ${key.asymmetricKeyType} ${bits})`);
   }
   return key.export({ type: 'spki', format: 'pem' }).toString();
 }

@@ -4,6 +4,7 @@ import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { listMerchants } from '../platform/tenants.js';
 import { insertMerchant } from './store.js';
+import { MERCHANT_ERRORS } from './errors.js';
 
 export interface CreateMerchantInput {
   name: string;
@@ -24,14 +25,14 @@ export const DEFAULT_SETTLEMENT_HOUR = 23;
 
 export async function createMerchant(ctx: PlatformContext, input: CreateMerchantInput): Promise<MerchantSummary> {
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 255) throw new AppError('merchantInvalid', 'name must be 1 to 255 characters');
+  if (name.length === 0 || name.length > 255) throw new AppError(MERCHANT_ERRORS.merchantInvalid, 'name must be 1 to 255 characters');
   const timezone = input.timezone ?? 'UTC';
   if (!isTimeZone(timezone)) {
-    throw new AppError('merchantInvalid', `timezone ${JSON.stringify(timezone)} is not an IANA time zone such as Asia/Hong_Kong`);
+    throw new AppError(MERCHANT_ERRORS.merchantInvalid, `timezone ${JSON.stringify(timezone)} is not an IANA time zone such as Asia/Hong_Kong`);
   }
   const settlementHour = input.settlementHour ?? DEFAULT_SETTLEMENT_HOUR;
   if (!Number.isInteger(settlementHour) || settlementHour < 0 || settlementHour > 23) {
-    throw new AppError('merchantInvalid', 'settlement hour must be a whole hour from 0 to 23');
+    throw new AppError(MERCHANT_ERRORS.merchantInvalid, 'settlement hour must be a whole hour from 0 to 23');
   }
   const now = ctx.wallClock.now().getTime();
   const id = newId();

@@ -1,13 +1,13 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
+import { readMoney } from '../platform/money/money.js';
 import { refreshOrder, resolveTransaction, type OrderReference } from './lookup.js';
 import { applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { buildPaymentData, inheritedCard } from './payment-data.js';
 import { acquirerOf, callAcquirer } from './rail-call.js';
 import type { OrderRow } from './store.js';
-import { captureOf, transactionFlags } from './totals.js';
+import { captureOf, orderCurrency, transactionFlags } from './totals.js';
 import {
   findTransactionByIdempotencyKey,
   insertTransaction,
@@ -15,6 +15,7 @@ import {
   updateTransaction,
   type TransactionRow,
 } from './transactions-store.js';
+import { ORDER_ERRORS } from './errors.js';
 
 interface Target {
   order?: OrderReference;
@@ -35,8 +36,8 @@ export async function captureAuthorization(ctx: Context, target: Target, amountI
     const earlier = await earlierOperation(tx, { type: 'Capture', originalId: transaction.id, amount });
     if (earlier) return { retry: true as const, transaction: earlier };
     const refusal = captureRefusal(tx, transaction, await orderTransactions(tx.db, tx.merchant.id, order.id));
-    if (refusal) throw new AppError('transactionNotCapturable', refusal);
-    if (amount > transaction.amount) throw new AppError('captureExceedsAuthorized');
+    if (refusal) throw new AppError(ORDER_ERRORS.transactionNotCapturable, refusal);
+    if (amount > transaction.amount) throw new AppError(ORDER_ERRORS.captureExceedsAuthorized);
     const capture = followUp(tx, order, transaction, 'Capture', amount, null);
     await insertTransaction(tx.db, capture);
     await refreshOrder(tx, order);
@@ -73,7 +74,7 @@ export async function voidTransaction(ctx: Context, target: Target): Promise<Tra
       (transaction.voided === 1 || transaction.void_is_pending === 1);
     if (retried) return { retry: true as const, transaction };
     const refusal = voidRefusal(transaction, await orderTransactions(tx.db, tx.merchant.id, order.id));
-    if (refusal) throw new AppError('transactionNotVoidable', refusal);
+    if (refusal) throw new AppError(ORDER_ERRORS.transactionNotVoidable, refusal);
     return { retry: false as const, transaction: await beginVoid(tx, order, transaction, 'merchant') };
   });
   if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
@@ -124,7 +125,7 @@ export async function finishVoid(ctx: Context, transaction: TransactionRow): Pro
     acquirer.void({ ...operationOf(ctx, transaction), reference: voidReference(transaction.id), originalReference: transaction.id }));
   const approved = result.status === 'approved';
   const outcome = await recordRailAnswer(ctx, transaction.id, applyVoid(result), { completesRequest: approved });
-  if (!approved) throw new AppError('transactionNotVoidable', `The acquirer refused the void: ${result.responseMessage}.`);
+  if (!approved) throw new AppError(ORDER_ERRORS.transactionNotVoidable, `The acquirer refused the void: ${result.responseMessage}.`);
   return outcome;
 }
 
@@ -152,8 +153,8 @@ export async function refundTransaction(
     const earlier = await earlierOperation(tx, { type: 'Refund', originalId: money?.id ?? transaction.id, amount });
     if (earlier) return { retry: true as const, transaction: earlier };
     const refusal = money === undefined ? 'The authorisation has not been captured: void it instead.' : refundRefusal(money);
-    if (refusal) throw new AppError('transactionNotRefundable', refusal);
-    if (amount > transactionFlags(money!, all).refundable) throw new AppError('refundExceedsCaptured');
+    if (refusal) throw new AppError(ORDER_ERRORS.transactionNotRefundable, refusal);
+    if (amount > transactionFlags(money!, all).refundable) throw new AppError(ORDER_ERRORS.refundExceedsCaptured);
     const refund = followUp(tx, order, money!, 'Refund', amount, input.note ?? input.reason ?? null);
     await insertTransaction(tx.db, refund);
     await refreshOrder(tx, order);
@@ -188,7 +189,7 @@ async function earlierOperation(
   const earlier = await findTransactionByIdempotencyKey(ctx.db, ctx.merchant.id, ctx.idempotency.key, ctx.wallClock.now().getTime());
   if (!earlier) return undefined;
   const same = earlier.type === expected.type && earlier.original_transaction_id === expected.originalId && earlier.amount === expected.amount;
-  if (!same) throw new AppError('idempotencyKeyReused');
+  if (!same) throw new AppError(PLATFORM_ERRORS.idempotencyKeyReused);
   return earlier;
 }
 
@@ -219,9 +220,7 @@ function followUp(
 }
 
 function readAmount(input: string | number, order: OrderRow, field: string): number {
-  const amount = parseAmount(input, order.currency_exponent);
-  if (typeof amount === 'string') throw new AppError('validationFailed', `${field} ${describeAmountProblem(amount, order.currency_exponent)}.`);
-  return amount;
+  return readMoney(input, orderCurrency(order), field).minor;
 }
 
 function operationOf(ctx: Context, transaction: TransactionRow) {

@@ -4,11 +4,10 @@ import { findCustomerById } from '../customers/store.js';
 import { inTransaction, type Context } from '../context/context.js';
 import { emitOrderEvent } from '../webhooks/outbox.js';
 import { isUniqueViolation } from '../platform/database/database.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
-import { currencyExponent } from '../platform/money/currencies.js';
-import { describeAmountProblem, parseAmount, type AmountRules } from '../platform/money/money.js';
+import { isExact, readCurrency, readMoney, type AmountRules } from '../platform/money/money.js';
 import { endOfLocalDate, localDate } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
@@ -17,6 +16,7 @@ import { loadOrderView } from './lookup.js';
 import type { OrderView } from './present.js';
 import type { CreateOrderBody } from './schemas.js';
 import { findOrderByReference, insertOrder, type LineItemRow, type OrderRow } from './store.js';
+import { ORDER_ERRORS } from './errors.js';
 
 export type CreateOrderInput = Static<typeof CreateOrderBody>;
 
@@ -60,7 +60,7 @@ export async function createOrder(ctx: Context, input: CreateOrderInput, options
 }
 
 async function sameOrder(ctx: Context, existing: OrderRow, contentHash: string): Promise<OrderView> {
-  if (existing.content_hash !== contentHash) throw new AppError('orderReferenceTaken');
+  if (existing.content_hash !== contentHash) throw new AppError(ORDER_ERRORS.orderReferenceTaken);
   return loadOrderView(ctx, existing);
 }
 
@@ -72,21 +72,16 @@ interface Draft {
 /** Checks everything the order says, naming the field at fault; nothing is written yet. */
 async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> {
   const body = input.order;
-  const currency = body.currency.trim().toUpperCase();
-  const exponent = currencyExponent(currency);
-  if (exponent === undefined) throw new AppError('currencyInvalid', `order.currency ${JSON.stringify(body.currency)} is not an ISO 4217 currency code.`);
-  const amount = (value: string | number, field: string, rules: AmountRules = {}) => {
-    const parsed = parseAmount(value, exponent, rules);
-    if (typeof parsed === 'string') throw new AppError('orderAmountsInvalid', `${field} ${describeAmountProblem(parsed, exponent)}.`);
-    return parsed;
-  };
+  const { code: currency, exponent } = readCurrency(body.currency, 'order.currency');
+  const amount = (value: string | number, field: string, rules: AmountRules = {}) =>
+    readMoney(value, { code: currency, exponent }, field, { ...rules, refusal: ORDER_ERRORS.orderAmountsInvalid }).minor;
 
   const total = amount(body.charge_fee, 'order.charge_fee');
   const tips = body.tips === undefined ? 0 : amount(body.tips, 'order.tips', { allowZero: true });
-  if (tips > total) throw new AppError('orderAmountsInvalid', 'order.tips must not be more than order.charge_fee.');
+  if (tips > total) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.tips must not be more than order.charge_fee.');
   const subtotal = total - tips;
   if (body.subtotal !== undefined && amount(body.subtotal, 'order.subtotal', { allowZero: true }) !== subtotal) {
-    throw new AppError('orderAmountsInvalid', 'order.subtotal must equal order.charge_fee minus order.tips.');
+    throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.subtotal must equal order.charge_fee minus order.tips.');
   }
 
   const orderId = newId();
@@ -94,9 +89,9 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
     const field = `order.line_items[${index}]`;
     const price = amount(item.price, `${field}.price`, { allowZero: true, allowNegative: item.purchasable_type === 'Rounding' });
     const lineTotal = price * item.quantity;
-    if (!Number.isSafeInteger(lineTotal)) throw new AppError('orderAmountsInvalid', `${field}.total is too large.`);
+    if (!isExact(lineTotal)) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, `${field}.total is too large.`);
     if (item.total !== undefined && amount(item.total, `${field}.total`, { allowZero: true, allowNegative: true }) !== lineTotal) {
-      throw new AppError('orderAmountsInvalid', `${field}.total must equal price × quantity.`);
+      throw new AppError(ORDER_ERRORS.orderAmountsInvalid, `${field}.total must equal price × quantity.`);
     }
     return {
       id: newId(), order_id: orderId, merchant_id: ctx.merchant.id, position: index,
@@ -109,11 +104,11 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
     for (const item of items) {
       sum += item.total;
       // Past 2^53 the sum would round, and a wrong sum could pass for the right one.
-      if (!Number.isSafeInteger(sum)) throw new AppError('orderAmountsInvalid', 'order.line_items add up to more than any amount can be.');
+      if (!isExact(sum)) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.line_items add up to more than any amount can be.');
     }
-    if (sum !== total) throw new AppError('orderAmountsInvalid', 'order.line_items must add up to order.charge_fee.');
+    if (sum !== total) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.line_items must add up to order.charge_fee.');
     const tipLines = items.filter((item) => item.purchasable_type === 'RearTips').reduce((acc, item) => acc + item.total, 0);
-    if (tipLines !== tips) throw new AppError('orderAmountsInvalid', 'order.line_items: the RearTips lines must add up to order.tips.');
+    if (tipLines !== tips) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.line_items: the RearTips lines must add up to order.tips.');
   }
 
   const today = localDate(ctx.clock.now().getTime(), ctx.merchant.timezone);
@@ -122,9 +117,9 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
     const [y, m, d] = dueDate.split('-').map(Number) as [number, number, number];
     const real = new Date(Date.UTC(y, m - 1, d));
     if (real.getUTCFullYear() !== y || real.getUTCMonth() !== m - 1 || real.getUTCDate() !== d) {
-      throw new AppError('validationFailed', 'order.due_date is not a real date.');
+      throw new AppError(PLATFORM_ERRORS.validationFailed, 'order.due_date is not a real date.');
     }
-    if (dueDate < today) throw new AppError('validationFailed', `order.due_date must not be before today (${today} in ${ctx.merchant.timezone}).`);
+    if (dueDate < today) throw new AppError(PLATFORM_ERRORS.validationFailed, `order.due_date must not be before today (${today} in ${ctx.merchant.timezone}).`);
   }
 
   const notifyUrl = blankAsAbsent(body.callback_url) ?? null;
@@ -134,7 +129,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
 
   const customerUuid = blankAsAbsent(input.customer_uuid) ?? null;
   if (customerUuid !== null && !(isUuid(customerUuid) && (await findCustomerById(ctx.db, ctx.merchant.id, customerUuid)))) {
-    throw new AppError('orderCustomerUnknown');
+    throw new AppError(ORDER_ERRORS.orderCustomerUnknown);
   }
 
   const now = ctx.clock.now().getTime();

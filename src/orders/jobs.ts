@@ -20,6 +20,7 @@ import { paymentActivity } from './queries.js';
 import { scheduleNextSettlement, settle, SETTLE_JOB } from './settlement.js';
 import { findOrder, lockOrderOfTransaction } from './store.js';
 import { findTransaction, interruptedTransactions, orderTransactions, type TransactionRow } from './transactions-store.js';
+import { ORDER_ERRORS } from './errors.js';
 
 export const RECOVER_JOB = 'orders.recover_interrupted';
 /** An overdue order with a payment still pending is looked at again this much later. */
@@ -62,7 +63,7 @@ async function expireAuthorization(ctx: Context, payload: { transactionId: strin
     await finishVoid(ctx, voiding);
   } catch (error) {
     // The acquirer refused to release it (its answer is recorded): nothing more to do here.
-    if (!(error instanceof AppError && error.kind === 'transactionNotVoidable')) throw error;
+    if (!(error instanceof AppError && error.definition === ORDER_ERRORS.transactionNotVoidable)) throw error;
   }
 }
 

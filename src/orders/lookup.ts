@@ -5,6 +5,7 @@ import type { OrderView } from './present.js';
 import { findOrder, lineItemsOfOrders, lockOrderOfTransaction, orderOfTransaction, updateOrder, type OrderRow } from './store.js';
 import { orderTotals } from './totals.js';
 import { findTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
+import { ORDER_ERRORS } from './errors.js';
 
 /** How clients name an order: by number, by reference number, or both (which must then name the same order). */
 export interface OrderReference {
@@ -19,7 +20,7 @@ export function hasOrderReference(reference: OrderReference | undefined): refere
 /** The merchant's order so named; another merchant's order looks exactly like a missing one. */
 export async function resolveOrder(ctx: Context, reference: OrderReference, lock = false): Promise<OrderRow> {
   const order = await findOrder(ctx.db, ctx.merchant.id, { number: reference.number, referenceNumber: reference.reference_number }, lock);
-  if (!order) throw new AppError('orderNotFound');
+  if (!order) throw new AppError(ORDER_ERRORS.orderNotFound);
   return order;
 }
 
@@ -33,16 +34,16 @@ export async function resolveTransaction(
   reference: { order?: OrderReference; transactionId: string },
   options: { lock: boolean },
 ): Promise<{ order: OrderRow; transaction: TransactionRow }> {
-  if (!isUuid(reference.transactionId)) throw new AppError('transactionNotFound');
+  if (!isUuid(reference.transactionId)) throw new AppError(ORDER_ERRORS.transactionNotFound);
   const order = options.lock
     ? await lockOrderOfTransaction(ctx.db, ctx.merchant.id, reference.transactionId)
     : await orderOfTransaction(ctx.db, ctx.merchant.id, reference.transactionId);
   const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, reference.transactionId));
-  if (!order || !transaction) throw new AppError('transactionNotFound');
+  if (!order || !transaction) throw new AppError(ORDER_ERRORS.transactionNotFound);
   if (hasOrderReference(reference.order)) {
     const { number, reference_number: referenceNumber } = reference.order;
     if ((number !== undefined && number !== order.number) || (referenceNumber !== undefined && referenceNumber !== order.reference_number)) {
-      throw new AppError('orderMismatch');
+      throw new AppError(ORDER_ERRORS.orderMismatch);
     }
   }
   return { order, transaction };

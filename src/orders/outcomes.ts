@@ -9,6 +9,7 @@ import { lockOrderOfTransaction, type OrderRow } from './store.js';
 import { findTransaction, updateTransaction, type TransactionRow } from './transactions-store.js';
 import type { OrderAction } from '../webhooks/events.js';
 import { emitOrderEvent } from '../webhooks/outbox.js';
+import { ORDER_ERRORS } from './errors.js';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'orders.expire_authorization';
 /** An uncaptured authorisation lapses after seven days. */
@@ -42,7 +43,7 @@ export function recordRailAnswer(
     const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
     if (!order || !transaction) throw new Error(`transaction ${transactionId} vanished`);
     if (!awaitsRail(transaction)) {
-      if (options.onlyIfAwaited) throw new AppError('transactionNotPending');
+      if (options.onlyIfAwaited) throw new AppError(ORDER_ERRORS.transactionNotPending);
       return outcomeOf(tx, order, transactionId);
     }
     await apply(tx, order, transaction);

@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../context/context.js';
 import { isUniqueViolation } from '../platform/database/database.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
-import { describeAmountProblem, parseAmount } from '../platform/money/money.js';
+import { formatAmount, MAX_MINOR, readMoney, withinMaximum, type Currency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { WALLET_CURRENCIES, WALLET_METHODS, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
 import { readCard, type CheckedCard } from '../cards/card.js';
@@ -12,7 +12,7 @@ import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outco
 import { findToken, type TokenRow } from '../payment-tokens/store.js';
 import { buildPaymentData, cardFacts, inheritedCard, type CardFacts } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
-import { orderTotals } from './totals.js';
+import { orderCurrency, orderTotals, paymentsTaken } from './totals.js';
 import { acquirerOf, callAcquirer } from './rail-call.js';
 import { lockOrderOfTransaction } from './store.js';
 import {
@@ -24,6 +24,8 @@ import {
   updateTransaction,
   type TransactionRow,
 } from './transactions-store.js';
+import { ORDER_ERRORS } from './errors.js';
+import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 
 export type OpenPaymentInput = Static<typeof OpenPaymentBody>;
 
@@ -51,14 +53,14 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
   const method = readMethod(ctx, input.payment);
   const type = method.kind !== 'wallet' && !method.capture ? 'Authorization' : 'Sales';
   const reference: OrderReference = hasOrderReference(input.order) ? input.order : { number: input.number, reference_number: input.reference_number };
-  if (!hasOrderReference(reference)) throw new AppError('orderReferenceMissing', 'Name the order to pay: number or reference_number.');
+  if (!hasOrderReference(reference)) throw new AppError(ORDER_ERRORS.orderReferenceMissing, 'Name the order to pay: number or reference_number.');
 
   const prepare = () => inTransaction(ctx, async (tx) => {
     const order = await resolveOrder(tx, reference, true);
     if (method.kind === 'wallet' && !(WALLET_CURRENCIES[method.wallet] as readonly string[]).includes(order.currency)) {
-      throw new AppError('validationFailed', `payment.${method.wallet} takes ${WALLET_CURRENCIES[method.wallet].join(', ')}; the order is in ${order.currency}.`);
+      throw new AppError(PLATFORM_ERRORS.validationFailed, `payment.${method.wallet} takes ${WALLET_CURRENCIES[method.wallet].join(', ')}; the order is in ${order.currency}.`);
     }
-    const requested = requestedAmount(input.payment, order.currency_exponent);
+    const requested = requestedAmount(input.payment, orderCurrency(order));
     const earlier = input.payment.uuid !== undefined
       ? await findPaymentByUuid(tx.db, tx.merchant.id, input.payment.uuid)
       : tx.idempotency && (await findTransactionByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
@@ -67,20 +69,25 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
       const same = earlier.order_id === order.id && earlier.type === type && earlier.payment_method === methodName(method) &&
         (requested === undefined || requested === earlier.amount) &&
         (method.kind !== 'payment_token' || inheritedCard(earlier.payment_data).token === method.token);
-      if (!same) throw new AppError(input.payment.uuid !== undefined ? 'paymentUuidReused' : 'idempotencyKeyReused');
+      if (!same) throw new AppError(input.payment.uuid !== undefined ? ORDER_ERRORS.paymentUuidReused : PLATFORM_ERRORS.idempotencyKeyReused);
       return { retry: true as const, transaction: earlier };
     }
     const stored = method.kind === 'payment_token' ? await chargeableToken(tx, method.token, order.customer_id) : undefined;
     const wallet = stored && AUTO_DEBIT_WALLETS[stored.token_type];
     if (wallet && type !== 'Sales') {
-      throw new AppError('validationFailed', 'A wallet auto-debit token is charged as a sale: payment_token.consume_mode must be sales.');
+      throw new AppError(PLATFORM_ERRORS.validationFailed, 'A wallet auto-debit token is charged as a sale: payment_token.consume_mode must be sales.');
     }
     if (wallet && !(WALLET_CURRENCIES[wallet] as readonly string[]).includes(order.currency)) {
-      throw new AppError('validationFailed', `This ${stored.token_type} token takes ${WALLET_CURRENCIES[wallet].join(', ')}; the order is in ${order.currency}.`);
+      throw new AppError(PLATFORM_ERRORS.validationFailed, `This ${stored.token_type} token takes ${WALLET_CURRENCIES[wallet].join(', ')}; the order is in ${order.currency}.`);
     }
-    if (order.voided_at !== null) throw new AppError('orderVoided');
-    const amount = requested ?? orderTotals(order, await orderTransactions(tx.db, tx.merchant.id, order.id)).payable;
-    if (amount <= 0) throw new AppError('orderNothingToPay');
+    if (order.voided_at !== null) throw new AppError(ORDER_ERRORS.orderVoided);
+    const transactions = await orderTransactions(tx.db, tx.merchant.id, order.id);
+    const amount = requested ?? orderTotals(order, transactions).payable;
+    if (amount <= 0) throw new AppError(ORDER_ERRORS.orderNothingToPay);
+    if (!withinMaximum(paymentsTaken(transactions) + amount)) {
+      const most = `${formatAmount(MAX_MINOR, order.currency_exponent)} ${order.currency}`;
+      throw new AppError(PLATFORM_ERRORS.validationFailed, `payment.amount would take this order's payments past ${most}, the most one order can take.`);
+    }
     // A pending payment changes none of the order's totals or states: nothing to recompute yet.
     const transaction = pendingPayment(tx, order.id, order.currency, amount, type, method, acquirer, input, stored);
     await insertTransaction(tx.db, transaction);
@@ -118,9 +125,9 @@ function readMethod(ctx: Context, payment: OpenPaymentInput['payment']): Method 
     ...WALLET_METHODS.filter((wallet) => payment[wallet] !== undefined),
   ];
   if (named.length === 0) {
-    throw new AppError('paymentMethodMissing', `Name one payment method: payment.credit_card, payment.payment_token, ${WALLET_METHODS.map((w) => `payment.${w}`).join(', ')}.`);
+    throw new AppError(ORDER_ERRORS.paymentMethodMissing, `Name one payment method: payment.credit_card, payment.payment_token, ${WALLET_METHODS.map((w) => `payment.${w}`).join(', ')}.`);
   }
-  if (named.length > 1) throw new AppError('validationFailed', `payment names ${named.join(' and ')}: name one payment method.`);
+  if (named.length > 1) throw new AppError(PLATFORM_ERRORS.validationFailed, `payment names ${named.join(' and ')}: name one payment method.`);
   const tokenInput = payment.payment_token;
   if (tokenInput) {
     const capture = tokenInput.consume_mode !== 'pre_authorize' && tokenInput.consume_mode !== 'preauth';
@@ -130,7 +137,7 @@ function readMethod(ctx: Context, payment: OpenPaymentInput['payment']): Method 
   if (!cardInput) return { kind: 'wallet', wallet: named[0] as WalletMethod };
   const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
   const card = readCard(cardInput, { year: now.year, month: now.month }, 'payment.credit_card');
-  if ('field' in card) throw new AppError('validationFailed', `${card.field} ${card.message}.`);
+  if ('field' in card) throw new AppError(PLATFORM_ERRORS.validationFailed, `${card.field} ${card.message}.`);
   return { kind: 'credit_card', card, capture: cardInput.consume_mode !== 'pre_authorize' && cardInput.consume_mode !== 'preauth' };
 }
 
@@ -139,17 +146,12 @@ function methodName(method: Method): string {
 }
 
 /** `payment.amount`, or `payment.payment_token.amount`: both may be sent, but then must be the same amount. */
-function requestedAmount(payment: OpenPaymentInput['payment'], exponent: number): number | undefined {
-  const read = (field: string, text: string | number | undefined) => {
-    if (text === undefined) return undefined;
-    const amount = parseAmount(text, exponent);
-    if (typeof amount === 'string') throw new AppError('validationFailed', `${field} ${describeAmountProblem(amount, exponent)}.`);
-    return amount;
-  };
+function requestedAmount(payment: OpenPaymentInput['payment'], currency: Currency): number | undefined {
+  const read = (field: string, text: string | number | undefined) => (text === undefined ? undefined : readMoney(text, currency, field).minor);
   const direct = read('payment.amount', payment.amount);
   const viaToken = read('payment.payment_token.amount', payment.payment_token?.amount);
   if (direct !== undefined && viaToken !== undefined && direct !== viaToken) {
-    throw new AppError('validationFailed', 'payment.amount and payment.payment_token.amount differ: send one, or the same amount in both.');
+    throw new AppError(PLATFORM_ERRORS.validationFailed, 'payment.amount and payment.payment_token.amount differ: send one, or the same amount in both.');
   }
   return direct ?? viaToken;
 }
@@ -161,9 +163,9 @@ function requestedAmount(payment: OpenPaymentInput['payment'], exponent: number)
 async function chargeableToken(ctx: Context, token: string, orderCustomerId: string | null): Promise<StoredToken> {
   const row = await findToken(ctx.db, ctx.merchant.id, token);
   if (!row || (orderCustomerId !== null && row.customer_id !== orderCustomerId)) {
-    throw new AppError('paymentTokenNotFound', orderCustomerId === null ? undefined : 'Payment token not found for the order\'s customer.');
+    throw new AppError(TOKEN_ERRORS.paymentTokenNotFound, orderCustomerId === null ? undefined : 'Payment token not found for the order\'s customer.');
   }
-  if (row.state !== 'success') throw new AppError('paymentTokenNotChargeable');
+  if (row.state !== 'success') throw new AppError(TOKEN_ERRORS.paymentTokenNotChargeable);
   return row;
 }
 
@@ -235,13 +237,13 @@ async function answerPayerAction(
   stillDue: (transaction: TransactionRow) => boolean,
 ): Promise<TransactionOutcome> {
   const acquirer = acquirerOf(ctx);
-  if (!isUuid(transactionId)) throw new AppError('transactionNotFound');
+  if (!isUuid(transactionId)) throw new AppError(ORDER_ERRORS.transactionNotFound);
   const started = await inTransaction(ctx, async (tx) => {
     const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
     const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
-    if (!transaction) throw new AppError('transactionNotFound');
+    if (!transaction) throw new AppError(ORDER_ERRORS.transactionNotFound);
     if (transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer' || !stillDue(transaction)) {
-      throw new AppError('transactionNotPending');
+      throw new AppError(ORDER_ERRORS.transactionNotPending);
     }
     return updateTransaction(tx.db, tx.merchant.id, transaction.id, {
       progress: 'sending', rail_started_at: tx.wallClock.now().getTime(), updated_at: tx.clock.now().getTime(),
@@ -258,7 +260,7 @@ export async function expirePayerAction(ctx: Context, payload: { transactionId: 
     await answerPayerAction(ctx, payload.transactionId, 'abandoned', (t) => t.expires_at !== null && t.expires_at <= ctx.clock.now().getTime());
   } catch (error) {
     // Completed (or failed) meanwhile: nothing left to expire.
-    if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;
+    if (!(error instanceof AppError && error.definition === ORDER_ERRORS.transactionNotPending)) throw error;
   }
 }
 

@@ -7,6 +7,7 @@ import { withLinks } from '../web/links.js';
 import type { OrderView } from './present.js';
 import { lineItemsOfOrders, listOrders, ORDER_FILTERS } from './store.js';
 import { orderTransactions, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
+import { ORDER_ERRORS } from './errors.js';
 
 /**
  * An order by number and/or reference number, or by a transaction's uuid, or both (the official PHP SDK sends
@@ -22,7 +23,7 @@ export async function checkOrder(
       const { order } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
       return loadOrderView(ctx, order);
     }
-    if (!hasOrderReference(by.order)) throw new AppError('orderReferenceMissing');
+    if (!hasOrderReference(by.order)) throw new AppError(ORDER_ERRORS.orderReferenceMissing);
     return loadOrderView(ctx, await resolveOrder(ctx, by.order));
   })();
   return withLinks(ctx, view, { payment: links.paymentLink, receipt: links.receiptLink });
@@ -66,12 +67,12 @@ export async function listMerchantOrders(
  * takes no payments.
  */
 export async function voidOrder(ctx: Context, reference: OrderReference): Promise<OrderView> {
-  if (!hasOrderReference(reference)) throw new AppError('orderReferenceMissing', 'Name the order to void: number or reference_number.');
+  if (!hasOrderReference(reference)) throw new AppError(ORDER_ERRORS.orderReferenceMissing, 'Name the order to void: number or reference_number.');
   return inTransaction(ctx, async (tx) => {
     const order = await resolveOrder(tx, reference, true);
-    if (order.voided_at !== null) throw new AppError('orderVoided', 'The order is voided already.');
+    if (order.voided_at !== null) throw new AppError(ORDER_ERRORS.orderVoided, 'The order is voided already.');
     if (paymentActivity(await orderTransactions(tx.db, tx.merchant.id, order.id)) !== 'none') {
-      throw new AppError('orderNotVoidable', 'The order has payments or authorisations (made or pending): void those transactions instead.');
+      throw new AppError(ORDER_ERRORS.orderNotVoidable, 'The order has payments or authorisations (made or pending): void those transactions instead.');
     }
     const view = await refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() });
     await emitOrderEvent(tx, 'order.voided', view);

@@ -1,9 +1,10 @@
 import type { Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
 
 export function acquirerOf(ctx: Context): CardAcquirer {
-  if (!ctx.rails.acquirer) throw new AppError('acquirerUnavailable');
+  if (!ctx.rails.acquirer) throw new AppError(RAIL_ERRORS.acquirerUnavailable);
   return ctx.rails.acquirer;
 }
 
@@ -19,6 +20,6 @@ export async function callAcquirer(ctx: Context, transactionId: string, call: ()
     return await call();
   } catch (error) {
     ctx.log.error({ err: error, transaction_id: transactionId }, 'acquirer call failed; left for recovery');
-    throw new AppError('acquirerNoAnswer');
+    throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
   }
 }

@@ -23,6 +23,10 @@ import {
   TransactionSchema,
   VoidBody,
 } from './schemas.js';
+import { ORDER_ERRORS } from './errors.js';
+import { PLATFORM_ERRORS } from '../platform/errors.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
+import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['orders'];
@@ -37,8 +41,8 @@ const transactionData = ({ view, transaction }: TransactionOutcome) => ({
   transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),
 });
 
-const LOOKUP_ERRORS = ['orderNotFound', 'transactionNotFound', 'orderMismatch'] as const;
-const RAIL_ERRORS = ['acquirerUnavailable', 'acquirerNoAnswer'] as const;
+const LOOKUP_ERRORS = [ORDER_ERRORS.orderNotFound, ORDER_ERRORS.transactionNotFound, ORDER_ERRORS.orderMismatch];
+const RAIL_REFUSALS = [RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer];
 
 export const orderRoutes = [
   defineRoute({
@@ -52,7 +56,7 @@ export const orderRoutes = [
     body: CreateOrderBody,
     querystring: CreateOrderQuery,
     data: OrderData,
-    errors: ['currencyInvalid', 'orderAmountsInvalid', 'orderReferenceTaken', 'orderCustomerUnknown'],
+    errors: [PLATFORM_ERRORS.currencyInvalid, ORDER_ERRORS.orderAmountsInvalid, ORDER_ERRORS.orderReferenceTaken, ORDER_ERRORS.orderCustomerUnknown],
     handler: ({ ctx, body, query }) => createOrder(ctx, body, { paymentLink: query.with_payment_link === true }),
     present: orderData,
   }),
@@ -66,8 +70,8 @@ export const orderRoutes = [
     tags: TAGS,
     body: OpenPaymentBody,
     data: OrderTransactionData,
-    errors: ['orderNotFound', 'orderVoided', 'orderNothingToPay', 'orderReferenceMissing', 'paymentUuidReused', 'paymentMethodMissing',
-      'paymentTokenNotFound', 'paymentTokenNotChargeable', ...RAIL_ERRORS],
+    errors: [ORDER_ERRORS.orderNotFound, ORDER_ERRORS.orderVoided, ORDER_ERRORS.orderNothingToPay, ORDER_ERRORS.orderReferenceMissing, ORDER_ERRORS.paymentUuidReused, ORDER_ERRORS.paymentMethodMissing,
+      TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotChargeable, ...RAIL_REFUSALS],
     handler: ({ ctx, body }) => payOrder(ctx, body),
     present: transactionData,
   }),
@@ -79,7 +83,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: CaptureBody,
     data: OrderTransactionData,
-    errors: [...LOOKUP_ERRORS, 'transactionNotCapturable', 'captureExceedsAuthorized', ...RAIL_ERRORS],
+    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotCapturable, ORDER_ERRORS.captureExceedsAuthorized, ...RAIL_REFUSALS],
     handler: ({ ctx, body }) => captureAuthorization(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.capture?.amount),
     present: transactionData,
   }),
@@ -91,7 +95,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: TransactionBody,
     data: OrderTransactionData,
-    errors: [...LOOKUP_ERRORS, 'transactionNotVoidable', ...RAIL_ERRORS],
+    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotVoidable, ...RAIL_REFUSALS],
     handler: ({ ctx, body }) => voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }),
     present: transactionData,
   }),
@@ -103,7 +107,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: VoidBody,
     data: Type.Object({ order: OrderSchema, transaction: Type.Optional(TransactionSchema) }),
-    errors: [...LOOKUP_ERRORS, 'transactionNotVoidable', 'orderNotVoidable', 'orderVoided', 'orderReferenceMissing', ...RAIL_ERRORS],
+    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotVoidable, ORDER_ERRORS.orderNotVoidable, ORDER_ERRORS.orderVoided, ORDER_ERRORS.orderReferenceMissing, ...RAIL_REFUSALS],
     handler: async ({ ctx, body }) => body.transaction
       ? voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid })
       : voidOrder(ctx, body.order ?? {}),
@@ -117,7 +121,7 @@ export const orderRoutes = [
     tags: TAGS,
     body: RefundBody,
     data: OrderTransactionData,
-    errors: [...LOOKUP_ERRORS, 'transactionNotRefundable', 'refundExceedsCaptured', ...RAIL_ERRORS],
+    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotRefundable, ORDER_ERRORS.refundExceedsCaptured, ...RAIL_REFUSALS],
     handler: ({ ctx, body }) => refundTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.refund),
     present: transactionData,
   }),
@@ -142,7 +146,7 @@ export const orderRoutes = [
     body: CheckOrderBody,
     querystring: CheckOrderQuery,
     data: OrderData,
-    errors: [...LOOKUP_ERRORS, 'orderReferenceMissing'],
+    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.orderReferenceMissing],
     handler: ({ ctx, body, query }) => checkOrder(ctx, body, { paymentLink: query.with_payment_link === true, receiptLink: query.with_download_link === true }),
     present: orderData,
   }),

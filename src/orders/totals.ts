@@ -1,5 +1,11 @@
 import type { CorrespondenceState, OrderState } from '../platform/database/schema.js';
+import { sumMinor, type Currency } from '../platform/money/money.js';
 import type { TransactionRow } from './transactions-store.js';
+
+/** The currency an order's amounts are in. */
+export function orderCurrency(order: { currency: string; currency_exponent: number }): Currency {
+  return { code: order.currency, exponent: order.currency_exponent };
+}
 
 /**
  * Everything an order's totals and states follow from, derived from its transactions every time they change
@@ -20,13 +26,13 @@ const isMoneyIn = (t: Money) => t.type === 'Sales' || t.type === 'Capture';
 
 export function orderTotals(order: { initial_total: number; voided_at: number | null }, transactions: Money[]): OrderTotals {
   const succeeded = transactions.filter((t) => t.status === 'succeeded');
-  const paidIn = succeeded.filter((t) => isMoneyIn(t) && t.voided === 0).reduce((sum, t) => sum + t.amount, 0);
-  const refunded = succeeded.filter((t) => t.type === 'Refund' && t.voided === 0).reduce((sum, t) => sum + t.amount, 0);
+  const paidIn = sumMinor(succeeded.filter((t) => isMoneyIn(t) && t.voided === 0).map((t) => t.amount));
+  const refunded = sumMinor(succeeded.filter((t) => t.type === 'Refund' && t.voided === 0).map((t) => t.amount));
   const paidTotal = paidIn - refunded;
   const everPaid = succeeded.some(isMoneyIn);
   const openAuthorisations = succeeded.filter((t) => t.type === 'Authorization' && t.voided === 0 && t.captured === 0);
   const pendingPayments = transactions.filter((t) => t.status === 'pending' && (t.type === 'Sales' || t.type === 'Authorization'));
-  const held = [...openAuthorisations, ...pendingPayments].reduce((sum, t) => sum + t.amount, 0);
+  const held = sumMinor([...openAuthorisations, ...pendingPayments].map((t) => t.amount));
   const payable = order.voided_at === null ? order.initial_total - paidTotal - held : 0;
   const total = order.initial_total;
 
@@ -43,6 +49,14 @@ export function orderTotals(order: { initial_total: number; voided_at: number | 
   return { paidTotal, state, correspondence, payable };
 }
 
+/**
+ * Every payment and authorisation the order has taken or is taking, refunded or voided ones too: what bounds
+ * each of its totals. Kept within MAX_MINOR, so that every total of the order is exact.
+ */
+export function paymentsTaken(transactions: Money[]): number {
+  return sumMinor(transactions.filter((t) => (t.type === 'Sales' || t.type === 'Authorization') && t.status !== 'failed').map((t) => t.amount));
+}
+
 /** The flags the interface shows for one transaction, true to the moment they are read. */
 export interface TransactionFlags {
   captured: boolean;
@@ -55,9 +69,9 @@ export interface TransactionFlags {
 export function transactionFlags(transaction: TransactionRow, all: TransactionRow[]): TransactionFlags {
   const ok = transaction.status === 'succeeded' && transaction.voided === 0 && transaction.void_is_pending === 0;
   const refundableOf = (money: TransactionRow) =>
-    money.amount - all
+    money.amount - sumMinor(all
       .filter((t) => t.type === 'Refund' && t.original_transaction_id === money.id && t.status !== 'failed' && t.voided === 0)
-      .reduce((sum, t) => sum + t.amount, 0);
+      .map((t) => t.amount));
   switch (transaction.type) {
     case 'Sales':
     case 'Capture': {

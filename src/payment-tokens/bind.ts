@@ -5,9 +5,8 @@ import { findCustomerById } from '../customers/store.js';
 import { brandOf, readCard, type CheckedCard } from '../cards/card.js';
 import { acquirerOf } from '../orders/rail-call.js';
 import { inTransaction, type Context } from '../context/context.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { currencyExponent } from '../platform/money/currencies.js';
 import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import type { AcquirerResult, AutoDebitWallet, PayerOutcome } from '../rails/acquirer.js';
@@ -16,6 +15,9 @@ import { emitEvent } from '../webhooks/outbox.js';
 import { presentToken } from './present.js';
 import type { BindTokenBody } from './schemas.js';
 import { findTokenById, findTokenByIdempotencyKey, insertToken, updateToken, type TokenRow } from './store.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
+import { TOKEN_ERRORS } from './errors.js';
+import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';
 
 export type BindTokenInput = Static<typeof BindTokenBody>;
 
@@ -36,7 +38,7 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
   const acquirer = acquirerOf(ctx);
   const named = (['card', 'alipay', 'wechatpay'] as const).filter((method) => input[method] !== undefined);
   if (named.length !== 1) {
-    throw new AppError('validationFailed', named.length === 0 ? 'Name what to bind: card, alipay or wechatpay.' : `The body names ${named.join(' and ')}: bind one.`);
+    throw new AppError(PLATFORM_ERRORS.validationFailed, named.length === 0 ? 'Name what to bind: card, alipay or wechatpay.' : `The body names ${named.join(' and ')}: bind one.`);
   }
   const customer = await getCustomer(ctx, customerUuid);
   const draft = input.card ? readCardBinding(ctx, input.card) : walletBinding(input.alipay ? 'alipay' : 'wechatpay');
@@ -66,7 +68,7 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
     // A retry of a bind whose answer was lost (a 5xx frees its Idempotency-Key): the same binding, not a second.
     const before = tx.idempotency && (await findTokenByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
     if (before) {
-      if (before.customer_id !== customer.id) throw new AppError('idempotencyKeyReused');
+      if (before.customer_id !== customer.id) throw new AppError(PLATFORM_ERRORS.idempotencyKeyReused);
       return before;
     }
     await insertToken(tx.db, row);
@@ -82,12 +84,12 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
     // The acquirer does an operation once: asked again about the same reference, it gives its first answer.
     result = draft.kind === 'card'
       ? await acquirer.authorize({
-        reference, merchantId: ctx.merchant.id, amount: 10 ** draft.exponent, currency: row.billing_currency, capture: false, card: draft.card, verification: true,
+        reference, merchantId: ctx.merchant.id, amount: draft.verificationAmount, currency: row.billing_currency, capture: false, card: draft.card, verification: true,
       })
       : await acquirer.startWalletAgreement({ reference, merchantId: ctx.merchant.id, method: draft.wallet });
   } catch (error) {
     ctx.log.error({ err: error, payment_token_id: reference }, 'acquirer call failed while binding a payment token; left for its expiry job');
-    throw new AppError('acquirerNoAnswer');
+    throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
   }
   return settleBinding(ctx, reference, result);
 }
@@ -95,7 +97,7 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
 type TokenFields = Pick<TokenRow, 'token_type' | 'card_first6' | 'card_last4' | 'card_brand' | 'exp_month' | 'exp_year' | 'holder_name' |
   'billing_currency' | 'billing_address' | 'success_return_url' | 'fail_return_url'>;
 type Draft =
-  | { kind: 'card'; card: CheckedCard; exponent: number; fields: TokenFields }
+  | { kind: 'card'; card: CheckedCard; verificationAmount: number; fields: TokenFields }
   | { kind: 'wallet'; wallet: AutoDebitWallet; fields: TokenFields };
 
 /** The card, checked as a payment's is, and what is kept of it. */
@@ -106,16 +108,14 @@ function readCardBinding(ctx: Context, input: NonNullable<BindTokenInput['card']
     { year: now.year, month: now.month },
     'card',
   );
-  if ('field' in card) throw new AppError('validationFailed', `${card.field} ${card.message}.`);
-  const currency = (input.billing_currency ?? 'HKD').toUpperCase();
-  const exponent = currencyExponent(currency);
-  if (exponent === undefined) throw new AppError('currencyInvalid', `card.billing_currency ${JSON.stringify(currency)} is not an ISO 4217 currency code.`);
+  if ('field' in card) throw new AppError(PLATFORM_ERRORS.validationFailed, `${card.field} ${card.message}.`);
+  const currency = readCurrency(input.billing_currency ?? 'HKD', 'card.billing_currency');
   const returns = input['3ds'] ?? {};
   for (const [field, url] of Object.entries(returns)) if (url) checkMerchantUrl(url, `card.3ds.${field}`, ctx.config.mode);
   return {
     kind: 'card',
     card,
-    exponent,
+    verificationAmount: oneUnit(currency),
     fields: {
       token_type: 'CreditCard',
       card_first6: card.number.slice(0, 6),
@@ -124,7 +124,7 @@ function readCardBinding(ctx: Context, input: NonNullable<BindTokenInput['card']
       exp_month: String(card.expMonth).padStart(2, '0'),
       exp_year: String(card.expYear),
       holder_name: input.holder_name,
-      billing_currency: currency,
+      billing_currency: currency.code,
       billing_address: input.billing_address === undefined ? null : JSON.stringify(input.billing_address),
       success_return_url: returns.success_return_url || null,
       fail_return_url: returns.fail_return_url || null,
@@ -156,7 +156,7 @@ export async function settleBinding(ctx: Context, tokenId: string, result: Acqui
   }
   return inTransaction(ctx, async (tx) => {
     const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
-    if (!row) throw new AppError('paymentTokenNotFound');
+    if (!row) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
     // Settled already (a retry, the expiry job racing the cardholder, or deleted meanwhile): the first answer stands.
     if (row.state !== 'pending' || row.deleted_at !== null) return row;
     const now = tx.clock.now().getTime();
@@ -184,11 +184,10 @@ export async function settleBinding(ctx: Context, tokenId: string, result: Acqui
  * card is bound all the same, and the binding's job (due 15 minutes later) voids it again until it succeeds.
  */
 async function releaseVerification(ctx: Context, row: TokenRow): Promise<void> {
-  const exponent = currencyExponent(row.billing_currency) ?? 2;
   try {
     await acquirerOf(ctx).void({
       reference: `${row.bind_reference}:void`, originalReference: row.bind_reference, merchantId: ctx.merchant.id,
-      amount: 10 ** exponent, currency: row.billing_currency,
+      amount: oneUnit(currencyOf(row.billing_currency)), currency: row.billing_currency,
     });
   } catch (error) {
     ctx.log.warn({ err: error, payment_token_id: row.id }, 'could not void the verification authorisation of a binding; its job will try again');
@@ -204,15 +203,15 @@ export async function completeBinding(ctx: Context, tokenId: string, outcome: Pa
   const acquirer = acquirerOf(ctx);
   await inTransaction(ctx, async (tx) => {
     const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
-    if (!row || row.deleted_at !== null) throw new AppError('paymentTokenNotFound');
+    if (!row || row.deleted_at !== null) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
     const late = row.created_at + BINDING_LIFETIME_MS <= tx.clock.now().getTime();
-    if (row.state !== 'pending' || row.progress !== 'awaiting_payer' || (late && !options.expiring)) throw new AppError('paymentTokenNotPending');
+    if (row.state !== 'pending' || row.progress !== 'awaiting_payer' || (late && !options.expiring)) throw new AppError(TOKEN_ERRORS.paymentTokenNotPending);
     await updateToken(tx.db, tx.merchant.id, tokenId, { progress: 'sending', updated_at: tx.clock.now().getTime() });
   });
   await ctx.database.durable();
   const result = await acquirer.completePayerAction(tokenId, outcome).catch((error: unknown) => {
     ctx.log.error({ err: error, payment_token_id: tokenId }, 'acquirer call failed while completing a binding; left for its expiry job');
-    throw new AppError('acquirerNoAnswer');
+    throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
   });
   return settleBinding(ctx, tokenId, result);
 }
@@ -230,13 +229,14 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
   if (row.state !== 'pending' || row.deleted_at !== null) return;
   if (row.progress === 'awaiting_payer') {
     await completeBinding(ctx, row.id, 'abandoned', { expiring: true }).catch((error: unknown) => {
-      if (!(error instanceof AppError && (error.kind === 'paymentTokenNotPending' || error.kind === 'paymentTokenNotFound'))) throw error;
+      if (!(error instanceof AppError && (error.definition === TOKEN_ERRORS.paymentTokenNotPending || error.definition === TOKEN_ERRORS.paymentTokenNotFound))) throw error;
     });
     return;
   }
   const acquirer = acquirerOf(ctx);
-  const exponent = currencyExponent(row.billing_currency) ?? 2;
-  let result = await acquirer.resolve({ kind: 'authorize', reference: row.bind_reference, merchantId: ctx.merchant.id, amount: 10 ** exponent, currency: row.billing_currency });
+  let result = await acquirer.resolve({
+    kind: 'authorize', reference: row.bind_reference, merchantId: ctx.merchant.id, amount: oneUnit(currencyOf(row.billing_currency)), currency: row.billing_currency,
+  });
   if (result.status === 'awaiting_payer') result = await acquirer.completePayerAction(row.bind_reference, 'abandoned');
   await settleBinding(ctx, row.id, result);
 }

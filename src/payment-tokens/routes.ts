@@ -1,14 +1,17 @@
 import { defineRoute } from '../http/route.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { bindPaymentToken } from './bind.js';
 import { presentToken } from './present.js';
 import { BindingLinkData, BindTokenBody, CheckTokenBody, CustomerPathParams, DeleteTokenBody, TokenData, TokenListData } from './schemas.js';
 import type { TokenRow } from './store.js';
 import { bindingLink, checkToken, deleteToken, listTokens, type TokenView } from './tokens.js';
+import { CUSTOMER_ERRORS } from '../customers/errors.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
+import { TOKEN_ERRORS } from './errors.js';
 
 const BASE = '/svc/payment/api/v1/openapi/customers';
 const TAGS = ['payment tokens'];
-const RAIL_ERRORS = ['acquirerUnavailable', 'acquirerNoAnswer'] as const;
+const RAIL_REFUSALS = [RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer];
 const tokenData = ({ row, defaultTokenId }: TokenView) => ({ payment_token: presentToken(row, defaultTokenId) });
 
 export const paymentTokenRoutes = [
@@ -23,7 +26,7 @@ export const paymentTokenRoutes = [
     params: CustomerPathParams,
     body: BindTokenBody,
     data: TokenData,
-    errors: ['customerNotFound', 'currencyInvalid', 'paymentTokenNotFound', ...RAIL_ERRORS],
+    errors: [CUSTOMER_ERRORS.customerNotFound, PLATFORM_ERRORS.currencyInvalid, TOKEN_ERRORS.paymentTokenNotFound, ...RAIL_REFUSALS],
     handler: ({ ctx, params, body }) => bindPaymentToken(ctx, params.uuid, body),
     // A token just bound is nobody's default yet.
     present: (row: TokenRow) => tokenData({ row, defaultTokenId: null }),
@@ -37,7 +40,7 @@ export const paymentTokenRoutes = [
     params: CustomerPathParams,
     body: CheckTokenBody,
     data: TokenData,
-    errors: ['customerNotFound', 'paymentTokenNotFound'],
+    errors: [CUSTOMER_ERRORS.customerNotFound, TOKEN_ERRORS.paymentTokenNotFound],
     handler: ({ ctx, params, body }) => checkToken(ctx, params.uuid, body.payment_token),
     present: tokenData,
   }),
@@ -49,7 +52,7 @@ export const paymentTokenRoutes = [
     tags: TAGS,
     params: CustomerPathParams,
     data: TokenListData,
-    errors: ['customerNotFound'],
+    errors: [CUSTOMER_ERRORS.customerNotFound],
     handler: ({ ctx, params }) => listTokens(ctx, params.uuid),
     present: (views: TokenView[]) => ({ payment_tokens: views.map((view) => tokenData(view).payment_token) }),
   }),
@@ -63,10 +66,10 @@ export const paymentTokenRoutes = [
     params: CustomerPathParams,
     body: DeleteTokenBody,
     data: TokenData,
-    errors: ['customerNotFound', 'paymentTokenNotFound'],
+    errors: [CUSTOMER_ERRORS.customerNotFound, TOKEN_ERRORS.paymentTokenNotFound],
     handler: ({ ctx, params, body }) => {
       const token = body.payment_token?.token ?? body.token;
-      if (token === undefined) throw new AppError('validationFailed', 'Name the token to delete: payment_token.token (or token).');
+      if (token === undefined) throw new AppError(PLATFORM_ERRORS.validationFailed, 'Name the token to delete: payment_token.token (or token).');
       return deleteToken(ctx, params.uuid, token);
     },
     present: tokenData,
@@ -80,7 +83,7 @@ export const paymentTokenRoutes = [
     tags: TAGS,
     params: CustomerPathParams,
     data: BindingLinkData,
-    errors: ['customerNotFound'],
+    errors: [CUSTOMER_ERRORS.customerNotFound],
     handler: ({ ctx, params }) => bindingLink(ctx, params.uuid),
   }),
 ];

@@ -6,6 +6,8 @@ import { isUuid } from '../platform/ids.js';
 import { issueLink } from '../web/links.js';
 import { emitTokenEvent } from './bind.js';
 import { customerTokens, findToken, lockToken, updateToken, type TokenRow } from './store.js';
+import { CUSTOMER_ERRORS } from '../customers/errors.js';
+import { TOKEN_ERRORS } from './errors.js';
 
 /** A token with whether it is its customer's default, as every reply shows it. */
 export interface TokenView {
@@ -21,7 +23,7 @@ export interface TokenView {
 export async function checkToken(ctx: Context, customerSegment: string, ref: { token: string; verify_uuid?: string }): Promise<TokenView> {
   const customerId = customerSegment === 'uuid' ? undefined : (await getCustomer(ctx, customerSegment)).id;
   const row = await findToken(ctx.db, ctx.merchant.id, ref.token, customerId);
-  if (!row || (ref.verify_uuid !== undefined && ref.verify_uuid !== row.verify_uuid)) throw new AppError('paymentTokenNotFound');
+  if (!row || (ref.verify_uuid !== undefined && ref.verify_uuid !== row.verify_uuid)) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
   return { row, defaultTokenId: await defaultTokenOf(ctx, row.customer_id) };
 }
 
@@ -36,13 +38,13 @@ export async function listTokens(ctx: Context, customerUuid: string): Promise<To
  * still pending fails with it, and its challenge (or wallet agreement) is abandoned at the acquirer.
  */
 export async function deleteToken(ctx: Context, customerUuid: string, token: string): Promise<TokenView> {
-  if (!isUuid(customerUuid)) throw new AppError('customerNotFound');
+  if (!isUuid(customerUuid)) throw new AppError(CUSTOMER_ERRORS.customerNotFound);
   const view = await inTransaction(ctx, async (tx) => {
     // Customer first, then token: the same order as setting a default, so the two cannot deadlock.
     const customer = await lockCustomer(tx.db, tx.merchant.id, customerUuid);
-    if (!customer) throw new AppError('customerNotFound');
+    if (!customer) throw new AppError(CUSTOMER_ERRORS.customerNotFound);
     const row = await lockToken(tx.db, tx.merchant.id, token, customer.id);
-    if (!row) throw new AppError('paymentTokenNotFound');
+    if (!row) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
     const now = tx.clock.now().getTime();
     const deleted = await updateToken(tx.db, tx.merchant.id, row.id, {
       deleted_at: now,

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import type { Mode } from './config.js';
-import { AppError } from './errors.js';
+import { AppError, PLATFORM_ERRORS } from './errors.js';
 
 /** Addresses a live platform must never be pointed at: loopback, private, link-local, carrier-grade NAT. */
 const INTERNAL = new BlockList();
@@ -53,12 +53,12 @@ export function checkMerchantUrl(text: string, field: string, mode: Mode): strin
   try {
     url = new URL(text);
   } catch {
-    throw new AppError('validationFailed', `${field} must be an http or https URL.`);
+    throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must be an http or https URL.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('validationFailed', `${field} must be an http or https URL.`);
-  if (url.username || url.password) throw new AppError('validationFailed', `${field} must not carry credentials.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must be an http or https URL.`);
+  if (url.username || url.password) throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not carry credentials.`);
   if (mode === 'live' && isInternalHost(url.hostname)) {
-    throw new AppError('validationFailed', `${field} must not point at an internal address.`);
+    throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not point at an internal address.`);
   }
   return text;
 }

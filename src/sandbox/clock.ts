@@ -1,7 +1,7 @@
 import { findMerchant } from '../platform/tenants.js';
 import { inTransaction, type Context, type DueWork } from '../context/context.js';
 import { forUpdate } from '../platform/database/locking.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { localDate } from '../platform/time-zone.js';
 
 export interface ClockReading {
@@ -34,10 +34,10 @@ const advancing = new Map<string, Promise<unknown>>();
  */
 export async function advanceClock(ctx: Context, seconds: number): Promise<ClockReading> {
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
-    throw new AppError('validationFailed', `advance_seconds must be a whole number from 1 to ${MAX_ADVANCE_SECONDS}.`);
+    throw new AppError(PLATFORM_ERRORS.validationFailed, `advance_seconds must be a whole number from 1 to ${MAX_ADVANCE_SECONDS}.`);
   }
   const jobs = ctx.dueWork;
-  if (!jobs) throw new AppError('unavailable', 'The scheduler is not running.');
+  if (!jobs) throw new AppError(PLATFORM_ERRORS.unavailable, 'The scheduler is not running.');
   const previous = advancing.get(ctx.merchant.id) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(async () => {
     // The clock ends `seconds` ahead of where it stood, however long the jobs on the way take: the target is
@@ -56,7 +56,7 @@ export async function advanceClock(ctx: Context, seconds: number): Promise<Clock
       await jobs.runDue({ merchantId: ctx.merchant.id });
       if (stop === target && (next === undefined || next > target)) break;
       stuck = stop === lastStop ? stuck + 1 : 0;
-      if (stuck === 1_000) throw new AppError('unavailable', 'The clock could not get past a job that keeps falling due.');
+      if (stuck === 1_000) throw new AppError(PLATFORM_ERRORS.unavailable, 'The clock could not get past a job that keeps falling due.');
       lastStop = stop;
     }
     return readClock(ctx);
@@ -83,7 +83,7 @@ async function nextJobWhenFree(ctx: Context, jobs: DueWork): Promise<number | un
     if (next?.heldUntil === undefined) return next?.dueAt;
     await new Promise((resolve) => setTimeout(resolve, HELD_WORK_POLL_MS));
   }
-  throw new AppError('unavailable', 'A job or webhook delivery of this merchant is still running; move the clock again shortly.');
+  throw new AppError(PLATFORM_ERRORS.unavailable, 'A job or webhook delivery of this merchant is still running; move the clock again shortly.');
 }
 
 /** Sets the clock so that business time reads `at` (never backwards), and keeps the jobs' wall due times in step. */

@@ -9,6 +9,9 @@ import { TokenData } from '../payment-tokens/schemas.js';
 import { findToken, type TokenRow } from '../payment-tokens/store.js';
 import { AppError } from '../platform/errors.js';
 import { advanceClock, MAX_ADVANCE_SECONDS, readClock } from './clock.js';
+import { ORDER_ERRORS } from '../orders/errors.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
+import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 
 const BASE = '/svc/sandbox/api/v1';
 const TAGS = ['sandbox'];
@@ -56,7 +59,7 @@ export const sandboxRoutes = [
     tags: TAGS,
     params: TransactionParams,
     data: OrderTransactionData,
-    errors: ['transactionNotFound', 'transactionNotPending', 'acquirerUnavailable', 'acquirerNoAnswer'],
+    errors: [ORDER_ERRORS.transactionNotFound, ORDER_ERRORS.transactionNotPending, RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer],
     handler: ({ ctx, params }) => completePayerAction(ctx, params.uuid, outcome === 'succeed' ? 'passed' : 'failed'),
     present: ({ view, transaction }) => ({
       order: presentOrder(view),
@@ -73,10 +76,10 @@ export const sandboxRoutes = [
     tags: TAGS,
     params: Type.Object({ token: Type.String({ maxLength: 128 }) }),
     data: TokenData,
-    errors: ['paymentTokenNotFound', 'paymentTokenNotPending', 'acquirerUnavailable', 'acquirerNoAnswer'],
+    errors: [TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotPending, RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer],
     handler: async ({ ctx, params }) => {
       const token = await findToken(ctx.db, ctx.merchant.id, params.token);
-      if (!token) throw new AppError('paymentTokenNotFound');
+      if (!token) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
       return completeBinding(ctx, token.id, outcome === 'succeed' ? 'passed' : 'failed');
     },
     present: (row: TokenRow) => ({ payment_token: presentToken(row, null) }),

@@ -16,6 +16,8 @@ import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
 import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../cards/attempts.js';
 import type { PageAnswer } from './answers.js';
 import { qrSvg } from './qr.js';
+import { ORDER_ERRORS } from '../orders/errors.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
 
 export const WALLET_NAMES: Record<WalletMethod, string> = { alipay: 'Alipay', wechatpay: 'WeChat Pay', fps: 'FPS' };
 
@@ -233,7 +235,7 @@ export async function payByCard(platform: PlatformContext, token: string, reques
     }
     return { redirect: transaction.status === 'failed' ? `${checkout.url}?notice=declined` : checkout.url };
   } catch (error) {
-    if (error instanceof AppError && (error.kind === 'acquirerUnavailable' || error.kind === 'acquirerNoAnswer')) {
+    if (error instanceof AppError && (error.definition === RAIL_ERRORS.acquirerUnavailable || error.definition === RAIL_ERRORS.acquirerNoAnswer)) {
       return { redirect: `${checkout.url}?notice=unavailable` };
     }
     // Paid, voided or already being paid meanwhile: the page shows which.
@@ -253,7 +255,7 @@ export async function payByWallet(platform: PlatformContext, token: string, requ
   try {
     await payOrder(checkout.ctx, { order: { number: checkout.view.order.number }, payment: { [method]: {} } });
   } catch (error) {
-    if (error instanceof AppError && (error.kind === 'acquirerUnavailable' || error.kind === 'acquirerNoAnswer')) {
+    if (error instanceof AppError && (error.definition === RAIL_ERRORS.acquirerUnavailable || error.definition === RAIL_ERRORS.acquirerNoAnswer)) {
       return { redirect: `${checkout.url}?notice=unavailable` };
     }
     // Not offered for this currency, paid or voided meanwhile: the page shows what is possible now.
@@ -272,7 +274,7 @@ export async function cancelWaitingPayment(platform: PlatformContext, token: str
     await completePayerAction(checkout.ctx, waiting.id, 'abandoned');
   } catch (error) {
     // Finished meanwhile (paid, failed or expired): the page shows how.
-    if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;
+    if (!(error instanceof AppError && error.definition === ORDER_ERRORS.transactionNotPending)) throw error;
   }
   return { redirect: `${checkout.url}?notice=cancelled` };
 }

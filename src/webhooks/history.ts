@@ -15,6 +15,7 @@ import {
   type DeliveryRow,
   type EventRow,
 } from './store.js';
+import { WEBHOOK_ERRORS } from './errors.js';
 
 export interface EventHistory {
   event: EventRow;
@@ -34,7 +35,7 @@ export async function eventHistory(ctx: PlatformContext, eventId: string, mercha
 /** The event so named (of this merchant, when given); another merchant's looks exactly like a missing one. */
 async function requireEvent(ctx: PlatformContext, eventId: string, merchantId: string | undefined): Promise<EventRow> {
   const event = isUuid(eventId) ? await findEvent(ctx.db, merchantId, eventId) : undefined;
-  if (!event) throw new AppError('eventNotFound');
+  if (!event) throw new AppError(WEBHOOK_ERRORS.eventNotFound);
   return event;
 }
 

@@ -1,8 +1,7 @@
 import { newSortableId } from '../platform/ids.js';
 import type { Context } from '../context/context.js';
 import type { Db } from '../platform/database/database.js';
-import type { OrderView } from '../orders/present.js';
-import { presentOrder } from '../orders/present.js';
+import { type OrderView, presentOrder } from '../orders/present.js';
 import type { EventAction, OrderAction } from './events.js';
 import { insertDeliveries, type NewDelivery } from './store.js';
 

@@ -3,6 +3,8 @@ import { CheckOrderBody } from '../orders/schemas.js';
 import { orderEvents, redeliverEvent } from './history.js';
 import { presentEvent } from './present.js';
 import { EventData, EventListData, RedeliverBody } from './schemas.js';
+import { ORDER_ERRORS } from '../orders/errors.js';
+import { WEBHOOK_ERRORS } from './errors.js';
 
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['webhooks'];
@@ -17,7 +19,7 @@ export const webhookRoutes = [
     tags: TAGS,
     body: CheckOrderBody,
     data: EventListData,
-    errors: ['orderNotFound', 'transactionNotFound', 'orderMismatch', 'orderReferenceMissing'],
+    errors: [ORDER_ERRORS.orderNotFound, ORDER_ERRORS.transactionNotFound, ORDER_ERRORS.orderMismatch, ORDER_ERRORS.orderReferenceMissing],
     handler: ({ ctx, body }) => orderEvents(ctx, body),
     present: (events) => ({ events: events.map(presentEvent) }),
   }),
@@ -30,7 +32,7 @@ export const webhookRoutes = [
     tags: TAGS,
     body: RedeliverBody,
     data: EventData,
-    errors: ['eventNotFound'],
+    errors: [WEBHOOK_ERRORS.eventNotFound],
     handler: ({ ctx, body }) => redeliverEvent(ctx, body.event_id, ctx.merchant.id),
     present: (history) => ({ event: presentEvent(history) }),
   }),

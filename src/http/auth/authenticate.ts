@@ -1,14 +1,14 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { ALGORITHM, parseRequestTime, signingMessage, verifyMessage } from '@paygate/client';
-import { toMerchant } from '../../platform/tenants.js';
+import { type Merchant, toMerchant } from '../../platform/tenants.js';
 import { readAppCredentials } from './app-credentials.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Merchant } from '../../platform/tenants.js';
 import type { Database } from '../../platform/database/database.js';
 import { AppError } from '../../platform/errors.js';
 import { blockListOf, isInRanges, parseCidr, type Cidr } from '../../platform/net.js';
 import type { NonceStore } from './nonce-store.js';
+import { HTTP_ERRORS } from '../errors.js';
 
 /** How far the credential time may be from the server's wall clock, either way (30:00 exactly still passes). */
 export const CREDENTIAL_WINDOW_MS = 30 * 60 * 1000;
@@ -70,40 +70,40 @@ export function createAuthenticator(deps: { database: Database; nonces: NonceSto
 
   return async (request) => {
     const credential = header(request, 'credential');
-    if (credential === undefined) throw new AppError('authHeaderMissing', 'The Credential header is missing.');
+    if (credential === undefined) throw new AppError(HTTP_ERRORS.authHeaderMissing, 'The Credential header is missing.');
     const parts = credential.split('/');
     if (parts.length !== 3 || parts[2] !== ALGORITHM || !parts[0] || parts[0].length > 128) {
-      throw new AppError('credentialMalformed');
+      throw new AppError(HTTP_ERRORS.credentialMalformed);
     }
     const [appId, requestTime] = parts as [string, string, string];
     const credentialTime = parseRequestTime(requestTime);
-    if (!credentialTime) throw new AppError('credentialMalformed');
+    if (!credentialTime) throw new AppError(HTTP_ERRORS.credentialMalformed);
 
     const nonce = header(request, 'nonce');
-    if (nonce === undefined) throw new AppError('authHeaderMissing', 'The Nonce header is missing.');
+    if (nonce === undefined) throw new AppError(HTTP_ERRORS.authHeaderMissing, 'The Nonce header is missing.');
     const signature = header(request, 'signature');
-    if (signature === undefined) throw new AppError('authHeaderMissing', 'The Signature header is missing.');
-    if (!NONCE.test(nonce)) throw new AppError('nonceMalformed');
+    if (signature === undefined) throw new AppError(HTTP_ERRORS.authHeaderMissing, 'The Signature header is missing.');
+    if (!NONCE.test(nonce)) throw new AppError(HTTP_ERRORS.nonceMalformed);
 
     const now = deps.wallClock.now().getTime();
-    if (Math.abs(now - credentialTime.getTime()) > CREDENTIAL_WINDOW_MS) throw new AppError('credentialTimeOutOfWindow');
+    if (Math.abs(now - credentialTime.getTime()) > CREDENTIAL_WINDOW_MS) throw new AppError(HTTP_ERRORS.credentialTimeOutOfWindow);
 
     const app = await readAppCredentials({ database: deps.database, db: deps.database.db }, { appId });
-    if (!app) throw new AppError('appUnknown');
+    if (!app) throw new AppError(HTTP_ERRORS.appUnknown);
 
     const message = signingMessage({ requestTime, nonce, method: request.method, target: request.target, body: request.body });
     // On the event loop (about 21 us): measured on two cores, handing it to the thread pool cost more in
     // hand-off and preemption than it saved, and raised p99.
     if (!BASE64.test(signature) || !verifyMessage(message, signature, keyFor(app.app_id, app.public_key_pem))) {
-      throw new AppError('signatureInvalid');
+      throw new AppError(HTTP_ERRORS.signatureInvalid);
     }
 
-    if (app.disabled_at !== null) throw new AppError('appDisabled');
+    if (app.disabled_at !== null) throw new AppError(HTTP_ERRORS.appDisabled);
     const ranges = rangesFor(app.app_id, app.allowed_ips);
-    if (ranges === 'nobody' || (ranges && !isInRanges(request.ip, ranges))) throw new AppError('addressNotAllowed');
+    if (ranges === 'nobody' || (ranges && !isInRanges(request.ip, ranges))) throw new AppError(HTTP_ERRORS.addressNotAllowed);
 
     const expiresAt = credentialTime.getTime() + CREDENTIAL_WINDOW_MS + NONCE_SKEW_MARGIN_MS;
-    if (!(await deps.nonces.claim(app.app_id, nonce, expiresAt, now))) throw new AppError('nonceReused');
+    if (!(await deps.nonces.claim(app.app_id, nonce, expiresAt, now))) throw new AppError(HTTP_ERRORS.nonceReused);
 
     return {
       appId: app.app_id,

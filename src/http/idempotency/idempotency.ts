@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/database/database.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import {
   completeClaim,
@@ -36,7 +36,7 @@ export interface ClaimRequest {
 }
 
 export function checkIdempotencyKey(key: string): void {
-  if (!KEY.test(key)) throw new AppError('idempotencyKeyInvalid');
+  if (!KEY.test(key)) throw new AppError(PLATFORM_ERRORS.idempotencyKeyInvalid);
 }
 
 /**
@@ -72,7 +72,7 @@ export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promis
       await deleteExpiredClaim(db, id, request.now);
       continue;
     }
-    if (existing.fingerprint !== request.fingerprint) throw new AppError('idempotencyKeyReused');
+    if (existing.fingerprint !== request.fingerprint) throw new AppError(PLATFORM_ERRORS.idempotencyKeyReused);
     if (existing.state === 'completed' && existing.status_code !== null && existing.response_body !== null) {
       return { kind: 'replay', statusCode: existing.status_code, body: existing.response_body };
     }
@@ -80,7 +80,7 @@ export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promis
         (await retakeExpiredClaim(db, held, request.now, request.now + (request.lockMs ?? IDEMPOTENCY_LOCK_MS)))) {
       return proceed;
     }
-    throw new AppError('idempotencyInProgress');
+    throw new AppError(PLATFORM_ERRORS.idempotencyInProgress);
   }
-  throw new AppError('idempotencyInProgress');
+  throw new AppError(PLATFORM_ERRORS.idempotencyInProgress);
 }

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { AppError } from '../errors.js';
+import { AppError, PLATFORM_ERRORS } from '../errors.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -108,7 +108,7 @@ class Mutex {
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
         // A 503: the client may retry. If it happens without load, suspect a query outside its open transaction.
-        reject(new AppError('unavailable', `Waited over ${waitLimitMs} ms for the database.`));
+        reject(new AppError(PLATFORM_ERRORS.unavailable, `Waited over ${waitLimitMs} ms for the database.`));
       }, waitLimitMs);
       this.waiters.push(waiter);
     });

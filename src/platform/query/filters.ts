@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError, PLATFORM_ERRORS } from '../errors.js';
 
 /**
  * The list query language (compatibility.md section 6): repeated `filter[field][op]=value` parameters, all
@@ -113,7 +113,7 @@ function isRealDate(text: string): boolean {
 }
 
 function refused(key: string, problem: string): AppError {
-  return new AppError('validationFailed', `${key} ${problem}.`);
+  return new AppError(PLATFORM_ERRORS.validationFailed, `${key} ${problem}.`);
 }
 
 /** offset and limit of a list page, with the interface's ceiling of 1000. */

@@ -15,6 +15,8 @@ import { isPageToken, LINK_PATHS, openLink } from '../links.js';
 import { returnCardAttempt } from '../../cards/attempts.js';
 import type { PageLinkRow } from '../links-store.js';
 import { exponentOf } from '../../platform/money/money.js';
+import { ORDER_ERRORS } from '../../orders/errors.js';
+import { TOKEN_ERRORS } from '../../payment-tokens/errors.js';
 
 /**
  * The pages that stand in, in the sandbox, for what lies outside the platform: the card issuer's 3-D Secure
@@ -148,7 +150,7 @@ export async function answerPayerPage(
     paid = transaction.status === 'succeeded';
   } catch (error) {
     // Answered (or expired) meanwhile: say what became of it below.
-    if (!(error instanceof AppError && error.kind === 'transactionNotPending')) throw error;
+    if (!(error instanceof AppError && error.definition === ORDER_ERRORS.transactionNotPending)) throw error;
   }
   const back = await checkoutUrl(platform, checkout, waiting.operation);
   if (back) return { redirect: paid ? back : `${back}?notice=${kind === '3ds' ? 'declined' : 'wallet_declined'}` };
@@ -178,7 +180,7 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
     settled = await completeBinding(ctx, token.id, outcome);
   } catch (error) {
     // Settled meanwhile (or deleted): the token as it stands says what became of it.
-    if (!(error instanceof AppError && (error.kind === 'paymentTokenNotPending' || error.kind === 'paymentTokenNotFound'))) throw error;
+    if (!(error instanceof AppError && (error.definition === TOKEN_ERRORS.paymentTokenNotPending || error.definition === TOKEN_ERRORS.paymentTokenNotFound))) throw error;
     settled = (await findTokenOfOperation(ctx.db, ctx.merchant.id, token.id)) ?? token;
   }
   const bindingPage = await openBindingLink(ctx, checkout, settled);
