@@ -14,5 +14,6 @@ export const ERRORS = byCode({
 
 function byCode<T extends Record<string, ErrorDefinition>>(errors: T): T {
   const key = (error: ErrorDefinition) => (/^\d+$/.test(error.code) ? Number(error.code) : -1);
-  return Object.fromEntries(Object.entries(errors).sort(([, a], [, b]) => key(a) - key(b))) as T;
+  const order = (a: ErrorDefinition, b: ErrorDefinition) => key(a) - key(b) || a.code.localeCompare(b.code);
+  return Object.fromEntries(Object.entries(errors).sort(([, a], [, b]) => order(a, b))) as T;
 }
