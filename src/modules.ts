@@ -5,11 +5,11 @@ import { ORDER_ERRORS } from './orders/errors.js';
 import { TOKEN_ERRORS } from './payment-tokens/errors.js';
 import { PLATFORM_ERRORS, type ErrorDefinition } from './platform/errors.js';
 import { RAIL_ERRORS } from './rails/errors.js';
-import { WEBHOOK_ERRORS } from './webhooks/errors.js';
+import { EVENT_ERRORS } from './events/errors.js';
 
 /** The closed list of error codes: every area's, joined, by code (the two text codes found in the wild first). */
 export const ERRORS = byCode({
-  ...PLATFORM_ERRORS, ...HTTP_ERRORS, ...MERCHANT_ERRORS, ...CUSTOMER_ERRORS, ...TOKEN_ERRORS, ...ORDER_ERRORS, ...RAIL_ERRORS, ...WEBHOOK_ERRORS,
+  ...PLATFORM_ERRORS, ...HTTP_ERRORS, ...MERCHANT_ERRORS, ...CUSTOMER_ERRORS, ...TOKEN_ERRORS, ...ORDER_ERRORS, ...RAIL_ERRORS, ...EVENT_ERRORS,
 });
 
 function byCode<T extends Record<string, ErrorDefinition>>(errors: T): T {

@@ -19,8 +19,8 @@ import { Scheduler } from './scheduler/scheduler.js';
 import { freeRunningJobs } from './scheduler/store.js';
 import { recoverAtStart, registerOrderJobs } from './orders/jobs.js';
 import { combineDueWork } from './scheduler/due-work.js';
-import { WebhookSender } from './webhooks/sender.js';
-import { freeSendingDeliveries } from './webhooks/store.js';
+import { WebhookSender } from './events/sender.js';
+import { freeSendingDeliveries } from './events/store.js';
 
 export interface ServerOptions {
   wallClock?: Clock;

@@ -49,7 +49,7 @@ describe('payment links and the hosted payment page', () => {
     // Without the query flag there is no link; only a hash of the token is stored.
     const plain = await client.call<Record<string, unknown>>('POST', '/svc/payment/api/v1/openapi/orders/check', { order: { number: created.order.number } });
     assert.deepEqual(Object.keys(plain).sort(), ['order']);
-    const rows = await server.platform.db.selectFrom('page_links').selectAll().where('order_id', '=', (await orderRow(created.order.number)).id).execute();
+    const rows = await server.platform.db.selectFrom('hosted_links').selectAll().where('subject_id', '=', (await orderRow(created.order.number)).id).execute();
     assert.equal(rows.length, 2);
     for (const row of rows) assert.ok(!created.payment_link.includes(row.token_hash) && !again.payment_link.includes(row.token_hash));
   });

@@ -66,6 +66,40 @@ describe('migrations', () => {
     });
   });
 
+  test("a database made before the module shape keeps its events' destinations, its links and its bindings in flight", async () => {
+    await withDatabase(async (database) => {
+      const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '007'));
+      await migrate(database, before);
+      const db = database.db;
+      await sql`INSERT INTO merchants (id, name, timezone, clock_offset_ms, settlement_hour, created_at, updated_at)
+        VALUES ('m1', 'M', 'UTC', 0, 23, 1, 1)`.execute(db);
+      await sql`INSERT INTO customers (id, merchant_id, reference_number, name, phone, created_at, updated_at)
+        VALUES ('c1', 'm1', 'C-1', 'Chan', '123', 1, 1)`.execute(db);
+      await sql`INSERT INTO orders (id, merchant_id, number, reference_number, source, type, currency, currency_exponent, initial_total,
+        initial_tips, subtotal, paid_total, state, correspondence_state, notify_url, content_hash, app_id, created_at, updated_at)
+        VALUES ('o1', 'm1', '1', 'R-1', 'OpenAPI', 'Online', 'HKD', 2, 100, 0, 100, 0, 'invoiced', 'unpaid', 'https://shop.example/cb', 'h', 'a1', 1, 1)`
+        .execute(db);
+      await sql`INSERT INTO events (id, merchant_id, order_id, action, payload, created_at, wall_created_at)
+        VALUES ('e1', 'm1', 'o1', 'order.created', '{}', 1, 1), ('e2', 'm1', NULL, 'payment_token.deleted', '{}', 1, 1)`.execute(db);
+      await sql`INSERT INTO page_links (token_hash, kind, merchant_id, order_id, customer_id, created_at, expires_at)
+        VALUES ('h1', 'payment', 'm1', 'o1', NULL, 1, 2), ('h2', 'binding', 'm1', NULL, 'c1', 1, 2)`.execute(db);
+      await sql`INSERT INTO payment_tokens (id, merchant_id, customer_id, token, token_type, state, progress, verify_uuid, bind_reference,
+        billing_currency, created_at, updated_at) VALUES ('t1', 'm1', 'c1', 'tok', 'CreditCard', 'pending', 'sending', 'v1', 't1', 'HKD', 5, 7)`
+        .execute(db);
+
+      assert.deepEqual(await migrate(database), ['007_module_shape']);
+      const events = await db.selectFrom('events').select(['id', 'subject_id', 'notify_url', 'app_id']).orderBy('id').execute();
+      assert.deepEqual(events, [
+        { id: 'e1', subject_id: 'o1', notify_url: 'https://shop.example/cb', app_id: 'a1' },
+        { id: 'e2', subject_id: null, notify_url: null, app_id: null },
+      ]);
+      const links = await db.selectFrom('hosted_links').select(['token_hash', 'kind', 'subject_id']).orderBy('token_hash').execute();
+      assert.deepEqual(links, [{ token_hash: 'h1', kind: 'payment', subject_id: 'o1' }, { token_hash: 'h2', kind: 'binding', subject_id: 'c1' }]);
+      const token = await db.selectFrom('payment_tokens').select('rail_started_at').where('id', '=', 't1').executeTakeFirstOrThrow();
+      assert.equal(Number(token.rail_started_at), 7);
+    });
+  });
+
   test('a database made before wallets keeps its open 3-D Secure challenges as payer actions', async () => {
     await withDatabase(async (database) => {
       const upTo002 = { '001_foundation': MIGRATIONS['001_foundation']!, '002_orders': MIGRATIONS['002_orders']! };

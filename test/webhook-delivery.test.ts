@@ -11,7 +11,7 @@ import { findMerchant } from '../src/platform/tenants.js';
 import { merchantContext } from '../src/context/context.js';
 import { openDatabase, type Database } from '../src/platform/database/database.js';
 import { advanceClock } from '../src/sandbox/clock.js';
-import { WebhookSender } from '../src/webhooks/sender.js';
+import { WebhookSender } from '../src/events/sender.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './support/keys.js';
 import { createTestSchema, POSTGRES_URL } from './support/postgres.js';
 import { freePort, runCli, startServe, type ServeProcess } from './support/processes.js';
@@ -236,10 +236,10 @@ describe('webhook delivery is at least once across a SIGKILL', () => {
     });
 
     // Every event in the database (acknowledged or not) arrived, signed, with its body, at its URL.
-    const events = await db.selectFrom('events').select(['id', 'action', 'payload', 'order_id']).execute();
+    const events = await db.selectFrom('events').select(['id', 'action', 'payload', 'subject_id']).execute();
     const eventById = new Map(events.map((e) => [e.id, e]));
     for (const id of acknowledgedEvents) assert.ok(eventById.has(id), `acknowledged event ${id} is in the database`);
-    const backgroundCreated = await db.selectFrom('orders').innerJoin('events', 'events.order_id', 'orders.id')
+    const backgroundCreated = await db.selectFrom('orders').innerJoin('events', 'events.subject_id', 'orders.id')
       .select('orders.reference_number').where('events.action', '=', 'order.created').execute();
     const withEvent = new Set(backgroundCreated.map((r) => r.reference_number));
     for (const reference of background) assert.ok(withEvent.has(reference), `acknowledged order ${reference} has its order.created event`);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
-import { purgeSettledEvents } from '../src/webhooks/store.js';
+import { purgeSettledEvents } from '../src/events/store.js';
 import { TestReceiver } from './support/receiver.js';
 import { sleep } from './support/refusal.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -29,7 +29,7 @@ describe('webhook event retention', () => {
   const db = () => server.platform.db;
   const eventsOf = async (orderNumber: string) => {
     const order = await db().selectFrom('orders').select('id').where('number', '=', orderNumber).executeTakeFirstOrThrow();
-    return db().selectFrom('events').select('id').where('order_id', '=', order.id).execute();
+    return db().selectFrom('events').select('id').where('subject_id', '=', order.id).execute();
   };
 
   async function orderNotifying(path: string) {

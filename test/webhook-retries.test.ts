@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { PaygateError, verifyWebhook, type WebhookDelivery, type WebhookEvent } from '@paygate/client';
-import { RETRY_DELAYS_MINUTES } from '../src/webhooks/retry-schedule.js';
+import { RETRY_DELAYS_MINUTES } from '../src/events/retry-schedule.js';
 import { freePort, runCli } from './support/processes.js';
 import { TestReceiver, type Answer, type ReceivedWebhook } from './support/receiver.js';
 import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';

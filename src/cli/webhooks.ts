@@ -1,7 +1,11 @@
 import { parseArgs } from 'node:util';
-import { eventHistory, redeliverEvent, type EventHistory } from '../webhooks/history.js';
-import { presentEvent } from '../webhooks/present.js';
-import { recentDeliveries } from '../webhooks/store.js';
+import { eventHistory, redeliverEvent, type EventHistory } from '../events/history.js';
+import { presentEvent } from '../events/present.js';
+import { merchantOfEvent, recentDeliveries } from '../events/store.js';
+import { EVENT_ERRORS } from '../events/errors.js';
+import type { PlatformContext } from '../context/context.js';
+import { AppError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import { print, UsageError } from './output.js';
 import { withPlatform } from './platform-command.js';
 import { WEBHOOKS_USAGE } from './usage.js';
@@ -22,7 +26,7 @@ export async function webhooksCommand(args: string[]): Promise<void> {
     case 'list': {
       if (values.event !== undefined) {
         const eventId = values.event;
-        const history = await withPlatform((ctx) => eventHistory(ctx, eventId));
+        const history = await withPlatform(async (ctx) => eventHistory(ctx, await ownerOf(ctx, eventId), eventId));
         print(output, { event: presentEvent(history) }, () => describeEvent(history));
         return;
       }
@@ -42,7 +46,7 @@ export async function webhooksCommand(args: string[]): Promise<void> {
     case 'redeliver': {
       const eventId = positionals[0];
       if (!eventId) throw new UsageError('webhooks redeliver needs EVENT_ID');
-      const history = await withPlatform((ctx) => redeliverEvent(ctx, eventId));
+      const history = await withPlatform(async (ctx) => redeliverEvent(ctx, await ownerOf(ctx, eventId), eventId));
       print(output, { event: presentEvent(history) }, () =>
         `Event ${eventId} (${history.event.action}) will be sent again to: ${history.deliveries.map((d) => d.delivery.url).join(', ') || 'no destination'}`);
       return;
@@ -50,6 +54,13 @@ export async function webhooksCommand(args: string[]): Promise<void> {
     default:
       throw new UsageError(WEBHOOKS_USAGE);
   }
+}
+
+/** Operators name an event by its id alone: whose it is comes first, then every query is the merchant's. */
+async function ownerOf(ctx: PlatformContext, eventId: string): Promise<string> {
+  const merchantId = isUuid(eventId) ? await merchantOfEvent(ctx.db, eventId) : undefined;
+  if (!merchantId) throw new AppError(EVENT_ERRORS.eventNotFound);
+  return merchantId;
 }
 
 function describeEvent({ event, deliveries }: EventHistory): string {

@@ -2,7 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import type { Static } from 'typebox';
 import { findCustomerById } from '../customers/store.js';
 import { inTransaction, type Context } from '../context/context.js';
-import { emitOrderEvent } from '../webhooks/outbox.js';
+import { emitOrderEvent } from './events.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
@@ -11,7 +11,7 @@ import { isExact, readCurrency, readMoney, type AmountRules } from '../platform/
 import { endOfLocalDate, localDate } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
-import { withLinks } from '../web/links.js';
+import { withLinks } from './links.js';
 import { loadOrderView } from './lookup.js';
 import type { OrderView } from './present.js';
 import type { CreateOrderBody } from './schemas.js';

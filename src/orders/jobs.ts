@@ -5,7 +5,7 @@ import { scheduleJob, type Scheduler } from '../scheduler/scheduler.js';
 import { beginVoid, finishVoid, voidReference, voidRefusal } from './adjustments.js';
 import { OVERDUE_JOB } from './create-order.js';
 import { refreshOrder } from './lookup.js';
-import { emitOrderEvent } from '../webhooks/outbox.js';
+import { emitOrderEvent } from './events.js';
 import {
   applyCapture,
   applyPayment,

@@ -7,8 +7,8 @@ import { buildPaymentData, inheritedCard } from './payment-data.js';
 import type { OrderView } from './present.js';
 import { lockOrderOfTransaction, type OrderRow } from './store.js';
 import { findTransaction, updateTransaction, type TransactionRow } from './transactions-store.js';
-import type { OrderAction } from '../webhooks/events.js';
-import { emitOrderEvent } from '../webhooks/outbox.js';
+import type { OrderAction } from './events.js';
+import { emitOrderEvent } from './events.js';
 import { ORDER_ERRORS } from './errors.js';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'orders.expire_authorization';

@@ -1,9 +1,10 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { emitOrderEvent } from '../webhooks/outbox.js';
+import { subjectEvents, type EventHistory } from '../events/history.js';
+import { emitOrderEvent } from './events.js';
 import { AppError } from '../platform/errors.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
 import { hasOrderReference, loadOrderView, refreshOrder, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
-import { withLinks } from '../web/links.js';
+import { withLinks } from './links.js';
 import type { OrderView } from './present.js';
 import { lineItemsOfOrders, listOrders, ORDER_FILTERS } from './store.js';
 import { orderTransactions, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
@@ -36,6 +37,11 @@ export async function checkTransaction(
   const { order, transaction } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
   const view = await loadOrderView(ctx, order);
   return { view, transaction: view.transactions.find((t) => t.id === transaction.id) ?? transaction };
+}
+
+/** An order's webhook events, oldest first, each with its deliveries and every attempt made. */
+export async function orderEvents(ctx: Context, by: { order?: OrderReference; transaction?: { uuid: string } }): Promise<EventHistory[]> {
+  return subjectEvents(ctx, (await checkOrder(ctx, by)).order.id);
 }
 
 /** A page of the merchant's orders, newest first, filtered with the list query language. */

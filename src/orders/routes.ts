@@ -5,7 +5,9 @@ import { createOrder } from './create-order.js';
 import type { TransactionOutcome } from './outcomes.js';
 import { payOrder } from './payments.js';
 import { presentOrder, presentTransaction, type OrderView } from './present.js';
-import { checkOrder, checkTransaction, listMerchantOrders, voidOrder } from './queries.js';
+import { checkOrder, checkTransaction, listMerchantOrders, orderEvents, voidOrder } from './queries.js';
+import { presentEvent } from '../events/present.js';
+import { EventListData } from '../events/schemas.js';
 import {
   CaptureBody,
   CheckOrderBody,
@@ -165,5 +167,18 @@ export const orderRoutes = [
       });
       return { orders: views.map(presentOrder), offset: query.offset, limit: query.limit, total };
     },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/orders/events`,
+    operationId: 'listOrderEvents',
+    summary: "An order's webhook events, oldest first, with every delivery attempt.",
+    description: 'Name the order as for orders/check: order{number | reference_number}, or transaction{uuid}.',
+    tags: ['webhooks'],
+    body: CheckOrderBody,
+    data: EventListData,
+    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.orderReferenceMissing],
+    handler: ({ ctx, body }) => orderEvents(ctx, body),
+    present: (events) => ({ events: events.map(presentEvent) }),
   }),
 ];

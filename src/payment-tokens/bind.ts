@@ -11,13 +11,12 @@ import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import type { AcquirerResult, AutoDebitWallet, PayerOutcome } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
-import { emitEvent } from '../webhooks/outbox.js';
-import { presentToken } from './present.js';
 import type { BindTokenBody } from './schemas.js';
 import { findTokenById, findTokenByIdempotencyKey, insertToken, updateToken, type TokenRow } from './store.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
 import { TOKEN_ERRORS } from './errors.js';
 import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';
+import { emitTokenEvent } from './events.js';
 
 export type BindTokenInput = Static<typeof BindTokenBody>;
 
@@ -58,6 +57,7 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
     error_code: null,
     error_msg: null,
     app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
+    rail_started_at: ctx.wallClock.now().getTime(),
     idempotency_key: ctx.idempotency?.key ?? null,
     idempotency_expires_at: ctx.idempotency?.expiresAt ?? null,
     deleted_at: null,
@@ -239,14 +239,4 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
   });
   if (result.status === 'awaiting_payer') result = await acquirer.completePayerAction(row.bind_reference, 'abandoned');
   await settleBinding(ctx, row.id, result);
-}
-
-export async function emitTokenEvent(ctx: Context, action: 'payment_token.succeeded' | 'payment_token.failed' | 'payment_token.deleted', row: TokenRow): Promise<void> {
-  const customer = await findCustomerById(ctx.db, ctx.merchant.id, row.customer_id);
-  await emitEvent(ctx, action, {
-    orderId: null,
-    data: { customer_uuid: row.customer_id, payment_token: presentToken(row, customer?.default_payment_token_id ?? null) },
-    notifyUrl: null,
-    appId: row.app_id,
-  });
 }

@@ -3,8 +3,9 @@ import { lockCustomer, updateCustomerRow } from '../customers/store.js';
 import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
-import { issueLink } from '../web/links.js';
-import { emitTokenEvent } from './bind.js';
+import { issueLink } from '../links/links.js';
+import { BINDING_LINK } from './links.js';
+import { emitTokenEvent } from './events.js';
 import { customerTokens, findToken, lockToken, updateToken, type TokenRow } from './store.js';
 import { CUSTOMER_ERRORS } from '../customers/errors.js';
 import { TOKEN_ERRORS } from './errors.js';
@@ -74,6 +75,6 @@ async function defaultTokenOf(ctx: Context, customerId: string): Promise<string 
 /** A link to the hosted page where the customer binds a card themselves (docs/payment-tokens.md). */
 export async function bindingLink(ctx: Context, customerUuid: string): Promise<{ wallet_link: string; expires_at: string }> {
   const customer = await getCustomer(ctx, customerUuid);
-  const { url, expiresAt } = await issueLink(ctx, 'binding', { customerId: customer.id });
+  const { url, expiresAt } = await issueLink(ctx, BINDING_LINK, customer.id);
   return { wallet_link: url, expires_at: new Date(expiresAt).toISOString() };
 }

@@ -2,9 +2,8 @@ import type { NonceStore } from '../http/auth/nonce-store.js';
 import { purgeExpiredClaims } from '../http/idempotency/store.js';
 import type { Scheduler } from './scheduler.js';
 import { purgeFinishedJobs } from './store.js';
-import { EXPIRED_LINKS_KEPT_MS } from '../web/links.js';
-import { purgePageLinks } from '../web/links-store.js';
-import { purgeSettledEvents } from '../webhooks/store.js';
+import { purgeExpiredLinks } from '../links/links.js';
+import { purgeSettledEvents } from '../events/store.js';
 
 const MINUTE = 60_000;
 const FINISHED_JOBS_KEPT_MS = 7 * 24 * 60 * MINUTE;
@@ -21,7 +20,7 @@ export function registerMaintenanceJobs(scheduler: Scheduler, deps: { nonces: No
     await purgeExpiredClaims(ctx.db, ctx.wallClock.now().getTime());
   }, { everyMs: 10 * MINUTE });
   scheduler.registerPlatformJob('purge-page-links', async (ctx) => {
-    await purgePageLinks(ctx.db, ctx.wallClock.now().getTime() - EXPIRED_LINKS_KEPT_MS);
+    await purgeExpiredLinks(ctx);
   }, { everyMs: 60 * MINUTE });
   scheduler.registerPlatformJob('purge-webhook-events', async (ctx) => {
     await purgeSettledEvents(ctx.db, ctx.wallClock.now().getTime() - ctx.config.eventRetentionMs);

@@ -9,6 +9,7 @@ import { withCheckout } from './checkout.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
 import { goneAnswer, isPageAnswer, openLinkPage, type OpenLinkPage } from './link-page.js';
+import { BINDING_LINK } from '../payment-tokens/links.js';
 import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../cards/attempts.js';
 
 /**
@@ -21,10 +22,10 @@ interface BindingPage extends OpenLinkPage {
 }
 
 async function openBindingPage(platform: PlatformContext, token: string, requestId: string): Promise<BindingPage | PageAnswer> {
-  const opened = await openLinkPage(platform, 'binding', token, requestId);
+  const opened = await openLinkPage(platform, BINDING_LINK, token, requestId);
   if (isPageAnswer(opened)) return opened;
   const { ctx, link } = opened;
-  const customer = link.customer_id === null ? undefined : await findCustomerById(ctx.db, ctx.merchant.id, link.customer_id);
+  const customer = await findCustomerById(ctx.db, ctx.merchant.id, link.subject_id);
   if (!customer) return goneAnswer(ctx, 'customer');
   return { ...opened, customer };
 }

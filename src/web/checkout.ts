@@ -13,6 +13,7 @@ import { cardFields, readPageCard, type PageCardForm } from './card-form.js';
 import { html, trusted, type Html } from './html.js';
 import { displayAmount, page } from './layout.js';
 import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
+import { PAYMENT_LINK } from '../orders/links.js';
 import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../cards/attempts.js';
 import type { PageAnswer } from './answers.js';
 import { qrSvg } from './qr.js';
@@ -44,10 +45,10 @@ interface Checkout {
 
 /** The order behind an open payment link, or the page to answer instead (an unknown or expired link). */
 async function openCheckout(platform: PlatformContext, token: string, requestId: string): Promise<Checkout | PageAnswer> {
-  const opened = await openLinkPage(platform, 'payment', token, requestId);
+  const opened = await openLinkPage(platform, PAYMENT_LINK, token, requestId);
   if (isPageAnswer(opened)) return opened;
   const { ctx, link, url } = opened;
-  const order = link.order_id === null ? undefined : await findOrder(ctx.db, ctx.merchant.id, { id: link.order_id });
+  const order = await findOrder(ctx.db, ctx.merchant.id, { id: link.subject_id });
   if (!order) return goneAnswer(ctx, 'order');
   const cardsTried = await cardAttempts(ctx.db, ctx.merchant.id, { kind: 'order', id: order.id });
   return { ctx, view: await loadOrderView(ctx, order), token, url, cardAttempts: cardsTried };

@@ -2,18 +2,12 @@ import { findMerchant } from '../platform/tenants.js';
 import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
 import type { PageAnswer } from './answers.js';
 import { messagePage } from './layout.js';
-import { LINK_PATHS, openLink, type LinkKind } from './links.js';
-import type { PageLinkRow } from './links-store.js';
-
-const NAMES: Record<LinkKind, { link: string; heading: string }> = {
-  payment: { link: 'payment link', heading: 'Payment' },
-  receipt: { link: 'receipt link', heading: 'Receipt' },
-  binding: { link: 'link', heading: 'Save a card' },
-};
+import { linkUrl, openLink, type LinkKind } from '../links/links.js';
+import type { HostedLinkRow } from '../links/store.js';
 
 export interface OpenLinkPage {
   ctx: Context;
-  link: PageLinkRow;
+  link: HostedLinkRow;
   /** The page's own address, under the public base URL. */
   url: string;
 }
@@ -24,20 +18,19 @@ export interface OpenLinkPage {
  */
 export async function openLinkPage(platform: PlatformContext, kind: LinkKind, token: string, requestId: string): Promise<OpenLinkPage | PageAnswer> {
   const sandbox = platform.config.mode === 'sandbox';
-  const name = NAMES[kind];
-  const title = `${name.link[0]!.toUpperCase()}${name.link.slice(1)}`;
+  const title = `${kind.label[0]!.toUpperCase()}${kind.label.slice(1)}`;
   const opened = await openLink(platform, kind, token);
   const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
   if (opened.state === 'unknown' || !merchant) {
-    return { status: 404, html: messagePage({ title: `${title} not found`, heading: name.heading, sandbox, message: `This ${name.link} is not valid. Check that you copied all of it, or ask the merchant for a new one.` }) };
+    return { status: 404, html: messagePage({ title: `${title} not found`, heading: kind.heading, sandbox, message: `This ${kind.label} is not valid. Check that you copied all of it, or ask the merchant for a new one.` }) };
   }
   if (opened.state === 'expired') {
-    return { status: 410, html: messagePage({ title: `${title} expired`, heading: merchant.name, sandbox, message: `This ${name.link} has expired. Ask ${merchant.name} for a new one.` }) };
+    return { status: 410, html: messagePage({ title: `${title} expired`, heading: merchant.name, sandbox, message: `This ${kind.label} has expired. Ask ${merchant.name} for a new one.` }) };
   }
   return {
-    ctx: merchantContext(platform, merchant, { kind: 'payer', page: kind }, requestId),
+    ctx: merchantContext(platform, merchant, { kind: 'payer', page: kind.name }, requestId),
     link: opened.link,
-    url: `${platform.config.publicBaseUrl}${LINK_PATHS[kind]}/${token}`,
+    url: linkUrl(platform.config, kind, token),
   };
 }
 

@@ -9,15 +9,16 @@ import type { PageAnswer } from './answers.js';
 import { WALLET_NAMES } from './checkout.js';
 import { displayAmount } from './layout.js';
 import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
+import { RECEIPT_LINK } from '../orders/links.js';
 
 export type ReceiptAnswer = PageAnswer | { pdf: Buffer; filename: string };
 
 /** The PDF receipt behind a download link; an unknown, altered or expired link gets a page saying so. */
 export async function downloadReceipt(platform: PlatformContext, token: string, requestId: string): Promise<ReceiptAnswer> {
-  const opened = await openLinkPage(platform, 'receipt', token, requestId);
+  const opened = await openLinkPage(platform, RECEIPT_LINK, token, requestId);
   if (isPageAnswer(opened)) return opened;
   const { ctx, link } = opened;
-  const order = link.order_id === null ? undefined : await findOrder(ctx.db, ctx.merchant.id, { id: link.order_id });
+  const order = await findOrder(ctx.db, ctx.merchant.id, { id: link.subject_id });
   if (!order) return goneAnswer(ctx, 'order');
   const view = await loadOrderView(ctx, order);
   return {

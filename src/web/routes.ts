@@ -5,7 +5,8 @@ import type { PageAnswer } from './answers.js';
 import { bindFromPage, showBindingPage } from './binding.js';
 import { cancelWaitingPayment, isNotice, payByCard, payByWallet, showCheckout } from './checkout.js';
 import { messagePage, STYLESHEET_PATH } from './layout.js';
-import { LINK_PATHS } from './links.js';
+import { PAYMENT_LINK, RECEIPT_LINK } from '../orders/links.js';
+import { BINDING_LINK } from '../payment-tokens/links.js';
 import { downloadReceipt, type ReceiptAnswer } from './receipt.js';
 import { answerPayerPage, showPayerPage, type PayerPageKind } from './sandbox/payer-pages.js';
 import { PAGES_CSS } from './styles.js';
@@ -59,7 +60,7 @@ export async function registerHostedPages(app: FastifyInstance, platform: Platfo
       return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PAGES_CSS);
     });
 
-    const pay = LINK_PATHS.payment;
+    const pay = PAYMENT_LINK.path;
     pages.get<{ Params: TokenParams }>(`${pay}/:token`, hide, async (request, reply) => {
       const notice = query(request).notice;
       return send(reply, await showCheckout(platform, request.params.token, request.id, isNotice(notice) ? notice : undefined));
@@ -71,12 +72,12 @@ export async function registerHostedPages(app: FastifyInstance, platform: Platfo
     pages.post<{ Params: TokenParams }>(`${pay}/:token/cancel`, hide, async (request, reply) =>
       send(reply, await cancelWaitingPayment(platform, request.params.token, request.id, form(request))));
 
-    pages.get<{ Params: TokenParams }>(`${LINK_PATHS.binding}/:token`, hide, async (request, reply) =>
+    pages.get<{ Params: TokenParams }>(`${BINDING_LINK.path}/:token`, hide, async (request, reply) =>
       send(reply, await showBindingPage(platform, request.params.token, request.id, query(request).token)));
-    pages.post<{ Params: TokenParams }>(`${LINK_PATHS.binding}/:token/card`, hide, async (request, reply) =>
+    pages.post<{ Params: TokenParams }>(`${BINDING_LINK.path}/:token/card`, hide, async (request, reply) =>
       send(reply, await bindFromPage(platform, request.params.token, request.id, form(request))));
 
-    pages.get<{ Params: TokenParams }>(`${LINK_PATHS.receipt}/:token`, hide, async (request, reply) =>
+    pages.get<{ Params: TokenParams }>(`${RECEIPT_LINK.path}/:token`, hide, async (request, reply) =>
       sendReceipt(reply, await downloadReceipt(platform, request.params.token, request.id)));
 
     if (platform.config.mode === 'sandbox') {

@@ -1,28 +1,13 @@
 import { defineRoute } from '../http/route.js';
-import { CheckOrderBody } from '../orders/schemas.js';
-import { orderEvents, redeliverEvent } from './history.js';
-import { presentEvent } from './present.js';
-import { EventData, EventListData, RedeliverBody } from './schemas.js';
-import { ORDER_ERRORS } from '../orders/errors.js';
-import { WEBHOOK_ERRORS } from './errors.js';
+import { redeliverEvent } from '../events/history.js';
+import { presentEvent } from '../events/present.js';
+import { EventData, RedeliverBody } from '../events/schemas.js';
+import { EVENT_ERRORS } from '../events/errors.js';
 
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['webhooks'];
 
 export const webhookRoutes = [
-  defineRoute({
-    method: 'POST',
-    url: `${BASE}/orders/events`,
-    operationId: 'listOrderEvents',
-    summary: "An order's webhook events, oldest first, with every delivery attempt.",
-    description: 'Name the order as for orders/check: order{number | reference_number}, or transaction{uuid}.',
-    tags: TAGS,
-    body: CheckOrderBody,
-    data: EventListData,
-    errors: [ORDER_ERRORS.orderNotFound, ORDER_ERRORS.transactionNotFound, ORDER_ERRORS.orderMismatch, ORDER_ERRORS.orderReferenceMissing],
-    handler: ({ ctx, body }) => orderEvents(ctx, body),
-    present: (events) => ({ events: events.map(presentEvent) }),
-  }),
   defineRoute({
     method: 'POST',
     url: `${BASE}/webhooks/redeliver`,
@@ -32,8 +17,8 @@ export const webhookRoutes = [
     tags: TAGS,
     body: RedeliverBody,
     data: EventData,
-    errors: [WEBHOOK_ERRORS.eventNotFound],
-    handler: ({ ctx, body }) => redeliverEvent(ctx, body.event_id, ctx.merchant.id),
+    errors: [EVENT_ERRORS.eventNotFound],
+    handler: ({ ctx, body }) => redeliverEvent(ctx, ctx.merchant.id, body.event_id),
     present: (history) => ({ event: presentEvent(history) }),
   }),
 ];

@@ -6,6 +6,7 @@ import * as webhooks from './migrations/003_webhooks.js';
 import * as hostedPages from './migrations/004_hosted_pages.js';
 import * as paymentTokens from './migrations/005_payment_tokens.js';
 import * as eventRetention from './migrations/006_event_retention.js';
+import * as moduleShape from './migrations/007_module_shape.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '004_hosted_pages': hostedPages,
   '005_payment_tokens': paymentTokens,
   '006_event_retention': eventRetention,
+  '007_module_shape': moduleShape,
 };
 
 /**

@@ -17,7 +17,7 @@ export interface Schema {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
-  page_links: PageLinksTable;
+  hosted_links: HostedLinksTable;
   card_attempts: CardAttemptsTable;
   payment_tokens: PaymentTokensTable;
 }
@@ -245,11 +245,15 @@ export interface EventsTable {
   /** Sent as X-Event-ID: receivers deduplicate on it. */
   id: string;
   merchant_id: string;
-  order_id: string | null;
+  /** What the event is about (an order), for its event history. */
+  subject_id: string | null;
   /** Sent as X-Action, such as `order.paid`. */
   action: string;
   /** The exact body sent, rendered when the event happened (the order as it was then). */
   payload: string;
+  /** Where the subject asked to be told of its events (an order's callback_url), signed by `app_id`'s key. */
+  notify_url: string | null;
+  app_id: string | null;
   /** Business time. */
   created_at: number;
   wall_created_at: number;
@@ -303,16 +307,15 @@ export interface WebhookAttemptsTable {
   outcome: 'delivered' | 'retry' | 'failed';
 }
 
-/** A link handed to a payer: the order's payment page, or its receipt. */
-export interface PageLinksTable {
+/** A link handed to a person: an order's payment page or receipt, a customer's card-binding page. */
+export interface HostedLinksTable {
   /** SHA-256 of the link's token, hex: the token itself is only ever in the link. */
   token_hash: string;
-  kind: 'payment' | 'receipt' | 'binding';
+  /** Which page the link opens, as the capability that declared it names it (`payment`, `binding`). */
+  kind: string;
   merchant_id: string;
-  /** The order of a payment or receipt link. */
-  order_id: string | null;
-  /** The customer of a card-binding ("wallet") link. */
-  customer_id: string | null;
+  /** What the page is about: the order of a payment or receipt link, the customer of a binding link. */
+  subject_id: string;
   /** Wall time: link expiry is a matter of security, not of the merchant's business clock. */
   created_at: number;
   expires_at: number;
@@ -354,6 +357,8 @@ export interface PaymentTokensTable {
   error_msg: string | null;
   app_id: string | null;
   /** The bind request's Idempotency-Key, until its record expires (wall time): a retry finds this binding. */
+  /** Wall time the binding's rail call began; with progress `sending`, recovery looks for what it missed. */
+  rail_started_at: number | null;
   idempotency_key: string | null;
   idempotency_expires_at: number | null;
   deleted_at: number | null;

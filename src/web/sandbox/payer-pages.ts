@@ -11,9 +11,11 @@ import type { PageAnswer } from '../answers.js';
 import { WALLET_NAMES } from '../checkout.js';
 import { html } from '../html.js';
 import { displayAmount, messagePage, page } from '../layout.js';
-import { isPageToken, LINK_PATHS, openLink } from '../links.js';
+import { isPageToken, linkUrl, openLink } from '../../links/links.js';
+import { PAYMENT_LINK } from '../../orders/links.js';
+import { BINDING_LINK } from '../../payment-tokens/links.js';
 import { returnCardAttempt } from '../../cards/attempts.js';
-import type { PageLinkRow } from '../links-store.js';
+import type { HostedLinkRow } from '../../links/store.js';
 import { exponentOf } from '../../platform/money/money.js';
 import { ORDER_ERRORS } from '../../orders/errors.js';
 import { TOKEN_ERRORS } from '../../payment-tokens/errors.js';
@@ -42,13 +44,13 @@ async function findWaiting(platform: PlatformContext, kind: PayerPageKind, token
 /** Back to the payment page the payer came from, when `checkout` names an open link to the same order. */
 async function checkoutUrl(platform: PlatformContext, checkout: string | undefined, operation: SandboxOperation | undefined): Promise<string | undefined> {
   if (checkout === undefined) return undefined;
-  const opened = await openLink(platform, 'payment', checkout);
+  const opened = await openLink(platform, PAYMENT_LINK, checkout);
   if (opened.state !== 'open') return undefined;
   if (operation) {
     const order = await orderOfTransaction(platform.db, operation.merchant_id, operation.reference);
-    if (order?.id !== opened.link.order_id || opened.link.merchant_id !== operation.merchant_id) return undefined;
+    if (order?.id !== opened.link.subject_id || opened.link.merchant_id !== operation.merchant_id) return undefined;
   }
-  return `${platform.config.publicBaseUrl}${LINK_PATHS.payment}/${opened.token}`;
+  return linkUrl(platform.config, PAYMENT_LINK, opened.token);
 }
 
 export async function showPayerPage(platform: PlatformContext, kind: PayerPageKind, token: string, checkout: string | undefined): Promise<PageAnswer> {
@@ -207,10 +209,10 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
 }
 
 /** The hosted binding page the cardholder came from, when `checkout` names an open one (of the token's customer). */
-async function openBindingLink(platform: PlatformContext, checkout: string | undefined, token?: TokenRow): Promise<{ url: string; link: PageLinkRow } | undefined> {
+async function openBindingLink(platform: PlatformContext, checkout: string | undefined, token?: TokenRow): Promise<{ url: string; link: HostedLinkRow } | undefined> {
   if (checkout === undefined) return undefined;
-  const opened = await openLink(platform, 'binding', checkout);
+  const opened = await openLink(platform, BINDING_LINK, checkout);
   if (opened.state !== 'open') return undefined;
-  if (token && (opened.link.merchant_id !== token.merchant_id || opened.link.customer_id !== token.customer_id)) return undefined;
-  return { url: `${platform.config.publicBaseUrl}${LINK_PATHS.binding}/${opened.token}`, link: opened.link };
+  if (token && (opened.link.merchant_id !== token.merchant_id || opened.link.subject_id !== token.customer_id)) return undefined;
+  return { url: linkUrl(platform.config, BINDING_LINK, opened.token), link: opened.link };
 }

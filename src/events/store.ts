@@ -8,6 +8,10 @@ export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
+export async function insertEvent(db: Db, row: EventRow): Promise<void> {
+  await db.insertInto('events').values(row).execute();
+}
+
 export interface NewDelivery {
   eventId: string;
   merchantId: string;
@@ -165,43 +169,49 @@ export async function nextMerchantDelivery(
   return { dueAt: row.due_at, heldUntil: held ? row.lease_expires_at! : undefined };
 }
 
-export async function findEvent(db: Db, merchantId: string | undefined, eventId: string): Promise<EventRow | undefined> {
-  let query = db.selectFrom('events').selectAll().where('id', '=', eventId);
-  if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId);
-  return query.executeTakeFirst();
+export async function findEvent(db: Db, merchantId: string, eventId: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId).where('id', '=', eventId).executeTakeFirst();
 }
 
-export async function eventsOfOrder(db: Db, merchantId: string, orderId: string): Promise<EventRow[]> {
-  return db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId)
+/** For operators only (`paygate webhooks list --event`): whose event this is, across merchants. */
+export async function merchantOfEvent(db: Db, eventId: string): Promise<string | undefined> {
+  return (await db.selectFrom('events').select('merchant_id').where('id', '=', eventId).executeTakeFirst())?.merchant_id;
+}
+
+export async function eventsOfSubject(db: Db, merchantId: string, subjectId: string): Promise<EventRow[]> {
+  return db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId).where('subject_id', '=', subjectId)
     .orderBy('id').execute();
 }
 
-export async function deliveriesOfEvents(db: Db, eventIds: string[]): Promise<DeliveryRow[]> {
+export async function deliveriesOfEvents(db: Db, merchantId: string, eventIds: string[]): Promise<DeliveryRow[]> {
   if (eventIds.length === 0) return [];
-  return db.selectFrom('webhook_deliveries').selectAll().where('event_id', 'in', eventIds).orderBy('created_at').orderBy('destination').execute();
+  return db.selectFrom('webhook_deliveries').selectAll().where('merchant_id', '=', merchantId).where('event_id', 'in', eventIds)
+    .orderBy('created_at').orderBy('destination').execute();
 }
 
-export async function attemptsOfEvents(db: Db, eventIds: string[]): Promise<AttemptRow[]> {
+export async function attemptsOfEvents(db: Db, merchantId: string, eventIds: string[]): Promise<AttemptRow[]> {
   if (eventIds.length === 0) return [];
-  return db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('started_at').orderBy('attempt').execute();
+  return db.selectFrom('webhook_attempts').selectAll().where('merchant_id', '=', merchantId).where('event_id', 'in', eventIds)
+    .orderBy('started_at').orderBy('attempt').execute();
 }
 
 /**
  * Puts an event's deliveries back in line, due at once, with fresh retries: all but one being attempted right
  * now (a claim whose lease ran out, its process gone, is taken back).
  */
-export async function requeueDeliveries(db: Db, eventId: string, dueAt: number, dueWallAt: number, now: number): Promise<void> {
+export async function requeueDeliveries(db: Db, merchantId: string, eventId: string, dueAt: number, dueWallAt: number, now: number): Promise<void> {
   await db.updateTable('webhook_deliveries')
     .set((eb) => ({
       state: 'pending' as const, due_at: dueAt, due_wall_at: dueWallAt, attempts_before_redelivery: eb.ref('attempts'),
       lease_owner: null, lease_token: null, lease_expires_at: null, updated_at: now,
     }))
+    .where('merchant_id', '=', merchantId)
     .where('event_id', '=', eventId)
     .where((eb) => eb.or([eb('state', '!=', 'sending'), eb('lease_expires_at', '<', now)]))
     .execute();
 }
 
-/** The most recent deliveries, for operators (`paygate webhooks list`). */
+/** For operators only (`paygate webhooks list`): the most recent deliveries, across merchants. */
 export async function recentDeliveries(db: Db, limit: number): Promise<Array<DeliveryRow & { action: string }>> {
   return db.selectFrom('webhook_deliveries').innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
     .selectAll('webhook_deliveries').select('events.action')

@@ -1,6 +1,6 @@
 import { defineErrors } from '../platform/errors.js';
 
-/** Webhook history and redelivery. */
-export const WEBHOOK_ERRORS = defineErrors({
+/** The outbox's history. */
+export const EVENT_ERRORS = defineErrors({
   eventNotFound: { code: '400401', status: 404, message: 'Event not found.' },
 });

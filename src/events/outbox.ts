@@ -1,0 +1,46 @@
+import type { Context } from '../context/context.js';
+import type { Db } from '../platform/database/database.js';
+import { newSortableId } from '../platform/ids.js';
+import type { EventType } from './event-type.js';
+import { insertDeliveries, insertEvent, type NewDelivery } from './store.js';
+
+/**
+ * Records an event in the caller's transaction (the outbox), with its body rendered now: the subject as it is at
+ * the event, whenever it is delivered. One delivery per destination: the URL the subject names (an order's
+ * callback_url), signed with the key of the app that made the subject, and every active app endpoint of the
+ * merchant, each signed with its own app's key. The sender is woken once the transaction commits.
+ */
+export async function emitEvent<S>(ctx: Context, type: EventType<S>, subject: S): Promise<string> {
+  if (!ctx.db.isTransaction) throw new Error('an event is written in the transaction of the change it reports');
+  const rendered = type.render(subject);
+  const now = ctx.clock.now().getTime();
+  const wallNow = ctx.wallClock.now().getTime();
+  const id = newSortableId(wallNow);
+  await insertEvent(ctx.db, {
+    id, merchant_id: ctx.merchant.id, subject_id: rendered.subjectId, action: type.action,
+    payload: JSON.stringify({ code: 200, message: 'success', data: rendered.data }),
+    notify_url: rendered.notifyUrl, app_id: rendered.appId, created_at: now, wall_created_at: wallNow,
+  });
+  const destinations = await destinationsOf(ctx.db, ctx.merchant.id, rendered);
+  await insertDeliveries(ctx.db, destinations.map((d) => ({ ...d, eventId: id, merchantId: ctx.merchant.id, dueAt: now, dueWallAt: wallNow })));
+  if (destinations.length > 0) ctx.afterCommit?.(() => ctx.outbox?.wake());
+  return id;
+}
+
+type Destination = Pick<NewDelivery, 'destination' | 'url' | 'appId'>;
+
+/** Where an event goes now: each URL once. */
+export async function destinationsOf(db: Db, merchantId: string, event: { notifyUrl: string | null; appId: string | null }): Promise<Destination[]> {
+  const apps = await db.selectFrom('apps').select(['id', 'webhook_url', 'disabled_at'])
+    .where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
+  const active = apps.filter((app) => app.disabled_at === null);
+  const destinations: Destination[] = active
+    .filter((app) => app.webhook_url !== null)
+    .map((app) => ({ destination: `app:${app.id}`, url: app.webhook_url!, appId: app.id }));
+  // A subject made without an app (from the command line) is signed by the merchant's oldest active app.
+  const signer = active.find((app) => app.id === event.appId) ?? active[0];
+  if (event.notifyUrl !== null && signer && !destinations.some((d) => d.url === event.notifyUrl)) {
+    destinations.unshift({ destination: 'notify_url', url: event.notifyUrl, appId: signer.id });
+  }
+  return destinations;
+}
