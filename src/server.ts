@@ -16,11 +16,10 @@ import { ERRORS } from './modules.js';
 import { registerPaymentTokenJobs } from './payment-tokens/jobs.js';
 import { registerMaintenanceJobs } from './scheduler/maintenance.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { freeRunningJobs } from './scheduler/store.js';
+import { DELIVERY_QUEUE, freeAllLeases, JOB_QUEUE } from './scheduler/lease.js';
 import { recoverAtStart, registerOrderJobs } from './orders/jobs.js';
 import { combineDueWork } from './scheduler/due-work.js';
 import { WebhookSender } from './events/sender.js';
-import { freeSendingDeliveries } from './events/store.js';
 
 export interface ServerOptions {
   wallClock?: Clock;
@@ -69,8 +68,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     // claims and job leases it held are free, and what it left between two commits is recovered now.
     if (database.engine === 'sqlite') {
       await freeProcessingClaims(database.db);
-      await freeRunningJobs(database.db);
-      await freeSendingDeliveries(database.db);
+      await freeAllLeases(database.db, JOB_QUEUE);
+      await freeAllLeases(database.db, DELIVERY_QUEUE);
     }
     await recoverAtStart(platform, startedAt);
 

@@ -7,8 +7,9 @@ import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency
 import { createMerchant } from '../src/merchants/merchants.js';
 import type { PlatformContext } from '../src/context/context.js';
 import { registerMaintenanceJobs } from '../src/scheduler/maintenance.js';
-import { Scheduler, scheduleJob } from '../src/scheduler/scheduler.js';
-import { claimDueJobs, finishJob, realignMerchantJobs } from '../src/scheduler/store.js';
+import { finishJob, Scheduler, scheduleJob } from '../src/scheduler/scheduler.js';
+import { claimDue, JOB_QUEUE, realignDue } from '../src/scheduler/lease.js';
+import type { JobRow } from '../src/scheduler/store.js';
 import { openTestPlatform, type TestPlatform } from './support/platform.js';
 import { TestClock } from './support/server.js';
 import { countNonces } from './support/nonces.js';
@@ -25,7 +26,7 @@ describe('the scheduler', () => {
   const jobByKey = (key: string) => ctx.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', key).executeTakeFirstOrThrow();
   const setOffset = async (merchantId: string, offsetMs: number) => {
     await ctx.db.updateTable('merchants').set({ clock_offset_ms: offsetMs }).where('id', '=', merchantId).execute();
-    await realignMerchantJobs(ctx.db, merchantId, offsetMs);
+    await realignDue(ctx.db, JOB_QUEUE, merchantId, offsetMs);
   };
 
   before(async () => {
@@ -122,7 +123,7 @@ describe('the scheduler', () => {
   test('a job of a process that died is taken over when its lease runs out, and the dead claim is fenced off', async () => {
     await scheduleJob(ctx, { kind: 'test.orphan', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'orphan-1' });
     // A process claims the job and dies without a word.
-    const [dead] = await claimDueJobs(ctx.db, { owner: 'dead', token: 'dead-claim', now: clock.now().getTime(), leaseMs: 30_000, limit: 1, kinds: ['test.orphan'] });
+    const [dead] = await claimDue<JobRow>(ctx.db, JOB_QUEUE, { owner: 'dead', token: 'dead-claim', now: clock.now().getTime(), leaseMs: 30_000, limit: 1, kinds: ['test.orphan'] });
     assert.equal(dead?.dedupe_key, 'orphan-1');
     const runs: string[] = [];
     const survivor = scheduler({ owner: 'survivor', leaseMs: 30_000 }).registerPlatformJob('test.orphan', async () => {

@@ -4,11 +4,12 @@ import type { DueWork, PlatformContext } from '../context/context.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { VERSION } from '../platform/version.js';
+import { claimDue, DELIVERY_QUEUE, nextDueOf, realignDue } from '../scheduler/lease.js';
 import { createPoster, type Poster } from './post.js';
 import { judgeAttempt, retryDelayMs } from './retry-schedule.js';
 import type { Db } from '../platform/database/database.js';
 import {
-  claimDueDeliveries, eventsByIds, nextMerchantDelivery, realignMerchantDeliveries, recordAttempts, releaseClaims, type AttemptResult, type DeliveryRow,
+  eventsByIds, recordAttempts, releaseClaims, type AttemptResult, type DeliveryRow,
 } from './store.js';
 
 const MAX_PARALLEL_RUNS = 4;
@@ -77,7 +78,7 @@ export class WebhookSender implements DueWork {
   async runDue(filter: { merchantId?: string } = {}): Promise<number> {
     let count = 0;
     while (!this.stopping || filter.merchantId !== undefined) {
-      const claimed = await claimDueDeliveries(this.options.platform.db, {
+      const claimed = await claimDue<DeliveryRow>(this.options.platform.db, DELIVERY_QUEUE, {
         owner: this.owner, token: newId(), now: this.now(), leaseMs: this.leaseMs,
         limit: this.concurrency, merchantId: filter.merchantId,
       });
@@ -89,11 +90,11 @@ export class WebhookSender implements DueWork {
   }
 
   realign(db: Db, merchantId: string, offsetMs: number): Promise<void> {
-    return realignMerchantDeliveries(db, merchantId, offsetMs);
+    return realignDue(db, DELIVERY_QUEUE, merchantId, offsetMs);
   }
 
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
-    return nextMerchantDelivery(this.options.platform.db, merchantId, this.now());
+    return nextDueOf(this.options.platform.db, DELIVERY_QUEUE, merchantId, this.now());
   }
 
   private schedule(delayMs: number): void {

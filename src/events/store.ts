@@ -1,6 +1,8 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
+import { businessTimeOf } from '../platform/clock.js';
+import { readClockOffset } from '../platform/tenants.js';
+import { DELIVERY_QUEUE, settleLeased } from '../scheduler/lease.js';
 import type { Db } from '../platform/database/database.js';
-import { lockRowsSkippingLocked, lockToRead } from '../platform/database/locking.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../platform/database/schema.js';
 import { newId } from '../platform/ids.js';
 
@@ -33,44 +35,6 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[]): Promi
   }))).onConflict((oc) => oc.columns(['event_id', 'destination']).doNothing()).execute();
 }
 
-export interface DeliveryClaim {
-  owner: string;
-  token: string;
-  now: number;
-  leaseMs: number;
-  limit: number;
-  merchantId?: string;
-}
-
-/**
- * Leases due deliveries to one claim, earliest first, counting the attempt about to be made. On PostgreSQL the
- * rows are locked with SKIP LOCKED, so processes claiming at once get disjoint sets; a delivery whose lease ran
- * out (its process died mid-attempt) is claimable again, and the old holder, fenced by the token, can no longer
- * record a result for it.
- */
-export async function claimDueDeliveries(db: Db, claim: DeliveryClaim): Promise<DeliveryRow[]> {
-  let due = db.selectFrom('webhook_deliveries').select('id')
-    .where((eb) => eb.or([
-      eb.and([eb('state', '=', 'pending'), eb('due_wall_at', '<=', claim.now)]),
-      eb.and([eb('state', '=', 'sending'), eb('lease_expires_at', '<', claim.now)]),
-    ]))
-    .orderBy('due_wall_at').orderBy('id').limit(claim.limit);
-  if (claim.merchantId !== undefined) due = due.where('merchant_id', '=', claim.merchantId);
-  const claimed = await db.updateTable('webhook_deliveries')
-    .set((eb) => ({
-      state: 'sending' as const,
-      lease_owner: claim.owner,
-      lease_token: claim.token,
-      lease_expires_at: claim.now + claim.leaseMs,
-      attempts: eb('attempts', '+', 1),
-      updated_at: claim.now,
-    }))
-    .where('id', 'in', lockRowsSkippingLocked(db, due))
-    .returningAll()
-    .execute();
-  return claimed.sort((a, b) => a.due_wall_at - b.due_wall_at || a.id.localeCompare(b.id));
-}
-
 export async function eventsByIds(db: Db, ids: string[]): Promise<Map<string, Pick<EventRow, 'id' | 'action' | 'payload'>>> {
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('events').select(['id', 'action', 'payload']).where('id', 'in', [...new Set(ids)]).execute();
@@ -96,30 +60,25 @@ export interface AttemptResult {
 export async function recordAttempts(db: Db, results: AttemptResult[], now: number): Promise<void> {
   if (results.length === 0) return;
   await db.transaction().execute(async (tx) => {
-    // Business times (of the attempt, the delivery, the next attempt) from the merchant's clock as it is now: read
-    // under a share lock, so a sandbox clock move (which realigns the pending deliveries) cannot commit between
-    // this read and the writes.
+    // Business times (of the attempt, the delivery, the next attempt) from the merchant's clock as it is now, read
+    // under a share lock: a sandbox clock move (which realigns the pending deliveries) cannot commit in between.
     const offsets = new Map<string, number>();
     for (const merchantId of new Set(results.map((r) => r.delivery.merchant_id))) {
-      const merchant = await lockToRead(tx, tx.selectFrom('merchants').select('clock_offset_ms').where('id', '=', merchantId)).executeTakeFirst();
-      offsets.set(merchantId, merchant?.clock_offset_ms ?? 0);
+      offsets.set(merchantId, (await readClockOffset(tx, merchantId)) ?? 0);
     }
     for (const r of results) {
       const d = r.delivery;
-      const businessAt = r.startedAt + offsets.get(d.merchant_id)!;
-      const next = r.retryInMs === undefined ? undefined : { due_at: now + offsets.get(d.merchant_id)! + r.retryInMs, due_wall_at: now + r.retryInMs };
-      const moved = await tx.updateTable('webhook_deliveries')
-        .set({
-          state: r.outcome === 'delivered' ? 'delivered' : r.outcome === 'failed' ? 'failed' : 'pending',
-          ...next,
-          lease_owner: null, lease_token: null, lease_expires_at: null,
-          last_status: r.status ?? null,
-          last_error: r.error ?? null,
-          delivered_at: r.outcome === 'delivered' ? businessAt + r.durationMs : null,
-          updated_at: now,
-        })
-        .where('id', '=', d.id).where('lease_token', '=', d.lease_token).executeTakeFirst();
-      if (moved.numUpdatedRows === 0n) continue;
+      const offset = offsets.get(d.merchant_id)!;
+      const businessAt = businessTimeOf(r.startedAt, offset);
+      const next = r.retryInMs === undefined ? undefined : { due_at: businessTimeOf(now + r.retryInMs, offset), due_wall_at: now + r.retryInMs };
+      const moved = await settleLeased(tx, DELIVERY_QUEUE, d, r.outcome === 'delivered' ? 'delivered' : r.outcome === 'failed' ? 'failed' : 'pending', {
+        ...next,
+        last_status: r.status ?? null,
+        last_error: r.error ?? null,
+        delivered_at: r.outcome === 'delivered' ? businessAt + r.durationMs : null,
+        updated_at: now,
+      });
+      if (!moved) continue;
       await tx.insertInto('webhook_attempts').values({
         id: newId(), delivery_id: d.id, event_id: d.event_id, merchant_id: d.merchant_id, attempt: d.attempts, url: d.url,
         started_at: r.startedAt, business_at: businessAt, duration_ms: r.durationMs, status_code: r.status ?? null,
@@ -127,46 +86,6 @@ export async function recordAttempts(db: Db, results: AttemptResult[], now: numb
       }).execute();
     }
   });
-}
-
-/** Gives claimed deliveries back, due as they were, their attempt uncounted; fenced by each claim's token. */
-export async function releaseClaims(db: Db, deliveries: DeliveryRow[], now: number): Promise<void> {
-  for (const d of deliveries) {
-    await db.updateTable('webhook_deliveries')
-      .set((eb) => ({ state: 'pending' as const, attempts: eb('attempts', '-', 1), lease_owner: null, lease_token: null, lease_expires_at: null, updated_at: now }))
-      .where('id', '=', d.id).where('lease_token', '=', d.lease_token).where('state', '=', 'sending')
-      .execute();
-  }
-}
-
-/** Keeps a merchant's deliveries due at the same business time after its clock offset changed. */
-export async function realignMerchantDeliveries(db: Db, merchantId: string, offsetMs: number): Promise<void> {
-  await db.updateTable('webhook_deliveries')
-    .set({ due_wall_at: sql<number>`due_at - ${offsetMs}` })
-    .where('merchant_id', '=', merchantId).where('state', '=', 'pending')
-    .execute();
-}
-
-/** Frees every delivery lease: only when the processes that held them are known to be gone (SQLite start). */
-export async function freeSendingDeliveries(db: Db): Promise<number> {
-  const result = await db.updateTable('webhook_deliveries')
-    .set({ state: 'pending', lease_owner: null, lease_token: null, lease_expires_at: null })
-    .where('state', '=', 'sending').executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
-/** A merchant's next delivery not yet done: when it is due (business time), and until when a claim holds it. */
-export async function nextMerchantDelivery(
-  db: Db,
-  merchantId: string,
-  now: number,
-): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
-  const row = await db.selectFrom('webhook_deliveries').select(['due_at', 'state', 'lease_expires_at'])
-    .where('merchant_id', '=', merchantId).where('state', 'in', ['pending', 'sending'])
-    .orderBy('due_at').limit(1).executeTakeFirst();
-  if (!row) return undefined;
-  const held = row.state === 'sending' && row.lease_expires_at !== null && row.lease_expires_at >= now;
-  return { dueAt: row.due_at, heldUntil: held ? row.lease_expires_at! : undefined };
 }
 
 export async function findEvent(db: Db, merchantId: string, eventId: string): Promise<EventRow | undefined> {
@@ -193,6 +112,11 @@ export async function attemptsOfEvents(db: Db, merchantId: string, eventIds: str
   if (eventIds.length === 0) return [];
   return db.selectFrom('webhook_attempts').selectAll().where('merchant_id', '=', merchantId).where('event_id', 'in', eventIds)
     .orderBy('started_at').orderBy('attempt').execute();
+}
+
+/** Gives claimed deliveries back, due as they were, their attempt uncounted; fenced by each claim's token. */
+export async function releaseClaims(db: Db, deliveries: DeliveryRow[], now: number): Promise<void> {
+  for (const d of deliveries) await settleLeased(db, DELIVERY_QUEUE, d, 'pending', { attempts: d.attempts - 1, updated_at: now });
 }
 
 /**

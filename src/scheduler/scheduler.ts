@@ -3,14 +3,23 @@ import { findMerchant } from '../platform/tenants.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { Db } from '../platform/database/database.js';
-import { claimDueJobs, finishJob, insertJob, nextMerchantJob, realignMerchantJobs, renewLease, rescheduleJob, type JobRow } from './store.js';
+import { businessTimeOf } from '../platform/clock.js';
+import { claimDue, JOB_QUEUE, nextDueOf, realignDue, renewLease, settleLeased } from './lease.js';
+import { insertJob, type JobRow } from './store.js';
 
 export type PlatformJobHandler = (ctx: PlatformContext, payload: unknown, job: JobRow) => Promise<void>;
 export type MerchantJobHandler = (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
 
-type Registration =
-  | { scope: 'platform'; handler: PlatformJobHandler; everyMs?: number }
-  | { scope: 'merchant'; handler: MerchantJobHandler };
+/** A kind of job and what runs it: a capability's (in its module), or the platform's own upkeep. */
+export type JobDefinition =
+  /** Work for one merchant, due on that merchant's business clock. */
+  | { kind: string; scope: 'merchant'; run: MerchantJobHandler }
+  /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic. */
+  | { kind: string; scope: 'platform'; run: PlatformJobHandler; everyMs?: number };
+
+export const merchantJob = (kind: string, run: MerchantJobHandler): JobDefinition => ({ kind, scope: 'merchant', run });
+export const platformJob = (kind: string, run: PlatformJobHandler, options: { everyMs?: number } = {}): JobDefinition =>
+  ({ kind, scope: 'platform', run, everyMs: options.everyMs });
 
 export interface SchedulerOptions {
   platform: PlatformContext;
@@ -31,7 +40,7 @@ export interface SchedulerOptions {
  */
 export class Scheduler implements DueWork {
   readonly owner: string;
-  private readonly jobs = new Map<string, Registration>();
+  private readonly jobs = new Map<string, JobDefinition>();
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
   private turn: Promise<unknown> = Promise.resolve();
@@ -40,16 +49,17 @@ export class Scheduler implements DueWork {
     this.owner = options.owner ?? `scheduler-${newId()}`;
   }
 
-  /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic. */
-  registerPlatformJob(kind: string, handler: PlatformJobHandler, options: { everyMs?: number } = {}): this {
-    this.jobs.set(kind, { scope: 'platform', handler, everyMs: options.everyMs });
+  register(...definitions: JobDefinition[]): this {
+    for (const definition of definitions) this.jobs.set(definition.kind, definition);
     return this;
   }
 
-  /** Work for one merchant, due on that merchant's business clock. */
-  registerMerchantJob(kind: string, handler: MerchantJobHandler): this {
-    this.jobs.set(kind, { scope: 'merchant', handler });
-    return this;
+  registerPlatformJob(kind: string, run: PlatformJobHandler, options: { everyMs?: number } = {}): this {
+    return this.register(platformJob(kind, run, options));
+  }
+
+  registerMerchantJob(kind: string, run: MerchantJobHandler): this {
+    return this.register(merchantJob(kind, run));
   }
 
   async start(): Promise<void> {
@@ -60,8 +70,8 @@ export class Scheduler implements DueWork {
   /** Each periodic job has one row, created on first start and rescheduled after every run. */
   async ensurePeriodicJobs(): Promise<void> {
     const now = this.now();
-    for (const [kind, registration] of this.jobs) {
-      if (registration.scope === 'platform' && registration.everyMs !== undefined) {
+    for (const [kind, definition] of this.jobs) {
+      if (definition.scope === 'platform' && definition.everyMs !== undefined) {
         await insertJob(this.options.platform.db, {
           id: newId(), kind, merchantId: null, dueAt: now, payload: null, dedupeKey: `periodic:${kind}`,
         }, now);
@@ -83,18 +93,18 @@ export class Scheduler implements DueWork {
   }
 
   realign(db: Db, merchantId: string, offsetMs: number): Promise<void> {
-    return realignMerchantJobs(db, merchantId, offsetMs);
+    return realignDue(db, JOB_QUEUE, merchantId, offsetMs);
   }
 
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
-    return nextMerchantJob(this.options.platform.db, merchantId, [...this.jobs.keys()], this.now());
+    return nextDueOf(this.options.platform.db, JOB_QUEUE, merchantId, this.now(), [...this.jobs.keys()]);
   }
 
   private async drain(filter: { merchantId?: string }): Promise<number> {
     let count = 0;
     // A merchant's run (the sandbox clock, answering a request) finishes even while stopping.
     while (!this.stopping || filter.merchantId !== undefined) {
-      const claimed = await claimDueJobs(this.options.platform.db, {
+      const claimed = await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
         owner: this.owner,
         token: newId(),
         now: this.now(),
@@ -125,49 +135,49 @@ export class Scheduler implements DueWork {
 
   private async run(job: JobRow): Promise<void> {
     const { platform } = this.options;
-    const registration = this.jobs.get(job.kind);
+    const definition = this.jobs.get(job.kind);
     const started = this.now();
     // "Now" on the job's own clock, and how that clock relates to the wall clock: a merchant's job is due,
     // and retried, in that merchant's business time.
     let offsetMs = 0;
     const heartbeat = setInterval(() => {
-      renewLease(platform.db, job, this.now() + this.leaseMs).then(
+      renewLease(platform.db, JOB_QUEUE, job, this.now() + this.leaseMs).then(
         (held) => held || platform.log.warn({ job_id: job.id, kind: job.kind }, 'job lease lost while running'),
         (error: unknown) => platform.log.warn({ err: error, job_id: job.id }, 'job lease renewal failed'),
       );
     }, Math.max(50, this.leaseMs / 3));
     heartbeat.unref();
     try {
-      if (!registration) throw new Error(`no handler for job kind ${job.kind}`);
+      if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
       const payload = JSON.parse(job.payload) as unknown;
-      if (registration.scope === 'merchant') {
+      if (definition.scope === 'merchant') {
         const ctx = await this.merchantContextFor(job);
         offsetMs = ctx.merchant.clockOffsetMs;
-        await registration.handler(ctx, payload, job);
+        await definition.run(ctx, payload, job);
       } else {
-        await registration.handler(platform, payload, job);
+        await definition.run(platform, payload, job);
       }
-      if (registration.scope === 'platform' && registration.everyMs !== undefined) {
-        const dueAt = this.now() + registration.everyMs;
-        await rescheduleJob(platform.db, job, { dueAt, dueWallAt: dueAt, state: 'pending', error: null, resetAttempts: true }, this.now());
+      if (definition.scope === 'platform' && definition.everyMs !== undefined) {
+        const dueAt = this.now() + definition.everyMs;
+        await settleLeased(platform.db, JOB_QUEUE, job, 'pending', { due_at: dueAt, due_wall_at: dueAt, last_error: null, attempts: 0, updated_at: this.now() });
       } else {
         await finishJob(platform.db, job, this.now());
       }
       this.options.metrics?.jobs.inc({ kind: job.kind, outcome: 'done' });
       platform.log.debug({ job_id: job.id, kind: job.kind, duration_ms: this.now() - started }, 'job done');
     } catch (error) {
-      const periodic = registration?.scope === 'platform' && registration.everyMs !== undefined;
+      const periodic = definition?.scope === 'platform' && definition.everyMs !== undefined;
       const giveUp = !periodic && job.attempts >= (this.options.maxAttempts ?? 5);
-      const retryInMs = periodic ? registration.everyMs! : Math.min(2 ** job.attempts * 5_000, 3_600_000);
+      const retryInMs = periodic ? definition.everyMs! : Math.min(2 ** job.attempts * 5_000, 3_600_000);
       const dueWallAt = this.now() + retryInMs;
       const message = error instanceof Error ? error.message : String(error);
-      await rescheduleJob(platform.db, job, {
-        dueAt: dueWallAt + offsetMs,
-        dueWallAt,
-        state: giveUp ? 'dead' : 'pending',
-        error: message.slice(0, 2000),
-        resetAttempts: periodic,
-      }, this.now());
+      await settleLeased(platform.db, JOB_QUEUE, job, giveUp ? 'dead' : 'pending', {
+        due_at: businessTimeOf(dueWallAt, offsetMs),
+        due_wall_at: dueWallAt,
+        last_error: message.slice(0, 2000),
+        ...(periodic && { attempts: 0 }),
+        updated_at: this.now(),
+      });
       this.options.metrics?.jobs.inc({ kind: job.kind, outcome: giveUp ? 'dead' : 'retry' });
       platform.log.error(
         { job_id: job.id, kind: job.kind, attempts: job.attempts, err: error },
@@ -192,6 +202,11 @@ export class Scheduler implements DueWork {
   private now(): number {
     return this.options.platform.wallClock.now().getTime();
   }
+}
+
+/** Marks a job done, fenced by its claim's token: a claim that lost the job changes nothing. */
+export async function finishJob(db: Db, job: JobRow, now: number): Promise<void> {
+  await settleLeased(db, JOB_QUEUE, job, 'done', { last_error: null, updated_at: now });
 }
 
 /** Adds a one-off job, in the caller's transaction: the job exists exactly when the change that needs it does. */
