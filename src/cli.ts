@@ -1,29 +1,37 @@
 #!/usr/bin/env node
+import type { Command, CommandDeps } from './cli/command.js';
+import { MIGRATE_COMMAND } from './cli/migrate.js';
 import { UsageError } from './cli/output.js';
-import { USAGE } from './cli/usage.js';
+import { SERVE_COMMAND } from './cli/serve.js';
+import { MODULES, openComposedPlatform } from './modules.js';
 import { ConfigError } from './platform/config.js';
 import { DataDirLockedError } from './platform/database/data-dir-lock.js';
 import { AppError } from './platform/errors.js';
 
+/** The platform's own commands, then every capability's. */
+const COMMANDS: readonly Command[] = [SERVE_COMMAND, MIGRATE_COMMAND, ...MODULES.flatMap((module) => module.commands ?? [])];
+
+const USAGE = `paygate: a self-hostable payments platform
+
+${COMMANDS.map((command) => command.usage).join('\n')}
+
+Configuration comes from the environment (docs/configuration.md).`;
+
+const DEPS: CommandDeps = {
+  openPlatform: (config, options) => openComposedPlatform(config, options),
+  // Loaded when used: `paygate merchant create` need not load the HTTP server.
+  startServer: async (config) => (await import('./server.js')).startServer(config),
+};
+
 async function main(argv: string[]): Promise<void> {
-  const [command, ...args] = argv;
-  switch (command) {
-    // Each command is loaded when used: `merchant create` need not load the HTTP server.
-    case 'serve': return (await import('./cli/serve.js')).serveCommand(args);
-    case 'migrate': return (await import('./cli/migrate.js')).migrateCommand(args);
-    case 'merchant': return (await import('./cli/merchant.js')).merchantCommand(args);
-    case 'app': return (await import('./cli/app.js')).appCommand(args);
-    case 'webhooks': return (await import('./cli/webhooks.js')).webhooksCommand(args);
-    case 'call': return (await import('./cli/call.js')).callCommand(args);
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(`${USAGE}\n`);
-      return;
-    default:
-      throw new UsageError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
   }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) throw new UsageError(`Unknown command ${JSON.stringify(name)}.\n\n${USAGE}`);
+  await command.run(args, DEPS);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -1,19 +1,70 @@
-import { CUSTOMER_ERRORS } from './customers/errors.js';
+import type { Logger } from 'pino';
+import type { PlatformContext } from './context/context.js';
+import { openPlatform, type OpenedPlatform } from './context/open-platform.js';
+import { customersModule } from './customers/module.js';
+import { echoModule } from './echo/module.js';
+import { EVENT_ERRORS } from './events/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
-import { MERCHANT_ERRORS } from './merchants/errors.js';
-import { ORDER_ERRORS } from './orders/errors.js';
-import { TOKEN_ERRORS } from './payment-tokens/errors.js';
+import { merchantsModule } from './merchants/module.js';
+import type { Module } from './module.js';
+import { ordersModule } from './orders/module.js';
+import { DEFAULT_TOKENS } from './payment-tokens/default-token.js';
+import { paymentTokensModule } from './payment-tokens/module.js';
+import type { Clock } from './platform/clock.js';
+import type { Config, Mode } from './platform/config.js';
 import { PLATFORM_ERRORS, type ErrorDefinition } from './platform/errors.js';
 import { RAIL_ERRORS } from './rails/errors.js';
-import { EVENT_ERRORS } from './events/errors.js';
+import { sandboxModule } from './sandbox/module.js';
+import { webhooksModule } from './webhooks/module.js';
 
-/** The closed list of error codes: every area's, joined, by code (the two text codes found in the wild first). */
-export const ERRORS = byCode({
-  ...PLATFORM_ERRORS, ...HTTP_ERRORS, ...MERCHANT_ERRORS, ...CUSTOMER_ERRORS, ...TOKEN_ERRORS, ...ORDER_ERRORS, ...RAIL_ERRORS, ...EVENT_ERRORS,
-});
+/**
+ * Every capability of the platform, one line each: adding a capability means adding its folder and a line here.
+ * Customers take their default-token rules from the payment tokens capability, which builds on them.
+ */
+export const MODULES: readonly Module[] = [
+  echoModule,
+  merchantsModule,
+  customersModule(DEFAULT_TOKENS),
+  paymentTokensModule,
+  ordersModule,
+  webhooksModule,
+  sandboxModule,
+];
 
-function byCode<T extends Record<string, ErrorDefinition>>(errors: T): T {
+/** The modules a platform in this mode runs: the sandbox's simulations exist in sandbox mode only. */
+export function modulesFor(mode: Mode): Module[] {
+  return MODULES.filter((module) => !module.sandboxOnly || mode === 'sandbox');
+}
+
+/**
+ * The closed list of error codes: the shared mechanisms' and every module's, by code (the two text codes found in
+ * the wild first). A code or a name given twice is a mistake caught here, at load.
+ */
+export const ERRORS: Readonly<Record<string, ErrorDefinition>> = joinErrors([
+  PLATFORM_ERRORS, HTTP_ERRORS, RAIL_ERRORS, EVENT_ERRORS, ...MODULES.map((module) => module.errors ?? {}),
+]);
+
+function joinErrors(lists: ReadonlyArray<Readonly<Record<string, ErrorDefinition>>>): Readonly<Record<string, ErrorDefinition>> {
+  const entries = lists.flatMap((list) => Object.entries(list));
+  const names = new Set<string>();
+  const codes = new Set<string>();
+  for (const [name, { code }] of entries) {
+    if (names.has(name) || codes.has(code)) throw new Error(`error ${name} (${code}) is declared twice`);
+    names.add(name);
+    codes.add(code);
+  }
   const key = (error: ErrorDefinition) => (/^\d+$/.test(error.code) ? Number(error.code) : -1);
-  const order = (a: ErrorDefinition, b: ErrorDefinition) => key(a) - key(b) || a.code.localeCompare(b.code);
-  return Object.fromEntries(Object.entries(errors).sort(([, a], [, b]) => order(a, b))) as T;
+  entries.sort(([, a], [, b]) => key(a) - key(b) || a.code.localeCompare(b.code));
+  return Object.freeze(Object.fromEntries(entries));
+}
+
+/** Opens the database (migrated) with every module's part in the platform: what the server, the CLI and tests share. */
+export function openComposedPlatform(config: Config, options: { wallClock?: Clock; logger?: Logger } = {}): Promise<OpenedPlatform> {
+  const merchantSetup = modulesFor(config.mode).flatMap((module) => (module.merchantCreated ? [module.merchantCreated.bind(module)] : []));
+  return openPlatform(config, { ...options, merchantSetup });
+}
+
+/** Runs each module's start-up work: before a process takes requests. */
+export async function startModules(platform: PlatformContext, modules: readonly Module[]): Promise<void> {
+  for (const module of modules) await module.atStart?.(platform);
 }

@@ -1,25 +1,22 @@
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { PlatformContext } from './context/context.js';
+import { WebhookSender } from './events/sender.js';
 import { buildHttpApp } from './http/app.js';
 import { openNonceStore } from './http/auth/nonce-store.js';
 import { freeProcessingClaims } from './http/idempotency/store.js';
 import { ensureDemoApp, type DemoApp } from './merchants/demo.js';
+import { ERRORS, modulesFor, openComposedPlatform, startModules } from './modules.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
-import type { PlatformContext } from './context/context.js';
 import { lockDataDir } from './platform/database/data-dir-lock.js';
 import { createMetrics } from './platform/metrics.js';
-import { openPlatform } from './context/open-platform.js';
 import { VERSION } from './platform/version.js';
-import { ERRORS } from './modules.js';
-import { registerPaymentTokenJobs } from './payment-tokens/jobs.js';
-import { registerMaintenanceJobs } from './scheduler/maintenance.js';
-import { Scheduler } from './scheduler/scheduler.js';
-import { DELIVERY_QUEUE, freeAllLeases, JOB_QUEUE } from './scheduler/lease.js';
-import { recoverAtStart, registerOrderJobs } from './orders/jobs.js';
 import { combineDueWork } from './scheduler/due-work.js';
-import { WebhookSender } from './events/sender.js';
+import { DELIVERY_QUEUE, freeAllLeases, JOB_QUEUE } from './scheduler/lease.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import { recoverOperations, recoveryJob, upkeepJobs } from './upkeep.js';
 
 export interface ServerOptions {
   wallClock?: Clock;
@@ -40,6 +37,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * The composition root of a server process: the modules of this mode give the signed routes, the hosted pages,
+ * the jobs, the error codes and the rail operations that recovery looks after; the shared mechanisms run them.
+ */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const startedAt = (options.wallClock ?? systemClock).now().getTime();
   const lock = config.databaseUrl ? undefined : lockDataDir(ensureDir(config.dataDir));
@@ -48,34 +49,43 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     for (const step of cleanup.reverse()) await step();
   };
   try {
-    const { platform, database, logger, migrations } = await openPlatform(config, options);
+    const { platform, database, logger, migrations } = await openComposedPlatform(config, options);
     cleanup.push(() => database.close());
     if (migrations.length > 0) logger.info({ migrations }, 'database migrated');
+    const modules = modulesFor(config.mode);
+    const railOperations = modules.flatMap((module) => module.railOperations ?? []);
 
     const demo = config.demo ? await ensureDemoApp(platform) : undefined;
     const nonces = openNonceStore(database);
     cleanup.push(() => nonces.close());
     const metrics = createMetrics();
 
-    const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics });
-    registerMaintenanceJobs(scheduler, { nonces });
-    registerOrderJobs(scheduler, { recoveryAfterMs: config.recoveryAfterMs });
-    registerPaymentTokenJobs(scheduler);
+    const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics }).register(
+      ...upkeepJobs({ nonces }),
+      recoveryJob(railOperations, config.recoveryAfterMs),
+      ...modules.flatMap((module) => module.jobs ?? []),
+    );
     const webhooks = new WebhookSender({ platform, pollMs: config.schedulerPollMs, timeoutMs: config.webhookTimeoutMs, metrics });
     platform.dueWork = combineDueWork(scheduler, webhooks);
     platform.outbox = webhooks;
     // Before the first request: on SQLite the data-folder lock proves the previous process is gone, so the
-    // claims and job leases it held are free, and what it left between two commits is recovered now.
+    // claims and leases it held are free, and what it left between two commits is recovered now, without
+    // waiting; on PostgreSQL other processes may be mid-call, so the periodic job waits until such calls are old.
     if (database.engine === 'sqlite') {
       await freeProcessingClaims(database.db);
       await freeAllLeases(database.db, JOB_QUEUE);
       await freeAllLeases(database.db, DELIVERY_QUEUE);
     }
-    await recoverAtStart(platform, startedAt);
+    await startModules(platform, modules);
+    if (database.engine === 'sqlite') await recoverOperations(platform, railOperations, startedAt);
 
     let shuttingDown = false;
     const app = await buildHttpApp({
-      platform, nonces, metrics, version: VERSION, errors: Object.values(ERRORS),
+      platform, nonces, metrics, version: VERSION,
+      routes: modules.flatMap((module) => module.routes ?? []),
+      pages: modules.flatMap((module) => module.pages ?? []),
+      tags: modules.flatMap((module) => module.tags ?? []),
+      errors: Object.values(ERRORS),
       isShuttingDown: () => shuttingDown,
       onContractBreach: options.onContractBreach,
     });

@@ -15,7 +15,7 @@ import {
   type PaygateClientOptions,
   type RetryPolicy,
 } from '@paygate/client';
-import { ERRORS } from '../src/modules.js';
+import { PLATFORM_ERRORS } from '../src/platform/errors.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './support/keys.js';
 import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
@@ -150,7 +150,7 @@ describe('the client against a paygate server', () => {
   });
 
   test("the client's copy of the still-processing code is the server's", () => {
-    assert.equal(IDEMPOTENCY_IN_PROGRESS, ERRORS.idempotencyInProgress.code);
+    assert.equal(IDEMPOTENCY_IN_PROGRESS, PLATFORM_ERRORS.idempotencyInProgress.code);
   });
 
   test('rawBody sends the exact bytes, and paygate verifies the signature over them', async () => {

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { ERRORS } from '../src/modules.js';
 import { rawRequest, signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
+import { PLATFORM_ERRORS } from '../src/platform/errors.js';
 
 const ECHO = '/svc/payment/api/v1/openapi/echo';
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';
@@ -132,7 +133,7 @@ describe('a fault answers 500 without internals', () => {
     const body = JSON.stringify({ customer: { reference_number: 'R-1', name: 'A', phone: '1' } });
     const reply = await signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS, body });
     assertEnvelopeError(reply, 500, '100901');
-    assert.match(reply.json.message, new RegExp(`^${ERRORS.internal.message.replace(/[.;]/g, '\\$&')} Reference: [0-9a-f-]{36}\\.$`));
+    assert.match(reply.json.message, new RegExp(`^${PLATFORM_ERRORS.internal.message.replace(/[.;]/g, '\\$&')} Reference: [0-9a-f-]{36}\\.$`));
     const second = await signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS, body, headers: { 'x-request-id': 'reused-by-sdk' } });
     assert.equal(second.headers['x-request-id'], 'reused-by-sdk', 'the client id is echoed');
     assert.doesNotMatch(second.json.message, /reused-by-sdk/, 'the reference is our own, unique id');

@@ -3,6 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { DEFAULT_PAYMENT_METHODS } from '@paygate/client';
 import { ERRORS } from '../src/modules.js';
 import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
+import { CUSTOMER_ERRORS } from '../src/customers/errors.js';
+import { HTTP_ERRORS } from '../src/http/errors.js';
+import { PLATFORM_ERRORS } from '../src/platform/errors.js';
 
 /**
  * Signed, hostile requests to every API route: none may get a 5xx or leave the envelope. Inputs come from a
@@ -21,14 +24,14 @@ const STATUS_OF_CODE = new Map<string, number>(Object.values(ERRORS).map((e) => 
 
 // Envelope `code`s, for the inputs whose answer is certain.
 const OK = 200;
-const NOT_JSON = Number(ERRORS.bodyNotJson.code);
-const NOT_UTF8 = Number(ERRORS.bodyNotUtf8.code);
-const FORBIDDEN_KEY = Number(ERRORS.bodyForbiddenKey.code);
-const TOO_LARGE = Number(ERRORS.bodyTooLarge.code);
-const INVALID = Number(ERRORS.validationFailed.code);
-const MEDIA_UNSUPPORTED = Number(ERRORS.mediaTypeUnsupported.code);
-const REQUEST_MALFORMED = Number(ERRORS.requestMalformed.code);
-const CUSTOMER_NOT_FOUND = Number(ERRORS.customerNotFound.code);
+const NOT_JSON = Number(HTTP_ERRORS.bodyNotJson.code);
+const NOT_UTF8 = Number(HTTP_ERRORS.bodyNotUtf8.code);
+const FORBIDDEN_KEY = Number(HTTP_ERRORS.bodyForbiddenKey.code);
+const TOO_LARGE = Number(HTTP_ERRORS.bodyTooLarge.code);
+const INVALID = Number(PLATFORM_ERRORS.validationFailed.code);
+const MEDIA_UNSUPPORTED = Number(HTTP_ERRORS.mediaTypeUnsupported.code);
+const REQUEST_MALFORMED = Number(HTTP_ERRORS.requestMalformed.code);
+const CUSTOMER_NOT_FOUND = Number(CUSTOMER_ERRORS.customerNotFound.code);
 /** Nesting deep enough that a recursive walker would overflow the stack. */
 const DEEP = 10_000;
 

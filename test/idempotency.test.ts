@@ -7,6 +7,7 @@ import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency
 import { findMerchant } from '../src/platform/tenants.js';
 import { merchantContext } from '../src/context/context.js';
 import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
+import { DEFAULT_TOKENS } from '../src/payment-tokens/default-token.js';
 
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';
 
@@ -196,7 +197,7 @@ describe('the reply and the change commit together', () => {
     const found = await findMerchant(server.platform.db, merchant.merchantId);
     const ctx = merchantContext(server.platform, found!, { kind: 'app', appId: merchant.appId }, 'test');
     ctx.outcome = { record: async () => { throw new Error('storing the reply failed'); } };
-    await assert.rejects(createOrUpdateCustomer(ctx, { reference_number: 'TOGETHER-1', name: 'A', phone: '1' }), /storing the reply failed/);
+    await assert.rejects(createOrUpdateCustomer(ctx, DEFAULT_TOKENS, { reference_number: 'TOGETHER-1', name: 'A', phone: '1' }), /storing the reply failed/);
     const rows = await server.platform.db.selectFrom('customers').select('id').where('reference_number', '=', 'TOGETHER-1').execute();
     assert.deepEqual(rows, []);
   });

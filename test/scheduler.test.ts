@@ -6,7 +6,7 @@ import { NONCE_SKEW_MARGIN_MS } from '../src/http/auth/authenticate.js';
 import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency/idempotency.js';
 import { createMerchant } from '../src/merchants/merchants.js';
 import type { PlatformContext } from '../src/context/context.js';
-import { registerMaintenanceJobs } from '../src/scheduler/maintenance.js';
+import { upkeepJobs } from '../src/upkeep.js';
 import { finishJob, Scheduler, scheduleJob } from '../src/scheduler/scheduler.js';
 import { claimDue, JOB_QUEUE, realignDue } from '../src/scheduler/lease.js';
 import type { JobRow } from '../src/scheduler/store.js';
@@ -46,7 +46,7 @@ describe('the scheduler', () => {
       await claimIdempotencyKey(ctx.db, { merchantId: merchant.merchant_id, key: 'k-live', fingerprint: 'f', now });
 
       const maintenance = scheduler();
-      registerMaintenanceJobs(maintenance, { nonces });
+      maintenance.register(...upkeepJobs({ nonces }));
       await maintenance.ensurePeriodicJobs();
       assert.equal(await countNonces(ctx.database), 2);
       await maintenance.runDue();

@@ -2,13 +2,19 @@ import { parseArgs } from 'node:util';
 import { relative } from 'node:path';
 import { loadConfig } from '../platform/config.js';
 import { VERSION } from '../platform/version.js';
-import { startServer, type RunningServer } from '../server.js';
+import type { Command, CommandDeps, StartedServer } from './command.js';
 
-export async function serveCommand(args: string[]): Promise<void> {
+export const SERVE_COMMAND: Command = {
+  name: 'serve',
+  usage: 'paygate serve [--json]          run the server (what npm start runs)',
+  run: serve,
+};
+
+async function serve(args: string[], deps: CommandDeps): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
   const config = loadConfig();
   // Handlers first: a signal that arrives while starting must still end in a clean close, not a kill.
-  const starting = startServer(config);
+  const starting = deps.startServer(config);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -37,7 +43,7 @@ export async function serveCommand(args: string[]): Promise<void> {
   else process.stdout.write(`${banner(server)}\n`);
 }
 
-function startupFacts(server: RunningServer) {
+function startupFacts(server: StartedServer) {
   const { config, database } = server.platform;
   return {
     url: server.url,
@@ -51,7 +57,7 @@ function startupFacts(server: RunningServer) {
   };
 }
 
-function banner(server: RunningServer): string {
+function banner(server: StartedServer): string {
   const { config, database } = server.platform;
   const storage = database.engine === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL';
   const lines = [`paygate ${VERSION} (${config.mode} mode) listening on ${server.url}, ${storage}`];

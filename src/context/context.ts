@@ -37,6 +37,8 @@ export interface PlatformContext {
   dueWork?: DueWork;
   /** The process's webhook sender, once it runs: told when new events have committed. */
   outbox?: { wake(): void };
+  /** What each capability sets up for a new merchant, in the transaction that creates it (its first settlement, say). */
+  merchantSetup: ReadonlyArray<(ctx: PlatformContext, merchant: Merchant) => Promise<void>>;
   /** Inside a transaction: runs `callback` once the transaction has committed (never if it rolls back). */
   afterCommit?(callback: () => void): void;
 }

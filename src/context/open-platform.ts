@@ -18,7 +18,7 @@ export interface OpenedPlatform {
 /** Opens the database, applies migrations and loads the secrets: what the server and every command share. */
 export async function openPlatform(
   config: Config,
-  options: { wallClock?: Clock; logger?: Logger } = {},
+  options: { wallClock?: Clock; logger?: Logger; merchantSetup?: PlatformContext['merchantSetup'] } = {},
 ): Promise<OpenedPlatform> {
   const logger = options.logger ?? createLogger(config);
   const database = openDatabase({
@@ -37,6 +37,7 @@ export async function openPlatform(
       secrets,
       log: logger,
       rails: createRails({ db: database.db, wallClock, config }),
+      merchantSetup: options.merchantSetup ?? [],
     };
     return { platform, database, logger, migrations };
   } catch (error) {

@@ -1,7 +1,6 @@
 import type { Static } from 'typebox';
-import type { CustomerSchema } from './schemas.js';
-import { presentToken } from '../payment-tokens/present.js';
 import type { CustomerView } from './customers.js';
+import type { CustomerSchema } from './schemas.js';
 
 export type CustomerReply = Static<typeof CustomerSchema>;
 
@@ -17,6 +16,6 @@ export function presentCustomer({ row, defaultToken }: CustomerView): CustomerRe
   if (row.email !== null) reply.email = row.email;
   if (row.company_name !== null) reply.company_name = row.company_name;
   if (row.default_payment_method !== null) reply.default_payment_method = row.default_payment_method as CustomerReply['default_payment_method'];
-  if (defaultToken) reply.default_payment_token = presentToken(defaultToken, row.default_payment_token_id);
+  if (defaultToken) reply.default_payment_token = defaultToken;
   return reply;
 }

@@ -2,12 +2,14 @@ import { defineRoute } from '../http/route.js';
 import { createOrUpdateCustomer, editCustomer, readCustomer, type CustomerView } from './customers.js';
 import { presentCustomer } from './present.js';
 import { CreateCustomerBody, CustomerData, CustomerParams, EditCustomerBody } from './schemas.js';
+import type { DefaultTokens } from './default-token.js';
 import { CUSTOMER_ERRORS } from './errors.js';
 
 const BASE = '/svc/payment/api/v1/openapi/customers';
 const reply = (view: CustomerView) => ({ customer: presentCustomer(view) });
 
-export const customerRoutes = [
+/** The customer routes, with the default-token rules the payment tokens capability provides. */
+export const customerRoutes = (tokens: DefaultTokens) => [
   defineRoute({
     method: 'POST',
     url: BASE,
@@ -18,7 +20,7 @@ export const customerRoutes = [
     body: CreateCustomerBody,
     data: CustomerData,
     errors: [CUSTOMER_ERRORS.paymentTokenNotUsable],
-    handler: ({ ctx, body }) => createOrUpdateCustomer(ctx, body.customer),
+    handler: ({ ctx, body }) => createOrUpdateCustomer(ctx, tokens, body.customer),
     present: reply,
   }),
   defineRoute({
@@ -31,7 +33,7 @@ export const customerRoutes = [
     body: EditCustomerBody,
     data: CustomerData,
     errors: [CUSTOMER_ERRORS.customerNotFound, CUSTOMER_ERRORS.customerReferenceImmutable, CUSTOMER_ERRORS.paymentTokenNotUsable],
-    handler: ({ ctx, params, body }) => editCustomer(ctx, params.uuid, body),
+    handler: ({ ctx, params, body }) => editCustomer(ctx, tokens, params.uuid, body),
     present: reply,
   }),
   defineRoute({
@@ -43,7 +45,7 @@ export const customerRoutes = [
     params: CustomerParams,
     data: CustomerData,
     errors: [CUSTOMER_ERRORS.customerNotFound],
-    handler: ({ ctx, params }) => readCustomer(ctx, params.uuid),
+    handler: ({ ctx, params }) => readCustomer(ctx, tokens, params.uuid),
     present: reply,
   }),
 ];

@@ -2,14 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { customerRoutes } from '../customers/routes.js';
-import { echoRoutes } from '../echo/routes.js';
-import { orderRoutes } from '../orders/routes.js';
-import { paymentTokenRoutes } from '../payment-tokens/routes.js';
-import type { Mode } from '../platform/config.js';
-import { sandboxRoutes } from '../sandbox/routes.js';
-import { registerHostedPages } from '../web/routes.js';
-import { webhookRoutes } from '../webhooks/routes.js';
 import type { PlatformContext } from '../context/context.js';
 import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -23,22 +15,24 @@ import { registerOperationsRoutes } from './operations.js';
 import { RateLimiter } from './rate-limit.js';
 import { registerRoute, type AnyRoute } from './route.js';
 import { validatorCompiler } from './validation.js';
+import { registerPages, type PageRoute } from '../web/pages.js';
 
 export interface HttpAppDeps {
   platform: PlatformContext;
   nonces: NonceStore;
   metrics: Metrics;
   version: string;
+  /** The signed API: every module's routes. */
+  routes: readonly AnyRoute[];
+  /** The hosted pages: every module's. */
+  pages: readonly PageRoute[];
+  /** The OpenAPI tags the modules declare. */
+  tags: ReadonlyArray<{ name: string; description: string }>;
   /** The closed list of error codes, published in the OpenAPI document. */
   errors: readonly ErrorDefinition[];
   isShuttingDown(): boolean;
   /** Called when a route breaks its contract: an undeclared error code, a reply unlike its stored one (tests fail on it). */
   onContractBreach?(route: string, problem: string): void;
-}
-
-/** The signed API; the sandbox's own routes exist in sandbox mode only. */
-export function apiRoutes(mode: Mode): readonly AnyRoute[] {
-  return [...echoRoutes, ...customerRoutes, ...paymentTokenRoutes, ...orderRoutes, ...webhookRoutes, ...(mode === 'sandbox' ? sandboxRoutes : [])];
 }
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
@@ -105,7 +99,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.setErrorHandler(createErrorHandler(deps.onContractBreach));
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(failure(HTTP_ERRORS.routeNotFound)));
 
-  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, version: deps.version, errors: deps.errors });
+  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, version: deps.version, errors: deps.errors, tags: deps.tags });
   registerOperationsRoutes(app, {
     metrics: deps.metrics,
     isReady: async () => {
@@ -127,8 +121,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   const rateLimiter = config.rateLimitPerSecond > 0
     ? new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, deps.platform.wallClock)
     : undefined;
-  for (const route of apiRoutes(config.mode)) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter, onContractBreach: deps.onContractBreach }, route);
-  await registerHostedPages(app, deps.platform);
+  for (const route of deps.routes) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter, onContractBreach: deps.onContractBreach }, route);
+  await registerPages(app, deps.platform, deps.pages);
   return app;
 }
 

@@ -18,7 +18,7 @@ ${errors.map((e) => `| \`${e.code}\` | ${e.status} | ${e.message} |`).join('\n')
 
 export async function registerOpenApi(
   app: FastifyInstance,
-  options: { publicBaseUrl: string; version: string; errors: readonly ErrorDefinition[] },
+  options: { publicBaseUrl: string; version: string; errors: readonly ErrorDefinition[]; tags: ReadonlyArray<{ name: string; description: string }> },
 ): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -32,13 +32,7 @@ export async function registerOpenApi(
           Signature: { type: 'apiKey', in: 'header', name: 'Signature', description: 'Base64 RSA-SHA256 signature; see docs/signing.md.' },
         },
       },
-      tags: [
-        { name: 'signing', description: 'Signature self-test.' },
-        { name: 'customers', description: 'Customers of the merchant.' },
-        { name: 'orders', description: 'Orders, card payments, captures, voids and refunds.' },
-        { name: 'sandbox', description: 'Sandbox mode only: the merchant\'s clock and pending transactions.' },
-        { name: 'operations', description: 'Health, readiness and metrics for operators.' },
-      ],
+      tags: [...options.tags, { name: 'operations', description: 'Health, readiness and metrics for operators.' }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });

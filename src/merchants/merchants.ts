@@ -1,8 +1,7 @@
-import { scheduleNextSettlement } from '../orders/settlement.js';
 import { inTransaction, type PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { listMerchants } from '../platform/tenants.js';
+import { listMerchants, toMerchant } from '../platform/tenants.js';
 import { insertMerchant } from './store.js';
 import { MERCHANT_ERRORS } from './errors.js';
 
@@ -37,8 +36,9 @@ export async function createMerchant(ctx: PlatformContext, input: CreateMerchant
   const now = ctx.wallClock.now().getTime();
   const id = newId();
   await inTransaction(ctx, async (tx) => {
-    await insertMerchant(tx.db, { id, name, timezone, clock_offset_ms: 0, settlement_hour: settlementHour, created_at: now, updated_at: now });
-    await scheduleNextSettlement(tx, { id, timezone, settlementHour, clockOffsetMs: 0 });
+    const row = { id, name, timezone, clock_offset_ms: 0, settlement_hour: settlementHour, created_at: now, updated_at: now };
+    await insertMerchant(tx.db, row);
+    for (const setUp of tx.merchantSetup) await setUp(tx, toMerchant(row));
   });
   return { merchant_id: id, name, timezone, settlement_hour: settlementHour, created_at: new Date(now).toISOString() };
 }

@@ -5,7 +5,8 @@ import { readMoney } from '../platform/money/money.js';
 import { refreshOrder, resolveTransaction, type OrderReference } from './lookup.js';
 import { applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { buildPaymentData, inheritedCard } from './payment-data.js';
-import { acquirerOf, callAcquirer } from './rail-call.js';
+import { acquirerOf, type AcquirerResult } from '../rails/acquirer.js';
+import { AnsweredBefore, runRailOperation } from '../rails/operation.js';
 import type { OrderRow } from './store.js';
 import { captureOf, orderCurrency, transactionFlags } from './totals.js';
 import {
@@ -29,8 +30,8 @@ const nothingToApply = async (): Promise<void> => {};
  * is released. Two captures of one authorisation cannot both pass: the first holds it from its first commit.
  */
 export async function captureAuthorization(ctx: Context, target: Target, amountInput: string | number | undefined): Promise<TransactionOutcome> {
-  const acquirer = acquirerOf(ctx);
-  const prepared = await inTransaction(ctx, async (tx) => {
+  const acquirer = acquirerOf(ctx.rails);
+  const prepare = () => inTransaction(ctx, async (tx) => {
     const { order, transaction } = await resolveTransaction(tx, target, { lock: true });
     const amount = amountInput === undefined ? transaction.amount : readAmount(amountInput, order, 'capture.amount');
     const earlier = await earlierOperation(tx, { type: 'Capture', originalId: transaction.id, amount });
@@ -43,11 +44,17 @@ export async function captureAuthorization(ctx: Context, target: Target, amountI
     await refreshOrder(tx, order);
     return { retry: false as const, transaction: capture };
   });
-  if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
-  const capture = prepared.transaction;
-  const result = await callAcquirer(ctx, capture.id, () =>
-    acquirer.capture({ ...operationOf(ctx, capture), originalReference: capture.original_transaction_id! }));
-  return recordRailAnswer(ctx, capture.id, applyCapture(acquirer, result));
+  return runRailOperation(ctx, {
+    begin: async () => beginOrAnswer(ctx, await prepare()),
+    call: (capture) => acquirer.capture({ ...operationOf(ctx, capture), originalReference: capture.original_transaction_id! }),
+    finish: (capture, result) => recordRailAnswer(ctx, capture.id, applyCapture(acquirer, result)),
+  });
+}
+
+/** A follow-up recorded pending goes on to the acquirer; one an earlier request made is answered as it stands. */
+function beginOrAnswer(ctx: Context, prepared: { retry: boolean; transaction: TransactionRow }) {
+  if (prepared.retry) return new AnsweredBefore(() => recordRailAnswer(ctx, prepared.transaction.id, nothingToApply));
+  return { pending: prepared.transaction, reference: prepared.transaction.id };
 }
 
 function captureRefusal(ctx: Context, transaction: TransactionRow, all: TransactionRow[]): string | undefined {
@@ -68,7 +75,7 @@ function captureRefusal(ctx: Context, transaction: TransactionRow, all: Transact
  * Idempotency-Key, is answered with the void.
  */
 export async function voidTransaction(ctx: Context, target: Target): Promise<TransactionOutcome> {
-  const prepared = await inTransaction(ctx, async (tx) => {
+  const prepare = () => inTransaction(ctx, async (tx) => {
     const { order, transaction } = await resolveTransaction(tx, target, { lock: true });
     const retried = tx.idempotency !== undefined && transaction.void_idempotency_key === tx.idempotency.key &&
       (transaction.voided === 1 || transaction.void_is_pending === 1);
@@ -77,8 +84,7 @@ export async function voidTransaction(ctx: Context, target: Target): Promise<Tra
     if (refusal) throw new AppError(ORDER_ERRORS.transactionNotVoidable, refusal);
     return { retry: false as const, transaction: await beginVoid(tx, order, transaction, 'merchant') };
   });
-  if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
-  return finishVoid(ctx, prepared.transaction);
+  return runRailOperation(ctx, { begin: async () => beginOrAnswer(ctx, await prepare()), ...voidOnRail(ctx) });
 }
 
 /** Why `transaction` cannot be voided now, or undefined if it can; `all` are its order's transactions. */
@@ -118,15 +124,22 @@ export async function beginVoid(
   return updated;
 }
 
-/** Second phase of a void: asks the acquirer and records its answer; a refused void is an error to the caller. */
-export async function finishVoid(ctx: Context, transaction: TransactionRow): Promise<TransactionOutcome> {
-  const acquirer = acquirerOf(ctx);
-  const result = await callAcquirer(ctx, transaction.id, () =>
-    acquirer.void({ ...operationOf(ctx, transaction), reference: voidReference(transaction.id), originalReference: transaction.id }));
-  const approved = result.status === 'approved';
-  const outcome = await recordRailAnswer(ctx, transaction.id, applyVoid(result), { completesRequest: approved });
-  if (!approved) throw new AppError(ORDER_ERRORS.transactionNotVoidable, `The acquirer refused the void: ${result.responseMessage}.`);
-  return outcome;
+/**
+ * The rest of a void once `beginVoid` has committed: asks the acquirer and records its answer; a refused void is
+ * an error to the caller.
+ */
+export function voidOnRail(ctx: Context) {
+  const acquirer = acquirerOf(ctx.rails);
+  return {
+    call: (transaction: TransactionRow) =>
+      acquirer.void({ ...operationOf(ctx, transaction), reference: voidReference(transaction.id), originalReference: transaction.id }),
+    async finish(transaction: TransactionRow, result: AcquirerResult): Promise<TransactionOutcome> {
+      const approved = result.status === 'approved';
+      const outcome = await recordRailAnswer(ctx, transaction.id, applyVoid(result), { completesRequest: approved });
+      if (!approved) throw new AppError(ORDER_ERRORS.transactionNotVoidable, `The acquirer refused the void: ${result.responseMessage}.`);
+      return outcome;
+    },
+  };
 }
 
 export function voidReference(transactionId: string): string {
@@ -143,8 +156,8 @@ export async function refundTransaction(
   target: Target,
   input: { amount: string | number; note?: string | null; reason?: string | null },
 ): Promise<TransactionOutcome> {
-  const acquirer = acquirerOf(ctx);
-  const prepared = await inTransaction(ctx, async (tx) => {
+  const acquirer = acquirerOf(ctx.rails);
+  const prepare = () => inTransaction(ctx, async (tx) => {
     const { order, transaction } = await resolveTransaction(tx, target, { lock: true });
     const all = await orderTransactions(tx.db, tx.merchant.id, order.id);
     const amount = readAmount(input.amount, order, 'refund.amount');
@@ -160,11 +173,11 @@ export async function refundTransaction(
     await refreshOrder(tx, order);
     return { retry: false as const, transaction: refund };
   });
-  if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
-  const refund = prepared.transaction;
-  const result = await callAcquirer(ctx, refund.id, () =>
-    acquirer.refund({ ...operationOf(ctx, refund), originalReference: refund.original_transaction_id! }));
-  return recordRailAnswer(ctx, refund.id, applyRefund(acquirer, result));
+  return runRailOperation(ctx, {
+    begin: async () => beginOrAnswer(ctx, await prepare()),
+    call: (refund) => acquirer.refund({ ...operationOf(ctx, refund), originalReference: refund.original_transaction_id! }),
+    finish: (refund, result) => recordRailAnswer(ctx, refund.id, applyRefund(acquirer, result)),
+  });
 }
 
 function refundRefusal(money: TransactionRow): string | undefined {
@@ -204,7 +217,7 @@ function followUp(
 ): TransactionRow {
   const id = newId();
   const now = ctx.clock.now().getTime();
-  const acquirer = acquirerOf(ctx);
+  const acquirer = acquirerOf(ctx.rails);
   return {
     id, merchant_id: ctx.merchant.id, order_id: order.id, type, payment_method: original.payment_method,
     currency: order.currency, amount, status: 'pending', progress: 'sending', captured: 0, voided: 0,

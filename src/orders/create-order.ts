@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Static } from 'typebox';
-import { findCustomerById } from '../customers/store.js';
+import { findCustomer } from '../customers/customers.js';
 import { inTransaction, type Context } from '../context/context.js';
 import { emitOrderEvent } from './events.js';
 import { isUniqueViolation } from '../platform/database/database.js';
@@ -128,7 +128,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
   if (returnUrl !== null) checkMerchantUrl(returnUrl, 'order.redirect_url', ctx.config.mode);
 
   const customerUuid = blankAsAbsent(input.customer_uuid) ?? null;
-  if (customerUuid !== null && !(isUuid(customerUuid) && (await findCustomerById(ctx.db, ctx.merchant.id, customerUuid)))) {
+  if (customerUuid !== null && !(await findCustomer(ctx, customerUuid))) {
     throw new AppError(ORDER_ERRORS.orderCustomerUnknown);
   }
 

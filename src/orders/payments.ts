@@ -5,15 +5,15 @@ import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { formatAmount, MAX_MINOR, readMoney, withinMaximum, type Currency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
-import { WALLET_CURRENCIES, WALLET_METHODS, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
+import { acquirerOf, WALLET_CURRENCIES, WALLET_METHODS, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
+import { AnsweredBefore, runRailOperation } from '../rails/operation.js';
 import { readCard, type CheckedCard } from '../cards/card.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
-import { findToken, type TokenRow } from '../payment-tokens/store.js';
+import { chargeableToken, type TokenRow } from '../payment-tokens/tokens.js';
 import { buildPaymentData, cardFacts, inheritedCard, type CardFacts } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
 import { orderCurrency, orderTotals, paymentsTaken } from './totals.js';
-import { acquirerOf, callAcquirer } from './rail-call.js';
 import { lockOrderOfTransaction } from './store.js';
 import {
   findPaymentByUuid,
@@ -49,7 +49,7 @@ type StoredToken = Pick<TokenRow, 'token' | 'token_type' | 'bind_reference' | 'c
  * payment (always a sale) stays pending until the payer pays in the wallet's app, fails, or lets it expire.
  */
 export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<TransactionOutcome> {
-  const acquirer = acquirerOf(ctx);
+  const acquirer = acquirerOf(ctx.rails);
   const method = readMethod(ctx, input.payment);
   const type = method.kind !== 'wallet' && !method.capture ? 'Authorization' : 'Sales';
   const reference: OrderReference = hasOrderReference(input.order) ? input.order : { number: input.number, reference_number: input.reference_number };
@@ -93,28 +93,31 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
     await insertTransaction(tx.db, transaction);
     return { retry: false as const, transaction, stored };
   });
-  // The same payment.uuid sent for two orders at once: the order locks do not serialise them, the unique key
-  // does. The loser looks again and finds the winner's payment.
-  const prepared = await prepare().catch((error: unknown) => {
-    if (isUniqueViolation(error)) return prepare();
-    throw error;
+  return runRailOperation(ctx, {
+    async begin() {
+      // The same payment.uuid sent for two orders at once: the order locks do not serialise them, the unique key
+      // does. The loser looks again and finds the winner's payment.
+      const prepared = await prepare().catch((error: unknown) => {
+        if (isUniqueViolation(error)) return prepare();
+        throw error;
+      });
+      // A retry of a payment made before: the same payment is answered, whatever became of it.
+      if (prepared.retry) return new AnsweredBefore(() => recordRailAnswer(ctx, prepared.transaction.id, nothingToApply));
+      return { pending: prepared, reference: prepared.transaction.id };
+    },
+    call({ transaction, stored }) {
+      const operation = { reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
+      switch (method.kind) {
+        case 'credit_card':
+          return acquirer.authorize({ ...operation, capture: method.capture, card: method.card });
+        case 'payment_token':
+          return acquirer.authorize({ ...operation, capture: method.capture, card: { storedReference: stored!.bind_reference, entry: method.entry } });
+        case 'wallet':
+          return acquirer.startWalletPayment({ ...operation, method: method.wallet });
+      }
+    },
+    finish: ({ transaction }, result) => recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result)),
   });
-
-  // A retry of a payment made before: the same payment is answered, whatever became of it.
-  if (prepared.retry) return recordRailAnswer(ctx, prepared.transaction.id, nothingToApply);
-  const { transaction, stored } = prepared;
-  const operation = { reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
-  const result = await callAcquirer(ctx, transaction.id, () => {
-    switch (method.kind) {
-      case 'credit_card':
-        return acquirer.authorize({ ...operation, capture: method.capture, card: method.card });
-      case 'payment_token':
-        return acquirer.authorize({ ...operation, capture: method.capture, card: { storedReference: stored!.bind_reference, entry: method.entry } });
-      case 'wallet':
-        return acquirer.startWalletPayment({ ...operation, method: method.wallet });
-    }
-  });
-  return recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result));
 }
 
 /** The one payment method the payment names, checked; a card's expiry is read on the merchant's clock. */
@@ -154,19 +157,6 @@ function requestedAmount(payment: OpenPaymentInput['payment'], currency: Currenc
     throw new AppError(PLATFORM_ERRORS.validationFailed, 'payment.amount and payment.payment_token.amount differ: send one, or the same amount in both.');
   }
   return direct ?? viaToken;
-}
-
-/**
- * A token this order may be charged with: the merchant's own, not deleted, successfully bound, and the order's
- * customer's when the order names one (another customer's token is not found, as another merchant's is).
- */
-async function chargeableToken(ctx: Context, token: string, orderCustomerId: string | null): Promise<StoredToken> {
-  const row = await findToken(ctx.db, ctx.merchant.id, token);
-  if (!row || (orderCustomerId !== null && row.customer_id !== orderCustomerId)) {
-    throw new AppError(TOKEN_ERRORS.paymentTokenNotFound, orderCustomerId === null ? undefined : 'Payment token not found for the order\'s customer.');
-  }
-  if (row.state !== 'success') throw new AppError(TOKEN_ERRORS.paymentTokenNotChargeable);
-  return row;
 }
 
 const nothingToApply = async (): Promise<void> => {};
@@ -236,21 +226,26 @@ async function answerPayerAction(
   outcome: PayerOutcome,
   stillDue: (transaction: TransactionRow) => boolean,
 ): Promise<TransactionOutcome> {
-  const acquirer = acquirerOf(ctx);
+  const acquirer = acquirerOf(ctx.rails);
   if (!isUuid(transactionId)) throw new AppError(ORDER_ERRORS.transactionNotFound);
-  const started = await inTransaction(ctx, async (tx) => {
-    const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
-    const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
-    if (!transaction) throw new AppError(ORDER_ERRORS.transactionNotFound);
-    if (transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer' || !stillDue(transaction)) {
-      throw new AppError(ORDER_ERRORS.transactionNotPending);
-    }
-    return updateTransaction(tx.db, tx.merchant.id, transaction.id, {
-      progress: 'sending', rail_started_at: tx.wallClock.now().getTime(), updated_at: tx.clock.now().getTime(),
-    });
+  return runRailOperation(ctx, {
+    async begin() {
+      const started = await inTransaction(ctx, async (tx) => {
+        const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
+        const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
+        if (!transaction) throw new AppError(ORDER_ERRORS.transactionNotFound);
+        if (transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer' || !stillDue(transaction)) {
+          throw new AppError(ORDER_ERRORS.transactionNotPending);
+        }
+        return updateTransaction(tx.db, tx.merchant.id, transaction.id, {
+          progress: 'sending', rail_started_at: tx.wallClock.now().getTime(), updated_at: tx.clock.now().getTime(),
+        });
+      });
+      return { pending: started, reference: started.id };
+    },
+    call: (started) => acquirer.completePayerAction(started.id, outcome),
+    finish: (started, result) => recordRailAnswer(ctx, started.id, applyPayment(acquirer, result)),
   });
-  const result = await callAcquirer(ctx, started.id, () => acquirer.completePayerAction(started.id, outcome));
-  return recordRailAnswer(ctx, started.id, applyPayment(acquirer, result));
 }
 
 /** A challenge nobody passed, or a wallet payment nobody made, fails as abandoned once its time is up. */

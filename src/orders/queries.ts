@@ -6,7 +6,8 @@ import { parseFilters, type Page } from '../platform/query/filters.js';
 import { hasOrderReference, loadOrderView, refreshOrder, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
 import { withLinks } from './links.js';
 import type { OrderView } from './present.js';
-import { lineItemsOfOrders, listOrders, ORDER_FILTERS } from './store.js';
+import { lineItemsOfOrders, listOrders, ORDER_FILTERS, orderOfTransaction, type OrderRow } from './store.js';
+import { isUuid } from '../platform/ids.js';
 import { orderTransactions, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
 import { ORDER_ERRORS } from './errors.js';
 
@@ -37,6 +38,11 @@ export async function checkTransaction(
   const { order, transaction } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
   const view = await loadOrderView(ctx, order);
   return { view, transaction: view.transactions.find((t) => t.id === transaction.id) ?? transaction };
+}
+
+/** The order a transaction belongs to, if the transaction is the merchant's. */
+export async function findOrderOfTransaction(ctx: Context, transactionId: string): Promise<OrderRow | undefined> {
+  return isUuid(transactionId) ? orderOfTransaction(ctx.db, ctx.merchant.id, transactionId) : undefined;
 }
 
 /** An order's webhook events, oldest first, each with its deliveries and every attempt made. */

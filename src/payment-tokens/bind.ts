@@ -1,22 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
 import { getCustomer } from '../customers/customers.js';
-import { findCustomerById } from '../customers/store.js';
 import { brandOf, readCard, type CheckedCard } from '../cards/card.js';
-import { acquirerOf } from '../orders/rail-call.js';
 import { inTransaction, type Context } from '../context/context.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
-import type { AcquirerResult, AutoDebitWallet, PayerOutcome } from '../rails/acquirer.js';
+import { acquirerOf, type AcquirerResult, type AutoDebitWallet, type PayerOutcome } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import type { BindTokenBody } from './schemas.js';
-import { findTokenById, findTokenByIdempotencyKey, insertToken, updateToken, type TokenRow } from './store.js';
+import { findTokenById, findTokenByIdempotencyKey, insertToken, interruptedBindings, updateToken, type TokenRow } from './store.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
 import { TOKEN_ERRORS } from './errors.js';
 import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';
 import { emitTokenEvent } from './events.js';
+import { AnsweredBefore, runRailOperation, type RailOperationKind } from '../rails/operation.js';
 
 export type BindTokenInput = Static<typeof BindTokenBody>;
 
@@ -30,11 +29,11 @@ export const BINDING_LIFETIME_MS = 15 * 60 * 1000;
  * voided at once; the issuer may ask for 3-D Secure, and then the token stays `pending` (with `verify_url`) until
  * the cardholder passes or fails. An agreement is pending until the payer allows it in the wallet's app (its
  * page is `verify_url`). Two phases like a payment: the token is recorded and committed before the acquirer is
- * called, and a binding whose answer was lost is settled by its expiry job. Only the masked card is kept; the
- * acquirer keeps the card itself.
+ * called, and a binding whose answer was lost is settled by recovery (or by its expiry job). Only the masked card
+ * is kept; the acquirer keeps the card itself.
  */
 export async function bindPaymentToken(ctx: Context, customerUuid: string, input: BindTokenInput): Promise<TokenRow> {
-  const acquirer = acquirerOf(ctx);
+  const acquirer = acquirerOf(ctx.rails);
   const named = (['card', 'alipay', 'wechatpay'] as const).filter((method) => input[method] !== undefined);
   if (named.length !== 1) {
     throw new AppError(PLATFORM_ERRORS.validationFailed, named.length === 0 ? 'Name what to bind: card, alipay or wechatpay.' : `The body names ${named.join(' and ')}: bind one.`);
@@ -64,34 +63,32 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
     created_at: nowMs,
     updated_at: nowMs,
   };
-  const earlier = await inTransaction(ctx, async (tx) => {
-    // A retry of a bind whose answer was lost (a 5xx frees its Idempotency-Key): the same binding, not a second.
-    const before = tx.idempotency && (await findTokenByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
-    if (before) {
-      if (before.customer_id !== customer.id) throw new AppError(PLATFORM_ERRORS.idempotencyKeyReused);
-      return before;
-    }
-    await insertToken(tx.db, row);
-    // Settles a challenge nobody answered, and a binding whose acquirer answer was lost.
-    await scheduleJob(tx, { kind: EXPIRE_BINDING_JOB, merchantId: tx.merchant.id, dueAt: nowMs + BINDING_LIFETIME_MS, payload: { tokenId: id } });
-    return undefined;
-  });
-  if (earlier && earlier.progress !== 'sending') return inTransaction(ctx, async () => earlier, { completesRequest: true });
-  const reference = earlier?.bind_reference ?? id;
-  await ctx.database.durable();
-  let result: AcquirerResult;
-  try {
+  return runRailOperation(ctx, {
+    async begin() {
+      const earlier = await inTransaction(ctx, async (tx) => {
+        // A retry of a bind whose answer was lost (a 5xx frees its Idempotency-Key): the same binding, not a second.
+        const before = tx.idempotency && (await findTokenByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
+        if (before) {
+          if (before.customer_id !== customer.id) throw new AppError(PLATFORM_ERRORS.idempotencyKeyReused);
+          return before;
+        }
+        await insertToken(tx.db, row);
+        // Settles a challenge nobody answered (and a binding whose answer recovery has not settled yet).
+        await scheduleJob(tx, { kind: EXPIRE_BINDING_JOB, merchantId: tx.merchant.id, dueAt: nowMs + BINDING_LIFETIME_MS, payload: { tokenId: id } });
+        return undefined;
+      });
+      if (earlier && earlier.progress !== 'sending') return new AnsweredBefore(() => inTransaction(ctx, async () => earlier, { completesRequest: true }));
+      const reference = earlier?.bind_reference ?? id;
+      return { pending: reference, reference };
+    },
     // The acquirer does an operation once: asked again about the same reference, it gives its first answer.
-    result = draft.kind === 'card'
-      ? await acquirer.authorize({
+    call: (reference) => draft.kind === 'card'
+      ? acquirer.authorize({
         reference, merchantId: ctx.merchant.id, amount: draft.verificationAmount, currency: row.billing_currency, capture: false, card: draft.card, verification: true,
       })
-      : await acquirer.startWalletAgreement({ reference, merchantId: ctx.merchant.id, method: draft.wallet });
-  } catch (error) {
-    ctx.log.error({ err: error, payment_token_id: reference }, 'acquirer call failed while binding a payment token; left for its expiry job');
-    throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
-  }
-  return settleBinding(ctx, reference, result);
+      : acquirer.startWalletAgreement({ reference, merchantId: ctx.merchant.id, method: draft.wallet }),
+    finish: (reference, result) => settleBinding(ctx, reference, result),
+  });
 }
 
 type TokenFields = Pick<TokenRow, 'token_type' | 'card_first6' | 'card_last4' | 'card_brand' | 'exp_month' | 'exp_year' | 'holder_name' |
@@ -185,7 +182,7 @@ export async function settleBinding(ctx: Context, tokenId: string, result: Acqui
  */
 async function releaseVerification(ctx: Context, row: TokenRow): Promise<void> {
   try {
-    await acquirerOf(ctx).void({
+    await acquirerOf(ctx.rails).void({
       reference: `${row.bind_reference}:void`, originalReference: row.bind_reference, merchantId: ctx.merchant.id,
       amount: oneUnit(currencyOf(row.billing_currency)), currency: row.billing_currency,
     });
@@ -200,25 +197,29 @@ async function releaseVerification(ctx: Context, row: TokenRow): Promise<void> {
  * sandbox API standing in for it). Refused once the challenge's time is up, as for a payment.
  */
 export async function completeBinding(ctx: Context, tokenId: string, outcome: PayerOutcome, options: { expiring?: boolean } = {}): Promise<TokenRow> {
-  const acquirer = acquirerOf(ctx);
-  await inTransaction(ctx, async (tx) => {
-    const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
-    if (!row || row.deleted_at !== null) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
-    const late = row.created_at + BINDING_LIFETIME_MS <= tx.clock.now().getTime();
-    if (row.state !== 'pending' || row.progress !== 'awaiting_payer' || (late && !options.expiring)) throw new AppError(TOKEN_ERRORS.paymentTokenNotPending);
-    await updateToken(tx.db, tx.merchant.id, tokenId, { progress: 'sending', updated_at: tx.clock.now().getTime() });
+  const acquirer = acquirerOf(ctx.rails);
+  return runRailOperation(ctx, {
+    async begin() {
+      await inTransaction(ctx, async (tx) => {
+        const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
+        if (!row || row.deleted_at !== null) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
+        const late = row.created_at + BINDING_LIFETIME_MS <= tx.clock.now().getTime();
+        if (row.state !== 'pending' || row.progress !== 'awaiting_payer' || (late && !options.expiring)) throw new AppError(TOKEN_ERRORS.paymentTokenNotPending);
+        await updateToken(tx.db, tx.merchant.id, tokenId, {
+          progress: 'sending', rail_started_at: tx.wallClock.now().getTime(), updated_at: tx.clock.now().getTime(),
+        });
+      });
+      return { pending: tokenId, reference: tokenId };
+    },
+    call: (reference) => acquirer.completePayerAction(reference, outcome),
+    finish: (reference, result) => settleBinding(ctx, reference, result),
   });
-  await ctx.database.durable();
-  const result = await acquirer.completePayerAction(tokenId, outcome).catch((error: unknown) => {
-    ctx.log.error({ err: error, payment_token_id: tokenId }, 'acquirer call failed while completing a binding; left for its expiry job');
-    throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
-  });
-  return settleBinding(ctx, tokenId, result);
 }
 
 /**
  * A binding still pending when its time is up: a challenge nobody answered fails as abandoned; a binding whose
- * acquirer answer was lost is resolved with the acquirer (which cancels it if it never arrived).
+ * acquirer answer was lost (and that recovery has not settled yet) is resolved with the acquirer, which cancels
+ * it if it never arrived, and a challenge it had reached is abandoned.
  */
 export async function expireBinding(ctx: Context, payload: { tokenId: string }): Promise<void> {
   const row = await findTokenById(ctx.db, ctx.merchant.id, payload.tokenId);
@@ -233,10 +234,32 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
     });
     return;
   }
-  const acquirer = acquirerOf(ctx);
-  let result = await acquirer.resolve({
-    kind: 'authorize', reference: row.bind_reference, merchantId: ctx.merchant.id, amount: oneUnit(currencyOf(row.billing_currency)), currency: row.billing_currency,
-  });
-  if (result.status === 'awaiting_payer') result = await acquirer.completePayerAction(row.bind_reference, 'abandoned');
+  let result = await resolveBinding(ctx, row);
+  if (result.status === 'awaiting_payer') result = await acquirerOf(ctx.rails).completePayerAction(row.bind_reference, 'abandoned');
   await settleBinding(ctx, row.id, result);
 }
+
+/** What the acquirer did with a binding's operation (it cancels one that never arrived, so that this is final). */
+function resolveBinding(ctx: Context, row: TokenRow): Promise<AcquirerResult> {
+  return acquirerOf(ctx.rails).resolve({
+    kind: 'authorize', reference: row.bind_reference, merchantId: ctx.merchant.id, amount: oneUnit(currencyOf(row.billing_currency)), currency: row.billing_currency,
+  });
+}
+
+/**
+ * Bindings as operations on the acquirer: one whose call began and whose answer was never recorded (a crash, a
+ * lost answer) is settled with what the acquirer says, as the request would have (a challenge it reached waits
+ * for the cardholder again, until its expiry job).
+ */
+export const BINDING_OPERATIONS: RailOperationKind<Context> = {
+  name: 'payment_tokens.bindings',
+  async interrupted(db, startedBefore, limit) {
+    const rows = await interruptedBindings(db, startedBefore, limit);
+    return rows.map((row) => ({ reference: row.id, merchantId: row.merchant_id }));
+  },
+  async recover(ctx, tokenId) {
+    const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId);
+    if (!row || row.progress !== 'sending') return;
+    await settleBinding(ctx, row.id, await resolveBinding(ctx, row));
+  },
+};

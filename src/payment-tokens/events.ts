@@ -1,5 +1,5 @@
 import type { Context } from '../context/context.js';
-import { findCustomerById } from '../customers/store.js';
+import { getCustomer } from '../customers/customers.js';
 import { defineEventTypes } from '../events/event-type.js';
 import { emitEvent } from '../events/outbox.js';
 import { presentToken } from './present.js';
@@ -21,6 +21,6 @@ export const TOKEN_EVENTS = defineEventTypes(
 );
 
 export async function emitTokenEvent(ctx: Context, action: keyof typeof TOKEN_EVENTS, row: TokenRow): Promise<void> {
-  const customer = await findCustomerById(ctx.db, ctx.merchant.id, row.customer_id);
-  await emitEvent(ctx, TOKEN_EVENTS[action], { row, defaultTokenId: customer?.default_payment_token_id ?? null });
+  const customer = await getCustomer(ctx, row.customer_id);
+  await emitEvent(ctx, TOKEN_EVENTS[action], { row, defaultTokenId: customer.default_payment_token_id });
 }

@@ -22,19 +22,21 @@ export async function findTokenById(db: Db, merchantId: string, id: string, lock
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
-/**
- * The token whose verification an acquirer operation is (the 3-D Secure page knows only the operation): a
- * binding's operation is named by the token's id.
- */
-export async function findTokenOfOperation(db: Db, merchantId: string, reference: string): Promise<TokenRow | undefined> {
-  return findTokenById(db, merchantId, reference);
-}
-
 /** The binding a request with this Idempotency-Key made, while the key's record lasts. */
 export async function findTokenByIdempotencyKey(db: Db, merchantId: string, key: string, wallNow: number): Promise<TokenRow | undefined> {
   return db.selectFrom('payment_tokens').selectAll()
     .where('merchant_id', '=', merchantId).where('idempotency_key', '=', key).where('idempotency_expires_at', '>', wallNow)
     .executeTakeFirst();
+}
+
+/**
+ * Bindings whose rail call began before `startedBefore` (wall time) and whose answer was never recorded. Across
+ * all merchants: recovery is the platform's upkeep.
+ */
+export async function interruptedBindings(db: Db, startedBefore: number, limit: number): Promise<TokenRow[]> {
+  return db.selectFrom('payment_tokens').selectAll()
+    .where('progress', '=', 'sending').where('rail_started_at', '<', startedBefore)
+    .orderBy('rail_started_at').limit(limit).execute();
 }
 
 /** A token by value, locked until the transaction ends (to make it the default, or to delete it). */

@@ -1,14 +1,15 @@
-import { getCustomer } from '../customers/customers.js';
-import { lockCustomer, updateCustomerRow } from '../customers/store.js';
+import { getCustomer, lockCustomerOf, setDefaultToken } from '../customers/customers.js';
 import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { issueLink } from '../links/links.js';
 import { BINDING_LINK } from './links.js';
 import { emitTokenEvent } from './events.js';
-import { customerTokens, findToken, lockToken, updateToken, type TokenRow } from './store.js';
+import { customerTokens, findToken, findTokenById, lockToken, updateToken, type TokenRow } from './store.js';
 import { CUSTOMER_ERRORS } from '../customers/errors.js';
 import { TOKEN_ERRORS } from './errors.js';
+
+export type { TokenRow };
 
 /** A token with whether it is its customer's default, as every reply shows it. */
 export interface TokenView {
@@ -39,11 +40,9 @@ export async function listTokens(ctx: Context, customerUuid: string): Promise<To
  * still pending fails with it, and its challenge (or wallet agreement) is abandoned at the acquirer.
  */
 export async function deleteToken(ctx: Context, customerUuid: string, token: string): Promise<TokenView> {
-  if (!isUuid(customerUuid)) throw new AppError(CUSTOMER_ERRORS.customerNotFound);
   const view = await inTransaction(ctx, async (tx) => {
     // Customer first, then token: the same order as setting a default, so the two cannot deadlock.
-    const customer = await lockCustomer(tx.db, tx.merchant.id, customerUuid);
-    if (!customer) throw new AppError(CUSTOMER_ERRORS.customerNotFound);
+    const customer = await lockCustomerOf(tx, customerUuid);
     const row = await lockToken(tx.db, tx.merchant.id, token, customer.id);
     if (!row) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
     const now = tx.clock.now().getTime();
@@ -53,7 +52,7 @@ export async function deleteToken(ctx: Context, customerUuid: string, token: str
       ...(row.state === 'pending' && { state: 'failed' as const, error_code: 'deleted', error_msg: 'Deleted before the binding finished' }),
     });
     if (customer.default_payment_token_id === row.id) {
-      await updateCustomerRow(tx.db, tx.merchant.id, customer.id, { default_payment_token_id: null }, now);
+      await setDefaultToken(tx, customer, null);
     }
     await emitTokenEvent(tx, 'payment_token.deleted', deleted);
     return { row: deleted, defaultTokenId: null, abandon: row.state === 'pending' && row.progress === 'awaiting_payer' };
@@ -65,6 +64,34 @@ export async function deleteToken(ctx: Context, customerUuid: string, token: str
     });
   }
   return { row: view.row, defaultTokenId: view.defaultTokenId };
+}
+
+/**
+ * A token an order may be charged with: the merchant's own, not deleted, successfully bound, and the order's
+ * customer's when the order names one (another customer's token is not found, as another merchant's is).
+ */
+export async function chargeableToken(ctx: Context, token: string, orderCustomerId: string | null): Promise<TokenRow> {
+  const row = await findToken(ctx.db, ctx.merchant.id, token);
+  if (!row || (orderCustomerId !== null && row.customer_id !== orderCustomerId)) {
+    throw new AppError(TOKEN_ERRORS.paymentTokenNotFound, orderCustomerId === null ? undefined : 'Payment token not found for the order\'s customer.');
+  }
+  if (row.state !== 'success') throw new AppError(TOKEN_ERRORS.paymentTokenNotChargeable);
+  return row;
+}
+
+/** The merchant's token of this value (not deleted), or the refusal. */
+export async function requireToken(ctx: Context, token: string): Promise<TokenRow> {
+  const row = await findToken(ctx.db, ctx.merchant.id, token);
+  if (!row) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
+  return row;
+}
+
+/**
+ * The token whose binding an acquirer operation verifies (a 3-D Secure page knows only the operation): a
+ * binding's operation is named by the token's id.
+ */
+export async function bindingOfOperation(ctx: Context, reference: string): Promise<TokenRow | undefined> {
+  return findTokenById(ctx.db, ctx.merchant.id, reference);
 }
 
 async function defaultTokenOf(ctx: Context, customerId: string): Promise<string | null> {

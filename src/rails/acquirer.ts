@@ -1,4 +1,6 @@
 import type { CheckedCard } from '../cards/card.js';
+import { AppError } from '../platform/errors.js';
+import { RAIL_ERRORS } from './errors.js';
 
 /**
  * The card acquirer, as the platform sees it: every operation is named by our own reference (the transaction
@@ -24,6 +26,9 @@ export const WALLET_CURRENCIES: Record<WalletMethod, readonly string[]> = {
   wechatpay: ['HKD', 'CNY'],
   fps: ['HKD', 'CNY'],
 };
+
+/** How pages and receipts name each wallet to people. */
+export const WALLET_NAMES: Record<WalletMethod, string> = { alipay: 'Alipay', wechatpay: 'WeChat Pay', fps: 'FPS' };
 
 /** The wallets that take auto-debit agreements (payment tokens). */
 export type AutoDebitWallet = 'alipay' | 'wechatpay';
@@ -84,10 +89,21 @@ export interface CardAcquirer {
    * the operation can change any more.
    */
   resolve(operation: MoneyOperation & { kind: 'authorize' | 'capture' | 'void' | 'refund' }): Promise<AcquirerResult>;
+  /**
+   * A simulation's own page where the payer of a waiting wallet payment acts (the sandbox's stand-in for the
+   * wallet's app), so that a payer without a phone can finish; a real acquirer has none.
+   */
+  simulatedPayerPage?(reference: string): Promise<string | undefined>;
 }
 
 /** Everything outside the platform, passed in through the context. */
 export interface Rails {
   /** Absent in live mode until a real connector is configured: card operations are then refused. */
   acquirer: CardAcquirer | undefined;
+}
+
+/** The acquirer, or the refusal a card operation gets when the platform has none. */
+export function acquirerOf(rails: Rails): CardAcquirer {
+  if (!rails.acquirer) throw new AppError(RAIL_ERRORS.acquirerUnavailable);
+  return rails.acquirer;
 }

@@ -6,7 +6,7 @@ import { OrderTransactionData } from '../orders/schemas.js';
 import { completeBinding } from '../payment-tokens/bind.js';
 import { presentToken } from '../payment-tokens/present.js';
 import { TokenData } from '../payment-tokens/schemas.js';
-import { findToken, type TokenRow } from '../payment-tokens/store.js';
+import { requireToken, type TokenRow } from '../payment-tokens/tokens.js';
 import { AppError } from '../platform/errors.js';
 import { advanceClock, MAX_ADVANCE_SECONDS, readClock } from './clock.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
@@ -78,8 +78,7 @@ export const sandboxRoutes = [
     data: TokenData,
     errors: [TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotPending, RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer],
     handler: async ({ ctx, params }) => {
-      const token = await findToken(ctx.db, ctx.merchant.id, params.token);
-      if (!token) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
+      const token = await requireToken(ctx, params.token);
       return completeBinding(ctx, token.id, outcome === 'succeed' ? 'passed' : 'failed');
     },
     present: (row: TokenRow) => ({ payment_token: presentToken(row, null) }),

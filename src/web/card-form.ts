@@ -1,5 +1,4 @@
 import { readCard } from '../cards/card.js';
-import type { OpenPaymentInput } from '../orders/payments.js';
 import type { Context } from '../context/context.js';
 import { localTime } from '../platform/time-zone.js';
 import { html, type Html } from './html.js';
@@ -12,7 +11,14 @@ export interface PageCardForm {
   cvv: string;
 }
 
-type CreditCard = NonNullable<OpenPaymentInput['payment']['credit_card']>;
+/** The card as the API takes it (payment.credit_card, a binding's card): checked, with the number's digits only. */
+export interface PageCard {
+  number: string;
+  exp_month: string;
+  exp_year: string;
+  cvv: string | undefined;
+  holder_name?: string;
+}
 
 const PROBLEMS: Record<string, string> = {
   number: 'Check the card number: it is not a valid card number.',
@@ -22,7 +28,7 @@ const PROBLEMS: Record<string, string> = {
 };
 
 /** The form, checked as the API checks a card, with the problem told in the payer's words. */
-export function readPageCard(ctx: Context, form: Record<string, string>): { input: CreditCard } | { problem: string; form: Partial<PageCardForm> } {
+export function readPageCard(ctx: Context, form: Record<string, string>): { input: PageCard } | { problem: string; form: Partial<PageCardForm> } {
   const holder = (form.holder_name ?? '').trim().slice(0, 255);
   const kept = { holder_name: holder };
   const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(form.expiry ?? '');

@@ -1,6 +1,6 @@
 import { findMerchant } from '../platform/tenants.js';
 import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
-import type { PageAnswer } from './answers.js';
+import type { PageAnswer } from './pages.js';
 import { messagePage } from './layout.js';
 import { linkUrl, openLink, type LinkKind } from '../links/links.js';
 import type { HostedLinkRow } from '../links/store.js';
@@ -34,9 +34,18 @@ export async function openLinkPage(platform: PlatformContext, kind: LinkKind, to
   };
 }
 
-export const isPageAnswer = <T extends object>(value: T | PageAnswer): value is PageAnswer => 'html' in value || 'redirect' in value;
-
 /** What a link's page says when what the link named (an order, a customer) no longer exists. */
 export function goneAnswer(ctx: Context, what: string): PageAnswer {
   return { status: 404, html: messagePage({ title: 'Not found', heading: ctx.merchant.name, sandbox: ctx.config.mode === 'sandbox', message: `This ${what} no longer exists.` }) };
+}
+
+/**
+ * A payer page's address that leads back to the page the payer came from (`checkoutToken`, the token of a payment
+ * or binding link) once the payer is done there. Only our own pages get the token: another site's (a real
+ * issuer's, a wallet's) must never see the link's capability.
+ */
+export function withCheckout(ctx: Context, url: string, checkoutToken: string): string {
+  const ours = ['3ds', 'wallet'].some((kind) => url.startsWith(`${ctx.config.publicBaseUrl}/pay/${kind}/`));
+  if (!ours || url.includes('?') || url.includes('#')) return url;
+  return `${url}?checkout=${encodeURIComponent(checkoutToken)}`;
 }

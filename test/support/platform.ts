@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Clock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { openPlatform, type OpenedPlatform } from '../../src/context/open-platform.js';
+import type { OpenedPlatform } from '../../src/context/open-platform.js';
+import { openComposedPlatform } from '../../src/modules.js';
 import { createTestSchema, POSTGRES_URL } from './postgres.js';
 
 export interface TestPlatform extends OpenedPlatform {
@@ -23,12 +24,12 @@ export async function openTestPlatform(wallClock: Clock): Promise<TestPlatform> 
     ...(schema ? { DATABASE_URL: schema.url } : {}),
   });
   const logger = createLogger(config, process.stderr);
-  const opened = await openPlatform(config, { wallClock, logger });
+  const opened = await openComposedPlatform(config, { wallClock, logger });
   const siblings: OpenedPlatform[] = [];
   return {
     ...opened,
     async openSibling(siblingClock) {
-      const sibling = await openPlatform(config, { wallClock: siblingClock, logger });
+      const sibling = await openComposedPlatform(config, { wallClock: siblingClock, logger });
       siblings.push(sibling);
       return sibling;
     },

@@ -227,9 +227,9 @@ export class SandboxAcquirer implements CardAcquirer {
       .where('payer_token', '=', token).where('status', '=', 'awaiting_payer').executeTakeFirst();
   }
 
-  /** The token of the page where the payer of a waiting payment acts (the checkout links to it in the sandbox). */
-  async payerTokenOf(reference: string): Promise<string | undefined> {
-    return (await this.find(reference))?.payer_token ?? undefined;
+  async simulatedPayerPage(reference: string): Promise<string | undefined> {
+    const token = (await this.find(reference))?.payer_token;
+    return token ? `${this.deps.config.publicBaseUrl}/pay/wallet/${token}` : undefined;
   }
 
   private find(reference: string, db: Db = this.deps.db): Promise<Operation | undefined> {

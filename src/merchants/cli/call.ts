@@ -1,12 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PaygateClient } from '@paygate/client';
-import { readDemoApp } from '../merchants/demo.js';
-import { loadConfig } from '../platform/config.js';
-import { UsageError } from './output.js';
-import { CALL_USAGE } from './usage.js';
+import { readDemoApp } from '../demo.js';
+import { loadConfig } from '../../platform/config.js';
+import { UsageError } from '../../cli/output.js';
+import type { Command } from '../../cli/command.js';
 
-export async function callCommand(args: string[]): Promise<void> {
+const CALL_USAGE = `paygate call METHOD PATH [JSON | @FILE | -] [--app APP_ID] [--key PRIVATE_KEY.pem]
+             [--base-url URL] [--idempotency-key KEY] [--include] [--json]
+Signs the request (with the demo app and key of the data folder unless told otherwise) and prints the reply.`;
+
+export const CALL_COMMAND: Command = { name: 'call', usage: CALL_USAGE, run: callCommand };
+
+async function callCommand(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,

@@ -1,10 +1,15 @@
 import { parseArgs } from 'node:util';
-import { createMerchant, listAllMerchants } from '../merchants/merchants.js';
-import { print, UsageError } from './output.js';
-import { MERCHANT_USAGE } from './usage.js';
-import { withPlatform } from './platform-command.js';
+import { createMerchant, listAllMerchants } from '../merchants.js';
+import { print, UsageError } from '../../cli/output.js';
+import { withPlatform } from '../../cli/platform-command.js';
+import type { Command, CommandDeps } from '../../cli/command.js';
 
-export async function merchantCommand(args: string[]): Promise<void> {
+const MERCHANT_USAGE = `paygate merchant create --name NAME [--timezone Asia/Hong_Kong] [--settlement-hour 23] [--json]
+paygate merchant list [--json]`;
+
+export const MERCHANT_COMMAND: Command = { name: 'merchant', usage: MERCHANT_USAGE, run: merchantCommand };
+
+async function merchantCommand(args: string[], deps: CommandDeps): Promise<void> {
   const [action, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
@@ -22,11 +27,11 @@ export async function merchantCommand(args: string[]): Promise<void> {
     const hour = values['settlement-hour'];
     if (hour !== undefined && !/^\d{1,2}$/.test(hour)) throw new UsageError('--settlement-hour takes an hour from 0 to 23');
     const settlementHour = hour === undefined ? undefined : Number(hour);
-    const merchant = await withPlatform((ctx) => createMerchant(ctx, { name, timezone: values.timezone, settlementHour }));
+    const merchant = await withPlatform(deps, (ctx) => createMerchant(ctx, { name, timezone: values.timezone, settlementHour }));
     print(output, { merchant_id: merchant.merchant_id }, () =>
       `Created merchant ${merchant.merchant_id} (${merchant.name}, ${merchant.timezone}, settles at ${merchant.settlement_hour}:00)`);
   } else if (action === 'list') {
-    const merchants = await withPlatform((ctx) => listAllMerchants(ctx));
+    const merchants = await withPlatform(deps, (ctx) => listAllMerchants(ctx));
     print(output, { merchants }, () =>
       merchants.map((m) => `${m.merchant_id}  ${m.timezone.padEnd(20)} ${m.name}`).join('\n') || 'No merchants.');
   } else {

@@ -6,11 +6,16 @@ import { EVENT_ERRORS } from '../events/errors.js';
 import type { PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
-import { print, UsageError } from './output.js';
-import { withPlatform } from './platform-command.js';
-import { WEBHOOKS_USAGE } from './usage.js';
+import { print, UsageError } from '../cli/output.js';
+import { withPlatform } from '../cli/platform-command.js';
+import type { Command, CommandDeps } from '../cli/command.js';
 
-export async function webhooksCommand(args: string[]): Promise<void> {
+const WEBHOOKS_USAGE = `paygate webhooks list [--event EVENT_ID] [--limit 50] [--json]
+paygate webhooks redeliver EVENT_ID [--json]`;
+
+export const WEBHOOKS_COMMAND: Command = { name: 'webhooks', usage: WEBHOOKS_USAGE, run: webhooksCommand };
+
+async function webhooksCommand(args: string[], deps: CommandDeps): Promise<void> {
   const [action, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -26,13 +31,13 @@ export async function webhooksCommand(args: string[]): Promise<void> {
     case 'list': {
       if (values.event !== undefined) {
         const eventId = values.event;
-        const history = await withPlatform(async (ctx) => eventHistory(ctx, await ownerOf(ctx, eventId), eventId));
+        const history = await withPlatform(deps, async (ctx) => eventHistory(ctx, await ownerOf(ctx, eventId), eventId));
         print(output, { event: presentEvent(history) }, () => describeEvent(history));
         return;
       }
       const limit = Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      const deliveries = await withPlatform((ctx) => recentDeliveries(ctx.db, limit));
+      const deliveries = await withPlatform(deps, (ctx) => recentDeliveries(ctx.db, limit));
       const rows = deliveries.map((d) => ({
         event_id: d.event_id, action: d.action, merchant_id: d.merchant_id, destination: d.destination, url: d.url,
         state: d.state, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error,
@@ -46,7 +51,7 @@ export async function webhooksCommand(args: string[]): Promise<void> {
     case 'redeliver': {
       const eventId = positionals[0];
       if (!eventId) throw new UsageError('webhooks redeliver needs EVENT_ID');
-      const history = await withPlatform(async (ctx) => redeliverEvent(ctx, await ownerOf(ctx, eventId), eventId));
+      const history = await withPlatform(deps, async (ctx) => redeliverEvent(ctx, await ownerOf(ctx, eventId), eventId));
       print(output, { event: presentEvent(history) }, () =>
         `Event ${eventId} (${history.event.action}) will be sent again to: ${history.deliveries.map((d) => d.delivery.url).join(', ') || 'no destination'}`);
       return;

@@ -1,16 +1,16 @@
-import { findCustomerById, type CustomerRow } from '../customers/store.js';
-import { bindPaymentToken } from '../payment-tokens/bind.js';
-import { customerTokens, findToken, type TokenRow } from '../payment-tokens/store.js';
-import type { PlatformContext } from '../context/context.js';
-import { AppError } from '../platform/errors.js';
-import type { PageAnswer } from './answers.js';
-import { cardFields, readPageCard } from './card-form.js';
-import { withCheckout } from './checkout.js';
-import { html, type Html } from './html.js';
-import { page } from './layout.js';
-import { goneAnswer, isPageAnswer, openLinkPage, type OpenLinkPage } from './link-page.js';
-import { BINDING_LINK } from '../payment-tokens/links.js';
-import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../cards/attempts.js';
+import { findCustomer } from '../../customers/customers.js';
+import type { CustomerRow } from '../../customers/store.js';
+import { bindPaymentToken } from '../bind.js';
+import { customerTokens, findToken, type TokenRow } from '../store.js';
+import type { PlatformContext } from '../../context/context.js';
+import { AppError } from '../../platform/errors.js';
+import { isPageAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
+import { cardFields, readPageCard } from '../../web/card-form.js';
+import { html, type Html } from '../../web/html.js';
+import { page } from '../../web/layout.js';
+import { goneAnswer, openLinkPage, withCheckout, type OpenLinkPage } from '../../web/link-page.js';
+import { BINDING_LINK } from '../links.js';
+import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
 
 /**
  * The card-binding page ("wallet link"): a customer saves a card with the merchant without the merchant ever
@@ -25,7 +25,7 @@ async function openBindingPage(platform: PlatformContext, token: string, request
   const opened = await openLinkPage(platform, BINDING_LINK, token, requestId);
   if (isPageAnswer(opened)) return opened;
   const { ctx, link } = opened;
-  const customer = await findCustomerById(ctx.db, ctx.merchant.id, link.subject_id);
+  const customer = await findCustomer(ctx, link.subject_id);
   if (!customer) return goneAnswer(ctx, 'customer');
   return { ...opened, customer };
 }
@@ -108,3 +108,9 @@ export async function bindFromPage(platform: PlatformContext, token: string, req
     if (saved) await returnCardAttempt(ctx.db, ctx.merchant.id, subject);
   }
 }
+
+/** The card-binding page of a binding ("wallet") link. */
+export const BINDING_PAGES: PageRoute[] = [
+  { method: 'GET', url: `${BINDING_LINK.path}/:token`, handle: (platform, { params, id, query }) => showBindingPage(platform, params.token!, id, query.token) },
+  { method: 'POST', url: `${BINDING_LINK.path}/:token/card`, handle: (platform, { params, id, form }) => bindFromPage(platform, params.token!, id, form) },
+];

@@ -1,11 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../merchants/apps.js';
-import { print, UsageError } from './output.js';
-import { APP_USAGE } from './usage.js';
-import { withPlatform } from './platform-command.js';
+import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../apps.js';
+import { print, UsageError } from '../../cli/output.js';
+import { withPlatform } from '../../cli/platform-command.js';
+import type { Command, CommandDeps } from '../../cli/command.js';
 
-export async function appCommand(args: string[]): Promise<void> {
+const APP_USAGE = `paygate app create --merchant ID --public-key FILE.pem [--allow-ip CIDR]... [--json]
+paygate app list --merchant ID [--json]
+paygate app disable APP_ID [--json]
+paygate app enable APP_ID [--json]
+paygate app webhook APP_ID URL [--json]      send every event of the app's merchant to URL as well
+paygate app webhook APP_ID --clear [--json]`;
+
+export const APP_COMMAND: Command = { name: 'app', usage: APP_USAGE, run: appCommand };
+
+async function appCommand(args: string[], deps: CommandDeps): Promise<void> {
   const [action, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -24,7 +33,7 @@ export async function appCommand(args: string[]): Promise<void> {
       if (!values.merchant || !values['public-key']) throw new UsageError('app create needs --merchant and --public-key');
       const merchantId = values.merchant;
       const publicKeyPem = readFileSync(values['public-key'], 'utf8');
-      const app = await withPlatform((ctx) => createApp(ctx, { merchantId, publicKeyPem, allowedIps: values['allow-ip'] ?? [] }));
+      const app = await withPlatform(deps, (ctx) => createApp(ctx, { merchantId, publicKeyPem, allowedIps: values['allow-ip'] ?? [] }));
       print(output, { app_id: app.app_id, webhook_public_key: app.webhook_public_key, allowed_ips: app.allowed_ips }, () =>
         `Created app ${app.app_id} for merchant ${app.merchant_id}\n` +
         `Allowed addresses: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(', ') : 'any'}\n` +
@@ -34,7 +43,7 @@ export async function appCommand(args: string[]): Promise<void> {
     case 'list': {
       if (!values.merchant) throw new UsageError('app list needs --merchant');
       const merchantId = values.merchant;
-      const apps = await withPlatform((ctx) => listMerchantApps(ctx, merchantId));
+      const apps = await withPlatform(deps, (ctx) => listMerchantApps(ctx, merchantId));
       print(output, { apps }, () => apps.map(describe).join('\n') || 'No apps.');
       return;
     }
@@ -42,14 +51,14 @@ export async function appCommand(args: string[]): Promise<void> {
     case 'enable': {
       const appId = positionals[0];
       if (!appId) throw new UsageError(`app ${action} needs APP_ID`);
-      const app = await withPlatform((ctx) => setAppEnabled(ctx, appId, action === 'enable'));
+      const app = await withPlatform(deps, (ctx) => setAppEnabled(ctx, appId, action === 'enable'));
       print(output, { app_id: app.app_id, status: app.status }, () => `App ${app.app_id} is now ${app.status}`);
       return;
     }
     case 'webhook': {
       const [appId, url] = positionals;
       if (!appId || (url === undefined) === !values.clear) throw new UsageError('app webhook needs APP_ID and either URL or --clear');
-      const app = await withPlatform((ctx) => setAppWebhookUrl(ctx, appId, url ?? null));
+      const app = await withPlatform(deps, (ctx) => setAppWebhookUrl(ctx, appId, url ?? null));
       print(output, { app_id: app.app_id, webhook_url: app.webhook_url }, () =>
         app.webhook_url === null ? `App ${app.app_id} has no webhook endpoint now` : `Events of app ${app.app_id}'s merchant now also go to ${app.webhook_url}`);
       return;

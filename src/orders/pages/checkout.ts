@@ -1,26 +1,23 @@
-import { loadOrderView } from '../orders/lookup.js';
-import type { StoredPayerAction } from '../orders/outcomes.js';
-import { completePayerAction, payOrder } from '../orders/payments.js';
-import type { OrderView } from '../orders/present.js';
-import { findOrder } from '../orders/store.js';
-import { orderTotals } from '../orders/totals.js';
-import type { TransactionRow } from '../orders/transactions-store.js';
-import type { Context, PlatformContext } from '../context/context.js';
-import { AppError } from '../platform/errors.js';
-import { WALLET_CURRENCIES, WALLET_METHODS, type WalletMethod } from '../rails/acquirer.js';
-import { SandboxAcquirer } from '../rails/sandbox/acquirer.js';
-import { cardFields, readPageCard, type PageCardForm } from './card-form.js';
-import { html, trusted, type Html } from './html.js';
-import { displayAmount, page } from './layout.js';
-import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
-import { PAYMENT_LINK } from '../orders/links.js';
-import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../cards/attempts.js';
-import type { PageAnswer } from './answers.js';
-import { qrSvg } from './qr.js';
-import { ORDER_ERRORS } from '../orders/errors.js';
-import { RAIL_ERRORS } from '../rails/errors.js';
-
-export const WALLET_NAMES: Record<WalletMethod, string> = { alipay: 'Alipay', wechatpay: 'WeChat Pay', fps: 'FPS' };
+import { loadOrderView } from '../lookup.js';
+import type { StoredPayerAction } from '../outcomes.js';
+import { completePayerAction, payOrder } from '../payments.js';
+import type { OrderView } from '../present.js';
+import { findOrder } from '../store.js';
+import { orderTotals } from '../totals.js';
+import type { TransactionRow } from '../transactions-store.js';
+import type { Context, PlatformContext } from '../../context/context.js';
+import { AppError } from '../../platform/errors.js';
+import { WALLET_CURRENCIES, WALLET_METHODS, WALLET_NAMES, type WalletMethod } from '../../rails/acquirer.js';
+import { cardFields, readPageCard, type PageCardForm } from '../../web/card-form.js';
+import { html, trusted, type Html } from '../../web/html.js';
+import { displayAmount, page } from '../../web/layout.js';
+import { goneAnswer, openLinkPage, withCheckout } from '../../web/link-page.js';
+import { PAYMENT_LINK } from '../links.js';
+import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
+import { isPageAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
+import { qrSvg } from '../../web/qr.js';
+import { ORDER_ERRORS } from '../errors.js';
+import { RAIL_ERRORS } from '../../rails/errors.js';
 
 /** Fixed texts for the notices a redirect carries: the query names one, it never carries text of its own. */
 const NOTICES = {
@@ -180,7 +177,7 @@ async function waitingPanel(checkout: Checkout, transaction: TransactionRow): Pr
 ${cancel}</section>`;
   }
   const name = WALLET_NAMES[transaction.payment_method as WalletMethod] ?? transaction.payment_method;
-  const simulate = await sandboxWalletPage(ctx, transaction.id);
+  const simulate = await ctx.rails.acquirer?.simulatedPayerPage?.(transaction.id);
   return html`<section class="panel result">
 <h2 data-testid="status">Scan to pay with ${name}</h2>
 ${action.qr_code !== undefined && html`<div data-testid="qr">${trusted(await qrSvg(action.qr_code))}</div>`}
@@ -188,24 +185,6 @@ ${action.qr_code !== undefined && html`<div data-testid="qr">${trusted(await qrS
 ${action.redirect_url !== undefined && html`<a class="button" data-testid="open-wallet" href="${withCheckout(ctx, action.redirect_url, checkout.token)}">Open ${name}</a>`}
 ${simulate !== undefined && action.redirect_url === undefined && html`<a class="button secondary" data-testid="simulate-wallet" href="${withCheckout(ctx, simulate, checkout.token)}">Sandbox: open the payer's ${name} app</a>`}
 ${cancel}</section>`;
-}
-
-/** In the sandbox, the stand-in for the wallet's app, so a payer without a phone can finish the payment. */
-async function sandboxWalletPage(ctx: Context, transactionId: string): Promise<string | undefined> {
-  const acquirer = ctx.rails.acquirer;
-  if (!(acquirer instanceof SandboxAcquirer)) return undefined;
-  const token = await acquirer.payerTokenOf(transactionId);
-  return token === undefined ? undefined : `${ctx.config.publicBaseUrl}/pay/wallet/${token}`;
-}
-
-/**
- * A payer page's address that leads back to this checkout once the payer is done there. Only our own pages
- * get the checkout's token: another site's (a real issuer's, a wallet's) must never see the link's capability.
- */
-export function withCheckout(ctx: Context, url: string, checkoutToken: string): string {
-  const ours = ['3ds', 'wallet'].some((kind) => url.startsWith(`${ctx.config.publicBaseUrl}/pay/${kind}/`));
-  if (!ours || url.includes('?') || url.includes('#')) return url;
-  return `${url}?checkout=${encodeURIComponent(checkoutToken)}`;
 }
 
 /**
@@ -279,3 +258,12 @@ export async function cancelWaitingPayment(platform: PlatformContext, token: str
   }
   return { redirect: `${checkout.url}?notice=cancelled` };
 }
+
+/** The payment page of a payment link: the order's checkout, its card and wallet forms. */
+export const CHECKOUT_PAGES: PageRoute[] = [
+  { method: 'GET', url: `${PAYMENT_LINK.path}/:token`, handle: (platform, { params, id, query }) =>
+    showCheckout(platform, params.token!, id, isNotice(query.notice) ? query.notice : undefined) },
+  { method: 'POST', url: `${PAYMENT_LINK.path}/:token/card`, handle: (platform, { params, id, form }) => payByCard(platform, params.token!, id, form) },
+  { method: 'POST', url: `${PAYMENT_LINK.path}/:token/wallet`, handle: (platform, { params, id, form }) => payByWallet(platform, params.token!, id, form) },
+  { method: 'POST', url: `${PAYMENT_LINK.path}/:token/cancel`, handle: (platform, { params, id, form }) => cancelWaitingPayment(platform, params.token!, id, form) },
+];

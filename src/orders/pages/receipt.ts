@@ -1,20 +1,18 @@
 import { readFileSync } from 'node:fs';
 import PDFDocument from 'pdfkit';
-import { loadOrderView } from '../orders/lookup.js';
-import type { OrderView } from '../orders/present.js';
-import { findOrder } from '../orders/store.js';
-import type { PlatformContext } from '../context/context.js';
-import { localTime } from '../platform/time-zone.js';
-import type { PageAnswer } from './answers.js';
-import { WALLET_NAMES } from './checkout.js';
-import { displayAmount } from './layout.js';
-import { goneAnswer, isPageAnswer, openLinkPage } from './link-page.js';
-import { RECEIPT_LINK } from '../orders/links.js';
-
-export type ReceiptAnswer = PageAnswer | { pdf: Buffer; filename: string };
+import { loadOrderView } from '../lookup.js';
+import type { OrderView } from '../present.js';
+import { findOrder } from '../store.js';
+import type { PlatformContext } from '../../context/context.js';
+import { localTime } from '../../platform/time-zone.js';
+import { isPageAnswer, type FileAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
+import { WALLET_NAMES } from '../../rails/acquirer.js';
+import { displayAmount } from '../../web/layout.js';
+import { goneAnswer, openLinkPage } from '../../web/link-page.js';
+import { RECEIPT_LINK } from '../links.js';
 
 /** The PDF receipt behind a download link; an unknown, altered or expired link gets a page saying so. */
-export async function downloadReceipt(platform: PlatformContext, token: string, requestId: string): Promise<ReceiptAnswer> {
+export async function downloadReceipt(platform: PlatformContext, token: string, requestId: string): Promise<PageAnswer | FileAnswer> {
   const opened = await openLinkPage(platform, RECEIPT_LINK, token, requestId);
   if (isPageAnswer(opened)) return opened;
   const { ctx, link } = opened;
@@ -22,7 +20,8 @@ export async function downloadReceipt(platform: PlatformContext, token: string, 
   if (!order) return goneAnswer(ctx, 'order');
   const view = await loadOrderView(ctx, order);
   return {
-    pdf: await receiptPdf(view, {
+    contentType: 'application/pdf',
+    file: await receiptPdf(view, {
       timezone: ctx.merchant.timezone, issuedAt: ctx.clock.now().getTime(), sandbox: ctx.config.mode === 'sandbox', font: ctx.config.receiptFont,
     }),
     filename: `receipt-${order.number}.pdf`,
@@ -140,3 +139,8 @@ function fontBytes(path: string): Buffer {
 function latin1(text: string): string {
   return text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 }
+
+/** The PDF receipt of a receipt link. */
+export const RECEIPT_PAGES: PageRoute[] = [
+  { method: 'GET', url: `${RECEIPT_LINK.path}/:token`, handle: (platform, { params, id }) => downloadReceipt(platform, params.token!, id) },
+];

@@ -1,16 +1,15 @@
 import { findMerchant } from '../../platform/tenants.js';
 import { completePayerAction } from '../../orders/payments.js';
-import { orderOfTransaction } from '../../orders/store.js';
+import { findOrderOfTransaction } from '../../orders/queries.js';
 import { merchantContext, type Context, type PlatformContext } from '../../context/context.js';
 import { completeBinding } from '../../payment-tokens/bind.js';
-import { findTokenOfOperation, type TokenRow } from '../../payment-tokens/store.js';
+import { bindingOfOperation, type TokenRow } from '../../payment-tokens/tokens.js';
 import { AppError } from '../../platform/errors.js';
-import type { PayerOutcome, WalletMethod } from '../../rails/acquirer.js';
+import { WALLET_NAMES, type PayerOutcome, type WalletMethod } from '../../rails/acquirer.js';
 import { SandboxAcquirer, type SandboxOperation } from '../../rails/sandbox/acquirer.js';
-import type { PageAnswer } from '../answers.js';
-import { WALLET_NAMES } from '../checkout.js';
-import { html } from '../html.js';
-import { displayAmount, messagePage, page } from '../layout.js';
+import type { PageAnswer, PageRoute } from '../../web/pages.js';
+import { html } from '../../web/html.js';
+import { displayAmount, messagePage, page } from '../../web/layout.js';
 import { isPageToken, linkUrl, openLink } from '../../links/links.js';
 import { PAYMENT_LINK } from '../../orders/links.js';
 import { BINDING_LINK } from '../../payment-tokens/links.js';
@@ -30,31 +29,33 @@ export type PayerPageKind = '3ds' | 'wallet';
 interface Waiting {
   operation: SandboxOperation;
   merchantName: string;
+  /** The merchant's context, the payer acting. */
+  ctx: Context;
 }
 
-async function findWaiting(platform: PlatformContext, kind: PayerPageKind, token: string): Promise<Waiting | undefined> {
+async function findWaiting(platform: PlatformContext, kind: PayerPageKind, token: string, requestId: string): Promise<Waiting | undefined> {
   const acquirer = platform.rails.acquirer;
   if (!(acquirer instanceof SandboxAcquirer) || !isPageToken(token)) return undefined;
   const operation = await acquirer.awaitingPayer(token);
   if (!operation || (operation.payment_method === 'credit_card') !== (kind === '3ds')) return undefined;
   const merchant = await findMerchant(platform.db, operation.merchant_id);
-  return merchant && { operation, merchantName: merchant.name };
+  return merchant && { operation, merchantName: merchant.name, ctx: merchantContext(platform, merchant, { kind: 'payer', page: kind }, requestId) };
 }
 
 /** Back to the payment page the payer came from, when `checkout` names an open link to the same order. */
-async function checkoutUrl(platform: PlatformContext, checkout: string | undefined, operation: SandboxOperation | undefined): Promise<string | undefined> {
+async function checkoutUrl(platform: PlatformContext, checkout: string | undefined, waiting: Waiting | undefined): Promise<string | undefined> {
   if (checkout === undefined) return undefined;
   const opened = await openLink(platform, PAYMENT_LINK, checkout);
   if (opened.state !== 'open') return undefined;
-  if (operation) {
-    const order = await orderOfTransaction(platform.db, operation.merchant_id, operation.reference);
-    if (order?.id !== opened.link.subject_id || opened.link.merchant_id !== operation.merchant_id) return undefined;
+  if (waiting) {
+    const order = await findOrderOfTransaction(waiting.ctx, waiting.operation.reference);
+    if (order?.id !== opened.link.subject_id || opened.link.merchant_id !== waiting.ctx.merchant.id) return undefined;
   }
   return linkUrl(platform.config, PAYMENT_LINK, opened.token);
 }
 
-export async function showPayerPage(platform: PlatformContext, kind: PayerPageKind, token: string, checkout: string | undefined): Promise<PageAnswer> {
-  const waiting = await findWaiting(platform, kind, token);
+export async function showPayerPage(platform: PlatformContext, kind: PayerPageKind, token: string, checkout: string | undefined, requestId: string): Promise<PageAnswer> {
+  const waiting = await findWaiting(platform, kind, token, requestId);
   if (!waiting) {
     // Finished already (the payer came back, or answered in another tab): the page they came from shows how it ended.
     const back = (await checkoutUrl(platform, checkout, undefined)) ?? (await openBindingLink(platform, checkout))?.url;
@@ -75,7 +76,7 @@ export async function showPayerPage(platform: PlatformContext, kind: PayerPageKi
   const choice = (outcome: PayerOutcome, label: string, style: string) => html`<form method="post" action="${action}">
 <input type="hidden" name="outcome" value="${outcome}"><button type="submit" class="${style}" data-testid="${outcome}">${label}</button></form>`;
   if (kind === '3ds') {
-    const binding = await findTokenOfOperation(platform.db, operation.merchant_id, operation.reference);
+    const binding = await bindingOfOperation(waiting.ctx, operation.reference);
     const cardName = operation.card_brand === null ? 'card' : `${operation.card_brand} card`;
     return {
       status: 200,
@@ -140,11 +141,10 @@ export async function answerPayerPage(
   requestId: string,
 ): Promise<PageAnswer> {
   const outcome = form.outcome === 'passed' || form.outcome === 'failed' ? form.outcome : undefined;
-  const waiting = outcome && (await findWaiting(platform, kind, token));
-  if (!outcome || !waiting) return showPayerPage(platform, kind, token, checkout);
-  const merchant = (await findMerchant(platform.db, waiting.operation.merchant_id))!;
-  const ctx = merchantContext(platform, merchant, { kind: 'payer', page: kind }, requestId);
-  const binding = await findTokenOfOperation(ctx.db, merchant.id, waiting.operation.reference);
+  const waiting = outcome && (await findWaiting(platform, kind, token, requestId));
+  if (!outcome || !waiting) return showPayerPage(platform, kind, token, checkout, requestId);
+  const { ctx } = waiting;
+  const binding = await bindingOfOperation(ctx, waiting.operation.reference);
   if (binding) return answerBinding(ctx, binding, outcome, checkout, waiting.merchantName);
   let paid = outcome === 'passed';
   try {
@@ -154,10 +154,10 @@ export async function answerPayerPage(
     // Answered (or expired) meanwhile: say what became of it below.
     if (!(error instanceof AppError && error.definition === ORDER_ERRORS.transactionNotPending)) throw error;
   }
-  const back = await checkoutUrl(platform, checkout, waiting.operation);
+  const back = await checkoutUrl(platform, checkout, waiting);
   if (back) return { redirect: paid ? back : `${back}?notice=${kind === '3ds' ? 'declined' : 'wallet_declined'}` };
   // Sent here by the merchant's own integration: the order's return address, if it has one, is the way back.
-  const order = await orderOfTransaction(ctx.db, merchant.id, waiting.operation.reference);
+  const order = await findOrderOfTransaction(ctx, waiting.operation.reference);
   const returnUrl = order?.return_url ?? undefined;
   return {
     status: 200,
@@ -183,7 +183,7 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
   } catch (error) {
     // Settled meanwhile (or deleted): the token as it stands says what became of it.
     if (!(error instanceof AppError && (error.definition === TOKEN_ERRORS.paymentTokenNotPending || error.definition === TOKEN_ERRORS.paymentTokenNotFound))) throw error;
-    settled = (await findTokenOfOperation(ctx.db, ctx.merchant.id, token.id)) ?? token;
+    settled = (await bindingOfOperation(ctx, token.id)) ?? token;
   }
   const bindingPage = await openBindingLink(ctx, checkout, settled);
   if (bindingPage) {
@@ -216,3 +216,9 @@ async function openBindingLink(platform: PlatformContext, checkout: string | und
   if (token && (opened.link.merchant_id !== token.merchant_id || opened.link.subject_id !== token.customer_id)) return undefined;
   return { url: linkUrl(platform.config, BINDING_LINK, opened.token), link: opened.link };
 }
+
+/** The stand-ins for the card issuer's 3-D Secure page and the wallet's app. */
+export const PAYER_PAGES: PageRoute[] = (['3ds', 'wallet'] as const).flatMap((kind): PageRoute[] => [
+  { method: 'GET', url: `/pay/${kind}/:token`, handle: (platform, { params, query, id }) => showPayerPage(platform, kind, params.token!, query.checkout, id) },
+  { method: 'POST', url: `/pay/${kind}/:token`, handle: (platform, { params, query, form, id }) => answerPayerPage(platform, kind, params.token!, query.checkout, form, id) },
+]);

@@ -1,0 +1,45 @@
+import type { Command } from './cli/command.js';
+import type { Context, PlatformContext } from './context/context.js';
+import type { EventType } from './events/event-type.js';
+import type { AnyRoute } from './http/route.js';
+import type { ErrorDefinition } from './platform/errors.js';
+import type { Merchant } from './platform/tenants.js';
+import type { RailOperationKind } from './rails/operation.js';
+import type { JobDefinition } from './scheduler/scheduler.js';
+import type { PageRoute } from './web/pages.js';
+
+/**
+ * What a capability brings to the platform, in one manifest (`<capability>/module.ts`). The composition root
+ * (`src/modules.ts`) lists the modules; the HTTP layer, the hosted pages, the scheduler, recovery and the command
+ * line take what they need from that list and know no capability themselves.
+ */
+export interface Module {
+  /** The capability's folder. */
+  readonly name: string;
+  /** Only in sandbox mode (the sandbox's own simulations): absent from a live platform altogether. */
+  readonly sandboxOnly?: boolean;
+  /** Its signed API, one declaration per endpoint. */
+  readonly routes?: readonly AnyRoute[];
+  /** Its OpenAPI tags. */
+  readonly tags?: ReadonlyArray<{ name: string; description: string }>;
+  /** Its error codes: part of the closed list. */
+  readonly errors?: Readonly<Record<string, ErrorDefinition>>;
+  /** The events it sends, each with how it renders its subject. */
+  readonly events?: ReadonlyArray<EventType<never>>;
+  /** Its hosted pages (unsigned, for people with a link). */
+  readonly pages?: readonly PageRoute[];
+  /** Its work due on a merchant's business clock, and its own upkeep. */
+  readonly jobs?: readonly JobDefinition[];
+  /** Its two-phase operations on a rail, which recovery finds after a crash. */
+  readonly railOperations?: ReadonlyArray<RailOperationKind<Context>>;
+  /** Its `paygate` commands. */
+  readonly commands?: readonly Command[];
+  /** What it sets up for a new merchant, in the transaction that creates the merchant. */
+  merchantCreated?(ctx: PlatformContext, merchant: Merchant): Promise<void>;
+  /** What it does before a process takes requests. */
+  atStart?(platform: PlatformContext): Promise<void>;
+}
+
+export function defineModule(module: Module): Module {
+  return module;
+}

@@ -1,0 +1,27 @@
+import { defineModule } from '../module.js';
+import { listMerchants, toMerchant } from '../platform/tenants.js';
+import { ORDER_ERRORS } from './errors.js';
+import { ORDER_EVENTS } from './events.js';
+import { ORDER_JOBS } from './jobs.js';
+import { CHECKOUT_PAGES } from './pages/checkout.js';
+import { RECEIPT_PAGES } from './pages/receipt.js';
+import { TRANSACTION_OPERATIONS } from './recovery.js';
+import { orderRoutes } from './routes.js';
+import { scheduleNextSettlement } from './settlement.js';
+
+/** Orders and their transactions: payments, captures, voids, refunds, settlement, the payment page and receipts (operation 1). */
+export const ordersModule = defineModule({
+  name: 'orders',
+  routes: orderRoutes,
+  tags: [{ name: 'orders', description: 'Orders, card payments, captures, voids and refunds.' }],
+  errors: ORDER_ERRORS,
+  events: Object.values(ORDER_EVENTS),
+  pages: [...CHECKOUT_PAGES, ...RECEIPT_PAGES],
+  jobs: ORDER_JOBS,
+  railOperations: [TRANSACTION_OPERATIONS],
+  merchantCreated: (ctx, merchant) => scheduleNextSettlement(ctx, merchant),
+  // Every merchant has its next settlement scheduled, merchants made before settlement existed too.
+  async atStart(platform) {
+    for (const row of await listMerchants(platform.db)) await scheduleNextSettlement(platform, toMerchant(row));
+  },
+});

@@ -1,0 +1,18 @@
+import { defineModule } from '../module.js';
+import { merchantJob } from '../scheduler/scheduler.js';
+import { BINDING_OPERATIONS, EXPIRE_BINDING_JOB, expireBinding } from './bind.js';
+import { TOKEN_ERRORS } from './errors.js';
+import { TOKEN_EVENTS } from './events.js';
+import { BINDING_PAGES } from './pages/binding.js';
+import { paymentTokenRoutes } from './routes.js';
+
+/** Payment tokens: cards bound with 3-D Secure and wallet agreements, checked, listed, deleted and charged (operation 8). */
+export const paymentTokensModule = defineModule({
+  name: 'payment-tokens',
+  routes: paymentTokenRoutes,
+  errors: TOKEN_ERRORS,
+  events: Object.values(TOKEN_EVENTS),
+  pages: BINDING_PAGES,
+  jobs: [merchantJob(EXPIRE_BINDING_JOB, (ctx, payload) => expireBinding(ctx, payload as { tokenId: string }))],
+  railOperations: [BINDING_OPERATIONS],
+});

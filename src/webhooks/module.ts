@@ -1,0 +1,10 @@
+import { defineModule } from '../module.js';
+import { WEBHOOKS_COMMAND } from './cli.js';
+import { webhookRoutes } from './routes.js';
+
+/** Webhooks as merchants and operators see them: redelivery, and the history of deliveries from the command line. */
+export const webhooksModule = defineModule({
+  name: 'webhooks',
+  routes: webhookRoutes,
+  commands: [WEBHOOKS_COMMAND],
+});
