@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const paygate = await startProcess(children, [...profile, join(root, 'dist', 'src', 'cli.js'), 'serve'], {
+    const paygate = await startProcess(children, [...profile, join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
       PAYGATE_DATA_DIR: dataDir, PORT: String(paygatePort), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       PAYGATE_WEBHOOK_TIMEOUT_MS: String(BENCH_WEBHOOK_TIMEOUT_MS),
     }, /API reference/);

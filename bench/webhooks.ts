@@ -323,7 +323,7 @@ export function webhookReport(r: WebhookResult): string[] {
 /** Runs the paygate command line against the bench's data folder (and DATABASE_URL, if set), as an operator would. */
 function paygateCli(b: WebhookBench, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(b.root, 'dist', 'src', 'cli.js'), ...args], {
+    const child = spawn(process.execPath, [join(b.root, 'dist', 'src', 'paygate.js'), ...args], {
       env: { ...process.env, PAYGATE_DATA_DIR: b.dataDir }, stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';

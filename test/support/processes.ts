@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/platform/version.js';
 
-export const CLI = join(PROJECT_ROOT, 'dist', 'src', 'cli.js');
+export const CLI = join(PROJECT_ROOT, 'dist', 'src', 'paygate.js');
 
 export interface CliResult {
   code: number;
