@@ -7,8 +7,8 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import Fastify from 'fastify';
 import { signingMessage, verifyMessage } from '@paygate/client';
+import Fastify from 'fastify';
 
 const [portText, repliesFile, keyFile] = process.argv.slice(2);
 const replies = JSON.parse(readFileSync(repliesFile!, 'utf8')) as Record<string, { status: number; body: string }>;

@@ -1,5 +1,4 @@
-import type { Context, PlatformContext } from './context/context.js';
-import { merchantContext } from './context/context.js';
+import { type Context, merchantContext, type PlatformContext } from './context/context.js';
 import { purgeSettledEvents } from './events/store.js';
 import type { NonceStore } from './http/auth/nonce-store.js';
 import { purgeExpiredClaims } from './http/idempotency/store.js';

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { PaygateError, type CardInput, type PaygateClient } from '@paygate/client';
 import { localDate } from '../src/platform/time-zone.js';
-import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 import { refusal } from './support/refusal.js';
+import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
 const DAY = 86_400;
 const VISA: CardInput = { number: '4242424242424242', exp_month: '12', exp_year: '2030', cvv: '123', holder_name: 'Chan Tai Man' };

@@ -3,10 +3,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { formatRequestTime } from '@paygate/client';
 import { createApp, setAppEnabled } from '../src/merchants/apps.js';
+import { MERCHANT_ERRORS } from '../src/merchants/errors.js';
 import { AppError } from '../src/platform/errors.js';
 import { TEST_PUBLIC_KEY } from './support/keys.js';
 import { rawRequest, signedHeaders, signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
-import { MERCHANT_ERRORS } from '../src/merchants/errors.js';
 
 const ECHO = '/svc/payment/api/v1/openapi/echo';
 const BODY = '{"message":"hi"}';

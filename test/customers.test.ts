@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Customer, CustomerInput } from '@paygate/client';
-import { signedRaw, startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 import { refusal } from './support/refusal.js';
+import { signedRaw, startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';
 

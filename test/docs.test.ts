@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ERRORS } from '../src/modules.js';
 import { RETRY_DELAYS_MINUTES } from '../src/events/retry-schedule.js';
+import { ERRORS } from '../src/modules.js';
 import { PROJECT_ROOT } from '../src/platform/version.js';
 
 const doc = (name: string) => readFileSync(join(PROJECT_ROOT, 'docs', name), 'utf8');

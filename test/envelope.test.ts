@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { ERRORS } from '../src/modules.js';
-import { rawRequest, signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 import { PLATFORM_ERRORS } from '../src/platform/errors.js';
+import { rawRequest, signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 
 const ECHO = '/svc/payment/api/v1/openapi/echo';
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseFilters, type FilterCatalogue } from '../src/platform/query/filters.js';
 import { AppError, PLATFORM_ERRORS } from '../src/platform/errors.js';
+import { parseFilters, type FilterCatalogue } from '../src/platform/query/filters.js';
 
 const catalogue: FilterCatalogue = {
   state: { type: 'text', column: 'o.state', values: ['invoiced', 'completed'] },

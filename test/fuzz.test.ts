@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DEFAULT_PAYMENT_METHODS } from '@paygate/client';
-import { ERRORS } from '../src/modules.js';
-import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 import { CUSTOMER_ERRORS } from '../src/customers/errors.js';
 import { HTTP_ERRORS } from '../src/http/errors.js';
+import { ERRORS } from '../src/modules.js';
 import { PLATFORM_ERRORS } from '../src/platform/errors.js';
+import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 
 /**
  * Signed, hostile requests to every API route: none may get a 5xx or leave the envelope. Inputs come from a

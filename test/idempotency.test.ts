@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { merchantContext } from '../src/context/context.js';
 import { createOrUpdateCustomer } from '../src/customers/customers.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency/idempotency.js';
-import { findMerchant } from '../src/platform/tenants.js';
-import { merchantContext } from '../src/context/context.js';
-import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 import { DEFAULT_TOKENS } from '../src/payment-tokens/default-token.js';
+import { findMerchant } from '../src/platform/tenants.js';
+import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { currencyExponent } from '../src/platform/money/currencies.js';
 import { ORDER_ERRORS } from '../src/orders/errors.js';
 import { isAppError, PLATFORM_ERRORS } from '../src/platform/errors.js';
+import { currencyExponent } from '../src/platform/money/currencies.js';
 import {
   addMinor, amountAsNumber, formatAmount, MAX_MINOR, MoneyRangeError, oneUnit, parseAmount, readCurrency, readMoney, sumMinor, timesMinor, withinMaximum,
 } from '../src/platform/money/money.js';

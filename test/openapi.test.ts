@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { modulesFor } from '../src/modules.js';
 import { declaredErrors } from '../src/http/route.js';
-import { ERRORS } from '../src/modules.js';
+import { ERRORS, modulesFor } from '../src/modules.js';
 import { rawRequest, startTestServer, type TestServer } from './support/server.js';
 
 interface Operation {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Order, OrderInput, PaygateError } from '@paygate/client';
-import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 import { refusal } from './support/refusal.js';
+import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from './support/server.js';
 
 /**
  * Orders through HTTP, against docs/orders.md: creating (amounts, currencies, dates, URLs, customers),

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { openNonceStore } from '../src/http/auth/nonce-store.js';
+import type { PlatformContext } from '../src/context/context.js';
 import { NONCE_SKEW_MARGIN_MS } from '../src/http/auth/authenticate.js';
+import { openNonceStore } from '../src/http/auth/nonce-store.js';
 import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from '../src/http/idempotency/idempotency.js';
 import { createMerchant } from '../src/merchants/merchants.js';
-import type { PlatformContext } from '../src/context/context.js';
-import { upkeepJobs } from '../src/upkeep.js';
-import { finishJob, Scheduler, scheduleJob } from '../src/scheduler/scheduler.js';
 import { claimDue, JOB_QUEUE, realignDue } from '../src/scheduler/lease.js';
+import { finishJob, Scheduler, scheduleJob } from '../src/scheduler/scheduler.js';
 import type { JobRow } from '../src/scheduler/store.js';
+import { upkeepJobs } from '../src/upkeep.js';
+import { countNonces } from './support/nonces.js';
 import { openTestPlatform, type TestPlatform } from './support/platform.js';
 import { TestClock } from './support/server.js';
-import { countNonces } from './support/nonces.js';
 
 const HOUR = 3_600_000;
 

@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { signingSteps, signMessage, verifyMessage, parseRequestTime, formatRequestTime } from '@paygate/client';
 import { createAuthenticator } from '../src/http/auth/authenticate.js';
 import { openNonceStore, type NonceStore } from '../src/http/auth/nonce-store.js';
+import { HTTP_ERRORS } from '../src/http/errors.js';
 import { createMerchant } from '../src/merchants/merchants.js';
 import { insertApp } from '../src/merchants/store.js';
 import { AppError } from '../src/platform/errors.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY, VECTORS, type SigningVector } from './support/keys.js';
 import { rawRequest, startTestServer, TestClock, type TestServer } from './support/server.js';
-import { HTTP_ERRORS } from '../src/http/errors.js';
 
 const timeOf = (vector: SigningVector) => vector.credential.split('/')[1]!;
 

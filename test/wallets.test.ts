@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type Order, type PaygateClient, type PaymentInput, type Transaction } from '@paygate/client';
-import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 import { refusal } from './support/refusal.js';
+import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
 // Wallet payments (Alipay, WeChat Pay, FPS) through POST /open_payments, and a payer's action that lapses
 // (docs/orders.md "Paying with a wallet", docs/sandbox.md "Wallets").

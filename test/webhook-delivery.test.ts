@@ -7,17 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PaygateClient, verifyWebhook } from '@paygate/client';
-import { findMerchant } from '../src/platform/tenants.js';
 import { merchantContext } from '../src/context/context.js';
-import { openDatabase, type Database } from '../src/platform/database/database.js';
-import { advanceClock } from '../src/sandbox/clock.js';
 import { WebhookSender } from '../src/events/sender.js';
+import { openDatabase, type Database } from '../src/platform/database/database.js';
+import { findMerchant } from '../src/platform/tenants.js';
+import { advanceClock } from '../src/sandbox/clock.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './support/keys.js';
 import { createTestSchema, POSTGRES_URL } from './support/postgres.js';
 import { freePort, runCli, startServe, type ServeProcess } from './support/processes.js';
 import { TestReceiver, type Answer, type ReceivedWebhook } from './support/receiver.js';
-import { startTestServer } from './support/server.js';
 import { sleep } from './support/refusal.js';
+import { startTestServer } from './support/server.js';
 
 // Webhook delivery guarantees with real `paygate serve` processes: at least once across a SIGKILL taken in the
 // middle of deliveries (SQLite and PostgreSQL), and, on PostgreSQL, every attempt made by exactly one of two

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isInternalHost } from '../src/platform/urls.js';
 import { createPoster } from '../src/events/post.js';
 import { judgeAttempt } from '../src/events/retry-schedule.js';
+import { isInternalHost } from '../src/platform/urls.js';
 import { TestReceiver } from './support/receiver.js';
 
 // The webhook poster on its own: what live mode refuses to call, and what counts as an answer.

@@ -7,8 +7,8 @@ import { PaygateError, verifyWebhook, type WebhookDelivery, type WebhookEvent } 
 import { RETRY_DELAYS_MINUTES } from '../src/events/retry-schedule.js';
 import { freePort, runCli } from './support/processes.js';
 import { TestReceiver, type Answer, type ReceivedWebhook } from './support/receiver.js';
-import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 import { sleep } from './support/refusal.js';
+import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
 // Webhook retries (src/webhooks/retry-schedule.ts): what is retried and what is final, the schedule of
 // RETRY_DELAYS_MINUTES on the merchant's business clock (moved with the sandbox clock, which runs every due retry

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { verifyWebhook, type Order, type PaygateClient } from '@paygate/client';
 import { setAppWebhookUrl } from '../src/merchants/apps.js';
-import { TestReceiver, type ReceivedWebhook } from './support/receiver.js';
-import { freePort } from './support/processes.js';
-import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 import { PROJECT_ROOT } from '../src/platform/version.js';
+import { freePort } from './support/processes.js';
+import { TestReceiver, type ReceivedWebhook } from './support/receiver.js';
+import { startTestServer, type TestMerchant, type TestServer } from './support/server.js';
 
 // Order webhooks (docs/webhooks.md): which events are sent, where, with which headers, state and body, and that
 // they verify both with the client's check and with the algorithm of compatibility.md section 2 written out here.

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../platform/config.js';
 import { VERSION } from '../platform/version.js';
 import type { Command, CommandDeps, StartedServer } from './command.js';

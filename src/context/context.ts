@@ -1,10 +1,10 @@
 import { businessClock, type Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, Db } from '../platform/database/database.js';
-import type { Rails } from '../rails/acquirer.js';
 import type { Log } from '../platform/logger.js';
 import type { PlatformSecrets } from '../platform/secrets.js';
 import type { Merchant } from '../platform/tenants.js';
+import type { Rails } from '../rails/acquirer.js';
 
 /** What the rest of the platform may ask of the process's due work (scheduled jobs, webhook deliveries). */
 export interface DueWork {

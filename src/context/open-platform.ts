@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
-import type { PlatformContext } from './context.js';
 import { openDatabase, type Database } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { createLogger } from '../platform/logger.js';
-import { createRails } from '../rails/index.js';
 import { loadPlatformSecrets } from '../platform/secrets.js';
+import { createRails } from '../rails/index.js';
+import type { PlatformContext } from './context.js';
 
 export interface OpenedPlatform {
   platform: PlatformContext;

@@ -16,6 +16,8 @@ import {
   type CustomerRow,
 } from './store.js';
 
+export type { CustomerRow };
+
 export type CustomerInput = Static<typeof CreateCustomerBody>['customer'];
 export type CustomerEdit = Static<typeof EditCustomerBody>;
 

@@ -1,9 +1,9 @@
 import { defineRoute } from '../http/route.js';
 import { createOrUpdateCustomer, editCustomer, readCustomer, type CustomerView } from './customers.js';
-import { presentCustomer } from './present.js';
-import { CreateCustomerBody, CustomerData, CustomerParams, EditCustomerBody } from './schemas.js';
 import type { DefaultTokens } from './default-token.js';
 import { CUSTOMER_ERRORS } from './errors.js';
+import { presentCustomer } from './present.js';
+import { CreateCustomerBody, CustomerData, CustomerParams, EditCustomerBody } from './schemas.js';
 
 const BASE = '/svc/payment/api/v1/openapi/customers';
 const reply = (view: CustomerView) => ({ customer: presentCustomer(view) });

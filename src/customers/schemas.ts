@@ -1,5 +1,5 @@
-import Type from 'typebox';
 import { DEFAULT_PAYMENT_METHODS } from '@paygate/client';
+import Type from 'typebox';
 import { Nullable, StringEnum } from '../platform/schema.js';
 
 const text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });

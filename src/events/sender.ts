@@ -1,13 +1,13 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { signRequest } from '@paygate/client';
 import type { DueWork, PlatformContext } from '../context/context.js';
+import type { Db } from '../platform/database/database.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { VERSION } from '../platform/version.js';
 import { claimDue, DELIVERY_QUEUE, nextDueOf, realignDue } from '../scheduler/lease.js';
 import { createPoster, type Poster } from './post.js';
 import { judgeAttempt, retryDelayMs } from './retry-schedule.js';
-import type { Db } from '../platform/database/database.js';
 import {
   eventsByIds, recordAttempts, releaseClaims, type AttemptResult, type DeliveryRow,
 } from './store.js';

@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
 import { businessTimeOf } from '../platform/clock.js';
-import { readClockOffset } from '../platform/tenants.js';
-import { DELIVERY_QUEUE, settleLeased } from '../scheduler/lease.js';
 import type { Db } from '../platform/database/database.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../platform/database/schema.js';
 import { newId } from '../platform/ids.js';
+import { readClockOffset } from '../platform/tenants.js';
+import { DELIVERY_QUEUE, settleLeased } from '../scheduler/lease.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type EventRow = Selectable<EventsTable>;

@@ -5,17 +5,17 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { PlatformContext } from '../context/context.js';
 import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
+import { registerPages, type PageRoute } from '../web/pages.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import type { NonceStore } from './auth/nonce-store.js';
 import { failure } from './envelope.js';
-import { HTTP_ERRORS } from './errors.js';
 import { createErrorHandler } from './error-handler.js';
+import { HTTP_ERRORS } from './errors.js';
 import { registerOpenApi } from './openapi.js';
 import { registerOperationsRoutes } from './operations.js';
 import { RateLimiter } from './rate-limit.js';
 import { registerRoute, type AnyRoute } from './route.js';
 import { validatorCompiler } from './validation.js';
-import { registerPages, type PageRoute } from '../web/pages.js';
 
 export interface HttpAppDeps {
   platform: PlatformContext;

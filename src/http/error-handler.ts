@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isTransientDatabaseError } from '../platform/database/database.js';
 import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
-import { HTTP_ERRORS } from './errors.js';
 import { failure } from './envelope.js';
+import { HTTP_ERRORS } from './errors.js';
 import { describeValidationError } from './validation.js';
 
 const FRAMEWORK_ERRORS: Record<string, ErrorDefinition> = {

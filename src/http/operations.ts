@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
 import { errorEnvelopeSchema, success, successEnvelopeSchema } from './envelope.js';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 
 export interface OperationsDeps {
   metrics: Metrics;

@@ -5,9 +5,9 @@ import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/err
 import type { Authenticator, Caller } from './auth/authenticate.js';
 import { decodeJsonBody } from './body.js';
 import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
+import { HTTP_ERRORS } from './errors.js';
 import { checkIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from './idempotency/idempotency.js';
 import type { RateLimiter } from './rate-limit.js';
-import { HTTP_ERRORS } from './errors.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

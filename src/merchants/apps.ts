@@ -4,10 +4,10 @@ import type { PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { parseCidr } from '../platform/net.js';
-import { checkMerchantUrl } from '../platform/urls.js';
 import { findMerchant } from '../platform/tenants.js';
-import { findApp, insertApp, listApps, setAppDisabledAt, type AppRow } from './store.js';
+import { checkMerchantUrl } from '../platform/urls.js';
 import { MERCHANT_ERRORS } from './errors.js';
+import { findApp, insertApp, listApps, setAppDisabledAt, type AppRow } from './store.js';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 

@@ -2,8 +2,8 @@ import { inTransaction, type PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { listMerchants, toMerchant } from '../platform/tenants.js';
-import { insertMerchant } from './store.js';
 import { MERCHANT_ERRORS } from './errors.js';
+import { insertMerchant } from './store.js';
 
 export interface CreateMerchantInput {
   name: string;

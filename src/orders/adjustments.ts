@@ -1,14 +1,16 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
 import { readMoney } from '../platform/money/money.js';
-import { refreshOrder, resolveTransaction, type OrderReference } from './lookup.js';
-import { applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
-import { buildPaymentData, inheritedCard } from './payment-data.js';
 import { acquirerOf, type AcquirerResult } from '../rails/acquirer.js';
 import { AnsweredBefore, runRailOperation } from '../rails/operation.js';
+import { ORDER_ERRORS } from './errors.js';
+import { refreshOrder, resolveTransaction, type OrderReference } from './lookup.js';
+import { applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
+import { newTransaction } from './new-transaction.js';
+import { inheritedCard } from './payment-data.js';
 import type { OrderRow } from './store.js';
-import { captureOf, orderCurrency, transactionFlags } from './totals.js';
+import { captureRefusal, refundable, voidRefusal } from './rules.js';
+import { orderCurrency } from './totals.js';
 import {
   findTransactionByIdempotencyKey,
   insertTransaction,
@@ -16,7 +18,6 @@ import {
   updateTransaction,
   type TransactionRow,
 } from './transactions-store.js';
-import { ORDER_ERRORS } from './errors.js';
 
 interface Target {
   order?: OrderReference;
@@ -36,7 +37,7 @@ export async function captureAuthorization(ctx: Context, target: Target, amountI
     const amount = amountInput === undefined ? transaction.amount : readAmount(amountInput, order, 'capture.amount');
     const earlier = await earlierOperation(tx, { type: 'Capture', originalId: transaction.id, amount });
     if (earlier) return { retry: true as const, transaction: earlier };
-    const refusal = captureRefusal(tx, transaction, await orderTransactions(tx.db, tx.merchant.id, order.id));
+    const refusal = captureRefusal(transaction, await orderTransactions(tx.db, tx.merchant.id, order.id), tx.clock.now().getTime());
     if (refusal) throw new AppError(ORDER_ERRORS.transactionNotCapturable, refusal);
     if (amount > transaction.amount) throw new AppError(ORDER_ERRORS.captureExceedsAuthorized);
     const capture = followUp(tx, order, transaction, 'Capture', amount, null);
@@ -57,18 +58,6 @@ function beginOrAnswer(ctx: Context, prepared: { retry: boolean; transaction: Tr
   return { pending: prepared.transaction, reference: prepared.transaction.id };
 }
 
-function captureRefusal(ctx: Context, transaction: TransactionRow, all: TransactionRow[]): string | undefined {
-  if (transaction.type !== 'Authorization') return 'Only an authorisation (consume_mode pre_authorize) can be captured.';
-  if (transaction.status !== 'succeeded') return 'The authorisation did not succeed.';
-  if (transaction.voided === 1) return transaction.void_reason === 'expired' ? 'The authorisation has expired.' : 'The authorisation was voided.';
-  if (transaction.void_is_pending === 1) return 'The authorisation is being voided.';
-  // Its expiry job may not have run yet: the deadline is what counts.
-  if (transaction.expires_at !== null && transaction.expires_at <= ctx.clock.now().getTime()) return 'The authorisation has expired.';
-  const capture = captureOf(transaction, all);
-  if (capture) return capture.status === 'pending' ? 'The authorisation is being captured.' : 'The authorisation has been captured already (once only).';
-  return undefined;
-}
-
 /**
  * Voids a transaction before settlement: a sale or capture (its money is never taken) or an open
  * authorisation (its hold is released). After settlement, refund instead. A retry of a void, named by its
@@ -85,22 +74,6 @@ export async function voidTransaction(ctx: Context, target: Target): Promise<Tra
     return { retry: false as const, transaction: await beginVoid(tx, order, transaction, 'merchant') };
   });
   return runRailOperation(ctx, { begin: async () => beginOrAnswer(ctx, await prepare()), ...voidOnRail(ctx) });
-}
-
-/** Why `transaction` cannot be voided now, or undefined if it can; `all` are its order's transactions. */
-export function voidRefusal(transaction: TransactionRow, all: TransactionRow[]): string | undefined {
-  if (transaction.type === 'Refund') return 'A refund cannot be voided.';
-  if (transaction.status === 'pending') return 'The transaction is still pending.';
-  if (transaction.status === 'failed') return 'The transaction did not succeed: there is nothing to void.';
-  if (transaction.voided === 1) return 'The transaction is voided already.';
-  if (transaction.void_is_pending === 1) return 'A void of this transaction is already in progress.';
-  if (transaction.type !== 'Authorization' && transaction.settled_at !== null) return 'The transaction is settled: refund it instead.';
-  if (transaction.type === 'Authorization') {
-    const capture = captureOf(transaction, all);
-    if (capture?.status === 'pending') return 'The authorisation is being captured.';
-    if (capture) return 'The authorisation has been captured: void or refund its capture.';
-  }
-  return undefined;
 }
 
 /**
@@ -162,12 +135,11 @@ export async function refundTransaction(
     const all = await orderTransactions(tx.db, tx.merchant.id, order.id);
     const amount = readAmount(input.amount, order, 'refund.amount');
     // A captured authorisation stands for its capture: the money to refund is the capture's.
-    const money = transaction.type === 'Authorization' ? captureOf(transaction, all) : transaction;
+    const { money, refusal, left } = refundable(transaction, all);
     const earlier = await earlierOperation(tx, { type: 'Refund', originalId: money?.id ?? transaction.id, amount });
     if (earlier) return { retry: true as const, transaction: earlier };
-    const refusal = money === undefined ? 'The authorisation has not been captured: void it instead.' : refundRefusal(money);
     if (refusal) throw new AppError(ORDER_ERRORS.transactionNotRefundable, refusal);
-    if (amount > transactionFlags(money!, all).refundable) throw new AppError(ORDER_ERRORS.refundExceedsCaptured);
+    if (amount > left) throw new AppError(ORDER_ERRORS.refundExceedsCaptured);
     const refund = followUp(tx, order, money!, 'Refund', amount, input.note ?? input.reason ?? null);
     await insertTransaction(tx.db, refund);
     await refreshOrder(tx, order);
@@ -178,16 +150,6 @@ export async function refundTransaction(
     call: (refund) => acquirer.refund({ ...operationOf(ctx, refund), originalReference: refund.original_transaction_id! }),
     finish: (refund, result) => recordRailAnswer(ctx, refund.id, applyRefund(acquirer, result)),
   });
-}
-
-function refundRefusal(money: TransactionRow): string | undefined {
-  if (money.type === 'Refund') return 'A refund cannot be refunded.';
-  if (money.status === 'pending') return 'The transaction is still pending.';
-  if (money.status !== 'succeeded') return 'The transaction did not succeed: there is nothing to refund.';
-  if (money.voided === 1) return 'The transaction was voided: there is nothing to refund.';
-  if (money.void_is_pending === 1) return 'The transaction is being voided.';
-  if (money.settled_at === null) return 'The transaction is not settled yet: void it instead.';
-  return undefined;
 }
 
 /**
@@ -207,29 +169,11 @@ async function earlierOperation(
 }
 
 /** A pending capture or refund acting on `original`, ready to insert. */
-function followUp(
-  ctx: Context,
-  order: OrderRow,
-  original: TransactionRow,
-  type: 'Capture' | 'Refund',
-  amount: number,
-  note: string | null,
-): TransactionRow {
-  const id = newId();
-  const now = ctx.clock.now().getTime();
-  const acquirer = acquirerOf(ctx.rails);
-  return {
-    id, merchant_id: ctx.merchant.id, order_id: order.id, type, payment_method: original.payment_method,
-    currency: order.currency, amount, status: 'pending', progress: 'sending', captured: 0, voided: 0,
-    void_reason: null, voided_at: null, void_is_pending: 0, settled_at: null, expires_at: null,
-    original_transaction_id: original.id, payment_uuid: null,
-    idempotency_key: ctx.idempotency?.key ?? null, idempotency_expires_at: ctx.idempotency?.expiresAt ?? null,
-    void_idempotency_key: null, note,
-    payment_data: JSON.stringify(buildPaymentData({
-      transactionId: id, merchantId: ctx.merchant.id, acquirer, method: original.payment_method, card: inheritedCard(original.payment_data),
-    })),
-    payer_action: null, rail_started_at: ctx.wallClock.now().getTime(), created_at: now, updated_at: now,
-  };
+function followUp(ctx: Context, order: OrderRow, original: TransactionRow, type: 'Capture' | 'Refund', amount: number, note: string | null): TransactionRow {
+  return newTransaction(ctx, acquirerOf(ctx.rails), {
+    orderId: order.id, type, paymentMethod: original.payment_method, currency: order.currency, amount,
+    originalId: original.id, paymentUuid: null, idempotency: ctx.idempotency, note, card: inheritedCard(original.payment_data),
+  });
 }
 
 function readAmount(input: string | number, order: OrderRow, field: string): number {

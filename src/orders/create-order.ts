@@ -1,22 +1,22 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Static } from 'typebox';
-import { findCustomer } from '../customers/customers.js';
 import { inTransaction, type Context } from '../context/context.js';
-import { emitOrderEvent } from './events.js';
+import { findCustomer } from '../customers/customers.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
-import { isUuid, newId } from '../platform/ids.js';
+import { newId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
 import { isExact, readCurrency, readMoney, type AmountRules } from '../platform/money/money.js';
 import { endOfLocalDate, localDate } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
+import { ORDER_ERRORS } from './errors.js';
+import { emitOrderEvent } from './events.js';
 import { withLinks } from './links.js';
 import { loadOrderView } from './lookup.js';
 import type { OrderView } from './present.js';
 import type { CreateOrderBody } from './schemas.js';
 import { findOrderByReference, insertOrder, type LineItemRow, type OrderRow } from './store.js';
-import { ORDER_ERRORS } from './errors.js';
 
 export type CreateOrderInput = Static<typeof CreateOrderBody>;
 

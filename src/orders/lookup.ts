@@ -1,11 +1,11 @@
 import type { Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
+import { ORDER_ERRORS } from './errors.js';
 import type { OrderView } from './present.js';
 import { findOrder, lineItemsOfOrders, lockOrderOfTransaction, orderOfTransaction, updateOrder, type OrderRow } from './store.js';
 import { orderTotals } from './totals.js';
 import { findTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
-import { ORDER_ERRORS } from './errors.js';
 
 /** How clients name an order: by number, by reference number, or both (which must then name the same order). */
 export interface OrderReference {

@@ -1,15 +1,14 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
-import type { AcquirerResult, CardAcquirer, PayerAction } from '../rails/acquirer.js';
+import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
+import { ORDER_ERRORS } from './errors.js';
+import { emitOrderEvent, type OrderAction } from './events.js';
 import { refreshOrder } from './lookup.js';
-import { buildPaymentData, inheritedCard } from './payment-data.js';
+import { buildPaymentData, inheritedCard, storedPayerAction } from './payment-data.js';
 import type { OrderView } from './present.js';
 import { lockOrderOfTransaction, type OrderRow } from './store.js';
 import { findTransaction, updateTransaction, type TransactionRow } from './transactions-store.js';
-import type { OrderAction } from './events.js';
-import { emitOrderEvent } from './events.js';
-import { ORDER_ERRORS } from './errors.js';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'orders.expire_authorization';
 /** An uncaptured authorisation lapses after seven days. */
@@ -113,20 +112,6 @@ export function applyPayment(acquirer: CardAcquirer, result: AcquirerResult): Ap
         payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_PAYER_ACTION_JOB}:${transaction.id}:${expiresAt}`,
       });
     }
-  };
-}
-
-/** What the payer must do, as kept on the transaction (the interface's field names). */
-export type StoredPayerAction =
-  | { kind: '3ds'; redirect_url: string }
-  | { kind: 'wallet'; qr_code?: string; redirect_url?: string };
-
-function storedPayerAction(action: PayerAction): StoredPayerAction {
-  if (action.kind === '3ds') return { kind: '3ds', redirect_url: action.url };
-  return {
-    kind: 'wallet',
-    ...(action.qrCode !== undefined && { qr_code: action.qrCode }),
-    ...(action.redirectUrl !== undefined && { redirect_url: action.redirectUrl }),
   };
 }
 

@@ -1,6 +1,10 @@
-import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
+import type { Static } from 'typebox';
 import { brandOf, maskedParts, type CheckedCard } from '../cards/card.js';
-import type { PaymentData } from './present.js';
+import type { AcquirerResult, CardAcquirer, PayerAction } from '../rails/acquirer.js';
+import type { PaymentDataSchema } from './schemas.js';
+
+/** The interface's payment_data of a transaction: the acquirer's facts about it, and for a card the card's. */
+export type PaymentData = Static<typeof PaymentDataSchema>;
 
 /** What is kept of a card: enough to show and to refund, never the full number or the CVV. */
 export interface CardFacts {
@@ -81,4 +85,18 @@ export function inheritedCard(paymentData: string): Partial<CardFacts> & { token
     Object.entries({ first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year, token })
       .filter(([, value]) => value !== undefined),
   );
+}
+
+/** What the payer must do, as kept on the transaction (the interface's field names). */
+export type StoredPayerAction =
+  | { kind: '3ds'; redirect_url: string }
+  | { kind: 'wallet'; qr_code?: string; redirect_url?: string };
+
+export function storedPayerAction(action: PayerAction): StoredPayerAction {
+  if (action.kind === '3ds') return { kind: '3ds', redirect_url: action.url };
+  return {
+    kind: 'wallet',
+    ...(action.qrCode !== undefined && { qr_code: action.qrCode }),
+    ...(action.redirectUrl !== undefined && { redirect_url: action.redirectUrl }),
+  };
 }

@@ -1,20 +1,22 @@
 import type { Static } from 'typebox';
+import { readCard, type CheckedCard } from '../cards/card.js';
 import { inTransaction, type Context } from '../context/context.js';
+import { chargeableToken, type TokenRow } from '../payment-tokens/tokens.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
-import { isUuid, newId } from '../platform/ids.js';
+import { isUuid } from '../platform/ids.js';
 import { formatAmount, MAX_MINOR, readMoney, withinMaximum, type Currency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { acquirerOf, WALLET_CURRENCIES, WALLET_METHODS, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
 import { AnsweredBefore, runRailOperation } from '../rails/operation.js';
-import { readCard, type CheckedCard } from '../cards/card.js';
+import { ORDER_ERRORS } from './errors.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
-import { chargeableToken, type TokenRow } from '../payment-tokens/tokens.js';
-import { buildPaymentData, cardFacts, inheritedCard, type CardFacts } from './payment-data.js';
+import { newTransaction } from './new-transaction.js';
+import { cardFacts, inheritedCard, type CardFacts } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
-import { orderCurrency, orderTotals, paymentsTaken } from './totals.js';
 import { lockOrderOfTransaction } from './store.js';
+import { orderCurrency, orderTotals, paymentsTaken } from './totals.js';
 import {
   findPaymentByUuid,
   findTransaction,
@@ -24,8 +26,6 @@ import {
   updateTransaction,
   type TransactionRow,
 } from './transactions-store.js';
-import { ORDER_ERRORS } from './errors.js';
-import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 
 export type OpenPaymentInput = Static<typeof OpenPaymentBody>;
 
@@ -89,7 +89,7 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
       throw new AppError(PLATFORM_ERRORS.validationFailed, `payment.amount would take this order's payments past ${most}, the most one order can take.`);
     }
     // A pending payment changes none of the order's totals or states: nothing to recompute yet.
-    const transaction = pendingPayment(tx, order.id, order.currency, amount, type, method, acquirer, input, stored);
+    const transaction = pendingPayment(tx, order, amount, type, method, acquirer, input, stored);
     await insertTransaction(tx.db, transaction);
     return { retry: false as const, transaction, stored };
   });
@@ -163,8 +163,7 @@ const nothingToApply = async (): Promise<void> => {};
 
 function pendingPayment(
   ctx: Context,
-  orderId: string,
-  currency: string,
+  order: { id: string; currency: string },
   amount: number,
   type: 'Sales' | 'Authorization',
   method: Method,
@@ -172,41 +171,19 @@ function pendingPayment(
   input: OpenPaymentInput,
   stored?: StoredToken,
 ): TransactionRow {
-  const id = newId();
-  const now = ctx.clock.now().getTime();
-  const byIdempotencyKey = input.payment.uuid === undefined && ctx.idempotency !== undefined;
-  return {
-    id,
-    merchant_id: ctx.merchant.id,
-    order_id: orderId,
+  return newTransaction(ctx, acquirer, {
+    orderId: order.id,
     type,
-    payment_method: methodName(method),
-    currency,
+    paymentMethod: methodName(method),
+    currency: order.currency,
     amount,
-    status: 'pending',
-    progress: 'sending',
-    captured: 0,
-    voided: 0,
-    void_reason: null,
-    voided_at: null,
-    void_is_pending: 0,
-    settled_at: null,
-    expires_at: null,
-    original_transaction_id: null,
-    payment_uuid: input.payment.uuid ?? null,
-    idempotency_key: byIdempotencyKey ? ctx.idempotency!.key : null,
-    idempotency_expires_at: byIdempotencyKey ? ctx.idempotency!.expiresAt : null,
-    void_idempotency_key: null,
+    originalId: null,
+    paymentUuid: input.payment.uuid ?? null,
+    // payment.uuid names a payment for good; without one, the request's Idempotency-Key names it for a while.
+    idempotency: input.payment.uuid === undefined ? ctx.idempotency : undefined,
     note: input.payment.note ?? null,
-    payment_data: JSON.stringify(buildPaymentData({
-      transactionId: id, merchantId: ctx.merchant.id, acquirer, method: methodName(method),
-      card: method.kind === 'credit_card' ? cardFacts(method.card) : stored ? storedCardFacts(stored) : {},
-    })),
-    payer_action: null,
-    rail_started_at: ctx.wallClock.now().getTime(),
-    created_at: now,
-    updated_at: now,
-  };
+    card: method.kind === 'credit_card' ? cardFacts(method.card) : stored ? storedCardFacts(stored) : {},
+  });
 }
 
 /**

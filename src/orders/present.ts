@@ -1,15 +1,14 @@
 import type { Static } from 'typebox';
-import type { Merchant } from '../platform/tenants.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
-import type { OrderSchema, PaymentDataSchema, PURCHASABLE_TYPES, TransactionSchema } from './schemas.js';
+import type { Merchant } from '../platform/tenants.js';
+import type { PaymentData, StoredPayerAction } from './payment-data.js';
+import type { OrderSchema, PURCHASABLE_TYPES, TransactionSchema } from './schemas.js';
 import type { LineItemRow, OrderRow } from './store.js';
-import { transactionFlags } from './totals.js';
-import type { StoredPayerAction } from './outcomes.js';
+import { transactionFlags } from './rules.js';
 import type { TransactionRow } from './transactions-store.js';
 
 export type OrderReply = Static<typeof OrderSchema>;
 export type TransactionReply = Static<typeof TransactionSchema>;
-export type PaymentData = Static<typeof PaymentDataSchema>;
 
 /** An order with what belongs to it, as the verbs hand it to the routes. */
 export interface OrderView {

@@ -1,15 +1,15 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { subjectEvents, type EventHistory } from '../events/history.js';
-import { emitOrderEvent } from './events.js';
 import { AppError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
-import { hasOrderReference, loadOrderView, refreshOrder, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
+import { ORDER_ERRORS } from './errors.js';
+import { emitOrderEvent } from './events.js';
 import { withLinks } from './links.js';
+import { hasOrderReference, loadOrderView, refreshOrder, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
 import type { OrderView } from './present.js';
 import { lineItemsOfOrders, listOrders, ORDER_FILTERS, orderOfTransaction, type OrderRow } from './store.js';
-import { isUuid } from '../platform/ids.js';
 import { orderTransactions, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
-import { ORDER_ERRORS } from './errors.js';
 
 /**
  * An order by number and/or reference number, or by a transaction's uuid, or both (the official PHP SDK sends

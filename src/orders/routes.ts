@@ -1,13 +1,17 @@
 import Type from 'typebox';
+import { presentEvent } from '../events/present.js';
+import { EventListData } from '../events/schemas.js';
 import { defineRoute } from '../http/route.js';
+import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
+import { PLATFORM_ERRORS } from '../platform/errors.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
 import { captureAuthorization, refundTransaction, voidTransaction } from './adjustments.js';
 import { createOrder } from './create-order.js';
+import { ORDER_ERRORS } from './errors.js';
 import type { TransactionOutcome } from './outcomes.js';
 import { payOrder } from './payments.js';
 import { presentOrder, presentTransaction, type OrderView } from './present.js';
 import { checkOrder, checkTransaction, listMerchantOrders, orderEvents, voidOrder } from './queries.js';
-import { presentEvent } from '../events/present.js';
-import { EventListData } from '../events/schemas.js';
 import {
   CaptureBody,
   CheckOrderBody,
@@ -25,10 +29,6 @@ import {
   TransactionSchema,
   VoidBody,
 } from './schemas.js';
-import { ORDER_ERRORS } from './errors.js';
-import { PLATFORM_ERRORS } from '../platform/errors.js';
-import { RAIL_ERRORS } from '../rails/errors.js';
-import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['orders'];

@@ -1,10 +1,8 @@
 import Type from 'typebox';
+import { CORRESPONDENCE_STATES, ORDER_STATES, TRANSACTION_TYPES } from '../platform/database/schema.js';
 import { AmountInput, DigitsInput, Nullable, StringEnum } from '../platform/schema.js';
 
 export const PURCHASABLE_TYPES = ['RearTips', 'Charge', 'Listing', 'Rounding', 'SurchargeFee'] as const;
-export const TRANSACTION_TYPES = ['Sales', 'Authorization', 'Refund', 'Capture'] as const;
-export const ORDER_STATES = ['invoiced', 'in_completed', 'completed', 'voided'] as const;
-export const CORRESPONDENCE_STATES = ['unpaid', 'partial_paid', 'paid', 'over_paid', 'refunded', 'voided', 'authorized'] as const;
 export const CONSUME_MODES = ['sales', 'pre_authorize', 'preauth'] as const;
 
 const text = (maxLength: number) => Type.String({ maxLength });

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { isPostgres, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
-import type { CorrespondenceState, OrderLineItemsTable, OrdersTable, OrderState } from '../platform/database/schema.js';
+import { CORRESPONDENCE_STATES, ORDER_STATES, type CorrespondenceState, type OrderLineItemsTable, type OrdersTable, type OrderState } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
 
@@ -74,11 +74,8 @@ export async function lineItemsOfOrders(db: Db, merchantId: string, orderIds: st
 export const ORDER_FILTERS: FilterCatalogue = {
   number: { type: 'text', column: 'orders.number' },
   reference_number: { type: 'text', column: 'orders.reference_number' },
-  state: { type: 'text', column: 'orders.state', values: ['invoiced', 'in_completed', 'completed', 'voided'] },
-  correspondence_state: {
-    type: 'text', column: 'orders.correspondence_state',
-    values: ['unpaid', 'partial_paid', 'paid', 'over_paid', 'refunded', 'voided', 'authorized'],
-  },
+  state: { type: 'text', column: 'orders.state', values: ORDER_STATES },
+  correspondence_state: { type: 'text', column: 'orders.correspondence_state', values: CORRESPONDENCE_STATES },
   currency: { type: 'text', column: 'orders.currency' },
   initial_total: { type: 'money', column: 'orders.initial_total', exponentColumn: 'orders.currency_exponent' },
   paid_total: { type: 'money', column: 'orders.paid_total', exponentColumn: 'orders.currency_exponent' },

@@ -1,21 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
-import { getCustomer } from '../customers/customers.js';
 import { brandOf, readCard, type CheckedCard } from '../cards/card.js';
 import { inTransaction, type Context } from '../context/context.js';
+import { getCustomer } from '../customers/customers.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
+import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { acquirerOf, type AcquirerResult, type AutoDebitWallet, type PayerOutcome } from '../rails/acquirer.js';
+import { AnsweredBefore, runRailOperation, type RailOperationKind } from '../rails/operation.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
+import { TOKEN_ERRORS } from './errors.js';
+import { emitTokenEvent } from './events.js';
 import type { BindTokenBody } from './schemas.js';
 import { findTokenById, findTokenByIdempotencyKey, insertToken, interruptedBindings, updateToken, type TokenRow } from './store.js';
-import { RAIL_ERRORS } from '../rails/errors.js';
-import { TOKEN_ERRORS } from './errors.js';
-import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';
-import { emitTokenEvent } from './events.js';
-import { AnsweredBefore, runRailOperation, type RailOperationKind } from '../rails/operation.js';
 
 export type BindTokenInput = Static<typeof BindTokenBody>;
 

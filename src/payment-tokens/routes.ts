@@ -1,13 +1,13 @@
+import { CUSTOMER_ERRORS } from '../customers/errors.js';
 import { defineRoute } from '../http/route.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
 import { bindPaymentToken } from './bind.js';
+import { TOKEN_ERRORS } from './errors.js';
 import { presentToken } from './present.js';
 import { BindingLinkData, BindTokenBody, CheckTokenBody, CustomerPathParams, DeleteTokenBody, TokenData, TokenListData } from './schemas.js';
 import type { TokenRow } from './store.js';
 import { bindingLink, checkToken, deleteToken, listTokens, type TokenView } from './tokens.js';
-import { CUSTOMER_ERRORS } from '../customers/errors.js';
-import { RAIL_ERRORS } from '../rails/errors.js';
-import { TOKEN_ERRORS } from './errors.js';
 
 const BASE = '/svc/payment/api/v1/openapi/customers';
 const TAGS = ['payment tokens'];

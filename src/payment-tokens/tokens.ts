@@ -1,13 +1,11 @@
-import { getCustomer, lockCustomerOf, setDefaultToken } from '../customers/customers.js';
 import { inTransaction, type Context } from '../context/context.js';
-import { AppError } from '../platform/errors.js';
-import { isUuid } from '../platform/ids.js';
+import { getCustomer, lockCustomerOf, setDefaultToken } from '../customers/customers.js';
 import { issueLink } from '../links/links.js';
-import { BINDING_LINK } from './links.js';
-import { emitTokenEvent } from './events.js';
-import { customerTokens, findToken, findTokenById, lockToken, updateToken, type TokenRow } from './store.js';
-import { CUSTOMER_ERRORS } from '../customers/errors.js';
+import { AppError } from '../platform/errors.js';
 import { TOKEN_ERRORS } from './errors.js';
+import { emitTokenEvent } from './events.js';
+import { BINDING_LINK } from './links.js';
+import { customerTokens, findToken, findTokenById, lockToken, updateToken, type TokenRow } from './store.js';
 
 export type { TokenRow };
 

@@ -1,7 +1,7 @@
-import { findMerchant } from '../platform/tenants.js';
 import { inTransaction, type Context, type DueWork } from '../context/context.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { findMerchant } from '../platform/tenants.js';
 import { localDate } from '../platform/time-zone.js';
 
 export interface ClockReading {

@@ -1,17 +1,16 @@
 import Type from 'typebox';
 import { defineRoute } from '../http/route.js';
+import { ORDER_ERRORS } from '../orders/errors.js';
 import { completePayerAction } from '../orders/payments.js';
 import { presentOrder, presentTransaction } from '../orders/present.js';
 import { OrderTransactionData } from '../orders/schemas.js';
 import { completeBinding } from '../payment-tokens/bind.js';
+import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 import { presentToken } from '../payment-tokens/present.js';
 import { TokenData } from '../payment-tokens/schemas.js';
 import { requireToken, type TokenRow } from '../payment-tokens/tokens.js';
-import { AppError } from '../platform/errors.js';
-import { advanceClock, MAX_ADVANCE_SECONDS, readClock } from './clock.js';
-import { ORDER_ERRORS } from '../orders/errors.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
-import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
+import { advanceClock, MAX_ADVANCE_SECONDS, readClock } from './clock.js';
 
 const BASE = '/svc/sandbox/api/v1';
 const TAGS = ['sandbox'];

@@ -1,9 +1,9 @@
 import { merchantContext, type Context, type DueWork, type PlatformContext } from '../context/context.js';
-import { findMerchant } from '../platform/tenants.js';
+import { businessTimeOf } from '../platform/clock.js';
+import type { Db } from '../platform/database/database.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
-import type { Db } from '../platform/database/database.js';
-import { businessTimeOf } from '../platform/clock.js';
+import { findMerchant } from '../platform/tenants.js';
 import { claimDue, JOB_QUEUE, nextDueOf, realignDue, renewLease, settleLeased } from './lease.js';
 import { insertJob, type JobRow } from './store.js';
 

@@ -1,9 +1,9 @@
-import { findMerchant } from '../platform/tenants.js';
 import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
-import type { PageAnswer } from './pages.js';
-import { messagePage } from './layout.js';
 import { linkUrl, openLink, type LinkKind } from '../links/links.js';
 import type { HostedLinkRow } from '../links/store.js';
+import { findMerchant } from '../platform/tenants.js';
+import { messagePage } from './layout.js';
+import type { PageAnswer } from './pages.js';
 
 export interface OpenLinkPage {
   ctx: Context;

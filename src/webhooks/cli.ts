@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
+import type { Command, CommandDeps } from '../cli/command.js';
+import { print, UsageError } from '../cli/output.js';
+import { withPlatform } from '../cli/platform-command.js';
+import type { PlatformContext } from '../context/context.js';
+import { EVENT_ERRORS } from '../events/errors.js';
 import { eventHistory, redeliverEvent, type EventHistory } from '../events/history.js';
 import { presentEvent } from '../events/present.js';
 import { merchantOfEvent, recentDeliveries } from '../events/store.js';
-import { EVENT_ERRORS } from '../events/errors.js';
-import type { PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
-import { print, UsageError } from '../cli/output.js';
-import { withPlatform } from '../cli/platform-command.js';
-import type { Command, CommandDeps } from '../cli/command.js';
 
 const WEBHOOKS_USAGE = `paygate webhooks list [--event EVENT_ID] [--limit 50] [--json]
 paygate webhooks redeliver EVENT_ID [--json]`;

@@ -1,8 +1,8 @@
-import { defineRoute } from '../http/route.js';
+import { EVENT_ERRORS } from '../events/errors.js';
 import { redeliverEvent } from '../events/history.js';
 import { presentEvent } from '../events/present.js';
 import { EventData, RedeliverBody } from '../events/schemas.js';
-import { EVENT_ERRORS } from '../events/errors.js';
+import { defineRoute } from '../http/route.js';
 
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['webhooks'];

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OpenedPlatform } from '../../src/context/open-platform.js';
+import { openComposedPlatform } from '../../src/modules.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/logger.js';
-import type { OpenedPlatform } from '../../src/context/open-platform.js';
-import { openComposedPlatform } from '../../src/modules.js';
 import { createTestSchema, POSTGRES_URL } from './postgres.js';
 
 export interface TestPlatform extends OpenedPlatform {

@@ -1,14 +1,14 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { ALGORITHM, parseRequestTime, signingMessage, verifyMessage } from '@paygate/client';
-import { type Merchant, toMerchant } from '../../platform/tenants.js';
-import { readAppCredentials } from './app-credentials.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/database/database.js';
 import { AppError } from '../../platform/errors.js';
 import { blockListOf, isInRanges, parseCidr, type Cidr } from '../../platform/net.js';
-import type { NonceStore } from './nonce-store.js';
+import { type Merchant, toMerchant } from '../../platform/tenants.js';
 import { HTTP_ERRORS } from '../errors.js';
+import { readAppCredentials } from './app-credentials.js';
+import type { NonceStore } from './nonce-store.js';
 
 /** How far the credential time may be from the server's wall clock, either way (30:00 exactly still passes). */
 export const CREDENTIAL_WINDOW_MS = 30 * 60 * 1000;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../apps.js';
+import type { Command, CommandDeps } from '../../cli/command.js';
 import { print, UsageError } from '../../cli/output.js';
 import { withPlatform } from '../../cli/platform-command.js';
-import type { Command, CommandDeps } from '../../cli/command.js';
+import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../apps.js';
 
 const APP_USAGE = `paygate app create --merchant ID --public-key FILE.pem [--allow-ip CIDR]... [--json]
 paygate app list --merchant ID [--json]

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PaygateClient } from '@paygate/client';
-import { readDemoApp } from '../demo.js';
-import { loadConfig } from '../../platform/config.js';
-import { UsageError } from '../../cli/output.js';
 import type { Command } from '../../cli/command.js';
+import { UsageError } from '../../cli/output.js';
+import { loadConfig } from '../../platform/config.js';
+import { readDemoApp } from '../demo.js';
 
 const CALL_USAGE = `paygate call METHOD PATH [JSON | @FILE | -] [--app APP_ID] [--key PRIVATE_KEY.pem]
              [--base-url URL] [--idempotency-key KEY] [--include] [--json]

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { createMerchant, listAllMerchants } from '../merchants.js';
+import type { Command, CommandDeps } from '../../cli/command.js';
 import { print, UsageError } from '../../cli/output.js';
 import { withPlatform } from '../../cli/platform-command.js';
-import type { Command, CommandDeps } from '../../cli/command.js';
+import { createMerchant, listAllMerchants } from '../merchants.js';
 
 const MERCHANT_USAGE = `paygate merchant create --name NAME [--timezone Asia/Hong_Kong] [--settlement-hour 23] [--json]
 paygate merchant list [--json]`;

@@ -1,23 +1,23 @@
+import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
+import type { Context, PlatformContext } from '../../context/context.js';
+import { AppError } from '../../platform/errors.js';
+import { WALLET_CURRENCIES, WALLET_METHODS, WALLET_NAMES, type WalletMethod } from '../../rails/acquirer.js';
+import { RAIL_ERRORS } from '../../rails/errors.js';
+import { cardFields, readPageCard, type PageCardForm } from '../../web/card-form.js';
+import { html, trusted, type Html } from '../../web/html.js';
+import { displayAmount, page } from '../../web/layout.js';
+import { goneAnswer, openLinkPage, withCheckout } from '../../web/link-page.js';
+import { isPageAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
+import { qrSvg } from '../../web/qr.js';
+import { ORDER_ERRORS } from '../errors.js';
+import { PAYMENT_LINK } from '../links.js';
 import { loadOrderView } from '../lookup.js';
-import type { StoredPayerAction } from '../outcomes.js';
+import type { StoredPayerAction } from '../payment-data.js';
 import { completePayerAction, payOrder } from '../payments.js';
 import type { OrderView } from '../present.js';
 import { findOrder } from '../store.js';
 import { orderTotals } from '../totals.js';
 import type { TransactionRow } from '../transactions-store.js';
-import type { Context, PlatformContext } from '../../context/context.js';
-import { AppError } from '../../platform/errors.js';
-import { WALLET_CURRENCIES, WALLET_METHODS, WALLET_NAMES, type WalletMethod } from '../../rails/acquirer.js';
-import { cardFields, readPageCard, type PageCardForm } from '../../web/card-form.js';
-import { html, trusted, type Html } from '../../web/html.js';
-import { displayAmount, page } from '../../web/layout.js';
-import { goneAnswer, openLinkPage, withCheckout } from '../../web/link-page.js';
-import { PAYMENT_LINK } from '../links.js';
-import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
-import { isPageAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
-import { qrSvg } from '../../web/qr.js';
-import { ORDER_ERRORS } from '../errors.js';
-import { RAIL_ERRORS } from '../../rails/errors.js';
 
 /** Fixed texts for the notices a redirect carries: the query names one, it never carries text of its own. */
 const NOTICES = {

@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
-import PDFDocument from 'pdfkit';
-import { loadOrderView } from '../lookup.js';
-import type { OrderView } from '../present.js';
-import { findOrder } from '../store.js';
 import type { PlatformContext } from '../../context/context.js';
 import { localTime } from '../../platform/time-zone.js';
-import { isPageAnswer, type FileAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
 import { WALLET_NAMES } from '../../rails/acquirer.js';
 import { displayAmount } from '../../web/layout.js';
 import { goneAnswer, openLinkPage } from '../../web/link-page.js';
+import { isPageAnswer, type FileAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
 import { RECEIPT_LINK } from '../links.js';
+import { loadOrderView } from '../lookup.js';
+import type { OrderView } from '../present.js';
+import { findOrder } from '../store.js';
 
 /** The PDF receipt behind a download link; an unknown, altered or expired link gets a page saying so. */
 export async function downloadReceipt(platform: PlatformContext, token: string, requestId: string): Promise<PageAnswer | FileAnswer> {
@@ -33,7 +32,7 @@ export async function downloadReceipt(platform: PlatformContext, token: string, 
  * glyphs used are embedded), else in PDFKit's built-in Helvetica, which has nothing beyond Latin-1: other
  * characters then print as "?".
  */
-export function receiptPdf(
+export async function receiptPdf(
   view: OrderView,
   options: { timezone: string; issuedAt: number; sandbox: boolean; font?: { path: string; family: string | undefined } },
 ): Promise<Buffer> {
@@ -44,6 +43,8 @@ export function receiptPdf(
     const two = (n: number) => String(n).padStart(2, '0');
     return `${t.year}-${two(t.month)}-${two(t.day)} ${two(t.hour)}:${two(t.minute)}`;
   };
+  // Loaded on the first receipt: a process that never prints one (the CLI, most servers) never pays for it.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 50,

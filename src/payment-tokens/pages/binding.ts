@@ -1,16 +1,15 @@
-import { findCustomer } from '../../customers/customers.js';
-import type { CustomerRow } from '../../customers/store.js';
-import { bindPaymentToken } from '../bind.js';
-import { customerTokens, findToken, type TokenRow } from '../store.js';
+import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
 import type { PlatformContext } from '../../context/context.js';
+import { findCustomer, type CustomerRow } from '../../customers/customers.js';
 import { AppError } from '../../platform/errors.js';
-import { isPageAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
 import { cardFields, readPageCard } from '../../web/card-form.js';
 import { html, type Html } from '../../web/html.js';
 import { page } from '../../web/layout.js';
 import { goneAnswer, openLinkPage, withCheckout, type OpenLinkPage } from '../../web/link-page.js';
+import { isPageAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
+import { bindPaymentToken } from '../bind.js';
 import { BINDING_LINK } from '../links.js';
-import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
+import { customerTokens, findToken, type TokenRow } from '../store.js';
 
 /**
  * The card-binding page ("wallet link"): a customer saves a card with the merchant without the merchant ever

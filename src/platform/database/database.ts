@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
-import type { Schema } from './schema.js';
 import { GroupCommit } from './group-commit.js';
+import type { Schema } from './schema.js';
 import { SqliteWriterDialect } from './sqlite-dialect.js';
 
 export type Engine = 'sqlite' | 'postgres';

@@ -115,8 +115,11 @@ export interface JobsTable {
   updated_at: number;
 }
 
-export type OrderState = 'invoiced' | 'in_completed' | 'completed' | 'voided';
-export type CorrespondenceState = 'unpaid' | 'partial_paid' | 'paid' | 'over_paid' | 'refunded' | 'voided' | 'authorized';
+/** An order's states (compatibility.md sections 3 to 5): the stored values, the API's enums and the list filters' values. */
+export const ORDER_STATES = ['invoiced', 'in_completed', 'completed', 'voided'] as const;
+export type OrderState = (typeof ORDER_STATES)[number];
+export const CORRESPONDENCE_STATES = ['unpaid', 'partial_paid', 'paid', 'over_paid', 'refunded', 'voided', 'authorized'] as const;
+export type CorrespondenceState = (typeof CORRESPONDENCE_STATES)[number];
 
 export interface OrdersTable {
   id: string;
@@ -162,7 +165,8 @@ export interface OrderLineItemsTable {
   label: string | null;
 }
 
-export type TransactionType = 'Sales' | 'Authorization' | 'Refund' | 'Capture';
+export const TRANSACTION_TYPES = ['Sales', 'Authorization', 'Refund', 'Capture'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 export type TransactionStatus = 'pending' | 'succeeded' | 'failed';
 /**
  * Where a transaction is with its rail: `sending` from the first commit until the rail's answer is recorded

@@ -1,5 +1,4 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { AppError, PLATFORM_ERRORS } from '../errors.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -14,6 +13,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { AppError, PLATFORM_ERRORS } from '../errors.js';
 
 /**
  * Kysely's own SQLite dialect prepares every statement anew (a sixth of the speed of a reused statement), opens

@@ -1,23 +1,23 @@
-import { findMerchant } from '../../platform/tenants.js';
+import { returnCardAttempt } from '../../cards/attempts.js';
+import { merchantContext, type Context, type PlatformContext } from '../../context/context.js';
+import { isPageToken, linkUrl, openLink } from '../../links/links.js';
+import type { HostedLinkRow } from '../../links/store.js';
+import { ORDER_ERRORS } from '../../orders/errors.js';
+import { PAYMENT_LINK } from '../../orders/links.js';
 import { completePayerAction } from '../../orders/payments.js';
 import { findOrderOfTransaction } from '../../orders/queries.js';
-import { merchantContext, type Context, type PlatformContext } from '../../context/context.js';
 import { completeBinding } from '../../payment-tokens/bind.js';
+import { TOKEN_ERRORS } from '../../payment-tokens/errors.js';
+import { BINDING_LINK } from '../../payment-tokens/links.js';
 import { bindingOfOperation, type TokenRow } from '../../payment-tokens/tokens.js';
 import { AppError } from '../../platform/errors.js';
+import { exponentOf } from '../../platform/money/money.js';
+import { findMerchant } from '../../platform/tenants.js';
 import { WALLET_NAMES, type PayerOutcome, type WalletMethod } from '../../rails/acquirer.js';
 import { SandboxAcquirer, type SandboxOperation } from '../../rails/sandbox/acquirer.js';
-import type { PageAnswer, PageRoute } from '../../web/pages.js';
 import { html } from '../../web/html.js';
 import { displayAmount, messagePage, page } from '../../web/layout.js';
-import { isPageToken, linkUrl, openLink } from '../../links/links.js';
-import { PAYMENT_LINK } from '../../orders/links.js';
-import { BINDING_LINK } from '../../payment-tokens/links.js';
-import { returnCardAttempt } from '../../cards/attempts.js';
-import type { HostedLinkRow } from '../../links/store.js';
-import { exponentOf } from '../../platform/money/money.js';
-import { ORDER_ERRORS } from '../../orders/errors.js';
-import { TOKEN_ERRORS } from '../../payment-tokens/errors.js';
+import type { PageAnswer, PageRoute } from '../../web/pages.js';
 
 /**
  * The pages that stand in, in the sandbox, for what lies outside the platform: the card issuer's 3-D Secure
