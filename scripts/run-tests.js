@@ -19,7 +19,8 @@ const files = walk(compiled)
   .filter((file) => file.endsWith('.test.js'))
   // A test deleted from test/ may still have its compiled copy in dist/: skip those.
   .filter((file) => existsSync(join(root, 'test', relative(compiled, file).replace(/\.js$/, '.ts'))))
-  .filter((file) => words.length === 0 || words.some((word) => file.includes(word)))
+  // Match the name under dist/test only: the checkout's own folder name (say wt-client) must not match every file.
+  .filter((file) => words.length === 0 || words.some((word) => relative(compiled, file).includes(word)))
   .sort();
 
 if (files.length === 0) {

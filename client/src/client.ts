@@ -3,22 +3,29 @@ import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from '.
 import { signRequest } from './signing.js';
 import type {
   AmountInput,
+  AutoDebitWallet,
+  BindCardInput,
   Customer,
   CustomerFields,
   CustomerInput,
+  EnvelopeOperationId,
   Envelope,
   ErrorEnvelope,
   Order,
   OrderInput,
+  OrderListQuery,
+  OrderLookup,
   OrderPage,
   OrderReference,
-  BindCardInput,
   OrderWithDownloadLink,
   OrderWithPaymentLink,
   OrderWithTransaction,
   PaymentToken,
   PaymentInput,
+  ReplyData,
+  RequestBody,
   SandboxClock,
+  WalletLink,
   WebhookEvent,
 } from './types.js';
 
@@ -88,8 +95,8 @@ export class PaygateClient {
   }
 
   /** Signature self-test: paygate answers with the same message. */
-  async echo(message: string): Promise<{ message: string }> {
-    return this.call('POST', '/svc/payment/api/v1/openapi/echo', { message });
+  async echo(message: RequestBody<'echo'>['message']): Promise<ReplyData<'echo'>> {
+    return invoke<'echo'>(this, 'POST', `${GATEWAY}/echo`, { message });
   }
 
   /** Sends a signed request and returns `data` of a successful reply; throws {@link PaygateError} otherwise. */
@@ -175,6 +182,20 @@ export class PaygateClient {
   }
 }
 
+/**
+ * {@link PaygateClient.call} for one operation (its operationId), typed by what the server declares for it: the
+ * body must be the route's body, and the reply is the `data` of its success envelope.
+ */
+function invoke<Op extends EnvelopeOperationId>(
+  client: PaygateClient,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  target: string,
+  body: RequestBody<Op>,
+  options?: RequestOptions,
+): Promise<ReplyData<Op>> {
+  return client.call<ReplyData<Op>>(method, target, body, options);
+}
+
 /** 429 and 5xx, and a request with the same Idempotency-Key still being processed (a timed-out first attempt). */
 function isTransient(reply: RawReply): boolean {
   if (reply.status === 429 || reply.status >= 500) return true;
@@ -193,63 +214,59 @@ class CustomersApi {
 
   /** Creates a customer, or updates the one with the same `reference_number`. */
   async create(customer: CustomerInput, options?: RequestOptions): Promise<Customer> {
-    const data = await this.client.call<{ customer: Customer }>(
-      'POST', '/svc/payment/api/v1/openapi/customers', { customer }, options,
-    );
+    const data = await invoke<'createCustomer'>(this.client, 'POST', `${GATEWAY}/customers`, { customer }, options);
     return data.customer;
   }
 
   async update(uuid: string, fields: CustomerFields, options?: RequestOptions): Promise<Customer> {
-    const data = await this.client.call<{ customer: Customer }>(
-      'PUT', `/svc/payment/api/v1/openapi/customers/${encodeURIComponent(uuid)}`, fields, options,
-    );
+    const data = await invoke<'editCustomer'>(this.client, 'PUT', `${GATEWAY}/customers/${encodeURIComponent(uuid)}`, fields, options);
     return data.customer;
   }
 
   async get(uuid: string, options?: RequestOptions): Promise<Customer> {
-    const data = await this.client.call<{ customer: Customer }>(
-      'GET', `/svc/payment/api/v1/openapi/customers/${encodeURIComponent(uuid)}`, undefined, options,
-    );
+    const data = await invoke<'getCustomer'>(this.client, 'GET', `${GATEWAY}/customers/${encodeURIComponent(uuid)}`, undefined, options);
     return data.customer;
   }
 
   /** Binds a card to the customer: `pending` with `verify_url` until the cardholder passes 3-D Secure. */
   async bindCard(customerUuid: string, card: BindCardInput, options?: RequestOptions): Promise<PaymentToken> {
-    return (await this.client.call<{ payment_token: PaymentToken }>(
-      'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { card }, options,
+    return (await invoke<'bindPaymentToken'>(
+      this.client, 'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { card }, options,
     )).payment_token;
   }
 
   /** Binds an Alipay or WeChat Pay auto-debit agreement: `pending` with `verify_url` until the payer allows it. */
-  async bindWallet(customerUuid: string, wallet: 'alipay' | 'wechatpay', options?: RequestOptions): Promise<PaymentToken> {
-    return (await this.client.call<{ payment_token: PaymentToken }>(
-      'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { [wallet]: {} }, options,
+  async bindWallet(customerUuid: string, wallet: AutoDebitWallet, options?: RequestOptions): Promise<PaymentToken> {
+    const body: RequestBody<'bindPaymentToken'> = {};
+    body[wallet] = {};
+    return (await invoke<'bindPaymentToken'>(
+      this.client, 'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, body, options,
     )).payment_token;
   }
 
   /** A token's state (operation 8). Without `customerUuid`, the interface's literal `customers/uuid/...` path. */
   async checkToken(token: string, by: { customerUuid?: string; verifyUuid?: string } = {}, options?: RequestOptions): Promise<PaymentToken> {
     const body = { payment_token: { token, ...(by.verifyUuid !== undefined && { verify_uuid: by.verifyUuid }) } };
-    return (await this.client.call<{ payment_token: PaymentToken }>(
-      'POST', `${GATEWAY}/customers/${encodeURIComponent(by.customerUuid ?? 'uuid')}/payment_tokens/check`, body, options,
+    return (await invoke<'checkPaymentToken'>(
+      this.client, 'POST', `${GATEWAY}/customers/${encodeURIComponent(by.customerUuid ?? 'uuid')}/payment_tokens/check`, body, options,
     )).payment_token;
   }
 
   async tokens(customerUuid: string, options?: RequestOptions): Promise<PaymentToken[]> {
-    return (await this.client.call<{ payment_tokens: PaymentToken[] }>(
-      'GET', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, undefined, options,
+    return (await invoke<'listPaymentTokens'>(
+      this.client, 'GET', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, undefined, options,
     )).payment_tokens;
   }
 
   /** A link to a hosted page where the customer binds a card themselves; it expires. */
-  async walletLink(customerUuid: string, options?: RequestOptions): Promise<{ wallet_link: string; expires_at: string }> {
-    return this.client.call('POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/wallet_link`, undefined, options);
+  async walletLink(customerUuid: string, options?: RequestOptions): Promise<WalletLink> {
+    return invoke<'createWalletLink'>(this.client, 'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/wallet_link`, undefined, options);
   }
 
   /** Deletes a token; the customer's default is cleared if it was this one. */
   async deleteToken(customerUuid: string, token: string, options?: RequestOptions): Promise<PaymentToken> {
-    return (await this.client.call<{ payment_token: PaymentToken }>(
-      'DELETE', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { payment_token: { token } }, options,
+    return (await invoke<'deletePaymentToken'>(
+      this.client, 'DELETE', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { payment_token: { token } }, options,
     )).payment_token;
   }
 }
@@ -262,50 +279,59 @@ class OrdersApi {
   /** Creates an order; the same reference_number and content again returns it. */
   async create(order: OrderInput, options: RequestOptions & { customerUuid?: string } = {}): Promise<Order> {
     const body = { order, ...(options.customerUuid !== undefined && { customer_uuid: options.customerUuid }) };
-    return (await this.client.call<{ order: Order }>('POST', `${GATEWAY}/orders`, body, options)).order;
+    return (await invoke<'createOrder'>(this.client, 'POST', `${GATEWAY}/orders`, body, options)).order;
   }
 
   /** Reads an order by number or reference number, or by one of its transactions' uuid. */
-  async check(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<Order> {
-    return (await this.client.call<{ order: Order }>('POST', `${GATEWAY}/orders/check`, by, options)).order;
+  async check(by: OrderLookup, options?: RequestOptions): Promise<Order> {
+    return (await invoke<'checkOrder'>(this.client, 'POST', `${GATEWAY}/orders/check`, by, options)).order;
   }
 
   /** Creates an order (as `create`) with a link to the hosted payment page to send the payer. */
   async createWithPaymentLink(order: OrderInput, options: RequestOptions & { customerUuid?: string } = {}): Promise<OrderWithPaymentLink> {
     const body = { order, ...(options.customerUuid !== undefined && { customer_uuid: options.customerUuid }) };
-    return this.client.call('POST', `${GATEWAY}/orders?with_payment_link=true`, body, options);
+    // Asked for, so present: the declaration has it optional only because it depends on the query.
+    return invoke<'createOrder'>(this.client, 'POST', `${GATEWAY}/orders?with_payment_link=true`, body, options) as Promise<OrderWithPaymentLink>;
   }
 
   /** A new link to the hosted payment page of an existing order (each call gives a fresh link with its own expiry). */
-  async paymentLink(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<OrderWithPaymentLink> {
-    return this.client.call('POST', `${GATEWAY}/orders/check?with_payment_link=true`, by, options);
+  async paymentLink(by: OrderLookup, options?: RequestOptions): Promise<OrderWithPaymentLink> {
+    return invoke<'checkOrder'>(this.client, 'POST', `${GATEWAY}/orders/check?with_payment_link=true`, by, options) as Promise<OrderWithPaymentLink>;
   }
 
   /** A new, expiring link to the order's PDF receipt, downloadable without a signature. */
-  async receiptLink(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<OrderWithDownloadLink> {
-    return this.client.call('POST', `${GATEWAY}/orders/check?with_download_link=true`, by, options);
+  async receiptLink(by: OrderLookup, options?: RequestOptions): Promise<OrderWithDownloadLink> {
+    return invoke<'checkOrder'>(this.client, 'POST', `${GATEWAY}/orders/check?with_download_link=true`, by, options) as Promise<OrderWithDownloadLink>;
   }
 
   /** Pays an order (named by number or reference_number) by card. */
   async pay(order: OrderReference, payment: PaymentInput, options?: RequestOptions): Promise<OrderWithTransaction> {
-    return this.client.call('POST', `${GATEWAY}/open_payments`, { ...order, payment }, options);
+    return invoke<'payOrder'>(this.client, 'POST', `${GATEWAY}/open_payments`, { ...order, payment }, options);
   }
 
   /** The order's webhook events, oldest first, each with its deliveries and every attempt. */
-  async events(by: { order?: OrderReference; transaction?: { uuid: string } }, options?: RequestOptions): Promise<WebhookEvent[]> {
-    return (await this.client.call<{ events: WebhookEvent[] }>('POST', `${GATEWAY}/orders/events`, by, options)).events;
+  async events(by: RequestBody<'listOrderEvents'>, options?: RequestOptions): Promise<WebhookEvent[]> {
+    return (await invoke<'listOrderEvents'>(this.client, 'POST', `${GATEWAY}/orders/events`, by, options)).events;
   }
 
   /** Voids an unpaid order as a whole. */
   async void(order: OrderReference, options?: RequestOptions): Promise<Order> {
-    return (await this.client.call<{ order: Order }>('POST', `${GATEWAY}/orders/void`, { order }, options)).order;
+    return (await invoke<'voidOrder'>(this.client, 'POST', `${GATEWAY}/orders/void`, { order }, options)).order;
   }
 
   /**
    * Lists orders, newest first. `filters` are the query language's parameters, e.g.
    * `{ 'filter[state][_eq]': 'completed', 'filter[created_at][_gte]': '2026-11-01T00:00:00+08:00' }`.
    */
-  async list(page: { offset?: number; limit?: number; customerUuid?: string; filters?: Record<string, string | string[]> } = {}, options?: RequestOptions): Promise<OrderPage> {
+  async list(
+    page: {
+      offset?: OrderListQuery['offset'];
+      limit?: OrderListQuery['limit'];
+      customerUuid?: OrderListQuery['customer_uuid'];
+      filters?: Record<string, string | string[]>;
+    } = {},
+    options?: RequestOptions,
+  ): Promise<OrderPage> {
     const query = new URLSearchParams();
     if (page.offset !== undefined) query.set('offset', String(page.offset));
     if (page.limit !== undefined) query.set('limit', String(page.limit));
@@ -314,7 +340,7 @@ class OrdersApi {
       for (const item of Array.isArray(value) ? value : [value]) query.append(key, item);
     }
     const text = query.toString();
-    return this.client.call('GET', `${GATEWAY}/orders/list${text ? `?${text}` : ''}`, undefined, options);
+    return invoke<'listOrders'>(this.client, 'GET', `${GATEWAY}/orders/list${text ? `?${text}` : ''}`, undefined, options);
   }
 }
 
@@ -322,23 +348,25 @@ class TransactionsApi {
   constructor(private readonly client: PaygateClient) {}
 
   async check(transactionUuid: string, order?: OrderReference, options?: RequestOptions): Promise<OrderWithTransaction> {
-    return this.client.call('POST', `${GATEWAY}/transactions/check`, { ...(order && { order }), transaction: { uuid: transactionUuid } }, options);
+    return invoke<'checkTransaction'>(
+      this.client, 'POST', `${GATEWAY}/transactions/check`, { ...(order && { order }), transaction: { uuid: transactionUuid } }, options,
+    );
   }
 
   /** Captures a pre-authorisation, once; all of it when no amount is given. */
   async capture(transactionUuid: string, amount?: AmountInput, options?: RequestOptions): Promise<OrderWithTransaction> {
     const body = { transaction: { uuid: transactionUuid }, ...(amount !== undefined && { capture: { amount } }) };
-    return this.client.call('POST', `${GATEWAY}/transactions/capture`, body, options);
+    return invoke<'captureTransaction'>(this.client, 'POST', `${GATEWAY}/transactions/capture`, body, options);
   }
 
   /** Voids a transaction before settlement (or releases an open authorisation). */
   async void(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
-    return this.client.call('POST', `${GATEWAY}/transactions/void`, { transaction: { uuid: transactionUuid } }, options);
+    return invoke<'voidTransaction'>(this.client, 'POST', `${GATEWAY}/transactions/void`, { transaction: { uuid: transactionUuid } }, options);
   }
 
   /** Refunds part or all of a settled transaction. */
-  async refund(transactionUuid: string, refund: { amount: AmountInput; note?: string; reason?: string }, options?: RequestOptions): Promise<OrderWithTransaction> {
-    return this.client.call('POST', `${GATEWAY}/orders/refund`, { transaction: { uuid: transactionUuid }, refund }, options);
+  async refund(transactionUuid: string, refund: RequestBody<'refundTransaction'>['refund'], options?: RequestOptions): Promise<OrderWithTransaction> {
+    return invoke<'refundTransaction'>(this.client, 'POST', `${GATEWAY}/orders/refund`, { transaction: { uuid: transactionUuid }, refund }, options);
   }
 }
 
@@ -347,37 +375,43 @@ class WebhooksApi {
 
   /** Sends an event again, now, to each of its destinations, with a fresh set of retries. */
   async redeliver(eventId: string, options?: RequestOptions): Promise<WebhookEvent> {
-    return (await this.client.call<{ event: WebhookEvent }>('POST', `${GATEWAY}/webhooks/redeliver`, { event_id: eventId }, options)).event;
+    return (await invoke<'redeliverEvent'>(this.client, 'POST', `${GATEWAY}/webhooks/redeliver`, { event_id: eventId }, options)).event;
   }
 }
+
+const SANDBOX = '/svc/sandbox/api/v1';
 
 /** Sandbox mode only. */
 class SandboxApi {
   constructor(private readonly client: PaygateClient) {}
 
   async clock(options?: RequestOptions): Promise<SandboxClock> {
-    return this.client.call('GET', '/svc/sandbox/api/v1/clock', undefined, options);
+    return invoke<'readSandboxClock'>(this.client, 'GET', `${SANDBOX}/clock`, undefined, options);
   }
 
   /** Moves the merchant's business clock forward; returns once everything due on the way has run. */
-  async advanceClock(seconds: number, options?: RequestOptions): Promise<SandboxClock> {
-    return this.client.call('POST', '/svc/sandbox/api/v1/clock', { advance_seconds: seconds }, options);
+  async advanceClock(seconds: RequestBody<'advanceSandboxClock'>['advance_seconds'], options?: RequestOptions): Promise<SandboxClock> {
+    return invoke<'advanceSandboxClock'>(this.client, 'POST', `${SANDBOX}/clock`, { advance_seconds: seconds }, options);
   }
 
   /** Completes a pending transaction as the payer would (3-D Secure passed, wallet payment made) ... */
   async succeed(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
-    return this.client.call('POST', `/svc/sandbox/api/v1/transactions/${encodeURIComponent(transactionUuid)}/succeed`, undefined, options);
+    return invoke<'succeedSandboxTransaction'>(
+      this.client, 'POST', `${SANDBOX}/transactions/${encodeURIComponent(transactionUuid)}/succeed`, undefined, options,
+    );
   }
 
   /** ... or fails it (3-D Secure failed, wallet payment refused). */
   async fail(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
-    return this.client.call('POST', `/svc/sandbox/api/v1/transactions/${encodeURIComponent(transactionUuid)}/fail`, undefined, options);
+    return invoke<'failSandboxTransaction'>(
+      this.client, 'POST', `${SANDBOX}/transactions/${encodeURIComponent(transactionUuid)}/fail`, undefined, options,
+    );
   }
 
   /** Settles a pending card binding as the cardholder passing (`succeed`) or failing 3-D Secure would. */
   async settleToken(token: string, outcome: 'succeed' | 'fail', options?: RequestOptions): Promise<PaymentToken> {
-    return (await this.client.call<{ payment_token: PaymentToken }>(
-      'POST', `/svc/sandbox/api/v1/payment_tokens/${encodeURIComponent(token)}/${outcome}`, undefined, options,
+    return (await invoke<'succeedSandboxPaymentToken' | 'failSandboxPaymentToken'>(
+      this.client, 'POST', `${SANDBOX}/payment_tokens/${encodeURIComponent(token)}/${outcome}`, undefined, options,
     )).payment_token;
   }
 }

@@ -1,5 +1,14 @@
-/** Shapes of what paygate returns and accepts, as the OpenAPI document at `/openapi.json` declares them. */
+/**
+ * Shapes of what paygate returns and accepts. They are not written here but taken from `./generated/openapi.ts`,
+ * which `npm run generate:client` makes from the server's own route declarations (the OpenAPI document at
+ * `/openapi.json`), so they cannot drift from the server: a test fails while that file is out of date.
+ * Only the envelope (the protocol around every reply) and {@link DEFAULT_PAYMENT_METHODS} are written by hand.
+ */
+import type { operations } from './generated/openapi.js';
 
+// ---- the protocol ----
+
+/** The payment methods a customer may prefer; the server declares its schema with this list. */
 export const DEFAULT_PAYMENT_METHODS = ['Credit Card', 'Alipay', 'Wechat Pay'] as const;
 export type DefaultPaymentMethod = (typeof DEFAULT_PAYMENT_METHODS)[number];
 
@@ -16,275 +25,111 @@ export interface ErrorEnvelope {
   data: null;
 }
 
-export interface Customer {
-  uuid: string;
-  reference_number: string;
-  name: string;
-  phone: string;
-  /** Always present; `""` when unknown. */
-  dial_code: string;
-  email?: string;
-  company_name?: string;
-  default_payment_method?: DefaultPaymentMethod;
-  default_payment_token?: PaymentToken;
-}
+// ---- per operation (operationId), from the generated declarations ----
+
+export type OperationId = keyof operations;
+
+type JsonReply<Op extends OperationId> = operations[Op]['responses'] extends { 200: { content: { 'application/json': infer R } } }
+  ? R
+  : never;
+
+/** Operations whose success reply is the JSON envelope (all but the operators' plain-text ones, such as /metrics). */
+export type EnvelopeOperationId = {
+  [Op in OperationId]: [JsonReply<Op>] extends [never] ? never : JsonReply<Op> extends { data: unknown } ? Op : never;
+}[OperationId];
+
+/** `data` of the operation's success envelope. */
+export type ReplyData<Op extends EnvelopeOperationId> = JsonReply<Op> extends { data: infer D } ? D : never;
+
+/** The operation's JSON request body; `undefined` for an operation that takes none. */
+export type RequestBody<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : undefined;
+
+/** The operation's query-string parameters (`never` when it has none). */
+export type QueryParams<Op extends OperationId> = NonNullable<operations[Op]['parameters']['query']>;
+
+/** The operation's path parameters (`never` when it has none). */
+export type PathParams<Op extends OperationId> = NonNullable<operations[Op]['parameters']['path']>;
+
+// ---- customers and payment tokens ----
+
+export type Customer = ReplyData<'getCustomer'>['customer'];
+export type PaymentToken = ReplyData<'checkPaymentToken'>['payment_token'];
+
+/** Creates or upserts (by `reference_number`). Optional fields: omit to keep the stored value, send `null` to clear it. */
+export type CustomerInput = RequestBody<'createCustomer'>['customer'];
+
+/** An edit: the same fields, flat; `reference_number` may be repeated but not changed. */
+export type CustomerFields = RequestBody<'editCustomer'>;
 
 /** A card to bind as a payment token (`customers.bindCard`). */
-export interface BindCardInput {
-  number: string;
-  exp_month: string | number;
-  exp_year: string | number;
-  cvv?: string;
-  holder_name: string;
-  /** HKD when absent. */
-  billing_currency?: string;
-  billing_address?: Record<string, unknown>;
-  '3ds'?: { success_return_url?: string; fail_return_url?: string };
-}
+export type BindCardInput = NonNullable<RequestBody<'bindPaymentToken'>['card']>;
 
-export interface PaymentToken {
-  token_type: 'CreditCard' | 'WechatPayAutoDebit' | 'AlipayAutoDebit';
-  token: string;
-  state: 'pending' | 'success' | 'failed';
-  default: boolean;
-  verify_url?: string | null;
-  verify_uuid?: string;
-  error_code?: string;
-  error_msg?: string;
-  credit_card?: {
-    number: string;
-    exp_month: string;
-    exp_year: string;
-    holder_name: string;
-    brand: string;
-    billing_currency: string;
-  };
-}
+/** The auto-debit wallets a customer can bind (`customers.bindWallet`): the members of the bind body besides `card`. */
+export type AutoDebitWallet = Exclude<keyof RequestBody<'bindPaymentToken'>, 'card'>;
 
-/** Optional fields: omit to keep the stored value, send `null` to clear it. */
-export interface CustomerFields {
-  name: string;
-  phone: string;
-  email?: string | null;
-  dial_code?: string | null;
-  company_name?: string | null;
-  default_payment_method?: DefaultPaymentMethod | null;
-  default_payment_token?: string | null;
-}
+/** A link to a hosted page where the customer binds a card themselves. */
+export type WalletLink = ReplyData<'createWalletLink'>;
 
-export interface CustomerInput extends CustomerFields {
-  reference_number: string;
-}
+// ---- orders and transactions ----
 
-export type OrderState = 'invoiced' | 'in_completed' | 'completed' | 'voided';
-export type CorrespondenceState = 'unpaid' | 'partial_paid' | 'paid' | 'over_paid' | 'refunded' | 'voided' | 'authorized';
-export type TransactionType = 'Sales' | 'Authorization' | 'Refund' | 'Capture';
-export type PurchasableType = 'RearTips' | 'Charge' | 'Listing' | 'Rounding' | 'SurchargeFee';
+export type Order = ReplyData<'checkOrder'>['order'];
+export type Transaction = ReplyData<'checkTransaction'>['transaction'];
+export type LineItem = NonNullable<Order['line_items']>[number];
+export type PaymentData = Transaction['payment_data'];
 
+export type OrderState = Order['state'];
+export type CorrespondenceState = Order['correspondence_state'];
+export type TransactionType = Transaction['type'];
+export type PurchasableType = LineItem['purchasable_type'];
+
+export type OrderInput = RequestBody<'createOrder'>['order'];
+export type LineItemInput = NonNullable<OrderInput['line_items']>[number];
 /** Amounts go in as decimal text ("12.50") or JSON numbers (12.5). */
-export type AmountInput = string | number;
-
-export interface LineItemInput {
-  purchasable_type: PurchasableType;
-  purchase_id?: number | null;
-  price: AmountInput;
-  quantity: number;
-  total?: AmountInput;
-  label?: string | null;
-}
-
-export interface OrderInput {
-  reference_number: string;
-  currency: string;
-  charge_fee: AmountInput;
-  tips?: AmountInput;
-  subtotal?: AmountInput;
-  due_date?: string | null;
-  note?: string | null;
-  line_items?: LineItemInput[] | null;
-  callback_url?: string | null;
-  redirect_url?: string | null;
-}
-
-export interface LineItem {
-  uuid: string;
-  purchasable_type: PurchasableType;
-  purchase_id?: number;
-  price: number;
-  quantity: number;
-  total: number;
-  label?: string;
-}
-
-export interface PaymentData {
-  acquirer_name: string;
-  acquirer_type: string;
-  auth_code?: string;
-  brn: string;
-  card_number_len?: number;
-  card_read_mode?: string;
-  credit_card_type?: string;
-  first_6_digits?: string;
-  last_4_digits?: string;
-  merchant_id?: string;
-  new_gateway_txn_id: string;
-  payment_method: string;
-  receipt_id: string;
-  rrn?: string;
-  transaction_state: string;
-  token?: string;
-  holder_name?: string;
-  exp_month?: string;
-  exp_year?: string;
-  resp_code?: string;
-  resp_msg?: string;
-  error_code?: string;
-  error_desc?: string;
-  consumer_country_code?: string;
-}
-
-export interface Transaction {
-  type: TransactionType;
-  uuid: string;
-  currency: string;
-  amount: number;
-  success: boolean;
-  is_pending: boolean;
-  captured: boolean;
-  allow_void: boolean;
-  allow_refund: boolean;
-  void_is_pending: boolean;
-  voided: boolean;
-  payment_method: string;
-  note: string | null;
-  payment_data: PaymentData;
-  original_transaction_uuid: string | null;
-  /** While a 3-D Secure challenge is open: where the cardholder passes it. */
-  '3ds'?: { enrolled: string; redirect_url: string };
-  /** While a wallet payment waits for the payer: what the payer scans or is sent to, and until when. */
-  wallet?: { qr_code?: string; redirect_url?: string; expires_at: string };
-  created_at: string;
-  updated_at: string;
-}
-
-export interface Order {
-  source: string;
-  type: string;
-  number: string;
-  reference_number: string;
-  due_date: string | null;
-  initial_total: number;
-  initial_tips: number;
-  subtotal: number;
-  /** Decimal text with the currency's decimals. */
-  paid_total: string;
-  unpaid_total: string;
-  state: OrderState;
-  correspondence_state: CorrespondenceState;
-  currency: string;
-  note: string | null;
-  return_url?: string;
-  notify_url?: string;
-  customer_uuid?: string;
-  business: { id: string; business_name: string };
-  created_at: string;
-  updated_at: string;
-  line_items: LineItem[] | null;
-  transactions: Transaction[];
-}
+export type AmountInput = OrderInput['charge_fee'];
 
 /** Names an order: by number, by reference number, or both. */
-export interface OrderReference {
-  number?: string;
-  reference_number?: string;
-}
+export type OrderReference = NonNullable<RequestBody<'checkOrder'>['order']>;
 
-export interface CardInput {
-  number: string;
-  exp_month: string | number;
-  exp_year: string | number;
-  cvv?: string;
-  holder_name?: string;
-  /** `sales` (default) charges at once; `pre_authorize` holds the amount for a later capture. */
-  consume_mode?: 'sales' | 'pre_authorize' | 'preauth';
-}
+/** Finds an order to read: by the order (number, reference number) or by one of its transactions' uuid. */
+export type OrderLookup = RequestBody<'checkOrder'>;
 
-export interface PaymentInput {
-  /** The payment's idempotency key: the same uuid again returns this payment instead of charging twice. */
-  uuid?: string;
-  /** Part of the order to pay; the unpaid total when absent. */
-  amount?: AmountInput;
-  note?: string | null;
-  credit_card?: CardInput;
-  /** Charge a bound payment token instead: no card details, no new 3-D Secure challenge. */
-  payment_token?: { token: string; amount?: AmountInput; consume_mode?: 'sales' | 'pre_authorize'; entry_type?: 'cit' | 'mit' };
-  /** Pay with a wallet instead (name one method): the payment stays pending until the payer pays. */
-  alipay?: Record<string, never>;
-  wechatpay?: Record<string, never>;
-  fps?: Record<string, never>;
-}
+/** How to pay an order (`orders.pay`): a card, a bound payment token, or a wallet. */
+export type PaymentInput = RequestBody<'payOrder'>['payment'];
+export type CardInput = NonNullable<PaymentInput['credit_card']>;
 
-/** An order with a link to its hosted payment page (`with_payment_link=true`); the link expires (docs/hosted-pages.md). */
-export interface OrderWithPaymentLink {
-  order: Order;
-  payment_link: string;
-}
+export type OrderWithTransaction = ReplyData<'payOrder'>;
+export type OrderPage = ReplyData<'listOrders'>;
+export type OrderListQuery = QueryParams<'listOrders'>;
 
-/** An order with an expiring link to its PDF receipt (`with_download_link=true`). */
-export interface OrderWithDownloadLink {
-  order: Order;
-  download_link: string;
-}
+/** `data` of createOrder and checkOrder: the order, and the links asked for in the query. */
+export type OrderData = ReplyData<'checkOrder'>;
 
-export interface OrderWithTransaction {
-  order: Order;
-  transaction: Transaction;
-}
+/**
+ * An order with a link to its hosted payment page; the link expires (docs/hosted-pages.md). The server declares
+ * `payment_link` optional since it is there only when asked for (`with_payment_link=true`): these methods ask.
+ */
+export type OrderWithPaymentLink = OrderData & Required<Pick<OrderData, 'payment_link'>>;
 
-export interface OrderPage {
-  orders: Order[];
-  offset: number;
-  limit: number;
-  total: number;
-}
+/** An order with an expiring link to its PDF receipt (asked for, as above, with `with_download_link=true`). */
+export type OrderWithDownloadLink = OrderData & Required<Pick<OrderData, 'download_link'>>;
 
-export interface SandboxClock {
-  now: string;
-  business_date: string;
-  timezone: string;
-  offset_seconds: number;
-}
+// ---- webhooks and the sandbox ----
 
+export type WebhookEvent = ReplyData<'listOrderEvents'>['events'][number];
+export type WebhookDelivery = WebhookEvent['deliveries'][number];
+export type WebhookAttempt = WebhookDelivery['attempts'][number];
+
+/** The actions paygate sends today (`WebhookEvent.action`, X-Action); the server declares the field as text. */
 export type WebhookAction =
   | 'order.created' | 'order.authorized' | 'order.paid' | 'order.payment_failure' | 'order.voided' | 'order.refunded' | 'transaction.voided';
 
-export interface WebhookAttempt {
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  outcome: 'delivered' | 'retry' | 'failed';
-}
+export type SandboxClock = ReplyData<'readSandboxClock'>;
 
-export interface WebhookDelivery {
-  /** `notify_url` (the order's) or `app:{AppID}` (an app's webhook endpoint). */
-  destination: string;
-  url: string;
-  state: 'pending' | 'sending' | 'delivered' | 'failed';
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  last_status: number | null;
-  last_error: string | null;
-  attempts: WebhookAttempt[];
-}
+// ---- checks that the hand-written parts still agree with the declarations ----
 
-export interface WebhookEvent {
-  /** X-Event-ID: receivers deduplicate on it. */
-  event_id: string;
-  action: WebhookAction | string;
-  created_at: string;
-  /** The body sent: `{code, message, data: {order}}`, the order as it was at the event. */
-  body: { code: number; message: string; data: { order: Order } };
-  deliveries: WebhookDelivery[];
-}
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Assert<T extends true> = T;
+/** The server builds the customer schemas from DEFAULT_PAYMENT_METHODS: the generated list must be the same. */
+type DefaultPaymentMethodsAgree = Assert<Equal<NonNullable<Customer['default_payment_method']>, DefaultPaymentMethod>>;
