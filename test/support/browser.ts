@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaygateClient } from '@paygate/client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { pageCard } from './fixtures.js';
 import { TestReceiver } from './receiver.js';
 import { startTestServer, type TestServer } from './server.js';
 
@@ -55,7 +56,7 @@ export async function phoneBrowser(): Promise<PhoneBrowser> {
 export async function fillCard(page: Page, number: string): Promise<void> {
   await page.getByLabel('Name on card').fill('Chan Tai Man');
   await page.getByLabel('Card number').fill(number);
-  await page.getByLabel('Expiry (MM/YY)').fill('12/30');
+  await page.getByLabel('Expiry (MM/YY)').fill(pageCard().expiry);
   await page.getByLabel('Security code').fill('123');
 }
 

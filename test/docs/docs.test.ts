@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { RETRY_DELAYS_MINUTES } from '../../src/events/retry-schedule.js';
+import { ERRORS } from '../../src/modules.js';
+import { PROJECT_ROOT } from '../../src/platform/version.js';
+
+const doc = (name: string) => readFileSync(join(PROJECT_ROOT, 'docs', name), 'utf8');
+
+describe('the docs agree with the code', () => {
+  test('docs/errors.md lists exactly the closed list, with statuses and messages', () => {
+    const rows = doc('errors.md').split('\n').filter((line) => /^\| `[^`]+` \| \d{3} \|/.test(line));
+    assert.deepEqual(rows, Object.values(ERRORS).map((e) => `| \`${e.code}\` | ${e.status} | ${e.message} |`));
+  });
+
+  test('docs/webhooks.md publishes the retry delays the sender uses', () => {
+    const row = doc('webhooks.md').split('\n').find((line) => line.startsWith('| after |'));
+    assert.ok(row, 'the retry table has an "after" row');
+    const delays = row.split('|').slice(2, -1).map((cell) => Number(cell.trim()));
+    assert.deepEqual(delays, [...RETRY_DELAYS_MINUTES]);
+    const total = RETRY_DELAYS_MINUTES.reduce((sum, minutes) => sum + minutes, 0);
+    assert.match(doc('webhooks.md'), new RegExp(`${RETRY_DELAYS_MINUTES.length + 1} attempts over ${Math.floor(total / 60)} hours ${total % 60} minutes`));
+    assert.ok(total < 24 * 60 && Math.max(...RETRY_DELAYS_MINUTES) <= 6 * 60, 'within 24 hours, never more than 6 hours apart');
+  });
+});

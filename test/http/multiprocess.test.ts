@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { PaygateClient } from '@paygate/client';
+import pg from 'pg';
+import { MIGRATIONS } from '../../src/platform/database/migrate.js';
+import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from '../support/keys.js';
+import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
+import { freePort, runCli, startServe, type ServeProcess } from '../support/processes.js';
+import { rawRequest, signedHeaders } from '../support/server.js';
+
+const ECHO = '/svc/payment/api/v1/openapi/echo';
+
+describe('two server processes on one PostgreSQL', { skip: POSTGRES_URL ? false : 'cross-process guarantees are tested on PostgreSQL (one server per SQLite folder)' }, () => {
+  const dataDirs: string[] = [];
+  const servers: ServeProcess[] = [];
+  const urls: string[] = [];
+  let schema: { url: string; drop(): Promise<void> };
+  let appId: string;
+
+  before(async () => {
+    schema = await createTestSchema(POSTGRES_URL!);
+    // Started together on an empty schema: the migration advisory lock lets exactly one of them migrate.
+    const starts = [0, 1].map(async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'paygate-multi-'));
+      dataDirs.push(dataDir);
+      const port = await freePort();
+      urls.push(`http://127.0.0.1:${port}`);
+      return startServe({ PAYGATE_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: schema.url, LOG_LEVEL: 'warn', PAYGATE_DEMO: '0' });
+    });
+    servers.push(...(await Promise.all(starts)));
+
+    const env = { PAYGATE_DATA_DIR: dataDirs[0]!, DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
+    const merchantId = JSON.parse((await runCli(['merchant', 'create', '--name', 'Multi', '--json'], env)).stdout).merchant_id as string;
+    const keyFile = join(dataDirs[0]!, 'public.pem');
+    writeFileSync(keyFile, TEST_PUBLIC_KEY);
+    appId = JSON.parse((await runCli(['app', 'create', '--merchant', merchantId, '--public-key', keyFile, '--json'], env)).stdout).app_id as string;
+  });
+  after(async () => {
+    for (const server of servers) await server.stop();
+    await schema?.drop();
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('both processes started and the schema was migrated once', async () => {
+    const client = new pg.Client({ connectionString: schema.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ name: string }>('select name from schema_migrations');
+      assert.deepEqual(rows.map((r) => r.name), Object.keys(MIGRATIONS));
+    } finally {
+      await client.end();
+    }
+    for (const url of urls) assert.equal((await rawRequest(url, { method: 'GET', target: '/readyz' })).status, 200);
+  });
+
+  test('a request replayed to the other process is refused: nonces are shared', async () => {
+    const body = '{"message":"once"}';
+    const headers = { ...signedHeaders({ appId, privateKey: TEST_PRIVATE_KEY }, { method: 'POST', target: ECHO, body }), 'content-type': 'application/json' };
+    const first = await rawRequest(urls[0]!, { method: 'POST', target: ECHO, body, headers });
+    assert.equal(first.status, 200, first.text);
+    const replay = await rawRequest(urls[1]!, { method: 'POST', target: ECHO, body, headers });
+    assert.equal(replay.status, 401);
+    assert.equal(replay.json.error_code, '100105');
+  });
+
+  test('20 concurrent upserts of one reference, split across both processes, make one customer', async () => {
+    const clients = urls.map((baseUrl) => new PaygateClient({ baseUrl, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 } }));
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      clients[i % 2]!.customers.create({ reference_number: 'MULTI-1', name: `Writer ${i}`, phone: String(i) })));
+    assert.equal(new Set(replies.map((c) => c.uuid)).size, 1);
+    const client = new pg.Client({ connectionString: schema.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query("select count(*)::int as n from customers where reference_number = 'MULTI-1'");
+      assert.equal(rows[0].n, 1);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('one Idempotency-Key sent to both processes at once runs once', async () => {
+    const clients = urls.map((baseUrl) => new PaygateClient({ baseUrl, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 } }));
+    const body = { customer: { reference_number: 'MULTI-KEY-1', name: 'Once', phone: '1' } };
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+      clients[i % 2]!.send('POST', '/svc/payment/api/v1/openapi/customers', body, { idempotencyKey: 'multi-process-key' })));
+    const fresh = replies.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
+    assert.equal(fresh.length, 1, replies.map((r) => r.status).join(','));
+    for (const reply of replies) {
+      if (reply.status === 409) assert.equal((reply.json as { error_code: string }).error_code, '100303');
+      else assert.equal(reply.text, fresh[0]!.text);
+    }
+  });
+});

@@ -1,0 +1,11 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ERRORS } from '../../src/modules.js';
+
+describe('the closed list of error codes', () => {
+  test("joins every area's errors with no code given twice", () => {
+    const codes = Object.values(ERRORS).map((error) => error.code);
+    assert.deepEqual(codes.filter((code, index) => codes.indexOf(code) !== index), []);
+    for (const error of Object.values(ERRORS)) assert.match(error.code, /^(\d{6}|E000002|EO100102)$/, error.message);
+  });
+});
