@@ -204,13 +204,13 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     }),
     repeatable: true,
     names: { 'path.uuid': CUSTOMER, 'body.card.number': CARD_NUMBER },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
   listPaymentTokens: {
     valid: async (world) => ofCustomer(world),
     repeatable: true,
     names: { 'path.uuid': CUSTOMER },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
   deletePaymentToken: {
     valid: async (world) => ofCustomer(world, { payment_token: { token: await world.newPendingToken() } }),
@@ -233,13 +233,13 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
       'body.payment_token.verify_uuid': lookup(unknownUuid, 'paymentTokenNotFound',
         async (world) => request({ path: { uuid: 'uuid' }, body: { payment_token: { token: world.token.token, verify_uuid: world.token.verifyUuid } } })),
     },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
   createWalletLink: {
     valid: async (world) => ofCustomer(world),
     repeatable: true,
     names: { 'path.uuid': CUSTOMER },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
 
   createOrder: {
@@ -273,7 +273,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
       'body.customer_uuid': lookup(unknownUuid, 'orderCustomerUnknown'),
       'body.order.line_items[].purchase_id': notAnObject('the merchant\'s own product id, kept as sent'),
     },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
   payOrder: {
     valid: async (world) => partPayment(byCard, { order: orderBy('number', await world.newOrder()) }),
@@ -333,7 +333,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     valid: async (world) => transactionRequest(world.paidOrder),
     repeatable: true,
     names: ORDER_OF_TRANSACTION,
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
   checkOrder: {
     valid: async (world) => checkingOrder({ order: orderBy('number', world.paidOrder.order) }),
@@ -345,7 +345,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
       'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound',
         async (world) => checkingOrder({ transaction: { uuid: world.paidOrder.transactionUuid } })),
     },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
   listOrders: {
     valid: async (world) => request({ query: { offset: '0', limit: '5', customer_uuid: world.customer.uuid, 'filter[state][_eq]': 'completed' } }),
@@ -360,7 +360,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
       'query.filter[reference_number][_eq]': lookup(unknownReference, 'success',
         async (world) => request({ query: { 'filter[reference_number][_eq]': world.paidOrder.order.reference_number } })),
     },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
 
   listOrderEvents: {
@@ -373,26 +373,26 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
       'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound',
         async (world) => request({ body: { transaction: { uuid: world.paidOrder.transactionUuid } } })),
     },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
   redeliverEvent: {
     valid: async (world) => request({ body: { event_id: world.event.id } }),
     repeatable: true,
     names: { 'body.event_id': lookup(unknownUuid, 'eventNotFound') },
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
 
   readSandboxClock: {
     valid: async () => request({}),
     repeatable: true,
-    fuzzShare: 0.3,
+    fuzzShare: 0.25,
   },
   advanceSandboxClock: {
     valid: async () => request({ body: { advance_seconds: 60 } }),
     repeatable: true,
     isolated: true,
     // A case may move the clock up to 400 days, running all that falls due on the way.
-    fuzzShare: 0.15,
+    fuzzShare: 0.1,
   },
   succeedSandboxTransaction: completePayment,
   failSandboxTransaction: completePayment,
