@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { card, CARDS } from './fixtures.js';
+import { signedRaw, type RawReply, type TestMerchant, type TestServer } from './server.js';
+
+/**
+ * A merchant with one of everything the signed API can name, made through the API as a client would: a
+ * customer with a bound payment token, paid and settled orders, a delivered webhook event; and makers for the
+ * objects an operation uses up (an authorisation to capture, a pending payment to complete...). Every object
+ * it makes can be read back by any value that names it, to show it unchanged.
+ */
+
+export const API = '/svc/payment/api/v1/openapi';
+export const SANDBOX = '/svc/sandbox/api/v1';
+
+export interface OrderNames {
+  number: string;
+  reference_number: string;
+}
+
+export interface Payment {
+  order: OrderNames;
+  transactionUuid: string;
+}
+
+const DAY_SECONDS = 24 * 60 * 60;
+
+export class MerchantWorld {
+  private readonly readers = new Map<string, () => Promise<unknown>>();
+  customer!: { uuid: string; reference: string };
+  /** Bound successfully (a frictionless card): chargeable, checkable. */
+  token!: { token: string; verifyUuid: string };
+  /** Paid by a settled sale, with its webhook events delivered to the notify URL. */
+  paidOrder!: Payment;
+  /** A large settled sale, refunded a cent at a time: refunds of it keep succeeding. */
+  refundable!: Payment;
+  /** The paid order's first event, delivered. */
+  event!: { id: string; order: OrderNames };
+
+  private constructor(readonly server: TestServer, readonly merchant: TestMerchant) {}
+
+  /** Builds the world; `notifyUrl` receives the webhooks of its paid order (a receiver that answers 200). */
+  static async build(server: TestServer, merchant: TestMerchant, notifyUrl: string): Promise<MerchantWorld> {
+    const world = new MerchantWorld(server, merchant);
+    await world.populate(notifyUrl);
+    return world;
+  }
+
+  private async populate(notifyUrl: string): Promise<void> {
+    const reference = this.unique('customer');
+    const customer = await this.call('POST', `${API}/customers`, { customer: { name: 'Chan Tai Man', phone: '91234567', reference_number: reference } });
+    this.customer = { uuid: customer.customer.uuid, reference };
+    const readCustomer = () => this.readCustomer(this.customer.uuid);
+    this.remember([this.customer.uuid, reference], readCustomer);
+
+    const bound = await this.call('POST', `${API}/customers/${this.customer.uuid}/payment_tokens`, { card: card(CARDS.frictionless) });
+    assert.equal(bound.payment_token.state, 'success', 'a frictionless card is bound at once');
+    this.token = { token: bound.payment_token.token, verifyUuid: bound.payment_token.verify_uuid };
+    this.remember([this.token.token, this.token.verifyUuid], () => this.readToken(this.token.token));
+
+    this.paidOrder = await this.newPayment('sale', { amount: '10.00', notifyUrl });
+    this.refundable = await this.newPayment('sale', { amount: '100000.00' });
+    // Past the daily settlement: sales can then be refunded.
+    await this.call('POST', `${SANDBOX}/clock`, { advance_seconds: DAY_SECONDS + 60 });
+
+    const events = await this.deliveredEvents(this.paidOrder.order);
+    this.event = { id: events[0]!.event_id, order: this.paidOrder.order };
+    this.remember([this.event.id], () => this.readEvent(this.event.id, this.event.order));
+  }
+
+  /** A value no other test run or merchant uses. */
+  unique(label: string): string {
+    return `${label}-${randomUUID()}`;
+  }
+
+  send(method: string, target: string, body?: unknown): Promise<RawReply> {
+    return this.sendRaw(method, target, body === undefined ? undefined : JSON.stringify(body));
+  }
+
+  /** A signed request with the body's exact text. */
+  sendRaw(method: string, target: string, body?: string, headers: Record<string, string> = {}): Promise<RawReply> {
+    // Node's client sends a DELETE body only with its length given (POST and PUT bodies go chunked without).
+    const length: Record<string, string> = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+    return signedRaw(this.server.url, this.merchant, { method, target, headers: { ...length, ...headers }, ...(body !== undefined && { body }) });
+  }
+
+  /** `data` of a successful reply; anything else fails the test. */
+  async call(method: string, target: string, body?: unknown): Promise<any> {
+    const reply = await this.send(method, target, body);
+    assert.equal(reply.status, 200, `${method} ${target}: ${reply.text.slice(0, 300)}`);
+    return reply.json.data;
+  }
+
+  /** An unpaid order of the world's customer. */
+  async newOrder(options: { amount?: string; notifyUrl?: string } = {}): Promise<OrderNames> {
+    const reference = this.unique('order');
+    const { order } = await this.call('POST', `${API}/orders`, {
+      order: {
+        reference_number: reference,
+        currency: 'HKD',
+        charge_fee: options.amount ?? '100000.00',
+        ...(options.notifyUrl !== undefined && { callback_url: options.notifyUrl }),
+      },
+      customer_uuid: this.customer.uuid,
+    });
+    const names = { number: order.number, reference_number: reference };
+    this.remember([names.number, reference], () => this.readOrder(names));
+    return names;
+  }
+
+  /**
+   * A new order paid by card: a sale (voidable until settled), an authorisation (capturable), or a payment
+   * pending its 3-D Secure challenge (to complete through the sandbox).
+   */
+  async newPayment(kind: 'sale' | 'authorisation' | 'challenge', options: { amount?: string; notifyUrl?: string } = {}): Promise<Payment> {
+    const order = await this.newOrder({ amount: options.amount ?? '10.00', ...(options.notifyUrl !== undefined && { notifyUrl: options.notifyUrl }) });
+    const paid = await this.call('POST', `${API}/open_payments`, {
+      order: { number: order.number },
+      payment: {
+        credit_card: {
+          ...card(kind === 'challenge' ? CARDS.challenge : CARDS.visa),
+          consume_mode: kind === 'authorisation' ? 'pre_authorize' : 'sales',
+        },
+      },
+    });
+    assert.equal(paid.transaction.is_pending, kind === 'challenge', `a ${kind} is pending only when challenged`);
+    const transactionUuid: string = paid.transaction.uuid;
+    this.remember([transactionUuid], () => this.readTransaction(transactionUuid));
+    return { order, transactionUuid };
+  }
+
+  /** A card binding waiting for its 3-D Secure challenge. */
+  async newPendingToken(): Promise<string> {
+    const { payment_token: token } = await this.call('POST', `${API}/customers/${this.customer.uuid}/payment_tokens`, { card: card(CARDS.visa) });
+    assert.equal(token.state, 'pending');
+    this.remember([token.token, token.verify_uuid], () => this.readToken(token.token));
+    return token.token;
+  }
+
+  /** The object this world made that `value` names, as its owner reads it now. */
+  readBack(value: string): Promise<unknown> {
+    const read = this.readers.get(value);
+    assert.ok(read, `the world made no object named ${value}: make it through MerchantWorld, so it can be read back`);
+    return read();
+  }
+
+  private remember(values: string[], read: () => Promise<unknown>): void {
+    for (const value of values) this.readers.set(value, read);
+  }
+
+  async readCustomer(uuid: string): Promise<unknown> {
+    const customer = await this.call('GET', `${API}/customers/${uuid}`);
+    const tokens = await this.call('GET', `${API}/customers/${uuid}/payment_tokens`);
+    return { ...customer, ...tokens };
+  }
+
+  readOrder(order: OrderNames): Promise<unknown> {
+    return this.call('POST', `${API}/orders/check`, { order });
+  }
+
+  readTransaction(uuid: string): Promise<unknown> {
+    return this.call('POST', `${API}/transactions/check`, { transaction: { uuid } });
+  }
+
+  /** The interface's literal `customers/uuid/...` path reads a token by its value alone. */
+  readToken(token: string): Promise<unknown> {
+    return this.call('POST', `${API}/customers/uuid/payment_tokens/check`, { payment_token: { token } });
+  }
+
+  async readEvent(id: string, order: OrderNames): Promise<unknown> {
+    const { events } = await this.call('POST', `${API}/orders/events`, { order });
+    return (events as Array<{ event_id: string }>).find((event) => event.event_id === id);
+  }
+
+  /** The order's events once every delivery is done, so reading them again shows the same. */
+  private async deliveredEvents(order: OrderNames): Promise<Array<{ event_id: string }>> {
+    for (let attempt = 0; ; attempt += 1) {
+      const { events } = await this.call('POST', `${API}/orders/events`, { order });
+      const deliveries = (events as Array<{ deliveries: Array<{ state: string }> }>).flatMap((event) => event.deliveries);
+      if (events.length > 0 && deliveries.length > 0 && deliveries.every((delivery) => delivery.state === 'delivered')) return events;
+      assert.ok(attempt < 200, `the webhooks of order ${order.number} were not delivered: ${JSON.stringify(deliveries)}`);
+      await sleep(50);
+    }
+  }
+}

@@ -1,0 +1,441 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ErrorName } from './errors.js';
+import { card, CARDS } from './fixtures.js';
+import type { MerchantWorld, OrderNames, Payment } from './merchant-world.js';
+import { namingLocations, type Location, type Operation, type OperationRequest } from './openapi-document.js';
+
+/**
+ * What the route-driven tests (test/fuzz.test.ts, test/cross-merchant.test.ts) know of each signed operation,
+ * keyed by its operationId in the served OpenAPI document (an alias has its own, `echoAlias1`).
+ *
+ * Adding a route is adding its entry here, and nothing else:
+ *
+ *     listPayouts: {
+ *       valid: async (world) => request({ query: { payee_id: (await world.newPayee()).id } }),
+ *       repeatable: true,
+ *       names: { 'query.payee_id': lookup(unknownUuid, 'payeeNotFound') },
+ *     },
+ *
+ * `valid` builds a request the merchant's world (test/support/merchant-world.ts) answers with 2xx, making
+ * fresh objects when the operation uses them up (then `repeatable: false`). `names` says, for every place of
+ * the request that names an object (every path parameter, and each text field called ...id, ...number,
+ * ...reference, ...uuid, ...token or ...link), what it names: a lookup (and how a value naming nothing is
+ * answered), a natural key, or no object at all. An operation of the document without an entry fails both
+ * tests, naming its operationId; a naming place without its entry fails the cross-merchant test.
+ */
+
+/** The place names an existing object, looked up: another merchant's must be answered as a missing one. */
+export interface Lookup {
+  kind: 'lookup';
+  /** A value of the same form that names nothing. */
+  unknown(): string;
+  /** How a value naming nothing is answered: this error, or `success` for a filter that then matches nothing. */
+  answer: ErrorName | 'success';
+  /** A valid request naming the object here, when the operation's usual request does not use this place. */
+  request?(world: MerchantWorld): Promise<OperationRequest>;
+}
+
+/**
+ * A natural key: the request makes (or updates) the merchant's object known by this value. Another merchant's
+ * key is just an unused one: it makes a fresh object of the caller's own.
+ */
+export interface NaturalKey {
+  kind: 'natural-key';
+  /** A value no object has. */
+  unused(): string;
+  /** The object the owner's successful request made (`data` is its reply's), as the owner reads it. */
+  readBack(world: MerchantWorld, data: any): Promise<unknown>;
+  request?(world: MerchantWorld): Promise<OperationRequest>;
+}
+
+/** The name matches the naming pattern but the value is no object of a merchant (a card number, say). */
+export interface NotAnObject {
+  kind: 'not-an-object';
+  why: string;
+}
+
+export type Naming = Lookup | NaturalKey | NotAnObject;
+
+export interface RouteFixture {
+  /** A request the world answers with 2xx. */
+  valid(world: MerchantWorld): Promise<OperationRequest>;
+  /** The same valid request, sent again, is answered with 2xx again (reads, upserts, retries by key). */
+  repeatable: boolean;
+  /** Every naming place of the request (see `namingLocations`), and any other the tests should try. */
+  names?: Record<Location, Naming>;
+  /**
+   * A body text field that takes any text within its documented length (a name, a note): the fuzz test puts
+   * huge and odd strings there, and expects text that fits to be accepted.
+   */
+  freeText?: Location;
+  /** The operation changes the whole merchant (its clock): fuzz it on a merchant of its own. */
+  isolated?: true;
+  /**
+   * The share of the fuzz test's cases per route this one gets by default (1 when absent): a route that does
+   * much per request (pays, binds, moves the clock) gets fewer, so the default run stays short.
+   */
+  fuzzShare?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Values that name nothing, in the form of those that name something.
+
+const unknownUuid = () => randomUUID();
+const unknownToken = () => randomBytes(16).toString('hex');
+const unknownReference = () => `unknown-${randomUUID()}`;
+/** Order numbers are 18 digits: a time stamp and a sequence. */
+const unknownOrderNumber = () => `9${Array.from({ length: 17 }, () => Math.floor(Math.random() * 10)).join('')}`;
+
+const lookup = (unknown: () => string, answer: Lookup['answer'], request?: Lookup['request']): Lookup =>
+  ({ kind: 'lookup', unknown, answer, ...(request && { request }) });
+const notAnObject = (why: string): NotAnObject => ({ kind: 'not-an-object', why });
+
+const CUSTOMER = lookup(unknownUuid, 'customerNotFound');
+const TRANSACTION = lookup(unknownUuid, 'transactionNotFound');
+const PAYMENT_TOKEN = lookup(unknownToken, 'paymentTokenNotFound');
+const CARD_NUMBER = notAnObject('a card number: the card is the payer\'s, not an object of the merchant');
+
+/** An order named by number and reference, beside a transaction: both must name the transaction's order. */
+const ORDER_OF_TRANSACTION = {
+  'body.order.number': lookup(unknownOrderNumber, 'orderMismatch'),
+  'body.order.reference_number': lookup(unknownReference, 'orderMismatch'),
+  'body.transaction.uuid': TRANSACTION,
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+
+const request = (parts: Partial<OperationRequest>): OperationRequest => ({ path: {}, query: {}, ...parts });
+const orderNames = (order: OrderNames) => ({ number: order.number, reference_number: order.reference_number });
+/**
+ * An order named one way only: a request naming it both ways would be refused for another merchant's number
+ * beside the caller's own reference even if numbers leaked across merchants.
+ */
+const orderBy = (by: keyof OrderNames, order: OrderNames) => ({ [by]: order[by] });
+const transactionRequest = (payment: Payment, extra: Record<string, unknown> = {}) =>
+  request({ body: { order: orderNames(payment.order), transaction: { uuid: payment.transactionUuid }, ...extra } });
+const ofCustomer = (world: MerchantWorld, body?: unknown) =>
+  request({ path: { uuid: world.customer.uuid }, ...(body !== undefined && { body }) });
+
+/** orders/check, asking for both links as well. */
+const checkingOrder = (body: unknown) => request({ query: { with_payment_link: 'true', with_download_link: 'true' }, body });
+
+const PROFILE = {
+  name: 'Chan Tai Man',
+  phone: '91234567',
+  email: 'chan@example.com',
+  dial_code: '852',
+  company_name: 'Chan Trading',
+  default_payment_method: 'Credit Card',
+};
+
+const echo: RouteFixture = {
+  valid: async () => request({ body: { message: 'Hello, paygate' } }),
+  repeatable: true,
+  freeText: 'body.message',
+};
+
+/** Pays part of a fresh order, so that partial payments keep succeeding, under a payment.uuid of its own. */
+function partPayment(method: Record<string, unknown>, namedBy: Record<string, unknown>): OperationRequest {
+  return request({ body: { ...namedBy, payment: { uuid: randomUUID(), amount: '1.00', note: 'part payment', ...method } } });
+}
+const byCard = { credit_card: { ...card(CARDS.visa), consume_mode: 'sales' } };
+const byToken = (world: MerchantWorld) =>
+  ({ payment_token: { token: world.token.token, amount: '1.00', consume_mode: 'sales', entry_type: 'mit' } });
+
+const settleToken: RouteFixture = {
+  valid: async (world) => request({ path: { token: await world.newPendingToken() } }),
+  repeatable: false,
+  names: { 'path.token': PAYMENT_TOKEN },
+  fuzzShare: 0.15,
+};
+
+const completePayment: RouteFixture = {
+  valid: async (world) => request({ path: { uuid: (await world.newPayment('challenge')).transactionUuid } }),
+  repeatable: false,
+  names: { 'path.uuid': TRANSACTION },
+  fuzzShare: 0.15,
+};
+
+export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
+  echo,
+  echoAlias1: echo,
+
+  createCustomer: {
+    valid: async (world) => request({ body: { customer: { ...PROFILE, reference_number: world.unique('customer') } } }),
+    repeatable: true,
+    freeText: 'body.customer.name',
+    names: {
+      'body.customer.reference_number': {
+        kind: 'natural-key',
+        unused: () => `unused-${randomUUID()}`,
+        readBack: (world, data) => world.readCustomer(data.customer.uuid),
+      },
+      // Only a token of the customer itself can be its default: the world's customer, updated by reference.
+      'body.customer.default_payment_token': lookup(unknownToken, 'paymentTokenNotUsable', async (world) => request({
+        body: { customer: { ...PROFILE, reference_number: world.customer.reference, default_payment_token: world.token.token } },
+      })),
+    },
+  },
+  editCustomer: {
+    valid: async (world) => ofCustomer(world, { ...PROFILE, reference_number: world.customer.reference, default_payment_token: world.token.token }),
+    repeatable: true,
+    freeText: 'body.name',
+    names: {
+      'path.uuid': CUSTOMER,
+      // The reference cannot change: any other value, another merchant's included, is refused as a change.
+      'body.reference_number': lookup(unknownReference, 'customerReferenceImmutable'),
+      'body.default_payment_token': lookup(unknownToken, 'paymentTokenNotUsable'),
+    },
+  },
+  getCustomer: {
+    valid: async (world) => ofCustomer(world),
+    repeatable: true,
+    names: { 'path.uuid': CUSTOMER },
+  },
+
+  bindPaymentToken: {
+    valid: async (world) => ofCustomer(world, {
+      card: {
+        ...card(CARDS.visa),
+        billing_currency: 'HKD',
+        billing_address: { line1: "1 Queen's Road Central", city: 'Hong Kong' },
+        '3ds': { success_return_url: 'https://shop.example/bound', fail_return_url: 'https://shop.example/not-bound' },
+      },
+    }),
+    repeatable: true,
+    names: { 'path.uuid': CUSTOMER, 'body.card.number': CARD_NUMBER },
+    fuzzShare: 0.25,
+  },
+  listPaymentTokens: {
+    valid: async (world) => ofCustomer(world),
+    repeatable: true,
+    names: { 'path.uuid': CUSTOMER },
+    fuzzShare: 0.25,
+  },
+  deletePaymentToken: {
+    valid: async (world) => ofCustomer(world, { payment_token: { token: await world.newPendingToken() } }),
+    repeatable: false,
+    names: {
+      'path.uuid': CUSTOMER,
+      'body.payment_token.token': PAYMENT_TOKEN,
+      // The bare form some clients send.
+      'body.token': lookup(unknownToken, 'paymentTokenNotFound', async (world) => ofCustomer(world, { token: await world.newPendingToken() })),
+    },
+    fuzzShare: 0.2,
+  },
+  checkPaymentToken: {
+    // The interface's literal `uuid` in the path: the token alone names it.
+    valid: async (world) => request({ path: { uuid: 'uuid' }, body: { payment_token: { token: world.token.token } } }),
+    repeatable: true,
+    names: {
+      'path.uuid': lookup(unknownUuid, 'customerNotFound', async (world) => ofCustomer(world, { payment_token: { token: world.token.token } })),
+      'body.payment_token.token': PAYMENT_TOKEN,
+      'body.payment_token.verify_uuid': lookup(unknownUuid, 'paymentTokenNotFound',
+        async (world) => request({ path: { uuid: 'uuid' }, body: { payment_token: { token: world.token.token, verify_uuid: world.token.verifyUuid } } })),
+    },
+    fuzzShare: 0.25,
+  },
+  createWalletLink: {
+    valid: async (world) => ofCustomer(world),
+    repeatable: true,
+    names: { 'path.uuid': CUSTOMER },
+    fuzzShare: 0.25,
+  },
+
+  createOrder: {
+    valid: async (world) => request({
+      query: { with_payment_link: 'true' },
+      body: {
+        order: {
+          reference_number: world.unique('order'),
+          currency: 'HKD',
+          charge_fee: '12.50',
+          tips: '2.50',
+          subtotal: '10.00',
+          due_date: `${new Date().getUTCFullYear() + 1}-12-31`,
+          note: 'two teas',
+          line_items: [
+            { purchasable_type: 'Listing', purchase_id: 7, price: '5.00', quantity: 2, total: '10.00', label: 'Tea' },
+            { purchasable_type: 'RearTips', price: '2.50', quantity: 1, label: 'Tips' },
+          ],
+          redirect_url: 'https://shop.example/paid',
+        },
+        customer_uuid: world.customer.uuid,
+      },
+    }),
+    repeatable: true,
+    names: {
+      'body.order.reference_number': {
+        kind: 'natural-key',
+        unused: () => `unused-${randomUUID()}`,
+        readBack: (world, data) => world.readOrder(data.order),
+      },
+      'body.customer_uuid': lookup(unknownUuid, 'orderCustomerUnknown'),
+      'body.order.line_items[].purchase_id': notAnObject('the merchant\'s own product id, kept as sent'),
+    },
+    fuzzShare: 0.25,
+  },
+  payOrder: {
+    valid: async (world) => partPayment(byCard, { order: orderBy('number', await world.newOrder()) }),
+    repeatable: true,
+    freeText: 'body.payment.note',
+    names: {
+      'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
+      'body.order.reference_number': lookup(unknownReference, 'orderNotFound',
+        async (world) => partPayment(byCard, { order: orderBy('reference_number', await world.newOrder()) })),
+      'body.number': lookup(unknownOrderNumber, 'orderNotFound', async (world) => partPayment(byCard, { number: (await world.newOrder()).number })),
+      'body.reference_number': lookup(unknownReference, 'orderNotFound',
+        async (world) => partPayment(byCard, { reference_number: (await world.newOrder()).reference_number })),
+      'body.payment.uuid': {
+        kind: 'natural-key',
+        unused: () => randomUUID(),
+        readBack: (world, data) => world.readTransaction(data.transaction.uuid),
+      },
+      'body.payment.payment_token.token': lookup(unknownToken, 'paymentTokenNotFound',
+        async (world) => partPayment(byToken(world), { order: orderBy('number', await world.newOrder()) })),
+      'body.payment.credit_card.number': CARD_NUMBER,
+    },
+    fuzzShare: 0.25,
+  },
+  captureTransaction: {
+    valid: async (world) => transactionRequest(await world.newPayment('authorisation'), { capture: { amount: '10.00' } }),
+    repeatable: false,
+    names: ORDER_OF_TRANSACTION,
+    fuzzShare: 0.2,
+  },
+  voidTransaction: {
+    valid: async (world) => transactionRequest(await world.newPayment('sale')),
+    repeatable: false,
+    names: ORDER_OF_TRANSACTION,
+    fuzzShare: 0.2,
+  },
+  voidOrder: {
+    // As a whole: an order with no payments.
+    valid: async (world) => request({ body: { order: orderBy('number', await world.newOrder()) } }),
+    repeatable: false,
+    names: {
+      'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
+      'body.order.reference_number': lookup(unknownReference, 'orderNotFound',
+        async (world) => request({ body: { order: orderBy('reference_number', await world.newOrder()) } })),
+      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound',
+        async (world) => request({ body: { transaction: { uuid: (await world.newPayment('sale')).transactionUuid } } })),
+    },
+    fuzzShare: 0.2,
+  },
+  refundTransaction: {
+    valid: async (world) => transactionRequest(world.refundable, { refund: { amount: '0.01', note: 'a cent back', reason: 'goodwill' } }),
+    repeatable: true,
+    freeText: 'body.refund.note',
+    names: ORDER_OF_TRANSACTION,
+    fuzzShare: 0.2,
+  },
+  checkTransaction: {
+    valid: async (world) => transactionRequest(world.paidOrder),
+    repeatable: true,
+    names: ORDER_OF_TRANSACTION,
+    fuzzShare: 0.25,
+  },
+  checkOrder: {
+    valid: async (world) => checkingOrder({ order: orderBy('number', world.paidOrder.order) }),
+    repeatable: true,
+    names: {
+      'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
+      'body.order.reference_number': lookup(unknownReference, 'orderNotFound',
+        async (world) => checkingOrder({ order: orderBy('reference_number', world.paidOrder.order) })),
+      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound',
+        async (world) => checkingOrder({ transaction: { uuid: world.paidOrder.transactionUuid } })),
+    },
+    fuzzShare: 0.25,
+  },
+  listOrders: {
+    valid: async (world) => request({ query: { offset: '0', limit: '5', customer_uuid: world.customer.uuid, 'filter[state][_eq]': 'completed' } }),
+    repeatable: true,
+    // Filters: naming another merchant's object matches nothing, as naming none does.
+    names: {
+      'query.customer_uuid': lookup(unknownUuid, 'success'),
+      'query.filter[customer.uuid][_eq]': lookup(unknownUuid, 'success',
+        async (world) => request({ query: { 'filter[customer.uuid][_eq]': world.customer.uuid } })),
+      'query.filter[number][_eq]': lookup(unknownOrderNumber, 'success',
+        async (world) => request({ query: { 'filter[number][_eq]': world.paidOrder.order.number } })),
+      'query.filter[reference_number][_eq]': lookup(unknownReference, 'success',
+        async (world) => request({ query: { 'filter[reference_number][_eq]': world.paidOrder.order.reference_number } })),
+    },
+    fuzzShare: 0.25,
+  },
+
+  listOrderEvents: {
+    valid: async (world) => request({ body: { order: orderBy('number', world.event.order) } }),
+    repeatable: true,
+    names: {
+      'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
+      'body.order.reference_number': lookup(unknownReference, 'orderNotFound',
+        async (world) => request({ body: { order: orderBy('reference_number', world.event.order) } })),
+      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound',
+        async (world) => request({ body: { transaction: { uuid: world.paidOrder.transactionUuid } } })),
+    },
+    fuzzShare: 0.25,
+  },
+  redeliverEvent: {
+    valid: async (world) => request({ body: { event_id: world.event.id } }),
+    repeatable: true,
+    names: { 'body.event_id': lookup(unknownUuid, 'eventNotFound') },
+    fuzzShare: 0.25,
+  },
+
+  readSandboxClock: {
+    valid: async () => request({}),
+    repeatable: true,
+    fuzzShare: 0.25,
+  },
+  advanceSandboxClock: {
+    valid: async () => request({ body: { advance_seconds: 60 } }),
+    repeatable: true,
+    isolated: true,
+    // A case may move the clock up to 400 days, running all that falls due on the way.
+    fuzzShare: 0.1,
+  },
+  succeedSandboxTransaction: completePayment,
+  failSandboxTransaction: completePayment,
+  succeedSandboxPaymentToken: settleToken,
+  failSandboxPaymentToken: settleToken,
+};
+
+/** The fixture of an operation; fails, naming it, when it has none. */
+export function fixtureOf(operation: Operation): RouteFixture {
+  const fixture = ROUTE_FIXTURES[operation.operationId];
+  if (!fixture) throw new Error(missingFixture(operation));
+  return fixture;
+}
+
+function missingFixture(operation: Operation): string {
+  return `operationId ${operation.operationId} (${operation.method} ${operation.path}) needs a fixture: ` +
+    'add an entry to ROUTE_FIXTURES in test/support/route-fixtures.ts';
+}
+
+/** The document's operations that have no fixture, each with what to do. */
+export function operationsWithoutFixture(operations: readonly Operation[]): string[] {
+  return operations.filter((operation) => !ROUTE_FIXTURES[operation.operationId]).map(missingFixture);
+}
+
+/**
+ * Everything the registry lacks for the document's operations: operations without a fixture, naming places
+ * without a `names` entry, and entries for operations the document no longer has.
+ */
+export function registryGaps(operations: readonly Operation[]): string[] {
+  const gaps = operationsWithoutFixture(operations);
+  for (const operation of operations) {
+    const fixture = ROUTE_FIXTURES[operation.operationId];
+    for (const location of fixture ? namingLocations(operation) : []) {
+      if (!fixture?.names?.[location]) {
+        gaps.push(`operationId ${operation.operationId}: ${location} may name an object: say what it names in its fixture's names ` +
+          '(a lookup, a natural key, or not an object and why)');
+      }
+    }
+  }
+  const documented = new Set(operations.map((operation) => operation.operationId));
+  for (const operationId of Object.keys(ROUTE_FIXTURES)) {
+    if (!documented.has(operationId)) gaps.push(`ROUTE_FIXTURES has ${operationId}, which the OpenAPI document does not: remove it`);
+  }
+  return gaps;
+}
