@@ -12,10 +12,7 @@ import { findTransaction, interruptedTransactions } from './transactions-store.j
  */
 export const TRANSACTION_OPERATIONS: RailOperationKind<Context> = {
   name: 'orders.transactions',
-  async interrupted(db, startedBefore, limit) {
-    const rows = await interruptedTransactions(db, startedBefore, limit);
-    return rows.map((row) => ({ reference: row.id, merchantId: row.merchant_id }));
-  },
+  interrupted: interruptedTransactions,
   async recover(ctx, transactionId) {
     const transaction = await findTransaction(ctx.db, ctx.merchant.id, transactionId);
     if (!transaction) return;

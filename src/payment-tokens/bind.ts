@@ -252,10 +252,7 @@ function resolveBinding(ctx: Context, row: TokenRow): Promise<AcquirerResult> {
  */
 export const BINDING_OPERATIONS: RailOperationKind<Context> = {
   name: 'payment_tokens.bindings',
-  async interrupted(db, startedBefore, limit) {
-    const rows = await interruptedBindings(db, startedBefore, limit);
-    return rows.map((row) => ({ reference: row.id, merchantId: row.merchant_id }));
-  },
+  interrupted: interruptedBindings,
   async recover(ctx, tokenId) {
     const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId);
     if (!row || row.progress !== 'sending') return;

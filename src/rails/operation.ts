@@ -55,8 +55,11 @@ export async function callRail<A>(caller: RailCaller, reference: string, call: (
 export interface RailOperationKind<C> {
   /** Names the kind in logs. */
   readonly name: string;
-  /** Operations of every merchant whose rail call began before `startedBefore` (wall time) and has no recorded answer. */
-  interrupted(db: Db, startedBefore: number, limit: number): Promise<Array<{ reference: string; merchantId: string }>>;
+  /**
+   * Operations of every merchant whose rail call began before `startedBefore` (wall time) and has no recorded
+   * answer: the rows that record them, named by their id.
+   */
+  interrupted(db: Db, startedBefore: number, limit: number): Promise<Array<{ id: string; merchant_id: string }>>;
   /** Asks the rail what became of the operation (cancelling it there if it never arrived) and records that answer. */
   recover(ctx: C, reference: string): Promise<void>;
 }
@@ -75,9 +78,9 @@ export async function recoverInterrupted<C>(
   for (const kind of kinds) {
     const tried = new Set<string>();
     for (;;) {
-      const batch = (await kind.interrupted(platform.db, startedBefore, 100)).filter((op) => !tried.has(op.reference));
+      const batch = (await kind.interrupted(platform.db, startedBefore, 100)).filter((row) => !tried.has(row.id));
       if (batch.length === 0) break;
-      for (const { reference, merchantId } of batch) {
+      for (const { id: reference, merchant_id: merchantId } of batch) {
         tried.add(reference);
         try {
           const ctx = await contextFor(merchantId, reference);

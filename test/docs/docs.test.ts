@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { RETRY_DELAYS_MINUTES } from '../../src/events/retry-schedule.js';
-import { ERRORS } from '../../src/modules.js';
+import { ERRORS, MODULES } from '../../src/modules.js';
 import { PROJECT_ROOT } from '../../src/platform/version.js';
 
 const doc = (name: string) => readFileSync(join(PROJECT_ROOT, 'docs', name), 'utf8');
@@ -12,6 +12,13 @@ describe('the docs agree with the code', () => {
   test('docs/errors.md lists exactly the closed list, with statuses and messages', () => {
     const rows = doc('errors.md').split('\n').filter((line) => /^\| `[^`]+` \| \d{3} \|/.test(line));
     assert.deepEqual(rows, Object.values(ERRORS).map((e) => `| \`${e.code}\` | ${e.status} | ${e.message} |`));
+  });
+
+  test("docs/webhooks.md names every event a module sends", () => {
+    const webhooks = doc('webhooks.md');
+    const actions = MODULES.flatMap((module) => (module.events ?? []).map((type) => type.action));
+    assert.ok(actions.includes('order.paid') && actions.includes('payment_token.deleted'), 'the modules declare their events');
+    for (const action of actions) assert.ok(webhooks.includes(`\`${action}\``), `${action} is documented`);
   });
 
   test('docs/webhooks.md publishes the retry delays the sender uses', () => {

@@ -5,7 +5,7 @@ import { PaygateError, type CardInput, type PaygateClient } from '@paygate/clien
 import { localDate } from '../../src/platform/time-zone.js';
 import { card, CARDS, paidOrder as payNewOrder } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
-import { startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
+import { serverWithMerchant, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
 const DAY = 86_400;
 const VISA: CardInput = card(CARDS.visa);
@@ -20,12 +20,7 @@ describe('capture, void and refund', () => {
   let server: TestServer;
   let merchant: TestMerchant;
   let client: PaygateClient;
-  before(async () => {
-    server = await startTestServer();
-    merchant = await server.newMerchant();
-    client = merchant.client;
-  });
-  after(() => server.close());
+  serverWithMerchant((bed) => ({ server, merchant, client } = bed));
 
   test('a pre-authorisation holds the amount; capturing less takes only that, once', async () => {
     const { transaction: auth } = await paidOrder(client, '21.00', 'pre_authorize');

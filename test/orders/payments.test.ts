@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { PaygateError, type CardInput, type Order, type OrderWithTransaction, type PaygateClient, type Transaction } from '@paygate/client';
 import { card, CARDS, futureExpiry } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
-import { signedRaw, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
+import { signedRaw, serverWithMerchant, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
 // Paying an order by card through POST /open_payments, against the sandbox acquirer (docs/orders.md "Paying by
 // card", docs/sandbox.md): replies, and what is stored in transactions, orders and sandbox_acquirer_operations.
@@ -35,13 +35,7 @@ describe('paying an order by card', () => {
   let server: TestServer;
   let merchant: TestMerchant;
   let client: PaygateClient;
-
-  before(async () => {
-    server = await startTestServer();
-    merchant = await server.newMerchant();
-    client = merchant.client;
-  });
-  after(() => server.close());
+  serverWithMerchant((bed) => ({ server, merchant, client } = bed));
 
   // ---- helpers bound to the server ----
 

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Order, type PaygateClient, type PaymentInput, type Transaction } from '@paygate/client';
 import { card, CARDS, newOrder as createOrder } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
-import { startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
+import { serverWithMerchant, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
 // Wallet payments (Alipay, WeChat Pay, FPS) through POST /open_payments, and a payer's action that lapses
 // (docs/orders.md "Paying with a wallet", docs/sandbox.md "Wallets").
@@ -50,13 +50,7 @@ describe('paying with a wallet', () => {
   let server: TestServer;
   let merchant: TestMerchant;
   let client: PaygateClient;
-
-  before(async () => {
-    server = await startTestServer();
-    merchant = await server.newMerchant();
-    client = merchant.client;
-  });
-  after(() => server.close());
+  serverWithMerchant((bed) => ({ server, merchant, client } = bed));
 
   const newOrder = async (total = '20.00'): Promise<string> => (await createOrder(client, { charge_fee: total })).reference_number;
 

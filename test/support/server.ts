@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { PaygateClient, signRequest, type PaygateClientOptions } from '@paygate/client';
 import type { PlatformContext } from '../../src/context/context.js';
 import { createApp } from '../../src/merchants/apps.js';
@@ -232,4 +233,18 @@ export function signedRaw(
     body: input.body,
     headers: { ...signedHeaders(merchant, input), ...input.headers },
   });
+}
+
+/**
+ * A server and one merchant for the tests of a `describe`: started before them, closed after. `assign` receives
+ * them, so the suite keeps its own names (`({ server, merchant, client } = bed)`).
+ */
+export function serverWithMerchant(assign: (bed: { server: TestServer; merchant: TestMerchant; client: PaygateClient }) => void): void {
+  let server: TestServer | undefined;
+  before(async () => {
+    server = await startTestServer();
+    const merchant = await server.newMerchant();
+    assign({ server, merchant, client: merchant.client });
+  });
+  after(() => server?.close());
 }
