@@ -41,7 +41,7 @@ export interface RailCaller {
 }
 
 /** The middle phase alone: the pending record made durable, then the call, its failure left for recovery. */
-export async function callRail<A>(caller: RailCaller, reference: string, call: () => Promise<A>): Promise<A> {
+async function callRail<A>(caller: RailCaller, reference: string, call: () => Promise<A>): Promise<A> {
   await caller.database.durable();
   try {
     return await call();
