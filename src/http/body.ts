@@ -64,8 +64,12 @@ function fieldWithNul(root: unknown): string | undefined {
  * loses its exponent (Node 20's JSON.parse gives no access to the literal). So a number literal that a double
  * would not keep exactly as written (an exponent, or more than 15 significant digits) is turned into a string
  * of the same text before parsing; each field's own rules then refuse it, naming the field ("must be written
- * without exponent notation", "must be an integer"). The signature was checked over the bytes as sent.
+ * without exponent notation", "must be an integer"). The signature was checked over the bytes as sent. Only a
+ * literal that is a JSON number (RFC 8259) is rewritten: anything else (`1e5e5`, `--1`) is left as written, so
+ * that JSON.parse refuses the body as every other reader of it would.
  */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 function keepInexactNumbersAsWritten(text: string): string {
   let out: string[] | undefined;
   let copiedTo = 0;
@@ -86,7 +90,7 @@ function keepInexactNumbersAsWritten(text: string): string {
       while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end += 1;
       const literal = text.slice(i, end);
       const digits = literal.replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '');
-      if (/[eE]/.test(literal) || digits.length > 15) {
+      if (JSON_NUMBER.test(literal) && (/[eE]/.test(literal) || digits.length > 15)) {
         out ??= [];
         out.push(text.slice(copiedTo, i), JSON.stringify(literal));
         copiedTo = end;

@@ -76,6 +76,29 @@ describe('every reply is the envelope', () => {
     }
   });
 
+  test('a body that is not JSON (RFC 8259) is refused, whatever field holds the fault, and nothing is created', async () => {
+    const ORDERS = '/svc/payment/api/v1/openapi/orders';
+    const bodies = [
+      '{"order":{"reference_number":1e5e5,"currency":"HKD","charge_fee":"1.00"}}',
+      '{"order":{"reference_number":"R-NOTE","currency":"HKD","charge_fee":"1.00","note":--1e}}',
+      '{"order":{"reference_number":"R-PLUS","currency":"HKD","charge_fee":+1}}',
+      '{"order":{"reference_number":"R-LEAD","currency":"HKD","charge_fee":01.5}}',
+      '{"order":{"reference_number":"R-DOT","currency":"HKD","charge_fee":1.}}',
+      '{"order":{"reference_number":"R-E","currency":"HKD","charge_fee":1e}}',
+      '{"order":{"reference_number":"R-ND","currency":"HKD","charge_fee":-.5}}',
+    ];
+    for (const body of bodies) {
+      const reply = await signedRaw(server.url, merchant, { method: 'POST', target: ORDERS, body });
+      assertEnvelopeError(reply, 400, '100202');
+    }
+    const orders = await server.platform.db.selectFrom('orders').select('reference_number').where('merchant_id', '=', merchant.merchantId).execute();
+    assert.deepEqual(orders, []);
+    // A valid JSON number with an exponent is still read as its exact text, and refused by the field's own rule.
+    const exponent = await signedRaw(server.url, merchant, { method: 'POST', target: ORDERS, body: '{"order":{"reference_number":"R-EXP","currency":"HKD","charge_fee":1e2}}' });
+    assertEnvelopeError(exponent, 400, '400104');
+    assert.match(exponent.json.message, /order\.charge_fee must be written without exponent notation/);
+  });
+
   test('validation messages name the field', async () => {
     const cases: Array<[unknown, RegExp]> = [
       [{}, /^customer is required\.$/],
