@@ -17,11 +17,25 @@ export function hasOrderReference(reference: OrderReference | undefined): refere
   return reference !== undefined && (reference.number !== undefined || reference.reference_number !== undefined);
 }
 
-/** The merchant's order so named; another merchant's order looks exactly like a missing one. */
-export async function resolveOrder(ctx: Context, reference: OrderReference, lock = false): Promise<OrderRow> {
-  const order = await findOrder(ctx.db, ctx.merchant.id, { number: reference.number, referenceNumber: reference.reference_number }, lock);
-  if (!order) throw new AppError(ORDER_ERRORS.orderNotFound);
-  return order;
+/**
+ * The merchant's order so named; another merchant's order looks exactly like a missing one. Every name given
+ * (a number, a reference number, in one reference or several) must name that same order: names that find
+ * different orders are refused as a mismatch, so that a request never acts on one order named by another's name.
+ */
+export async function resolveOrder(ctx: Context, reference: OrderReference | OrderReference[], lock = false): Promise<OrderRow> {
+  const names = (Array.isArray(reference) ? reference : [reference]).flatMap((each) => [
+    ...(each.number !== undefined ? [{ number: each.number }] : []),
+    ...(each.reference_number !== undefined ? [{ referenceNumber: each.reference_number }] : []),
+  ]);
+  let found: OrderRow | undefined;
+  for (const name of names) {
+    const order = await findOrder(ctx.db, ctx.merchant.id, name, lock);
+    if (!order) throw new AppError(ORDER_ERRORS.orderNotFound);
+    if (found && order.id !== found.id) throw new AppError(ORDER_ERRORS.orderMismatch, 'The names given for the order (number, reference_number) name different orders.');
+    found = order;
+  }
+  if (!found) throw new AppError(ORDER_ERRORS.orderReferenceMissing);
+  return found;
 }
 
 /**

@@ -52,8 +52,9 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
   const acquirer = acquirerOf(ctx.rails);
   const method = readMethod(ctx, input.payment);
   const type = method.kind !== 'wallet' && !method.capture ? 'Authorization' : 'Sales';
-  const reference: OrderReference = hasOrderReference(input.order) ? input.order : { number: input.number, reference_number: input.reference_number };
-  if (!hasOrderReference(reference)) throw new AppError(ORDER_ERRORS.orderReferenceMissing, 'Name the order to pay: number or reference_number.');
+  // The order may be named at the top level, under order{}, or both: every name must name the same order.
+  const reference: OrderReference[] = [input.order, { number: input.number, reference_number: input.reference_number }].filter(hasOrderReference);
+  if (reference.length === 0) throw new AppError(ORDER_ERRORS.orderReferenceMissing, 'Name the order to pay: number or reference_number.');
 
   const prepare = () => inTransaction(ctx, async (tx) => {
     const order = await resolveOrder(tx, reference, true);

@@ -430,6 +430,10 @@ describe('due dates, URLs and customers', () => {
       [{ callback_url: 'not a url' }, 'order.callback_url'],
       [{ redirect_url: 'javascript:alert(1)' }, 'order.redirect_url'],
       [{ redirect_url: 'https://user:secret@shop.example/' }, 'order.redirect_url'],
+      // Even in sandbox mode: the cloud's metadata service and link-local addresses are never called.
+      [{ callback_url: 'http://169.254.169.254/latest/meta-data/' }, 'order.callback_url'],
+      [{ callback_url: 'http://[::ffff:169.254.169.254]/' }, 'order.callback_url'],
+      [{ callback_url: 'http://[fe80::1]/hook' }, 'order.callback_url'],
     ];
     for (const [overrides, field] of cases) {
       const input = smallOrder(overrides);
@@ -514,10 +518,11 @@ describe('orders/check', () => {
     }
   });
 
-  test('a number and a reference_number naming different orders are refused', async () => {
+  test('a number and a reference_number naming different orders are refused (400108)', async () => {
     const error = await refusal(merchant.client.orders.check({ order: { number: unpaid.number, reference_number: paid.reference_number } }));
-    assert.ok(error.status === 404 || error.status === 400, `${error.status} ${error.errorCode}`);
-    assert.ok(['400101', '400108'].includes(error.errorCode), error.errorCode);
+    assertRefused(error, 400, '400108');
+    const unknown = await refusal(merchant.client.orders.check({ order: { number: unpaid.number, reference_number: reference('MISSING') } }));
+    assertRefused(unknown, 404, '400101');
   });
 
   test('naming neither an order nor a transaction is refused (400109)', async () => {

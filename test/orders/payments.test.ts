@@ -532,6 +532,25 @@ describe('paying an order by card', () => {
       assert.equal(reply.order.number, byObject.order.number);
       assertOrderStates(reply.order, PAID('4.00'));
     });
+
+    test('names of two different orders are refused (400108), wherever they stand, and neither order is charged', async () => {
+      const first = await newOrder('5.00');
+      const second = await newOrder('6.00');
+      const conflicts = [
+        { number: first.order.number, order: { reference_number: second.reference } },
+        { reference_number: first.reference, order: { number: second.order.number } },
+        { order: { number: first.order.number, reference_number: second.reference } },
+        { number: first.order.number, reference_number: second.reference },
+      ];
+      for (const names of conflicts) {
+        await assertRefused(client.call('POST', OPEN_PAYMENTS, { ...names, payment: { credit_card: card(CARDS.visa) } }), { status: 400, errorCode: '400108' });
+      }
+      for (const { order } of [first, second]) assert.equal((await client.orders.check({ order: { number: order.number } })).transactions.length, 0);
+      const agreeing = await client.call<OrderWithTransaction>('POST', OPEN_PAYMENTS, {
+        number: first.order.number, order: { reference_number: first.reference }, payment: { credit_card: card(CARDS.visa) },
+      });
+      assertOrderStates(agreeing.order, PAID('5.00'));
+    });
   });
 
   // ---- 6. idempotency ----
