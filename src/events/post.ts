@@ -2,7 +2,8 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { isInternalHost } from '../platform/urls.js';
+import type { Mode } from '../platform/config.js';
+import { isForbiddenAddress, isForbiddenHost } from '../platform/urls.js';
 
 export interface PostResult {
   status?: number;
@@ -22,11 +23,15 @@ const MAX_REPLY_BYTES = 4096;
 
 /**
  * Sends webhook requests over pooled keep-alive connections. Never follows redirects (a 3xx is a final answer),
- * gives up after `timeoutMs` for the whole exchange, and with `refuseInternal` (live mode) refuses to connect
- * to loopback, private or link-local addresses, checked on the address the name resolved to, not on the name.
+ * gives up after `timeoutMs` for the whole exchange, and refuses to connect to an address the mode forbids
+ * (platform/urls.ts: link-local and metadata addresses always, loopback and private ones in live mode), checked
+ * on the address the name resolved to, not on the name. What is recorded of a failure reveals nothing of what
+ * lies behind an address: every connection that failed or went unanswered is told in the same words, and a
+ * refused address is not named.
  */
-export function createPoster(options: { timeoutMs: number; refuseInternal: boolean; maxSockets?: number }): Poster {
-  const lookup: LookupFunction | undefined = options.refuseInternal ? guardedLookup : undefined;
+export function createPoster(options: { timeoutMs: number; mode: Mode; maxSockets?: number }): Poster {
+  const lookup = guardedLookup(options.mode);
+  const unanswered = `no answer: the connection failed, or nothing came back within ${options.timeoutMs} ms`;
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, lookup };
   const http = new HttpAgent(agentOptions);
   const https = new HttpsAgent(agentOptions);
@@ -43,8 +48,8 @@ export function createPoster(options: { timeoutMs: number; refuseInternal: boole
           return;
         }
         // A literal address is never looked up: check it here.
-        if (options.refuseInternal && isInternalHost(target.hostname)) {
-          resolve({ error: `${target.hostname} is an internal address: refused in live mode`, final: true, durationMs: 0 });
+        if (isForbiddenHost(target.hostname, options.mode)) {
+          resolve({ error: FORBIDDEN, final: true, durationMs: 0 });
           return;
         }
         const secure = target.protocol === 'https:';
@@ -72,10 +77,11 @@ export function createPoster(options: { timeoutMs: number; refuseInternal: boole
           response.setTimeout(options.timeoutMs, () => response.destroy());
         });
         const timer = setTimeout(() => {
-          finish({ error: `no answer within ${options.timeoutMs} ms` });
+          finish({ error: unanswered });
           request.destroy();
         }, options.timeoutMs);
-        request.on('error', (error: NodeJS.ErrnoException) => finish({ error: describeNetworkError(error), final: error.code === 'EINTERNAL' }));
+        request.on('error', (error: NodeJS.ErrnoException) =>
+          finish(error.code === FORBIDDEN_CODE ? { error: FORBIDDEN, final: true } : { error: unanswered }));
         request.end(body);
       });
     },
@@ -86,33 +92,26 @@ export function createPoster(options: { timeoutMs: number; refuseInternal: boole
   };
 }
 
-function describeNetworkError(error: NodeJS.ErrnoException): string {
-  const code = error.code ? ` (${error.code})` : '';
-  switch (error.code) {
-    case 'ECONNREFUSED': return `connection refused${code}`;
-    case 'ECONNRESET': return `connection reset${code}`;
-    case 'ENOTFOUND': return `host not found${code}`;
-    case 'ETIMEDOUT': return `connection timed out${code}`;
-    default: return `${error.message}${error.code && !error.message.includes(error.code) ? code : ''}`.slice(0, 500);
-  }
-}
+const FORBIDDEN = 'refused: the host is, or resolves to, an address paygate may not call';
+const FORBIDDEN_CODE = 'EFORBIDDENADDRESS';
 
-/** DNS lookup that refuses internal addresses, so that a public name pointed at one cannot reach inside. */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) {
-      callback(error, '', 0);
-      return;
-    }
-    const list = addresses as unknown as LookupAddress[];
-    const internal = list.find((a) => isInternalHost(a.address));
-    if (internal || list.length === 0) {
-      const refused: NodeJS.ErrnoException = new Error(`${hostname} resolves to an internal address (${internal?.address ?? 'none'}): refused in live mode`);
-      refused.code = 'EINTERNAL';
-      callback(refused, '', 0);
-      return;
-    }
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-    else callback(null, list[0]!.address, list[0]!.family);
-  });
-};
+/** DNS lookup that refuses the addresses the mode forbids, so that a public name pointed at one cannot reach it. */
+function guardedLookup(mode: Mode): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) {
+        callback(error, '', 0);
+        return;
+      }
+      const list = addresses as unknown as LookupAddress[];
+      if (list.length === 0 || list.some((a) => isForbiddenAddress(a.address, mode))) {
+        const refused: NodeJS.ErrnoException = new Error(FORBIDDEN);
+        refused.code = FORBIDDEN_CODE;
+        callback(refused, '', 0);
+        return;
+      }
+      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      else callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}

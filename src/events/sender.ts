@@ -46,7 +46,7 @@ export class WebhookSender implements DueWork {
 
   constructor(private readonly options: WebhookSenderOptions) {
     this.owner = options.owner ?? `webhooks-${newId()}`;
-    this.poster = options.poster ?? createPoster({ timeoutMs: options.timeoutMs, refuseInternal: options.platform.config.mode === 'live' });
+    this.poster = options.poster ?? createPoster({ timeoutMs: options.timeoutMs, mode: options.platform.config.mode });
   }
 
   start(): void {

@@ -2,51 +2,84 @@ import { BlockList, isIP } from 'node:net';
 import type { Mode } from './config.js';
 import { AppError, PLATFORM_ERRORS } from './errors.js';
 
-/** Addresses a live platform must never be pointed at: loopback, private, link-local, carrier-grade NAT. */
-const INTERNAL = new BlockList();
-for (const [address, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) {
-  INTERNAL.addSubnet(address, prefix, 'ipv4');
-}
-// IPv6, with the translation ranges (NAT64, 6to4) whose embedded IPv4 address could be anything. IPv4-mapped
-// addresses are checked by the IPv4 address they map: a BlockList rule on ::ffff:0:0/96 would match every IPv4.
-for (const [address, prefix] of [
-  ['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2002::', 16],
-] as const) {
-  INTERNAL.addSubnet(address, prefix, 'ipv6');
+/**
+ * Where paygate may send a request on a merchant's behalf (a webhook, later a batch's file_url or a payout's
+ * callback_url). Never to link-local addresses, the cloud's metadata services among them, nor to addresses that
+ * name no host; in live mode, never to this machine or a private network either. Sandbox mode may call loopback
+ * and private addresses, so that merchants' tests can run their receivers on 127.0.0.1.
+ */
+const NEVER = ranges('ipv4', [
+  ['0.0.0.0', 8], ['169.254.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  // Cloud metadata services outside the link-local range: Alibaba Cloud's.
+  ['100.100.100.200', 32],
+], ranges('ipv6', [
+  ['::', 128], ['fe80::', 10], ['ff00::', 8],
+  // AWS's metadata service over IPv6.
+  ['fd00:ec2::254', 128],
+]));
+
+const INTERNAL = ranges('ipv4', [
+  ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+], ranges('ipv6', [
+  // The translation ranges (compatible, NAT64, 6to4) could embed any IPv4 address.
+  ['::', 96], ['::1', 128], ['fc00::', 7], ['64:ff9b::', 96], ['2002::', 16],
+]));
+
+function ranges(family: 'ipv4' | 'ipv6', subnets: Array<[string, number]>, into = new BlockList()): BlockList {
+  for (const [address, prefix] of subnets) into.addSubnet(address, prefix, family);
+  return into;
 }
 
-export function isInternalAddress(address: string): boolean {
-  const version = isIP(address);
-  if (version === 4) return INTERNAL.check(address, 'ipv4');
-  if (version !== 6) return false;
-  const mapped = mappedIpv4(address);
-  return mapped !== undefined ? INTERNAL.check(mapped, 'ipv4') : INTERNAL.check(address, 'ipv6');
-}
-
-/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) stands for. */
-function mappedIpv4(address: string): string | undefined {
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (dotted) return dotted[1];
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return undefined;
-  const high = parseInt(hex[1]!, 16);
-  const low = parseInt(hex[2]!, 16);
-  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-}
-
-/** A URL's host (an address, bracketed IPv6, or a name) that names this machine or a private network. */
-export function isInternalHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1');
-  return isInternalAddress(host) || host === 'localhost' || host.endsWith('.localhost');
+/** Whether paygate may connect to this IP address in this mode. */
+export function isForbiddenAddress(address: string, mode: Mode): boolean {
+  const embedded = embeddedIpv4(address);
+  if (embedded !== undefined) return isForbiddenAddress(embedded, mode);
+  const family = isIP(address) === 4 ? 'ipv4' : isIP(address) === 6 ? 'ipv6' : undefined;
+  if (!family) return false;
+  return NEVER.check(address, family) || (mode === 'live' && INTERNAL.check(address, family));
 }
 
 /**
- * A URL a merchant gives us to call or send payers to: http or https, no credentials in it. In live mode a
- * literal internal address is refused here; a host name is checked again when it is resolved, at delivery.
- * Sandbox mode allows internal addresses, so that tests can run receivers on 127.0.0.1.
+ * A URL's host (an address, bracketed IPv6, or a name) that paygate may not call in this mode. A name is checked
+ * again once resolved, at connection time (a public name may point inside).
+ */
+export function isForbiddenHost(hostname: string, mode: Mode): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '').toLowerCase();
+  if (isIP(host)) return isForbiddenAddress(host, mode);
+  return mode === 'live' && (host === 'localhost' || host.endsWith('.localhost'));
+}
+
+/** The IPv4 address an IPv6 address carries in its last 32 bits, for the forms that stand for IPv4 hosts. */
+function embeddedIpv4(address: string): string | undefined {
+  if (isIP(address) !== 6) return undefined;
+  const groups = expandIpv6(address);
+  if (!groups) return undefined;
+  const prefix = groups.slice(0, 6).map((group) => group.toString(16)).join(':');
+  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d): checked by the IPv4 address they carry.
+  if (prefix !== '0:0:0:0:0:ffff' && prefix !== '0:0:0:0:ffff:0') return undefined;
+  const [high, low] = [groups[6]!, groups[7]!];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+/** The eight 16-bit groups of an IPv6 address, a dotted IPv4 tail read as two. */
+function expandIpv6(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const dotted = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 0) return undefined;
+  return [...left, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...right].map((group) => parseInt(group, 16));
+}
+
+/**
+ * A URL a merchant gives us to call or send payers to: http or https, no credentials in it, and a host paygate
+ * may call in this mode (a name is checked again when it is resolved, at delivery).
  */
 export function checkMerchantUrl(text: string, field: string, mode: Mode): string {
   let url: URL;
@@ -57,8 +90,8 @@ export function checkMerchantUrl(text: string, field: string, mode: Mode): strin
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must be an http or https URL.`);
   if (url.username || url.password) throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not carry credentials.`);
-  if (mode === 'live' && isInternalHost(url.hostname)) {
-    throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not point at an internal address.`);
+  if (isForbiddenHost(url.hostname, mode)) {
+    throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not point at ${mode === 'live' ? 'an internal' : 'a link-local or metadata'} address.`);
   }
   return text;
 }

@@ -2,32 +2,45 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createPoster } from '../../src/events/post.js';
 import { judgeAttempt } from '../../src/events/retry-schedule.js';
-import { isInternalHost } from '../../src/platform/urls.js';
+import { isForbiddenHost } from '../../src/platform/urls.js';
 import { TestReceiver } from '../support/receiver.js';
 
-// The webhook poster on its own: what live mode refuses to call, and what counts as an answer.
+// The webhook poster on its own: what each mode refuses to call, and what counts as an answer.
 
 describe('posting webhooks', () => {
-  test('internal hosts: loopback, private, link-local and the IPv6 forms that embed them', () => {
-    for (const host of ['127.0.0.1', 'localhost', 'api.localhost', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-      '[::1]', '[fe80::1]', '[fd00::1]', '[::ffff:127.0.0.1]', '[64:ff9b::a00:1]', '[2002:7f00:1::]', '0.0.0.0', '198.18.0.1', '224.0.0.1']) {
-      assert.equal(isInternalHost(host), true, host);
+  test('live mode refuses loopback, private, link-local and metadata hosts, in every spelling', () => {
+    for (const host of ['127.0.0.1', 'localhost', 'localhost.', 'LOCALHOST', 'api.localhost', 'api.localhost..', '10.1.2.3', '172.16.0.1', '192.168.1.1',
+      '169.254.169.254', '100.64.0.1', '100.100.100.200', '[::1]', '[fe80::1]', '[fd00::1]', '[fd00:ec2::254]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]',
+      '[::ffff:0:7f00:1]', '[::ffff:0:127.0.0.1]', '[::ffff:0:a9fe:a9fe]', '[64:ff9b::a00:1]', '[2002:7f00:1::]', '0.0.0.0', '[::]', '198.18.0.1', '224.0.0.1']) {
+      assert.equal(isForbiddenHost(host, 'live'), true, host);
     }
-    for (const host of ['203.0.113.7', 'shop.example.com', '[2001:db8::1]', '8.8.8.8', '[::ffff:203.0.113.7]', '[::ffff:cb00:7107]']) {
-      assert.equal(isInternalHost(host), false, host);
+    for (const host of ['203.0.113.7', 'shop.example.com', 'shop.example.com.', '[2001:db8::1]', '8.8.8.8', '[::ffff:203.0.113.7]', '[::ffff:cb00:7107]', '[::ffff:0:cb00:7107]']) {
+      assert.equal(isForbiddenHost(host, 'live'), false, host);
     }
-    assert.equal(isInternalHost('[::ffff:7f00:1]'), true, 'the hex form of a mapped loopback');
   });
 
-  test('live mode refuses an internal address for good, before connecting; sandbox mode calls it', async () => {
+  test('sandbox mode may call loopback and private hosts (merchants test against their own receivers), never link-local or metadata ones', () => {
+    for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '192.168.1.1', '[::1]', '[fd00::1]', '[::ffff:7f00:1]']) {
+      assert.equal(isForbiddenHost(host, 'sandbox'), false, host);
+    }
+    for (const host of ['169.254.169.254', '169.254.0.1', '100.100.100.200', '[fe80::1]', '[fd00:ec2::254]', '[::ffff:169.254.169.254]', '[::ffff:0:a9fe:a9fe]', '0.0.0.0', '[::]', '224.0.0.1']) {
+      assert.equal(isForbiddenHost(host, 'sandbox'), true, host);
+    }
+  });
+
+  test('a forbidden host is refused for good, before connecting, and the refusal names no address', async () => {
     const receiver = await TestReceiver.start();
-    const live = createPoster({ timeoutMs: 1_000, refuseInternal: true });
-    const sandbox = createPoster({ timeoutMs: 1_000, refuseInternal: false });
+    const live = createPoster({ timeoutMs: 1_000, mode: 'live' });
+    const sandbox = createPoster({ timeoutMs: 1_000, mode: 'sandbox' });
     try {
-      const refused = await live.post(`${receiver.url}/hook`, { 'content-type': 'application/json' }, '{}');
-      assert.equal(refused.final, true);
-      assert.match(refused.error ?? '', /internal address/);
-      assert.equal(judgeAttempt(refused.status, refused.final), 'failed');
+      for (const url of [`${receiver.url}/hook`, `http://localhost:${new URL(receiver.url).port}/hook`]) {
+        const refused = await live.post(url, { 'content-type': 'application/json' }, '{}');
+        assert.equal(refused.final, true);
+        assert.equal(refused.error, 'refused: the host is, or resolves to, an address paygate may not call');
+        assert.equal(judgeAttempt(refused.status, refused.final), 'failed');
+      }
+      const metadata = await sandbox.post('http://169.254.169.254/latest/meta-data/', {}, '{}');
+      assert.deepEqual([metadata.status, metadata.final, metadata.error], [undefined, true, 'refused: the host is, or resolves to, an address paygate may not call']);
       assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
 
       const answered = await sandbox.post(`${receiver.url}/hook`, { 'content-type': 'application/json' }, '{}');
@@ -40,18 +53,21 @@ describe('posting webhooks', () => {
     }
   });
 
-  test('a timeout and a refused connection are retried; what was answered is judged by its status', async () => {
+  test('a timeout and a refused connection are retried, told in the same words; what was answered is judged by its status', async () => {
     const receiver = await TestReceiver.start();
     receiver.answer = () => 'hang';
-    const poster = createPoster({ timeoutMs: 200, refuseInternal: false });
+    const poster = createPoster({ timeoutMs: 200, mode: 'sandbox' });
+    const unanswered = 'no answer: the connection failed, or nothing came back within 200 ms';
     try {
       const timedOut = await poster.post(`${receiver.url}/slow`, {}, '{}');
-      assert.match(timedOut.error ?? '', /no answer within 200 ms/);
+      assert.equal(timedOut.error, unanswered);
       assert.equal(judgeAttempt(timedOut.status, timedOut.final), 'retry');
       const port = Number(new URL(receiver.url).port);
       await receiver.close();
       const refused = await poster.post(`http://127.0.0.1:${port}/gone`, {}, '{}');
-      assert.match(refused.error ?? '', /ECONNREFUSED/);
+      assert.equal(refused.error, unanswered, 'a closed port reads as a silent one');
+      const unknown = await poster.post('http://no-such-host.invalid/hook', {}, '{}');
+      assert.equal(unknown.error, unanswered, 'and so does a name that resolves to nothing');
       assert.equal(judgeAttempt(refused.status, refused.final), 'retry');
     } finally {
       poster.close();

@@ -312,4 +312,20 @@ describe('live mode', () => {
       await server.close();
     }
   });
+
+  test('refuses a callback_url on this machine or a private network, however it is spelled', async () => {
+    const server = await startTestServer({ env: { PAYGATE_MODE: 'live', PAYGATE_SECRET: 'cd'.repeat(32) } });
+    try {
+      const merchant = await server.newMerchant();
+      for (const url of ['http://localhost./hook', 'http://LOCALHOST/hook', 'http://[::ffff:0:7f00:1]/', 'http://[::ffff:127.0.0.1]/', 'http://10.0.0.7/', 'http://169.254.169.254/']) {
+        const error = await refusal(merchant.client.orders.create({ reference_number: `LIVE-${randomUUID()}`, currency: 'HKD', charge_fee: '1.00', callback_url: url }));
+        assert.deepEqual([error.status, error.errorCode], [400, '100207'], url);
+        assert.match(error.message, /order\.callback_url must not point at an internal address/, url);
+      }
+      const accepted = await merchant.client.orders.create({ reference_number: `LIVE-${randomUUID()}`, currency: 'HKD', charge_fee: '1.00', callback_url: 'https://shop.example/hook' });
+      assert.equal(accepted.notify_url, 'https://shop.example/hook');
+    } finally {
+      await server.close();
+    }
+  });
 });
