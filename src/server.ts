@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { PlatformContext } from './context/context.js';
@@ -43,7 +42,7 @@ export interface RunningServer {
  */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const startedAt = (options.wallClock ?? systemClock).now().getTime();
-  const lock = config.databaseUrl ? undefined : lockDataDir(ensureDir(config.dataDir));
+  const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
   const cleanup: Array<() => Promise<void> | void> = [() => lock?.release()];
   const runCleanup = async () => {
     for (const step of cleanup.reverse()) await step();
@@ -129,9 +128,4 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await runCleanup();
     throw error;
   }
-}
-
-function ensureDir(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  return dir;
 }

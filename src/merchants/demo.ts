@@ -42,9 +42,9 @@ export async function ensureDemoApp(ctx: PlatformContext): Promise<{ demo: DemoA
     webhook_public_key_path: join(ctx.config.dataDir, 'demo-webhook-public-key.pem'),
   };
   writeFileSync(demo.private_key_path, keys.privateKey, { mode: 0o600 });
-  writeFileSync(demo.public_key_path, keys.publicKey);
-  writeFileSync(demo.webhook_public_key_path, app.webhook_public_key);
-  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`);
+  writeFileSync(demo.public_key_path, keys.publicKey, { mode: 0o600 });
+  writeFileSync(demo.webhook_public_key_path, app.webhook_public_key, { mode: 0o600 });
+  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return { demo, created: true };
 }
 

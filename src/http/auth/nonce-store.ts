@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../../platform/database/database.js';
+import { createPrivately } from '../../platform/database/private-files.js';
 
 /** Remembers (app, nonce) pairs for as long as a request carrying them could still be accepted. */
 export interface NonceStore {
@@ -25,7 +26,7 @@ export function openNonceStore(database: Database): NonceStore {
  * so a file that fails its check at open is started afresh.
  */
 function sqliteNonceStore(file: string): NonceStore {
-  const db = openCheckedOrFresh(file);
+  const db = createPrivately(() => openCheckedOrFresh(file));
   db.exec(`CREATE TABLE IF NOT EXISTS nonces (
     app_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (app_id, nonce)
   ) WITHOUT ROWID`);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { createPrivately, privateDataDir } from './private-files.js';
 
 export const LOCK_FILE = 'paygate.lock';
 
@@ -14,7 +15,7 @@ export class DataDirLockedError extends Error {
  * behind and a reused pid can never look like a live holder.
  */
 export function lockDataDir(dataDir: string): { release(): void } {
-  const db = new BetterSqlite3(join(dataDir, LOCK_FILE), { timeout: 0 });
+  const db = createPrivately(() => new BetterSqlite3(join(privateDataDir(dataDir), LOCK_FILE), { timeout: 0 }));
   try {
     // In exclusive locking mode the first write takes the file lock and keeps it until the connection closes
     // (an empty file is never locked at all, hence the write).

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { GroupCommit } from './group-commit.js';
+import { createPrivately, privateDataDir } from './private-files.js';
 import type { Schema } from './schema.js';
 import { SqliteWriterDialect } from './sqlite-dialect.js';
 
@@ -60,9 +60,8 @@ export function isPostgres(db: Db): boolean {
 }
 
 function openSqlite(options: DatabaseOptions): Database {
-  mkdirSync(options.dataDir, { recursive: true });
-  const file = join(options.dataDir, SQLITE_FILE);
-  const writer = new BetterSqlite3(file);
+  const file = join(privateDataDir(options.dataDir), SQLITE_FILE);
+  const writer = createPrivately(() => new BetterSqlite3(file));
   writer.pragma('journal_mode = WAL');
   // Commits never wait on the disk; FULL durability comes from flushing the WAL before a write is told about
   // (group commit), which costs the event loop nothing and serves many commits with one flush.
