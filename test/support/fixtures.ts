@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CardInput, Customer, CustomerInput, Order, OrderInput, OrderWithTransaction, PaygateClient } from '@paygate/client';
+import type { BindCardInput, CardInput, Customer, CustomerInput, Order, OrderInput, OrderWithTransaction, PaygateClient } from '@paygate/client';
 
 /**
  * What many tests make, defined once: the sandbox's magic cards (docs/sandbox.md), a card with an expiry that is
@@ -26,6 +26,11 @@ export function futureExpiry(now: Date = new Date()): { exp_month: string; exp_y
 
 /** A card as the API takes it: the number, a future expiry, a CVV and a holder, any of them overridden. */
 export function card(number: string = CARDS.visa, extra: Partial<CardInput> = {}): CardInput {
+  return { number, ...futureExpiry(), cvv: '123', holder_name: 'Chan Tai Man', ...extra };
+}
+
+/** A card to bind as a payment token (there the holder's name is required). */
+export function bindingCard(number: string = CARDS.visa, extra: Partial<BindCardInput> = {}): BindCardInput {
   return { number, ...futureExpiry(), cvv: '123', holder_name: 'Chan Tai Man', ...extra };
 }
 

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { setAppWebhookUrl } from '../../src/merchants/apps.js';
+import { MODULES } from '../../src/modules.js';
+import { PROJECT_ROOT } from '../../src/platform/version.js';
+import { bindingCard, card, CARDS, newCustomer, newOrder } from '../support/fixtures.js';
+import { freePort } from '../support/processes.js';
+import { startTestServer } from '../support/server.js';
+
+const DAY = 86_400;
+
+// docs/examples/webhook-receiver.mjs is what merchants copy: it must take every kind of event paygate sends.
+describe('the example webhook receiver of docs/', () => {
+  test('handles every event kind paygate sends, once each, and keeps running', async () => {
+    const server = await startTestServer();
+    const dir = mkdtempSync(join(tmpdir(), 'paygate-receiver-'));
+    const merchant = await server.newMerchant();
+    const { client } = merchant;
+    const keyFile = join(dir, 'webhook-public.pem');
+    writeFileSync(keyFile, merchant.webhookPublicKey);
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'docs', 'examples', 'webhook-receiver.mjs')], {
+      env: { ...process.env, WEBHOOK_PUBLIC_KEY_FILE: keyFile, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const handled = () => stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);
+    const until = async (condition: () => boolean, what: string) => {
+      for (let i = 0; i < 400 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.ok(condition(), `${what}; stdout: ${stdout}; stderr: ${stderr}`);
+    };
+    try {
+      await until(() => stderr.includes('listening'), 'the receiver starts');
+      // The app's endpoint gets every event of the merchant, of every kind.
+      await setAppWebhookUrl(server.platform, merchant.appId, `http://127.0.0.1:${port}/paygate/webhooks`);
+
+      const paid = await newOrder(client, { charge_fee: '10.00' });
+      const { transaction: sale } = await client.orders.pay({ number: paid.number }, { credit_card: card(CARDS.visa) });
+      const held = await newOrder(client, { charge_fee: '11.00' });
+      const { transaction: authorisation } = await client.orders.pay({ number: held.number }, { credit_card: card(CARDS.visa, { consume_mode: 'pre_authorize' }) });
+      await client.transactions.void(authorisation.uuid);
+      const declined = await newOrder(client, { charge_fee: '12.00' });
+      await client.orders.pay({ number: declined.number }, { credit_card: card(CARDS.doNotHonour) });
+      await client.orders.void({ number: declined.number });
+      await client.sandbox.advanceClock(DAY);
+      await client.transactions.refund(sale.uuid, { amount: '1.00' });
+      const customer = await newCustomer(client);
+      const bound = await client.customers.bindCard(customer.uuid, bindingCard(CARDS.frictionless));
+      await client.customers.bindCard(customer.uuid, bindingCard(CARDS.doNotHonour));
+      await client.customers.deleteToken(customer.uuid, bound.token);
+
+      const sent = MODULES.flatMap((module) => (module.events ?? []).map((type) => type.action)).sort();
+      await until(() => new Set(handled().map((line) => line.action)).size === sent.length, 'every kind of event arrived');
+      assert.deepEqual([...new Set(handled().map((line) => line.action))].sort(), sent, 'the receiver saw every kind paygate sends');
+      assert.equal(handled().filter((line) => line.unhandled).length, 0, 'and knew each of them');
+      assert.equal(new Set(handled().map((line) => line.event_id)).size, handled().length, 'each event handled once');
+      const byAction = (action: string) => handled().filter((line) => line.action === action);
+      assert.deepEqual(byAction('order.paid').map((line) => line.order), [paid.reference_number]);
+      assert.deepEqual(byAction('payment_token.deleted').map((line) => [line.customer, line.token]), [[customer.uuid, bound.token]]);
+      assert.deepEqual(byAction('payment_token.failed').map((line) => line.token_state), ['failed']);
+      assert.equal(child.exitCode, null, `the receiver is still running; stderr: ${stderr}`);
+    } finally {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+      await server.close();
+    }
+  });
+});
