@@ -1,5 +1,6 @@
 import { formatAmount } from '../platform/money/money.js';
 import { html, type Html } from './html.js';
+import { ICON_PATH } from './icon.js';
 
 export const STYLESHEET_PATH = '/pay/assets/pages.css';
 
@@ -28,6 +29,7 @@ export function page(options: PageOptions): string {
 <meta name="referrer" content="no-referrer">
 ${refresh !== undefined && html`<meta http-equiv="refresh" content="${refresh}">`}
 <title>${options.title}</title>
+<link rel="icon" type="image/svg+xml" href="${ICON_PATH}">
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 </head>
 <body>

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PlatformContext } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
+import { FAVICON_PATH, ICON_PATH, ICON_SVG } from './icon.js';
 import { messagePage, STYLESHEET_PATH } from './layout.js';
 import { PAGES_CSS } from './styles.js';
 
@@ -39,7 +40,7 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 
 export const isPageAnswer = <T extends object>(value: T | PageAnswer): value is PageAnswer => 'html' in value || 'redirect' in value;
 
-/** The hosted pages of every capability, with what they all share: headers, the form parser, the error page, the stylesheet. */
+/** The hosted pages of every capability, with what they all share: headers, the form parser, the error page, the stylesheet and the icon. */
 export async function registerPages(app: FastifyInstance, platform: PlatformContext, routes: readonly PageRoute[]): Promise<void> {
   await app.register(async (pages) => {
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
@@ -47,7 +48,7 @@ export async function registerPages(app: FastifyInstance, platform: PlatformCont
     });
     pages.addHook('onSend', async (_request, reply) => {
       for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
-        // The stylesheet sets its own caching; everything else is never stored.
+        // The stylesheet and the icon set their own caching; everything else is never stored.
         if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
       }
     });
@@ -67,6 +68,11 @@ export async function registerPages(app: FastifyInstance, platform: PlatformCont
       // The one exception to no-store: the stylesheet holds nothing private.
       return reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PAGES_CSS);
     });
+    for (const path of [ICON_PATH, FAVICON_PATH]) {
+      pages.get(path, hide, async (_request, reply) => {
+        return reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(ICON_SVG);
+      });
+    }
     for (const route of routes) {
       pages.route({
         method: route.method,

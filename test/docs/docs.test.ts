@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { describe, test } from 'node:test';
 import { RETRY_DELAYS_MINUTES } from '../../src/events/retry-schedule.js';
 import { ERRORS, MODULES } from '../../src/modules.js';
 import { PROJECT_ROOT } from '../../src/platform/version.js';
+import { SCREENSHOT_FOLDER } from '../support/browser.js';
 
 const doc = (name: string) => readFileSync(join(PROJECT_ROOT, 'docs', name), 'utf8');
 
@@ -29,5 +30,18 @@ describe('the docs agree with the code', () => {
     const total = RETRY_DELAYS_MINUTES.reduce((sum, minutes) => sum + minutes, 0);
     assert.match(doc('webhooks.md'), new RegExp(`${RETRY_DELAYS_MINUTES.length + 1} attempts over ${Math.floor(total / 60)} hours ${total % 60} minutes`));
     assert.ok(total < 24 * 60 && Math.max(...RETRY_DELAYS_MINUTES) <= 6 * 60, 'within 24 hours, never more than 6 hours apart');
+  });
+
+  test("the README names the folder the browser tests' screenshots land in", () => {
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const named = /`(test-artifacts\/screenshots\/)sqlite\/` \(or `postgres\/`\)/.exec(readme);
+    assert.ok(named, 'the README names the folder');
+    assert.ok([`${named[1]}sqlite`, `${named[1]}postgres`].includes(SCREENSHOT_FOLDER.split(sep).join('/')), SCREENSHOT_FOLDER);
+  });
+
+  test('docs/customers.md does not say that payment tokens are still to come', () => {
+    const text = doc('customers.md').replace(/\s+/g, ' ');
+    assert.ok(!/every token value is refused|arrive with card binding \(a later issue\)/.test(text));
+    assert.ok(text.includes('docs/payment-tokens.md'));
   });
 });

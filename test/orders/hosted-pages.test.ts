@@ -206,6 +206,31 @@ describe('payment links and the hosted payment page', () => {
     assert.ok((css.headers.get('content-security-policy') ?? '').includes("default-src 'none'"));
   });
 
+  test('the pages name an icon of our own, and /favicon.ico answers it, so a browser logs no 404', async () => {
+    const { payment_link } = await orderWithLink();
+    const page = await (await fetch(payment_link)).text();
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)">/.exec(page)?.[1];
+    assert.equal(icon, '/pay/assets/icon.svg');
+    for (const path of [icon, '/favicon.ico']) {
+      const reply = await fetch(`${server.url}${path}`);
+      assert.equal(reply.status, 200, path);
+      assert.equal(reply.headers.get('content-type'), 'image/svg+xml');
+      assert.match(await reply.text(), /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    }
+  });
+
+  test('after a decline the page keeps the name the payer typed, never the number or the code', async () => {
+    const { payment_link } = await orderWithLink('31.00');
+    const declined = await postForm(`${payment_link}/card`, { ...DECLINED_CARD, holder_name: 'Wong Siu Ming', cvv: '987' });
+    assert.equal(declined.headers.get('location'), `${payment_link}?notice=declined`);
+    const page = await (await fetch(`${payment_link}?notice=declined`)).text();
+    assert.ok(page.includes('value="Wong Siu Ming"'), 'the name is kept');
+    for (const field of ['number', 'expiry', 'cvv']) {
+      const input = new RegExp(`<input[^>]*name="${field}"[^>]*>`).exec(page)?.[0];
+      assert.ok(input && !input.includes('value='), `the ${field} field is empty: ${input}`);
+    }
+  });
+
   test('a wallet chosen on the page shows its QR code, then the paid order once the payer has paid', async () => {
     const { order, payment_link } = await orderWithLink('45.00');
     const chosen = await postForm(`${payment_link}/wallet`, { method: 'fps' });
@@ -325,6 +350,20 @@ describe('PDF receipts', () => {
     ]) {
       assert.ok(text.includes(expected), `the receipt holds ${JSON.stringify(expected)}:\n${text}`);
     }
+  });
+
+  test('an attempt that moved no money states its amount in words, outside the column of money received', async () => {
+    const reference = `RCPT-${randomUUID()}`;
+    await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '77.00' });
+    await client.orders.pay({ reference_number: reference }, { amount: '77.00', credit_card: { number: CARDS.doNotHonour, ...futureExpiry(), cvv: '123' } })
+      .catch(() => undefined);
+    await client.orders.pay({ reference_number: reference }, { amount: '77.00', credit_card: { number: CARDS.visa, ...futureExpiry(), cvv: '123' } });
+    const { download_link } = await client.orders.receiptLink({ order: { reference_number: reference } });
+    const text = (await pdfText(new Uint8Array(await (await fetch(download_link)).arrayBuffer())))
+      .replace(/\s+/g, ' ').replace(/- /g, '-'); // lines wrap, ids at their hyphens too
+    // The declined row ends with its id, and the next row's date follows: no amount in the money column.
+    assert.match(text, /card VISA ending 0002: failed, HKD 77\.00 not charged \([0-9a-f-]{36}\) \d{4}-\d\d-\d\d /, text);
+    assert.match(text, /card VISA ending 4242: succeeded \([0-9a-f-]{36}\) HKD 77\.00 /, text);
   });
 
   test('without a receipt font, characters beyond Latin-1 print as "?" and the receipt still opens', async () => {

@@ -14,11 +14,13 @@ const REQUIRED = process.env.PAYGATE_REQUIRE_BROWSER === '1';
 /** For `describe(..., { skip })`: a reason to skip where there is no browser and none is required. */
 export const NO_BROWSER = !REQUIRED && !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)` : false;
 
-const SHOTS = join(process.cwd(), 'test-artifacts', 'screenshots', process.env.DATABASE_URL ? 'postgres' : 'sqlite');
+/** Where the screenshots of a run land, one folder per database (the README names it). */
+export const SCREENSHOT_FOLDER = join('test-artifacts', 'screenshots', process.env.DATABASE_URL ? 'postgres' : 'sqlite');
+const SHOTS = join(process.cwd(), SCREENSHOT_FOLDER);
 const PHONE = { width: 390, height: 844 };
 
 export interface PhoneBrowser {
-  /** A new tab, and a numbered screenshot of each step it goes through (test-artifacts/screenshots/). */
+  /** A new tab, and a numbered screenshot of each step it goes through (in SCREENSHOT_FOLDER). */
   tab(scenario: string): Promise<{ page: Page; shot(step: string): Promise<void> }>;
   close(): Promise<void>;
 }

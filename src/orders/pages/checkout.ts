@@ -55,7 +55,16 @@ async function openCheckout(platform: PlatformContext, token: string, requestId:
 export async function showCheckout(platform: PlatformContext, token: string, requestId: string, notice?: Notice): Promise<PageAnswer> {
   const checkout = await openCheckout(platform, token, requestId);
   if (isPageAnswer(checkout)) return checkout;
-  return renderCheckout(checkout, notice === undefined ? undefined : { kind: notice === 'cancelled' ? 'info' : 'error', text: noticeText(checkout, notice) });
+  const shown = notice === undefined ? undefined : { kind: notice === 'cancelled' ? 'info' as const : 'error' as const, text: noticeText(checkout, notice) };
+  // After a declined card the payer tries another: the name stays as they typed it (the number and code never do).
+  const form = notice === 'declined' ? { holder_name: latestDeclinedCard(checkout)?.holder_name } : undefined;
+  return renderCheckout(checkout, shown, form);
+}
+
+/** What is kept of the latest card this order declined (our own stored facts, never the query's). */
+function latestDeclinedCard(checkout: Checkout): { resp_msg?: string; holder_name?: string } | undefined {
+  const declined = [...checkout.view.transactions].reverse().find((t) => t.payment_method === 'credit_card' && t.status === 'failed');
+  return declined && (JSON.parse(declined.payment_data) as { resp_msg?: string; holder_name?: string });
 }
 
 function noticeText(checkout: Checkout, notice: Notice): string {
@@ -66,9 +75,8 @@ function noticeText(checkout: Checkout, notice: Notice): string {
     return hasWallets(order.currency) ? `${NOTICES.locked} You can still pay with a wallet below.` : NOTICES.locked;
   }
   if (notice !== 'declined') return NOTICES[notice];
-  // The acquirer's reason for the latest declined card, if there is one (our own stored text, never the query's).
-  const declined = [...checkout.view.transactions].reverse().find((t) => t.payment_method === 'credit_card' && t.status === 'failed');
-  const reason = declined ? (JSON.parse(declined.payment_data) as { resp_msg?: string }).resp_msg : undefined;
+  // The acquirer's reason for the latest declined card, if there is one.
+  const reason = latestDeclinedCard(checkout)?.resp_msg;
   return reason ? `${NOTICES.declined} (${reason}) Try another card.` : `${NOTICES.declined} Try another card.`;
 }
 

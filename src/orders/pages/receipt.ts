@@ -114,7 +114,10 @@ export async function receiptPdf(
         ? `card${card.credit_card_type ? ` ${card.credit_card_type}` : ''}${card.last_4_digits ? ` ending ${card.last_4_digits}` : ''}`
         : (WALLET_NAMES[t.payment_method as keyof typeof WALLET_NAMES] ?? t.payment_method);
       const state = t.status === 'succeeded' ? (t.voided === 1 ? 'voided' : 'succeeded') : t.status;
-      row(`${when(t.created_at)}  ${t.type}, ${method}: ${state}  (${t.id})`, `${t.type === 'Refund' ? '-' : ''}${amount(t.amount)}`);
+      // The right-hand column is money that moved; an attempt that moved none says its amount in words instead.
+      const moved = t.status === 'succeeded' && t.voided === 0;
+      const label = `${when(t.created_at)}  ${t.type}, ${method}: ${state}${moved ? '' : `, ${amount(t.amount)} not charged`}  (${t.id})`;
+      row(label, moved ? `${t.type === 'Refund' ? '-' : ''}${amount(t.amount)}` : '');
     }
   }
 
