@@ -2,6 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { signRequest } from '@paygate/client';
 import type { DueWork, PlatformContext } from '../context/context.js';
 import type { Db } from '../platform/database/database.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { VERSION } from '../platform/version.js';
@@ -85,6 +86,7 @@ export class WebhookSender implements DueWork {
       if (claimed.length === 0) break;
       await this.send(claimed);
       count += claimed.length;
+      await yieldToEventLoop();
     }
     return count;
   }

@@ -13,7 +13,7 @@ import { createErrorHandler } from './error-handler.js';
 import { HTTP_ERRORS } from './errors.js';
 import { registerOpenApi } from './openapi.js';
 import { registerOperationsRoutes } from './operations.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter } from '../platform/rate-limit.js';
 import { registerRoute, type AnyRoute } from './route.js';
 import { validatorCompiler } from './validation.js';
 

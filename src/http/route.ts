@@ -7,7 +7,7 @@ import { decodeJsonBody } from './body.js';
 import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
 import { HTTP_ERRORS } from './errors.js';
 import { checkIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from './idempotency/idempotency.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from '../platform/rate-limit.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

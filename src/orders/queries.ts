@@ -1,6 +1,7 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { subjectEvents, type EventHistory } from '../events/history.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
 import { isUuid } from '../platform/ids.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
 import { ORDER_ERRORS } from './errors.js';
@@ -8,8 +9,8 @@ import { emitOrderEvent } from './events.js';
 import { withLinks } from './links.js';
 import { hasOrderReference, loadOrderView, refreshOrder, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
 import type { OrderView } from './present.js';
-import { lineItemsOfOrders, listOrders, ORDER_FILTERS, orderOfTransaction, type OrderRow } from './store.js';
-import { orderTransactions, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
+import { lineItemCounts, lineItemsOfOrders, listOrders, ORDER_FILTERS, orderOfTransaction, type LineItemRow, type OrderRow } from './store.js';
+import { orderTransactions, transactionCounts, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
 
 /**
  * An order by number and/or reference number, or by a transaction's uuid, or both (the official PHP SDK sends
@@ -50,6 +51,14 @@ export async function orderEvents(ctx: Context, by: { order?: OrderReference; tr
   return subjectEvents(ctx, (await checkOrder(ctx, by)).order.id);
 }
 
+/**
+ * What one page of the list may hold: line items and transactions together. A page is sent in one piece, and a
+ * thousand orders of 500 long lines would hold the process for seconds: the interface's `limit` of 1000 stays,
+ * and a page past this bound is refused, naming the limit that would fit. The rows are read a slice at a time.
+ */
+export const MAX_LIST_PAGE_ROWS = 5_000;
+const ROWS_PER_READ = 1_000;
+
 /** A page of the merchant's orders, newest first, filtered with the list query language. */
 export async function listMerchantOrders(
   ctx: Context,
@@ -59,19 +68,64 @@ export async function listMerchantOrders(
   const conditions = parseFilters(query, ORDER_FILTERS);
   if (page.customerUuid !== undefined) conditions.push({ field: 'customer.uuid', op: '_eq', value: page.customerUuid });
   const { rows, total } = await listOrders(ctx.db, ctx.merchant.id, conditions, page);
-  const ids = rows.map((row) => row.id);
-  const [items, transactions] = await Promise.all([
-    lineItemsOfOrders(ctx.db, ctx.merchant.id, ids),
-    transactionsOfOrders(ctx.db, ctx.merchant.id, ids),
-  ]);
+  const itemsOf = new Map<string, LineItemRow[]>();
+  const transactionsOf = new Map<string, TransactionRow[]>();
+  for (const ids of await readingSlices(ctx, rows.map((row) => row.id))) {
+    const [items, transactions] = await Promise.all([
+      lineItemsOfOrders(ctx.db, ctx.merchant.id, ids),
+      transactionsOfOrders(ctx.db, ctx.merchant.id, ids),
+    ]);
+    groupByOrder(items, itemsOf);
+    groupByOrder(transactions, transactionsOf);
+    // On SQLite each read runs start to end on the event loop: other requests go between the slices.
+    await yieldToEventLoop();
+  }
   const views = rows.map((order) => ({
     order,
-    items: items.filter((item) => item.order_id === order.id),
-    transactions: transactions.filter((t) => t.order_id === order.id),
+    items: itemsOf.get(order.id) ?? [],
+    transactions: transactionsOf.get(order.id) ?? [],
     merchant: ctx.merchant,
     customerUuid: order.customer_id,
   }));
   return { views, total };
+}
+
+/** The page's orders in slices of about ROWS_PER_READ rows; refused when the page holds more than it may. */
+async function readingSlices(ctx: Context, orderIds: string[]): Promise<string[][]> {
+  const [items, transactions] = await Promise.all([
+    lineItemCounts(ctx.db, ctx.merchant.id, orderIds),
+    transactionCounts(ctx.db, ctx.merchant.id, orderIds),
+  ]);
+  const slices: string[][] = [];
+  let held = 0;
+  let fitting = 0;
+  let sliceRows = Infinity;
+  for (const id of orderIds) {
+    const rows = (items.get(id) ?? 0) + (transactions.get(id) ?? 0);
+    held += rows;
+    if (held <= MAX_LIST_PAGE_ROWS) fitting += 1;
+    if (sliceRows + rows > ROWS_PER_READ) {
+      slices.push([]);
+      sliceRows = 0;
+    }
+    slices.at(-1)!.push(id);
+    sliceRows += rows;
+  }
+  if (held > MAX_LIST_PAGE_ROWS) {
+    throw new AppError(
+      PLATFORM_ERRORS.validationFailed,
+      `This page would hold ${held} line items and transactions, more than ${MAX_LIST_PAGE_ROWS}: ask for limit=${Math.max(1, fitting)} or less.`,
+    );
+  }
+  return slices;
+}
+
+function groupByOrder<T extends { order_id: string }>(rows: T[], groups: Map<string, T[]>): void {
+  for (const row of rows) {
+    const group = groups.get(row.order_id);
+    if (group) group.push(row);
+    else groups.set(row.order_id, [row]);
+  }
 }
 
 /**

@@ -70,6 +70,14 @@ export async function lineItemsOfOrders(db: Db, merchantId: string, orderIds: st
     .orderBy('order_id').orderBy('position').execute();
 }
 
+/** How many line items each order has (orders without any are absent). */
+export async function lineItemCounts(db: Db, merchantId: string, orderIds: string[]): Promise<Map<string, number>> {
+  if (orderIds.length === 0) return new Map();
+  const rows = await db.selectFrom('order_line_items').select((eb) => ['order_id', eb.fn.countAll<number | string>().as('count')])
+    .where('merchant_id', '=', merchantId).where('order_id', 'in', orderIds).groupBy('order_id').execute();
+  return new Map(rows.map((row) => [row.order_id, Number(row.count)]));
+}
+
 /** The fields `GET orders/list` filters on, and where they live. */
 export const ORDER_FILTERS: FilterCatalogue = {
   number: { type: 'text', column: 'orders.number' },

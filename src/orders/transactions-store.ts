@@ -43,6 +43,14 @@ export async function transactionsOfOrders(db: Db, merchantId: string, orderIds:
     .orderBy('created_at').orderBy('id').execute();
 }
 
+/** How many transactions each order has (orders without any are absent). */
+export async function transactionCounts(db: Db, merchantId: string, orderIds: string[]): Promise<Map<string, number>> {
+  if (orderIds.length === 0) return new Map();
+  const rows = await db.selectFrom('transactions').select((eb) => ['order_id', eb.fn.countAll<number | string>().as('count')])
+    .where('merchant_id', '=', merchantId).where('order_id', 'in', orderIds).groupBy('order_id').execute();
+  return new Map(rows.map((row) => [row.order_id, Number(row.count)]));
+}
+
 export async function updateTransaction(db: Db, merchantId: string, id: string, patch: TransactionPatch): Promise<TransactionRow> {
   return db.updateTable('transactions').set(patch)
     .where('merchant_id', '=', merchantId).where('id', '=', id)

@@ -43,6 +43,10 @@ export interface Config {
   rateLimitPerSecond: number;
   /** Requests an app may send at once before the sustained rate applies. */
   rateLimitBurst: number;
+  /** Requests per second to the hosted pages from one address (an IPv6 /64), sustained, and at once; 0 turns it off. */
+  pageRateLimit: { perSecond: number; burst: number };
+  /** Requests per second to the pages of one link (a payment, receipt or binding link), sustained, and at once; 0 turns it off. */
+  linkRateLimit: { perSecond: number; burst: number };
   /** How long a webhook receiver has to answer before the attempt counts as timed out (and is retried). */
   webhookTimeoutMs: number;
   /** How long a payment link given to a payer stays usable (wall time). */
@@ -116,6 +120,10 @@ export function loadConfig(env: Env = process.env): Config {
   const idempotencyLockMs = read('PAYGATE_IDEMPOTENCY_LOCK_MS', 60_000, integer(1_000, 3_600_000));
   const rateLimitPerSecond = read('PAYGATE_RATE_LIMIT', 0, integer(0, 1_000_000));
   const rateLimitBurst = read('PAYGATE_RATE_LIMIT_BURST', rateLimitPerSecond * 2, integer(1, 10_000_000));
+  const pagePerSecond = read('PAYGATE_PAGE_RATE_LIMIT', 10, integer(0, 1_000_000));
+  const pageRateLimit = { perSecond: pagePerSecond, burst: read('PAYGATE_PAGE_RATE_BURST', Math.max(1, pagePerSecond * 10), integer(1, 10_000_000)) };
+  const linkPerSecond = read('PAYGATE_LINK_RATE_LIMIT', 1, integer(0, 1_000_000));
+  const linkRateLimit = { perSecond: linkPerSecond, burst: read('PAYGATE_LINK_RATE_BURST', 30, integer(1, 10_000_000)) };
   const webhookTimeoutMs = read('PAYGATE_WEBHOOK_TIMEOUT_MS', 10_000, integer(100, 60_000));
   const paymentLinkTtlMs = read('PAYGATE_PAYMENT_LINK_TTL_MINUTES', 24 * 60, integer(1, 90 * 24 * 60)) * 60_000;
   const receiptLinkTtlMs = read('PAYGATE_RECEIPT_LINK_TTL_MINUTES', 60, integer(1, 90 * 24 * 60)) * 60_000;
@@ -143,7 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
     pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
-    rateLimitPerSecond, rateLimitBurst, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
+    rateLimitPerSecond, rateLimitBurst, pageRateLimit, linkRateLimit, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
     eventRetentionMs, receiptFont,
   };
 }

@@ -33,6 +33,7 @@ export const PLATFORM_ERRORS = defineErrors({
   currencyInvalid: { code: 'EO100102', status: 400, message: 'The currency is not an ISO 4217 currency code.' },
   internal: { code: '100901', status: 500, message: 'Internal error; quote the reference that follows to the operator.' },
   unavailable: { code: '100902', status: 503, message: 'The service is shutting down or not ready.' },
+  busy: { code: '100903', status: 503, message: 'The server is busy with this kind of work; try again in a few seconds.' },
 });
 
 /** A refusal that the transports map to the envelope; domain code throws these and knows nothing of HTTP. */

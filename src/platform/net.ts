@@ -50,3 +50,28 @@ export function isInRanges(address: string, ranges: BlockList): boolean {
   const ip = normalizeIp(address);
   return ip !== undefined && ranges.check(ip.address, ip.family);
 }
+
+/**
+ * Who a caller is, for counting requests: an IPv4 address, or an IPv6 address's /64 (one household or phone is
+ * given a whole /64, so counting single IPv6 addresses would let it take a new one for every request).
+ */
+export function callerKey(address: string): string {
+  const ip = normalizeIp(address);
+  if (!ip) return address;
+  if (ip.family === 'ipv4') return ip.address;
+  return `${expandIpv6(ip.address).slice(0, 4).join(':')}::/64`;
+}
+
+function expandIpv6(address: string): string[] {
+  const [head, tail] = address.split('::') as [string, string | undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  // An embedded IPv4 tail (::ffff:1.2.3.4 is handled by normalizeIp; others such as 64:ff9b::1.2.3.4) is two groups.
+  const last = right.length > 0 ? right : left;
+  if (last.length > 0 && last[last.length - 1]!.includes('.')) {
+    const [a, b, c, d] = last.pop()!.split('.').map(Number) as [number, number, number, number];
+    last.push(((a << 8) | b).toString(16), ((c << 8) | d).toString(16));
+  }
+  const missing = tail === undefined ? 0 : 8 - left.length - right.length;
+  return [...left, ...Array.from({ length: missing }, () => '0'), ...right].map((group) => group.toLowerCase().padStart(4, '0'));
+}

@@ -1,6 +1,7 @@
 import { inTransaction, type Context, type DueWork } from '../context/context.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
 import { findMerchant } from '../platform/tenants.js';
 import { localDate } from '../platform/time-zone.js';
 
@@ -54,6 +55,8 @@ export async function advanceClock(ctx: Context, seconds: number): Promise<Clock
       const stop = next !== undefined && next <= target ? next : target;
       await moveTo(ctx, jobs, stop);
       await jobs.runDue({ merchantId: ctx.merchant.id });
+      // A year of due work is many steps: other requests and merchants are served between them.
+      await yieldToEventLoop();
       if (stop === target && (next === undefined || next > target)) break;
       stuck = stop === lastStop ? stuck + 1 : 0;
       if (stuck === 1_000) throw new AppError(PLATFORM_ERRORS.unavailable, 'The clock could not get past a job that keeps falling due.');

@@ -1,6 +1,7 @@
 import { merchantContext, type Context, type DueWork, type PlatformContext } from '../context/context.js';
 import { businessTimeOf } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { findMerchant } from '../platform/tenants.js';
@@ -118,6 +119,8 @@ export class Scheduler implements DueWork {
         if (this.stopping && filter.merchantId === undefined) break;
         await this.run(job);
         count += 1;
+        // On SQLite a job can run start to end without waiting on I/O once: let requests in between jobs.
+        await yieldToEventLoop();
       }
     }
     return count;

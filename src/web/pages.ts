@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PlatformContext } from '../context/context.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, isAppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { FAVICON_PATH, ICON_PATH, ICON_SVG } from './icon.js';
 import { messagePage, STYLESHEET_PATH } from './layout.js';
+import { pageLimits } from './page-limits.js';
 import { PAGES_CSS } from './styles.js';
 
 /** What a hosted page answers: a page (with its status), a redirect after a form was posted, or a file. */
@@ -37,6 +38,7 @@ export const PAGE_SECURITY_HEADERS: Record<string, string> = {
 };
 
 const FORM_LIMIT_BYTES = 16 * 1024;
+const BUSY_RETRY_SECONDS = 5;
 
 export const isPageAnswer = <T extends object>(value: T | PageAnswer): value is PageAnswer => 'html' in value || 'redirect' in value;
 
@@ -46,6 +48,18 @@ export async function registerPages(app: FastifyInstance, platform: PlatformCont
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
+    const limit = pageLimits(platform.config, platform.wallClock);
+    const freeToFetch = new Set([STYLESHEET_PATH, ICON_PATH, FAVICON_PATH]);
+    pages.addHook('onRequest', async (request, reply) => {
+      // The stylesheet and the icon are the same bytes for everyone and cached by browsers: not counted.
+      if (freeToFetch.has(request.routeOptions.url ?? '')) return;
+      const decision = limit(request);
+      if (decision.allowed) return;
+      return reply.code(429).header('retry-after', String(decision.retryAfterSeconds)).type('text/html; charset=utf-8').send(messagePage({
+        title: 'Too many requests', heading: 'One moment', sandbox: platform.config.mode === 'sandbox',
+        message: `This page was asked for too often. Try again in ${decision.retryAfterSeconds} second${decision.retryAfterSeconds === 1 ? '' : 's'}.`,
+      }));
+    });
     pages.addHook('onSend', async (_request, reply) => {
       for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
         // The stylesheet and the icon set their own caching; everything else is never stored.
@@ -53,6 +67,13 @@ export async function registerPages(app: FastifyInstance, platform: PlatformCont
       }
     });
     pages.setErrorHandler((error, request, reply) => {
+      if (isAppError(error, PLATFORM_ERRORS.busy)) {
+        void reply.code(503).header('retry-after', String(BUSY_RETRY_SECONDS)).type('text/html; charset=utf-8').send(messagePage({
+          title: 'Busy', heading: 'One moment', sandbox: platform.config.mode === 'sandbox',
+          message: `Many people are asking for this at the same time. Try again in ${BUSY_RETRY_SECONDS} seconds.`,
+        }));
+        return;
+      }
       const status = error instanceof AppError ? error.definition.status : (error as { statusCode?: number }).statusCode ?? 500;
       if (status >= 500) request.log.error({ err: error }, 'hosted page failed');
       const sandbox = platform.config.mode === 'sandbox';

@@ -375,6 +375,28 @@ describe('PDF receipts', () => {
     assert.ok(text.includes('??? Tea House'), text);
   });
 
+  test('receipts wait for one thread, a few at a time: the rest are told to try again in a few seconds (503)', async () => {
+    const links: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const reference = `BUSY-${randomUUID()}`;
+      await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: `${i + 1}.00` });
+      links.push((await client.orders.receiptLink({ order: { reference_number: reference } })).download_link);
+    }
+    const replies = await Promise.all(links.map(async (link) => {
+      const reply = await fetch(link);
+      return { link, status: reply.status, retryAfter: reply.headers.get('retry-after'), body: Buffer.from(await reply.arrayBuffer()) };
+    }));
+    const busy = replies.filter((reply) => reply.status === 503);
+    assert.ok(busy.length > 0 && busy.length < links.length, `${busy.length} of ${links.length} were told to wait`);
+    for (const reply of busy) {
+      assert.equal(reply.retryAfter, '5');
+      assert.ok(reply.body.toString().includes('Try again in 5 seconds.'));
+    }
+    for (const reply of replies.filter((r) => r.status === 200)) assert.equal(reply.body.subarray(0, 5).toString(), '%PDF-');
+    // Asked again one at a time, every one of them is printed.
+    for (const { link } of busy) assert.equal((await fetch(link)).status, 200);
+  });
+
   test('an expired, altered or payment-page link is refused', async () => {
     const reference = await paidOrder();
     const { download_link } = await client.orders.receiptLink({ order: { reference_number: reference } });

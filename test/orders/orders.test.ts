@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Order, OrderInput, PaygateError } from '@paygate/client';
+import { MAX_LIST_PAGE_ROWS } from '../../src/orders/queries.js';
+import { MAX_CONDITIONS, MAX_LIST_VALUES } from '../../src/platform/query/filters.js';
 import { card, CARDS } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
 import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from '../support/server.js';
@@ -745,6 +747,30 @@ describe('orders/list', () => {
     for (const [parameter, value] of [['filter[due_date][_eq]', '2026-02-30'], ['filter[created_at][_gte]', '2026-02-30T00:00:00Z']] as const) {
       assertRefused(await refusal(list({ [parameter]: value })), 400, '100207', parameter);
     }
+  });
+
+  test(`more than ${MAX_CONDITIONS} filter conditions, or ${MAX_LIST_VALUES} values in one list, are refused (100207)`, async () => {
+    const conditions = Array.from({ length: MAX_CONDITIONS + 1 }, (_, i) => `x${i}`);
+    assertRefused(await refusal(list({ 'filter[note][_not_contains]': conditions })), 400, '100207', `At most ${MAX_CONDITIONS} filter conditions`);
+    assert.equal((await list({ 'filter[note][_not_contains]': conditions.slice(1) })).total, made.length);
+    const values = Array.from({ length: MAX_LIST_VALUES + 1 }, (_, i) => `R${i}`).join(',');
+    assertRefused(await refusal(list({ 'filter[reference_number][_in]': values })), 400, '100207', 'filter[reference_number][_in]');
+  });
+
+  test(`a page of more than ${MAX_LIST_PAGE_ROWS} line items and transactions is refused, naming the limit that fits`, async () => {
+    const heavy = await server.newMerchant();
+    const items = Array.from({ length: 500 }, (_, i) => ({ purchasable_type: 'Charge', price: '1.00', quantity: 1, label: `Bowl ${i}` }));
+    const orders = MAX_LIST_PAGE_ROWS / 500 + 1;
+    for (let i = 0; i < orders; i++) {
+      await heavy.client.orders.create({ reference_number: `HEAVY-${i}`, currency: 'HKD', charge_fee: '500.00', line_items: items } as never);
+    }
+    const refused = await refusal(heavy.client.orders.list({ limit: 1000 }));
+    assertRefused(refused, 400, '100207', `This page would hold ${orders * 500} line items and transactions, more than ${MAX_LIST_PAGE_ROWS}: ask for limit=${orders - 1} or less.`);
+    const fitting = await heavy.client.orders.list({ limit: orders - 1 });
+    assert.equal(fitting.orders.length, orders - 1);
+    assert.equal(fitting.total, orders);
+    assert.ok(fitting.orders.every((order) => order.line_items?.length === 500));
+    assert.equal((await heavy.client.orders.list({ offset: orders - 1, limit: 1000 })).orders.length, 1);
   });
 
   test('_neq and _not_in keep the orders where the field is empty, as _not_contains does', async () => {

@@ -102,6 +102,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     PAYGATE_DEMO: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PAYGATE_SCHEDULER_POLL_MS: '50',
+    // Every test is one address asking for many payers' pages in a row; the per-link limit stays as configured.
+    PAYGATE_PAGE_RATE_LIMIT: '0',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   };

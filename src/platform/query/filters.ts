@@ -46,8 +46,21 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MONEY = /^-?\d{1,11}(?:\.\d{1,8})?$/;
 
+/**
+ * Bounds on one request's filters: each condition costs every row scanned, so without a bound a signed list
+ * request could hold the process for everyone (the URL alone allows some 500). Far above what a real query needs.
+ */
+export const MAX_CONDITIONS = 20;
+export const MAX_LIST_VALUES = 100;
+
 export function parseFilters(query: Record<string, unknown>, catalogue: FilterCatalogue): Condition[] {
   const conditions: Condition[] = [];
+  const given = Object.entries(query)
+    .filter(([key]) => key.startsWith('filter['))
+    .reduce((count, [, raw]) => count + (Array.isArray(raw) ? raw.length : 1), 0);
+  if (given > MAX_CONDITIONS) {
+    throw new AppError(PLATFORM_ERRORS.validationFailed, `At most ${MAX_CONDITIONS} filter conditions per request (got ${given}): narrow the query, or use _in.`);
+  }
   for (const [key, raw] of Object.entries(query)) {
     if (!key.startsWith('filter[')) continue;
     const match = KEY.exec(key);
@@ -73,7 +86,9 @@ function condition(key: string, field: string, op: Operator, text: string, spec:
     return { field, op, isNull: text === '1' };
   }
   if (op === '_in' || op === '_not_in') {
-    const values = text.split(',').map((item) => value(key, item.trim(), spec));
+    const items = text.split(',');
+    if (items.length > MAX_LIST_VALUES) throw refused(key, `takes at most ${MAX_LIST_VALUES} comma-separated values (got ${items.length})`);
+    const values = items.map((item) => value(key, item.trim(), spec));
     return { field, op, values };
   }
   return { field, op, value: value(key, text, spec) };
