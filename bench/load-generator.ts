@@ -20,6 +20,10 @@ export interface LoadPlan {
   cycle: boolean;
   /** Each operation: its requests, in order. */
   operations: string[][];
+  /** Source addresses, one per connection in turn (many callers from one machine: 127.0.0.x on loopback). */
+  localAddresses?: string[];
+  /** A pause after each operation's reply before the connection sends the next (a person at a browser). */
+  pauseMs?: number;
 }
 
 export interface LoadResult {
@@ -104,13 +108,16 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
           latencies.push(now - sentAt);
           statuses[worst] = (statuses[worst] ?? 0) + 1;
         }
-        send();
+        if (plan.pauseMs) setTimeout(send, plan.pauseMs);
+        else send();
       });
       socket.on('error', reject);
       socket.once('connect', send);
     });
 
-  await Promise.all(Array.from({ length: plan.connections }, () => drive(connect(plan.port, plan.host))));
+  const addresses = plan.localAddresses ?? [];
+  await Promise.all(Array.from({ length: plan.connections }, (_, i) =>
+    drive(connect({ port: plan.port, host: plan.host, ...(addresses.length > 0 && { localAddress: addresses[i % addresses.length] }) }))));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   const measuredTo = Math.min(measuredEnd, stopAt);

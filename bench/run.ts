@@ -6,18 +6,21 @@
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 npm run bench
  *   BENCH_ONLY=create npm run bench     # the scenarios whose name contains the text
  *   BENCH_ONLY=webhook npm run bench    # webhook deliveries per second to a local receiver (bench/webhooks.ts)
+ *   BENCH_ONLY=anonymous npm run bench  # orders/check beside anonymous receipt and payment-page traffic (bench/anonymous-pages.ts)
  *   BENCH_CPU_PROF=/tmp/prof npm run bench   # also writes a V8 CPU profile of the paygate server there
  *
  * Prints a table and writes bench/results/<time>.json. Requests are signed ahead of time, each with its own
  * nonce, so the load generator spends nothing on cryptography while it measures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PaygateClient } from '@paygate/client';
+import { ANONYMOUS_SCENARIO, anonymousReport, anonymousScenario, type AnonymousResult } from './anonymous-pages.js';
 import type { LoadPlan, LoadResult } from './load-generator.js';
 import type { RequestTemplate, SignJob } from './sign-worker.js';
 import { BENCH_WEBHOOK_TIMEOUT_MS, WEBHOOK_SCENARIO, webhookReport, webhookScenario, type WebhookResult } from './webhooks.js';
@@ -141,6 +144,15 @@ async function main(): Promise<void> {
         ...(meetsTarget !== undefined && { meetsTarget }),
       });
     }
+    let anonymous: AnonymousResult | undefined;
+    if (!only || ANONYMOUS_SCENARIO.includes(only)) {
+      anonymous = await anonymousScenario({
+        client, paygatePort, run, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, headroom: HEADROOM,
+        sign: (operations) => signInWorkers({ appId: demo.app_id, privateKeyPem, host: `127.0.0.1:${paygatePort}`, operations }),
+        load: (plan) => load(dataDir, plan),
+        progress: (text) => process.stderr.write(text),
+      });
+    }
     // Last: from here on, every order event of the demo merchant is a delivery to make.
     let webhooks: WebhookResult | undefined;
     if (!only || WEBHOOK_SCENARIO.includes(only)) {
@@ -152,7 +164,7 @@ async function main(): Promise<void> {
         progress: (text) => process.stderr.write(text),
       });
     }
-    report(rows, webhooks);
+    report(rows, anonymous, webhooks);
   } finally {
     // Each child ends on SIGTERM (paygate after its requests in flight, writing its CPU profile if asked for).
     await Promise.all(children.map((child) => new Promise((resolve) => {
@@ -165,7 +177,7 @@ async function main(): Promise<void> {
   }
 }
 
-function report(rows: Row[], webhooks: WebhookResult | undefined): void {
+function report(rows: Row[], anonymous: AnonymousResult | undefined, webhooks: WebhookResult | undefined): void {
   const database = process.env.DATABASE_URL ? 'PostgreSQL' : `SQLite (synchronous=${process.env.PAYGATE_SQLITE_SYNCHRONOUS ?? 'FULL'})`;
   const lines = [
     `paygate benchmark: ${database}, ${CONNECTIONS} connections, ${SECONDS} s after ${WARMUP_SECONDS} s warm-up, ${cpus().length} cores, node ${process.version}`,
@@ -186,6 +198,7 @@ function report(rows: Row[], webhooks: WebhookResult | undefined): void {
   const failures = rows.filter((r) => Object.keys(r.paygate.statuses).some((s) => s !== '200'));
   for (const row of failures) lines.push(`\n${row.scenario}: non-200 replies ${JSON.stringify(row.paygate.statuses)}`);
   for (const row of rows.filter((r) => r.paygate.exhausted)) lines.push(`\n${row.scenario}: ran out of prepared operations; raise BENCH_HEADROOM`);
+  if (anonymous) lines.push('', ...anonymousReport(anonymous));
   if (webhooks) {
     lines.push('', ...webhookReport(webhooks));
     if (webhooks.endToEnd.create.exhausted) lines.push(`\n${WEBHOOK_SCENARIO}: ran out of prepared operations; raise BENCH_HEADROOM`);
@@ -195,7 +208,7 @@ function report(rows: Row[], webhooks: WebhookResult | undefined): void {
   process.stdout.write(`${lines.join('\n')}\n`);
   const resultsDir = join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows, webhooks }, null, 2));
+  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows, anonymous, webhooks }, null, 2));
 }
 
 async function signInWorkers(job: SignJob): Promise<string[][]> {
@@ -210,8 +223,9 @@ async function signInWorkers(job: SignJob): Promise<string[][]> {
   return parts.flat();
 }
 
-async function load(dataDir: string, plan: Pick<LoadPlan, 'port' | 'operations' | 'cycle'> & Partial<Pick<LoadPlan, 'warmupMs' | 'durationMs'>>): Promise<LoadResult> {
-  const planFile = join(dataDir, 'plan.json');
+async function load(dataDir: string, plan: Pick<LoadPlan, 'port' | 'operations' | 'cycle'> & Partial<Omit<LoadPlan, 'host'>>): Promise<LoadResult> {
+  // Several generators may run at once: each reads its own plan.
+  const planFile = join(dataDir, `plan-${randomUUID()}.json`);
   const full: LoadPlan = {
     host: '127.0.0.1', connections: CONNECTIONS, warmupMs: WARMUP_SECONDS * 1000, durationMs: SECONDS * 1000, ...plan,
   };
