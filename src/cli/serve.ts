@@ -1,17 +1,19 @@
 import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../platform/config.js';
 import { VERSION } from '../platform/version.js';
-import type { Command, CommandDeps, StartedServer } from './command.js';
+import { defineCommand, type CommandDeps, type StartedServer } from './command.js';
 
-export const SERVE_COMMAND: Command = {
+export const SERVE_COMMAND = defineCommand({
   name: 'serve',
-  usage: 'paygate serve [--json]          run the server (what npm start runs)',
-  run: serve,
-};
+  summary: 'run the server (what npm start runs)',
+  description: 'Configured from the environment (docs/configuration.md). It stops cleanly on SIGTERM or SIGINT.',
+  options: {
+    json: { type: 'boolean', description: 'write the start-up facts as one more JSON log line ("msg":"ready") instead of the banner' },
+  },
+  run: ({ options }, deps) => serve(options.json, deps),
+});
 
-async function serve(args: string[], deps: CommandDeps): Promise<void> {
-  const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
+async function serve(json: boolean, deps: CommandDeps): Promise<void> {
   const config = loadConfig();
   // Handlers first: a signal that arrives while starting must still end in a clean close, not a kill.
   const starting = deps.startServer(config);
@@ -39,7 +41,7 @@ async function serve(args: string[], deps: CommandDeps): Promise<void> {
 
   const server = await starting;
   // With --json the facts join the log stream as one more JSON line, so stdout stays one kind of thing.
-  if (values.json) server.platform.log.info(startupFacts(server), 'ready');
+  if (json) server.platform.log.info(startupFacts(server), 'ready');
   else process.stdout.write(`${banner(server)}\n`);
 }
 

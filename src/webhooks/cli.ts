@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import type { Command, CommandDeps } from '../cli/command.js';
+import { defineCommand, defineCommandGroup, JSON_OPTION } from '../cli/command.js';
 import { print, UsageError } from '../cli/output.js';
 import { withPlatform } from '../cli/platform-command.js';
 import type { PlatformContext } from '../context/context.js';
@@ -10,56 +9,54 @@ import { merchantOfEvent, recentDeliveries } from '../events/store.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 
-const WEBHOOKS_USAGE = `paygate webhooks list [--event EVENT_ID] [--limit 50] [--json]
-paygate webhooks redeliver EVENT_ID [--json]`;
-
-export const WEBHOOKS_COMMAND: Command = { name: 'webhooks', usage: WEBHOOKS_USAGE, run: webhooksCommand };
-
-async function webhooksCommand(args: string[], deps: CommandDeps): Promise<void> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      event: { type: 'string' },
-      limit: { type: 'string', default: '50' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const output = { json: values.json ?? false };
-  switch (action) {
-    case 'list': {
-      if (values.event !== undefined) {
-        const eventId = values.event;
-        const history = await withPlatform(deps, async (ctx) => eventHistory(ctx, await ownerOf(ctx, eventId), eventId));
-        print(output, { event: presentEvent(history) }, () => describeEvent(history));
-        return;
-      }
-      const limit = Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      const deliveries = await withPlatform(deps, (ctx) => recentDeliveries(ctx.db, limit));
-      const rows = deliveries.map((d) => ({
-        event_id: d.event_id, action: d.action, merchant_id: d.merchant_id, destination: d.destination, url: d.url,
-        state: d.state, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error,
-        created_at: new Date(d.created_at).toISOString(),
-      }));
-      print(output, { deliveries: rows }, () => rows.map((r) =>
-        `${r.created_at}  ${r.event_id}  ${r.action.padEnd(21)} ${r.state.padEnd(9)} attempts ${r.attempts}  ` +
-        `${r.last_status ?? r.last_error ?? ''}  ${r.url}`).join('\n') || 'No webhook deliveries.');
+const LIST = defineCommand({
+  name: 'list',
+  summary: 'list the most recent webhook deliveries of every merchant, or one event attempt by attempt',
+  options: {
+    event: { type: 'string', value: 'EVENT_ID', description: 'show this event: its deliveries and every attempt made' },
+    limit: { type: 'string', value: 'N', default: '50', description: 'how many deliveries to list, from 1 to 1000' },
+    json: JSON_OPTION,
+  },
+  async run({ options }, deps) {
+    if (options.event !== undefined) {
+      const eventId = options.event;
+      const history = await withPlatform(deps, async (ctx) => eventHistory(ctx, await ownerOf(ctx, eventId), eventId));
+      print(options, { event: presentEvent(history) }, () => describeEvent(history));
       return;
     }
-    case 'redeliver': {
-      const eventId = positionals[0];
-      if (!eventId) throw new UsageError('webhooks redeliver needs EVENT_ID');
-      const history = await withPlatform(deps, async (ctx) => redeliverEvent(ctx, await ownerOf(ctx, eventId), eventId));
-      print(output, { event: presentEvent(history) }, () =>
-        `Event ${eventId} (${history.event.action}) will be sent again to: ${history.deliveries.map((d) => d.delivery.url).join(', ') || 'no destination'}`);
-      return;
-    }
-    default:
-      throw new UsageError(WEBHOOKS_USAGE);
-  }
-}
+    const limit = Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+    const deliveries = await withPlatform(deps, (ctx) => recentDeliveries(ctx.db, limit));
+    const rows = deliveries.map((d) => ({
+      event_id: d.event_id, action: d.action, merchant_id: d.merchant_id, destination: d.destination, url: d.url,
+      state: d.state, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error,
+      created_at: new Date(d.created_at).toISOString(),
+    }));
+    print(options, { deliveries: rows }, () => rows.map((r) =>
+      `${r.created_at}  ${r.event_id}  ${r.action.padEnd(21)} ${r.state.padEnd(9)} attempts ${r.attempts}  ` +
+      `${r.last_status ?? r.last_error ?? ''}  ${r.url}`).join('\n') || 'No webhook deliveries.');
+  },
+});
+
+const REDELIVER = defineCommand({
+  name: 'redeliver',
+  summary: 'send an event again to every destination it has, with a fresh set of retries',
+  description: 'The running server sends it within a poll; the body is the one rendered when the event happened.',
+  arguments: [{ name: 'eventId', description: 'the event (X-Event-ID)' }],
+  options: { json: JSON_OPTION },
+  async run({ options, args }, deps) {
+    const { eventId } = args;
+    const history = await withPlatform(deps, async (ctx) => redeliverEvent(ctx, await ownerOf(ctx, eventId), eventId));
+    print(options, { event: presentEvent(history) }, () =>
+      `Event ${eventId} (${history.event.action}) will be sent again to: ${history.deliveries.map((d) => d.delivery.url).join(', ') || 'no destination'}`);
+  },
+});
+
+export const WEBHOOKS_COMMAND = defineCommandGroup({
+  name: 'webhooks',
+  summary: 'see and resend the webhooks paygate sends',
+  commands: [LIST, REDELIVER],
+});
 
 /** Operators name an event by its id alone: whose it is comes first, then every query is the merchant's. */
 async function ownerOf(ctx: PlatformContext, eventId: string): Promise<string> {
