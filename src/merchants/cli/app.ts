@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { defineCommand, defineCommandGroup, JSON_OPTION } from '../../cli/command.js';
+import { readFileArgument } from '../../cli/input.js';
 import { print, UsageError } from '../../cli/output.js';
 import { withPlatform } from '../../cli/platform-command.js';
 import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../apps.js';
@@ -17,7 +17,7 @@ const CREATE = defineCommand({
     json: JSON_OPTION,
   },
   async run({ options }, deps) {
-    const publicKeyPem = readFileSync(options['public-key'], 'utf8');
+    const publicKeyPem = readFileArgument('--public-key', options['public-key']);
     const app = await withPlatform(deps, (ctx) => createApp(ctx, { merchantId: options.merchant, publicKeyPem, allowedIps: options['allow-ip'] }));
     print(options, { app_id: app.app_id, webhook_public_key: app.webhook_public_key, allowed_ips: app.allowed_ips }, () =>
       `Created app ${app.app_id} for merchant ${app.merchant_id}\n` +
