@@ -8,6 +8,7 @@ import { presentEvent } from '../events/present.js';
 import { merchantOfEvent, recentDeliveries } from '../events/store.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
+import { findMerchant } from '../platform/tenants.js';
 
 const LIST = defineCommand({
   name: 'list',
@@ -20,8 +21,11 @@ const LIST = defineCommand({
   async run({ options }, deps) {
     if (options.event !== undefined) {
       const eventId = options.event;
-      const history = await withPlatform(deps, async (ctx) => eventHistory(ctx, await ownerOf(ctx, eventId), eventId));
-      print(options, { event: presentEvent(history) }, () => describeEvent(history));
+      const { history, clockOffsetMs } = await withPlatform(deps, async (ctx) => {
+        const merchantId = await ownerOf(ctx, eventId);
+        return { history: await eventHistory(ctx, merchantId, eventId), clockOffsetMs: (await findMerchant(ctx.db, merchantId))?.clockOffsetMs ?? 0 };
+      });
+      print(options, { event: presentEvent(history) }, () => describeEvent(history, clockOffsetMs));
       return;
     }
     const limit = Number(options.limit);
@@ -65,13 +69,41 @@ async function ownerOf(ctx: PlatformContext, eventId: string): Promise<string> {
   return merchantId;
 }
 
-function describeEvent({ event, deliveries }: EventHistory): string {
-  const lines = [`${event.id}  ${event.action}  ${new Date(event.created_at).toISOString()}`];
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * An event happens on its merchant's business clock, but its attempts are requests made at a wall-clock time (what
+ * a receiver's logs show): each time says which it is, and the merchant's offset between the two is given.
+ */
+function describeEvent({ event, deliveries }: EventHistory, clockOffsetMs: number): string {
+  const lines = [
+    `Event ${event.id}  ${event.action}`,
+    `  ${iso(event.created_at)}  business time`,
+    `  business clock: ${clockOffsetMs === 0 ? 'the same as wall time (not moved)' : describeOffset(clockOffsetMs)}`,
+  ];
   for (const { delivery, attempts } of deliveries) {
-    lines.push(`  ${delivery.destination} ${delivery.url}: ${delivery.state}`);
+    const next = delivery.state === 'pending' ? `, next attempt at ${iso(delivery.due_at)} business time` : '';
+    lines.push(`  ${delivery.destination} ${delivery.url}: ${delivery.state}${next}`);
     for (const a of attempts) {
-      lines.push(`    #${a.attempt} ${new Date(a.started_at).toISOString()} ${a.duration_ms} ms ${a.status_code ?? a.error ?? ''} -> ${a.outcome}`);
+      lines.push(`    #${a.attempt} ${iso(a.started_at)} wall time  ${a.duration_ms} ms  ${a.status_code ?? a.error ?? ''} -> ${a.outcome}`);
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * `2 days ahead of wall time (offset 172799.87 s)`: the words round (a clock moved by two days ends a little short
+ * of them, by the time the move took), the offset in seconds is exact.
+ */
+function describeOffset(offsetMs: number): string {
+  const seconds = Math.round(Math.abs(offsetMs) / 1000);
+  let rest = seconds >= 3600 ? Math.round(seconds / 60) * 60 : seconds;
+  const parts: string[] = [];
+  for (const [unit, size] of [['day', 86_400], ['hour', 3600], ['minute', 60], ['second', 1]] as const) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0 && parts.length < 2) parts.push(`${count} ${unit}${count === 1 ? '' : 's'}`);
+  }
+  const amount = parts.length > 0 ? parts.join(' ') : `${Math.abs(offsetMs)} ms`;
+  return `${amount} ${offsetMs > 0 ? 'ahead of' : 'behind'} wall time (offset ${offsetMs / 1000} s)`;
 }
