@@ -8,7 +8,7 @@ export const SERVE_COMMAND = defineCommand({
   summary: 'run the server (what npm start runs)',
   description: 'Configured from the environment (docs/configuration.md). It stops cleanly on SIGTERM or SIGINT.',
   options: {
-    json: { type: 'boolean', description: 'write the start-up facts as one more JSON log line ("msg":"ready") instead of the banner' },
+    json: { type: 'boolean', description: 'write the start-up facts as one more JSON log line, "msg":"ready", instead of the banner' },
   },
   run: ({ options }, deps) => serve(options.json, deps),
 });

@@ -13,6 +13,8 @@ import { findMerchant } from '../platform/tenants.js';
 const LIST = defineCommand({
   name: 'list',
   summary: 'list the most recent webhook deliveries of every merchant, or one event attempt by attempt',
+  description: "With --event, the event's time is business time (its merchant's clock, which the sandbox may have moved) " +
+    "and each attempt's is wall time (when the request was made); the merchant's offset between the two is given.",
   options: {
     event: { type: 'string', value: 'EVENT_ID', description: 'show this event: its deliveries and every attempt made' },
     limit: { type: 'string', value: 'N', default: '50', description: 'how many deliveries to list, from 1 to 1000' },
@@ -46,7 +48,7 @@ const REDELIVER = defineCommand({
   name: 'redeliver',
   summary: 'send an event again to every destination it has, with a fresh set of retries',
   description: 'The running server sends it within a poll; the body is the one rendered when the event happened.',
-  arguments: [{ name: 'eventId', description: 'the event (X-Event-ID)' }],
+  arguments: [{ name: 'eventId', description: 'the event, as its X-Event-ID header names it' }],
   options: { json: JSON_OPTION },
   async run({ options, args }, deps) {
     const { eventId } = args;

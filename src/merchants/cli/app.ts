@@ -12,8 +12,8 @@ const CREATE = defineCommand({
   description: 'Prints the AppID and the webhook public key, which verifies the webhooks paygate sends.',
   options: {
     merchant: { type: 'string', value: 'MERCHANT_ID', required: true, description: 'the merchant the app belongs to' },
-    'public-key': { type: 'string', value: 'FILE.pem', required: true, description: "the merchant's RSA public key (PEM, 2048 bits or more)" },
-    'allow-ip': { type: 'string', value: 'CIDR', multiple: true, description: 'accept signed calls only from these addresses (any when not given)' },
+    'public-key': { type: 'string', value: 'FILE.pem', required: true, description: "the merchant's RSA public key, PEM, at least 2048 bits" },
+    'allow-ip': { type: 'string', value: 'CIDR', multiple: true, description: 'accept signed calls only from these addresses; any when not given' },
     json: JSON_OPTION,
   },
   async run({ options }, deps) {
@@ -42,7 +42,7 @@ const LIST = defineCommand({
 function enabling(enabled: boolean) {
   return defineCommand({
     name: enabled ? 'enable' : 'disable',
-    summary: enabled ? 'let a disabled app make signed calls again' : "refuse an app's signed calls (403) from the next request on",
+    summary: enabled ? 'let a disabled app make signed calls again' : "refuse an app's signed calls, with 403, from the next request on",
     arguments: [APP_ID],
     options: { json: JSON_OPTION },
     async run({ options, args }, deps) {
@@ -55,7 +55,7 @@ function enabling(enabled: boolean) {
 const WEBHOOK = defineCommand({
   name: 'webhook',
   summary: "send every event of the app's merchant to URL as well, signed with the app's webhook key",
-  arguments: [APP_ID, { name: 'url', description: 'the endpoint (http or https)', optional: true }],
+  arguments: [APP_ID, { name: 'url', description: 'the endpoint, http or https', optional: true }],
   options: {
     clear: { type: 'boolean', description: 'remove the endpoint instead' },
     json: JSON_OPTION,

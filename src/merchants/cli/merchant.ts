@@ -9,8 +9,8 @@ const CREATE = defineCommand({
   description: 'Give it an app next (paygate app create) so that it can make signed calls.',
   options: {
     name: { type: 'string', required: true, description: "the merchant's name, shown to payers" },
-    timezone: { type: 'string', value: 'ZONE', description: 'its IANA time zone, such as Asia/Hong_Kong (UTC when not given)' },
-    'settlement-hour': { type: 'string', value: 'HOUR', description: `the hour (0 to 23, in its time zone) its day settles at (${DEFAULT_SETTLEMENT_HOUR} when not given)` },
+    timezone: { type: 'string', value: 'ZONE', description: 'its IANA time zone, such as Asia/Hong_Kong; UTC when not given' },
+    'settlement-hour': { type: 'string', value: 'HOUR', description: `the hour, 0 to 23 in its time zone, its day settles at; ${DEFAULT_SETTLEMENT_HOUR} when not given` },
     json: JSON_OPTION,
   },
   async run({ options }, deps) {
