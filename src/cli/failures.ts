@@ -18,8 +18,9 @@ export interface FailureReport {
 
 /**
  * Expected failures in a line each: the platform's own refusals (with --json, as JSON on stdout, where a script
- * reads), configuration, a locked data folder, what the command itself explained, a network or file error, a
- * database that refuses. Only what nobody expected shows its stack, which is what a bug report needs.
+ * reads), configuration, a locked data folder, what the command itself explained, an address the server cannot
+ * listen on, a network or file error, a database that refuses. Only what nobody expected shows its stack, which is
+ * what a bug report needs.
  */
 export function reportFailure(error: unknown, output: { json: boolean }): FailureReport {
   if (error instanceof AppError) {
@@ -31,6 +32,8 @@ export function reportFailure(error: unknown, output: { json: boolean }): Failur
   if (error instanceof CommandFailure || error instanceof ConfigError || error instanceof DataDirLockedError) {
     return { stderr: `${error.message}\n` };
   }
+  const listen = listenFailure(error);
+  if (listen) return { stderr: `${listen}\n` };
   const network = networkFailure(error);
   if (network) return { stderr: `cannot connect${network.address ? ` to ${network.address}` : ''}: ${network.reason}\n` };
   const file = fileFailure(error);
@@ -65,6 +68,19 @@ export function networkFailure(error: unknown): { reason: string; timedOut: bool
     ? `${located.address}${typeof located.port === 'number' ? `:${located.port}` : ''}`
     : typeof located?.hostname === 'string' ? located.hostname : undefined;
   return { reason: NETWORK_REASONS[failed.code as string]!, timedOut: false, ...(address ? { address } : {}) };
+}
+
+const LISTEN_REASONS: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'the address is already in use (another server on this PORT?)',
+  EADDRNOTAVAIL: 'no such address on this machine (HOST)',
+  EACCES: 'permission denied (a port below 1024?)',
+};
+
+/** A server that cannot listen where the configuration says. */
+function listenFailure(error: unknown): string | undefined {
+  const { code, syscall, address, port } = (error ?? {}) as { code?: unknown; syscall?: unknown; address?: unknown; port?: unknown };
+  const reason = syscall === 'listen' && typeof code === 'string' ? LISTEN_REASONS[code] : undefined;
+  return reason ? `cannot listen on ${String(address)}:${String(port)}: ${reason}` : undefined;
 }
 
 const FILE_REASONS: Readonly<Record<string, string>> = {

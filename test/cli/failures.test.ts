@@ -113,6 +113,11 @@ describe('expected failures', () => {
     assertOneLine(notJson, /^the body \(the argument\) is not JSON: /, 'not JSON');
   });
 
+  test('paygate serve on a port another server holds: one line naming the address, exit 1', async () => {
+    const result = await runCli(['serve'], { ...env, PORT: String(silentPort), PAYGATE_DATA_DIR: join(dataDir, 'serve'), PAYGATE_DEMO: '0', LOG_LEVEL: 'silent' });
+    assertOneLine(result, `cannot listen on 127.0.0.1:${silentPort}: the address is already in use (another server on this PORT?)`, 'port taken');
+  });
+
   test('a database that does not answer: one line naming where it was looked for, exit 1', async () => {
     const port = await freePort();
     const result = await runCli(['merchant', 'list'], { ...env, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/paygate` });
