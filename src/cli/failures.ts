@@ -1,5 +1,6 @@
 import { ConfigError } from '../platform/config.js';
 import { DataDirLockedError } from '../platform/database/data-dir-lock.js';
+import { isTransientDatabaseError } from '../platform/database/database.js';
 import { AppError } from '../platform/errors.js';
 
 /**
@@ -104,9 +105,15 @@ function fileFailure(error: unknown): string | undefined {
   return reason ? `cannot use ${(error as { path: string }).path}: ${reason}` : undefined;
 }
 
-/** PostgreSQL's refusals of a connection: unreachable, unauthorised, no such database, too many connections. */
+/**
+ * PostgreSQL's refusals of a connection (unauthorised, no such database, too many connections), and a database
+ * that did not answer in time or stayed busy.
+ */
 function databaseRefusal(error: unknown): string | undefined {
   const { code, severity, message } = (error ?? {}) as { code?: unknown; severity?: unknown; message?: unknown };
+  if (error instanceof Error && (isTransientDatabaseError(error) || /^Connection terminated due to connection timeout/.test(error.message))) {
+    return `the database did not answer in time: ${error.message}`;
+  }
   if (typeof severity !== 'string' || typeof code !== 'string' || typeof message !== 'string') return undefined;
   return /^(08|28|3D|53|57P0)/.test(code) ? `PostgreSQL: ${message}` : undefined;
 }

@@ -133,6 +133,13 @@ describe('how a failure is reported', () => {
       { stdout: `${JSON.stringify({ error: { code: refusal.definition.code, message: 'merchant m not found' } })}\n`, stderr: '' });
     assert.deepEqual(reportFailure(new CommandFailure('cannot reach paygate'), { json: true }), { stderr: 'cannot reach paygate\n' });
     assert.deepEqual(reportFailure(new ConfigError(['PORT: bad']), { json: false }), { stderr: 'Invalid configuration:\n  - PORT: bad\n' });
+    // PostgreSQL that accepts the connection and never answers (the pool gives up after 10 s), or stays busy.
+    assert.deepEqual(reportFailure(new Error('Connection terminated due to connection timeout'), { json: false }),
+      { stderr: 'the database did not answer in time: Connection terminated due to connection timeout\n' });
+    assert.deepEqual(reportFailure(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), { json: false }),
+      { stderr: 'the database did not answer in time: database is locked\n' });
+    assert.deepEqual(reportFailure(Object.assign(new Error('database "x" does not exist'), { code: '3D000', severity: 'FATAL' }), { json: false }),
+      { stderr: 'PostgreSQL: database "x" does not exist\n' });
   });
 
   test('a refused connection is found however deeply it is wrapped (fetch, then an AggregateError for IPv4 and IPv6)', () => {
