@@ -1,4 +1,4 @@
-import type { Command } from './cli/command.js';
+import type { CommandEntry } from './cli/command.js';
 import type { Context, PlatformContext } from './context/context.js';
 import type { EventType } from './events/event-type.js';
 import type { AnyRoute } from './http/route.js';
@@ -32,8 +32,8 @@ export interface Module {
   readonly jobs?: readonly JobDefinition[];
   /** Its two-phase operations on a rail, which recovery finds after a crash. */
   readonly railOperations?: ReadonlyArray<RailOperationKind<Context>>;
-  /** Its `paygate` commands. */
-  readonly commands?: readonly Command[];
+  /** Its `paygate` commands (`defineCommand`, or `defineCommandGroup` for several under one name). */
+  readonly commands?: readonly CommandEntry[];
   /** What it sets up for a new merchant, in the transaction that creates the merchant. */
   merchantCreated?(ctx: PlatformContext, merchant: Merchant): Promise<void>;
   /** What it does before a process takes requests. */

@@ -1,4 +1,7 @@
 import type { Logger } from 'pino';
+import type { CommandEntry } from './cli/command.js';
+import { MIGRATE_COMMAND } from './cli/migrate.js';
+import { SERVE_COMMAND } from './cli/serve.js';
 import type { PlatformContext } from './context/context.js';
 import { openPlatform, type OpenedPlatform } from './context/open-platform.js';
 import { customersModule } from './customers/module.js';
@@ -30,6 +33,9 @@ export const MODULES: readonly Module[] = [
   webhooksModule,
   sandboxModule,
 ];
+
+/** The `paygate` commands: the platform's own (serve, migrate), then every capability's. */
+export const COMMANDS: readonly CommandEntry[] = [SERVE_COMMAND, MIGRATE_COMMAND, ...MODULES.flatMap((module) => module.commands ?? [])];
 
 /** The modules a platform in this mode runs: the sandbox's simulations exist in sandbox mode only. */
 export function modulesFor(mode: Mode): Module[] {

@@ -1,17 +1,17 @@
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
-import type { Command } from './command.js';
+import { defineCommand, JSON_OPTION } from './command.js';
 import { print } from './output.js';
 
-export const MIGRATE_COMMAND: Command = {
+export const MIGRATE_COMMAND = defineCommand({
   name: 'migrate',
-  usage: 'paygate migrate [--json]        apply database migrations',
-  async run(args, deps) {
-    const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
+  summary: 'apply the database migrations not yet applied',
+  description: 'The server also applies them at start; on PostgreSQL under an advisory lock, so processes starting together migrate once.',
+  options: { json: JSON_OPTION },
+  async run({ options }, deps) {
     const { database, migrations } = await deps.openPlatform(loadConfig(), { logger: createLogger({ logLevel: 'warn' }, process.stderr) });
     await database.close();
-    print({ json: values.json ?? false }, { applied: migrations }, () =>
+    print({ json: options.json }, { applied: migrations }, () =>
       migrations.length > 0 ? `Applied: ${migrations.join(', ')}` : 'The database is up to date.');
   },
-};
+});

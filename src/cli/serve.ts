@@ -1,17 +1,19 @@
-import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import { isAbsolute, relative } from 'node:path';
 import { loadConfig } from '../platform/config.js';
 import { VERSION } from '../platform/version.js';
-import type { Command, CommandDeps, StartedServer } from './command.js';
+import { defineCommand, type CommandDeps, type DemoFacts, type StartedServer } from './command.js';
 
-export const SERVE_COMMAND: Command = {
+export const SERVE_COMMAND = defineCommand({
   name: 'serve',
-  usage: 'paygate serve [--json]          run the server (what npm start runs)',
-  run: serve,
-};
+  summary: 'run the server (what npm start runs)',
+  description: 'Configured from the environment (docs/configuration.md). It stops cleanly on SIGTERM or SIGINT.',
+  options: {
+    json: { type: 'boolean', description: 'write the start-up facts as one more JSON log line, "msg":"ready", instead of the banner' },
+  },
+  run: ({ options }, deps) => serve(options.json, deps),
+});
 
-async function serve(args: string[], deps: CommandDeps): Promise<void> {
-  const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
+async function serve(json: boolean, deps: CommandDeps): Promise<void> {
   const config = loadConfig();
   // Handlers first: a signal that arrives while starting must still end in a clean close, not a kill.
   const starting = deps.startServer(config);
@@ -39,7 +41,7 @@ async function serve(args: string[], deps: CommandDeps): Promise<void> {
 
   const server = await starting;
   // With --json the facts join the log stream as one more JSON line, so stdout stays one kind of thing.
-  if (values.json) server.platform.log.info(startupFacts(server), 'ready');
+  if (json) server.platform.log.info(startupFacts(server), 'ready');
   else process.stdout.write(`${banner(server)}\n`);
 }
 
@@ -63,23 +65,41 @@ function banner(server: StartedServer): string {
   const lines = [`paygate ${VERSION} (${config.mode} mode) listening on ${server.url}, ${storage}`];
   if (server.demo) {
     const { demo, created } = server.demo;
-    const show = (path: string) => {
-      const near = relative(process.cwd(), path);
-      return near && !near.startsWith('..') ? near : path;
-    };
     lines.push(
       '',
       `Demo merchant ${created ? '(created on this first start)' : ''}`.trimEnd(),
       `  AppID:              ${demo.app_id}`,
       `  Merchant:           ${demo.merchant_id}`,
-      `  Private key:        ${show(demo.private_key_path)}`,
-      `  Public key:         ${show(demo.public_key_path)}`,
-      `  Webhook public key: ${show(demo.webhook_public_key_path)}`,
+      `  Private key:        ${nearby(demo.private_key_path)}`,
+      `  Public key:         ${nearby(demo.public_key_path)}`,
+      `  Webhook public key: ${nearby(demo.webhook_public_key_path)}`,
       '',
       'Make a signed call:',
-      `  npx paygate call POST /svc/payment/api/v1/openapi/echo '{"message":"Hello, paygate"}'`,
+      `  ${demoCallCommand({ url: server.url, dataDir: config.dataDir, demo })}`,
     );
   }
   lines.push('', `API reference: ${server.url}/docs`, '');
   return lines.join('\n');
+}
+
+/**
+ * The banner's signed call, as it works pasted into a fresh shell in this folder: `paygate call` there finds the
+ * server and the demo key where the default configuration says, so whatever differs from it is spelled out.
+ */
+export function demoCallCommand({ url, dataDir, demo }: { url: string; dataDir: string; demo: DemoFacts }): string {
+  const fresh = loadConfig({});
+  const words = ['npx paygate call POST /svc/payment/api/v1/openapi/echo', `'{"message":"Hello, paygate"}'`];
+  if (url !== fresh.publicBaseUrl) words.push('--base-url', shellWord(url));
+  if (dataDir !== fresh.dataDir) words.push('--app', shellWord(demo.app_id), '--key', shellWord(nearby(demo.private_key_path)));
+  return words.join(' ');
+}
+
+/** A path inside the current folder relative to it (shorter to read and to type); any other as it is. */
+function nearby(path: string): string {
+  const near = relative(process.cwd(), path);
+  return near && !near.startsWith('..') && !isAbsolute(near) ? near : path;
+}
+
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import type { Command, CommandDeps } from '../cli/command.js';
+import { defineCommand, defineCommandGroup, JSON_OPTION } from '../cli/command.js';
 import { print, UsageError } from '../cli/output.js';
 import { withPlatform } from '../cli/platform-command.js';
 import type { PlatformContext } from '../context/context.js';
@@ -9,57 +8,61 @@ import { presentEvent } from '../events/present.js';
 import { merchantOfEvent, recentDeliveries } from '../events/store.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
+import { findMerchant } from '../platform/tenants.js';
 
-const WEBHOOKS_USAGE = `paygate webhooks list [--event EVENT_ID] [--limit 50] [--json]
-paygate webhooks redeliver EVENT_ID [--json]`;
-
-export const WEBHOOKS_COMMAND: Command = { name: 'webhooks', usage: WEBHOOKS_USAGE, run: webhooksCommand };
-
-async function webhooksCommand(args: string[], deps: CommandDeps): Promise<void> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      event: { type: 'string' },
-      limit: { type: 'string', default: '50' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const output = { json: values.json ?? false };
-  switch (action) {
-    case 'list': {
-      if (values.event !== undefined) {
-        const eventId = values.event;
-        const history = await withPlatform(deps, async (ctx) => eventHistory(ctx, await ownerOf(ctx, eventId), eventId));
-        print(output, { event: presentEvent(history) }, () => describeEvent(history));
-        return;
-      }
-      const limit = Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      const deliveries = await withPlatform(deps, (ctx) => recentDeliveries(ctx.db, limit));
-      const rows = deliveries.map((d) => ({
-        event_id: d.event_id, action: d.action, merchant_id: d.merchant_id, destination: d.destination, url: d.url,
-        state: d.state, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error,
-        created_at: new Date(d.created_at).toISOString(),
-      }));
-      print(output, { deliveries: rows }, () => rows.map((r) =>
-        `${r.created_at}  ${r.event_id}  ${r.action.padEnd(21)} ${r.state.padEnd(9)} attempts ${r.attempts}  ` +
-        `${r.last_status ?? r.last_error ?? ''}  ${r.url}`).join('\n') || 'No webhook deliveries.');
+const LIST = defineCommand({
+  name: 'list',
+  summary: 'list the most recent webhook deliveries of every merchant, or one event attempt by attempt',
+  description: "With --event, the event's time is business time (its merchant's clock, which the sandbox may have moved) " +
+    "and each attempt's is wall time (when the request was made); the merchant's offset between the two is given.",
+  options: {
+    event: { type: 'string', value: 'EVENT_ID', description: 'show this event: its deliveries and every attempt made' },
+    limit: { type: 'string', value: 'N', default: '50', description: 'how many deliveries to list, from 1 to 1000' },
+    json: JSON_OPTION,
+  },
+  async run({ options }, deps) {
+    if (options.event !== undefined) {
+      const eventId = options.event;
+      const { history, clockOffsetMs } = await withPlatform(deps, async (ctx) => {
+        const merchantId = await ownerOf(ctx, eventId);
+        return { history: await eventHistory(ctx, merchantId, eventId), clockOffsetMs: (await findMerchant(ctx.db, merchantId))?.clockOffsetMs ?? 0 };
+      });
+      print(options, { event: presentEvent(history) }, () => describeEvent(history, clockOffsetMs));
       return;
     }
-    case 'redeliver': {
-      const eventId = positionals[0];
-      if (!eventId) throw new UsageError('webhooks redeliver needs EVENT_ID');
-      const history = await withPlatform(deps, async (ctx) => redeliverEvent(ctx, await ownerOf(ctx, eventId), eventId));
-      print(output, { event: presentEvent(history) }, () =>
-        `Event ${eventId} (${history.event.action}) will be sent again to: ${history.deliveries.map((d) => d.delivery.url).join(', ') || 'no destination'}`);
-      return;
-    }
-    default:
-      throw new UsageError(WEBHOOKS_USAGE);
-  }
-}
+    const limit = Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+    const deliveries = await withPlatform(deps, (ctx) => recentDeliveries(ctx.db, limit));
+    const rows = deliveries.map((d) => ({
+      event_id: d.event_id, action: d.action, merchant_id: d.merchant_id, destination: d.destination, url: d.url,
+      state: d.state, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error,
+      created_at: new Date(d.created_at).toISOString(),
+    }));
+    print(options, { deliveries: rows }, () => rows.map((r) =>
+      `${r.created_at}  ${r.event_id}  ${r.action.padEnd(21)} ${r.state.padEnd(9)} attempts ${r.attempts}  ` +
+      `${r.last_status ?? r.last_error ?? ''}  ${r.url}`).join('\n') || 'No webhook deliveries.');
+  },
+});
+
+const REDELIVER = defineCommand({
+  name: 'redeliver',
+  summary: 'send an event again to every destination it has, with a fresh set of retries',
+  description: 'The running server sends it within a poll; the body is the one rendered when the event happened.',
+  arguments: [{ name: 'eventId', description: 'the event, as its X-Event-ID header names it' }],
+  options: { json: JSON_OPTION },
+  async run({ options, args }, deps) {
+    const { eventId } = args;
+    const history = await withPlatform(deps, async (ctx) => redeliverEvent(ctx, await ownerOf(ctx, eventId), eventId));
+    print(options, { event: presentEvent(history) }, () =>
+      `Event ${eventId} (${history.event.action}) will be sent again to: ${history.deliveries.map((d) => d.delivery.url).join(', ') || 'no destination'}`);
+  },
+});
+
+export const WEBHOOKS_COMMAND = defineCommandGroup({
+  name: 'webhooks',
+  summary: 'see and resend the webhooks paygate sends',
+  commands: [LIST, REDELIVER],
+});
 
 /** Operators name an event by its id alone: whose it is comes first, then every query is the merchant's. */
 async function ownerOf(ctx: PlatformContext, eventId: string): Promise<string> {
@@ -68,13 +71,41 @@ async function ownerOf(ctx: PlatformContext, eventId: string): Promise<string> {
   return merchantId;
 }
 
-function describeEvent({ event, deliveries }: EventHistory): string {
-  const lines = [`${event.id}  ${event.action}  ${new Date(event.created_at).toISOString()}`];
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * An event happens on its merchant's business clock, but its attempts are requests made at a wall-clock time (what
+ * a receiver's logs show): each time says which it is, and the merchant's offset between the two is given.
+ */
+function describeEvent({ event, deliveries }: EventHistory, clockOffsetMs: number): string {
+  const lines = [
+    `Event ${event.id}  ${event.action}`,
+    `  ${iso(event.created_at)}  business time`,
+    `  business clock: ${clockOffsetMs === 0 ? 'the same as wall time (not moved)' : describeOffset(clockOffsetMs)}`,
+  ];
   for (const { delivery, attempts } of deliveries) {
-    lines.push(`  ${delivery.destination} ${delivery.url}: ${delivery.state}`);
+    const next = delivery.state === 'pending' ? `, next attempt at ${iso(delivery.due_at)} business time` : '';
+    lines.push(`  ${delivery.destination} ${delivery.url}: ${delivery.state}${next}`);
     for (const a of attempts) {
-      lines.push(`    #${a.attempt} ${new Date(a.started_at).toISOString()} ${a.duration_ms} ms ${a.status_code ?? a.error ?? ''} -> ${a.outcome}`);
+      lines.push(`    #${a.attempt} ${iso(a.started_at)} wall time  ${a.duration_ms} ms  ${a.status_code ?? a.error ?? ''} -> ${a.outcome}`);
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * `2 days ahead of wall time (offset 172799.87 s)`: the words round (a clock moved by two days ends a little short
+ * of them, by the time the move took), the offset in seconds is exact.
+ */
+function describeOffset(offsetMs: number): string {
+  const seconds = Math.round(Math.abs(offsetMs) / 1000);
+  let rest = seconds >= 3600 ? Math.round(seconds / 60) * 60 : seconds;
+  const parts: string[] = [];
+  for (const [unit, size] of [['day', 86_400], ['hour', 3600], ['minute', 60], ['second', 1]] as const) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0 && parts.length < 2) parts.push(`${count} ${unit}${count === 1 ? '' : 's'}`);
+  }
+  const amount = parts.length > 0 ? parts.join(' ') : `${Math.abs(offsetMs)} ms`;
+  return `${amount} ${offsetMs > 0 ? 'ahead of' : 'behind'} wall time (offset ${offsetMs / 1000} s)`;
 }

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TEST_PUBLIC_KEY } from '../support/keys.js';
 import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
-import { freePort, runCli, startServe, type ServeProcess } from '../support/processes.js';
+import { demoCallCommand } from '../../src/cli/serve.js';
+import { freePort, runCli, runShell, startServe, type ServeProcess } from '../support/processes.js';
 
 describe('the paygate command line', () => {
   let dataDir: string;
@@ -41,12 +42,23 @@ describe('the paygate command line', () => {
     assert.ok(existsSync(join(dataDir, 'demo-public-key.pem')));
     assert.ok(existsSync(join(dataDir, 'demo-webhook-public-key.pem')));
 
-    const command = /npx paygate (call .+)$/m.exec(banner)?.[1];
+    // Pasted as printed into a fresh shell in the project folder: none of this server's PORT, PAYGATE_DATA_DIR or
+    // DATABASE_URL, so the command must say where the server answers and which key signs.
+    const command = /^ {2}(npx paygate call .+)$/m.exec(banner)?.[1];
     assert.ok(command, banner);
-    const [, method, path, body] = /^call (\S+) (\S+) '(.+)'$/.exec(command)!;
-    const result = await runCli(['call', method!, path!, body!], env);
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal(JSON.parse(result.stdout).data.message, 'Hello, paygate');
+    const fresh = await runShell(command, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' });
+    assert.equal(fresh.code, 0, `${command}\n${fresh.stdout}${fresh.stderr}`);
+    assert.equal(JSON.parse(fresh.stdout).data.message, 'Hello, paygate');
+  });
+
+  test("the banner's command is the short one where a fresh shell's defaults find the server and the demo key", () => {
+    const demo = { app_id: 'demo-app', merchant_id: 'm', private_key_path: resolve('data', 'demo-private-key.pem'), public_key_path: '', webhook_public_key_path: '' };
+    const echo = `npx paygate call POST /svc/payment/api/v1/openapi/echo '{"message":"Hello, paygate"}'`;
+    assert.equal(demoCallCommand({ url: 'http://127.0.0.1:8080', dataDir: resolve('data'), demo }), echo);
+    assert.equal(demoCallCommand({ url: 'http://127.0.0.1:9090', dataDir: resolve('data'), demo }), `${echo} --base-url http://127.0.0.1:9090`);
+    const elsewhere = { ...demo, private_key_path: '/srv/paygate data/demo-private-key.pem' };
+    assert.equal(demoCallCommand({ url: 'http://127.0.0.1:8080', dataDir: '/srv/paygate data', demo: elsewhere }),
+      `${echo} --app demo-app --key '/srv/paygate data/demo-private-key.pem'`);
   });
 
   test('merchant create prints the id, with UTC as the default time zone', async () => {

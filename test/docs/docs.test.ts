@@ -2,17 +2,41 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { leafCommands } from '../../src/cli/help.js';
 import { RETRY_DELAYS_MINUTES } from '../../src/events/retry-schedule.js';
-import { ERRORS, MODULES } from '../../src/modules.js';
+import { COMMANDS, ERRORS, MODULES } from '../../src/modules.js';
 import { PROJECT_ROOT } from '../../src/platform/version.js';
 import { SCREENSHOT_FOLDER } from '../support/browser.js';
 
 const doc = (name: string) => readFileSync(join(PROJECT_ROOT, 'docs', name), 'utf8');
 
+/** scripts/generate-command-docs.js, which `npm run generate:docs` runs. */
+interface CommandDocs {
+  COMMAND: string;
+  generateOperationsDoc(): Promise<string>;
+}
+
+const commandDocs = (await import(pathToFileURL(join(PROJECT_ROOT, 'scripts', 'generate-command-docs.js')).href)) as CommandDocs;
+
 describe('the docs agree with the code', () => {
   test('docs/errors.md lists exactly the closed list, with statuses and messages', () => {
     const rows = doc('errors.md').split('\n').filter((line) => /^\| `[^`]+` \| \d{3} \|/.test(line));
     assert.deepEqual(rows, Object.values(ERRORS).map((e) => `| \`${e.code}\` | ${e.status} | ${e.message} |`));
+  });
+
+  test('docs/operations.md documents every command with its arguments and options, as their declarations say', async () => {
+    const operations = doc('operations.md');
+    for (const { path, command } of leafCommands(COMMANDS)) {
+      assert.ok(operations.includes(`### \`paygate ${path.join(' ')}\``), `paygate ${path.join(' ')} has a section`);
+      for (const name of Object.keys(command.options)) assert.ok(operations.includes(`--${name}`), `paygate ${path.join(' ')} --${name}`);
+    }
+    const generated = await commandDocs.generateOperationsDoc();
+    if (generated === operations) return;
+    const [committedLines, generatedLines] = [operations.split('\n'), generated.split('\n')];
+    const line = generatedLines.findIndex((text, index) => committedLines[index] !== text);
+    assert.fail(`docs/operations.md's command reference is out of date: run \`${commandDocs.COMMAND}\` and commit the result.\n` +
+      `First difference at line ${line + 1}:\n  committed: ${committedLines[line] ?? '(end of file)'}\n  generated: ${generatedLines[line] ?? '(end of file)'}`);
   });
 
   test("docs/webhooks.md names every event a module sends", () => {

@@ -21,6 +21,29 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
   });
 }
 
+/** Runs a command line with `sh` in the project folder, in exactly `env` (nothing of this process's environment). */
+export function runShell(command: string, env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile('/bin/sh', ['-c', command], { env, cwd: PROJECT_ROOT }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Runs `work` on every item, at most `limit` at a time (a CLI process costs a Node start and the modules' load). */
+export async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();

@@ -1,72 +1,78 @@
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import type { Command, CommandDeps } from '../../cli/command.js';
+import { defineCommand, defineCommandGroup, JSON_OPTION } from '../../cli/command.js';
+import { readFileArgument } from '../../cli/input.js';
 import { print, UsageError } from '../../cli/output.js';
 import { withPlatform } from '../../cli/platform-command.js';
 import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../apps.js';
 
-const APP_USAGE = `paygate app create --merchant ID --public-key FILE.pem [--allow-ip CIDR]... [--json]
-paygate app list --merchant ID [--json]
-paygate app disable APP_ID [--json]
-paygate app enable APP_ID [--json]
-paygate app webhook APP_ID URL [--json]      send every event of the app's merchant to URL as well
-paygate app webhook APP_ID --clear [--json]`;
+const APP_ID = { name: 'appId', description: 'the AppID' } as const;
 
-export const APP_COMMAND: Command = { name: 'app', usage: APP_USAGE, run: appCommand };
+const CREATE = defineCommand({
+  name: 'create',
+  summary: "register an app: a merchant's public key, and the platform's webhook key pair for it",
+  description: 'Prints the AppID and the webhook public key, which verifies the webhooks paygate sends.',
+  options: {
+    merchant: { type: 'string', value: 'MERCHANT_ID', required: true, description: 'the merchant the app belongs to' },
+    'public-key': { type: 'string', value: 'FILE.pem', required: true, description: "the merchant's RSA public key, PEM, at least 2048 bits" },
+    'allow-ip': { type: 'string', value: 'CIDR', multiple: true, description: 'accept signed calls only from these addresses; any when not given' },
+    json: JSON_OPTION,
+  },
+  async run({ options }, deps) {
+    const publicKeyPem = readFileArgument('--public-key', options['public-key']);
+    const app = await withPlatform(deps, (ctx) => createApp(ctx, { merchantId: options.merchant, publicKeyPem, allowedIps: options['allow-ip'] }));
+    print(options, { app_id: app.app_id, webhook_public_key: app.webhook_public_key, allowed_ips: app.allowed_ips }, () =>
+      `Created app ${app.app_id} for merchant ${app.merchant_id}\n` +
+      `Allowed addresses: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(', ') : 'any'}\n` +
+      `Webhook public key (verify paygate's webhooks with it):\n${app.webhook_public_key.trim()}`);
+  },
+});
 
-async function appCommand(args: string[], deps: CommandDeps): Promise<void> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      merchant: { type: 'string' },
-      'public-key': { type: 'string' },
-      'allow-ip': { type: 'string', multiple: true },
-      clear: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
+const LIST = defineCommand({
+  name: 'list',
+  summary: "list a merchant's apps",
+  options: {
+    merchant: { type: 'string', value: 'MERCHANT_ID', required: true, description: 'the merchant' },
+    json: JSON_OPTION,
+  },
+  async run({ options }, deps) {
+    const apps = await withPlatform(deps, (ctx) => listMerchantApps(ctx, options.merchant));
+    print(options, { apps }, () => apps.map(describe).join('\n') || 'No apps.');
+  },
+});
+
+function enabling(enabled: boolean) {
+  return defineCommand({
+    name: enabled ? 'enable' : 'disable',
+    summary: enabled ? 'let a disabled app make signed calls again' : "refuse an app's signed calls, with 403, from the next request on",
+    arguments: [APP_ID],
+    options: { json: JSON_OPTION },
+    async run({ options, args }, deps) {
+      const app = await withPlatform(deps, (ctx) => setAppEnabled(ctx, args.appId, enabled));
+      print(options, { app_id: app.app_id, status: app.status }, () => `App ${app.app_id} is now ${app.status}`);
     },
   });
-  const output = { json: values.json ?? false };
-  switch (action) {
-    case 'create': {
-      if (!values.merchant || !values['public-key']) throw new UsageError('app create needs --merchant and --public-key');
-      const merchantId = values.merchant;
-      const publicKeyPem = readFileSync(values['public-key'], 'utf8');
-      const app = await withPlatform(deps, (ctx) => createApp(ctx, { merchantId, publicKeyPem, allowedIps: values['allow-ip'] ?? [] }));
-      print(output, { app_id: app.app_id, webhook_public_key: app.webhook_public_key, allowed_ips: app.allowed_ips }, () =>
-        `Created app ${app.app_id} for merchant ${app.merchant_id}\n` +
-        `Allowed addresses: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(', ') : 'any'}\n` +
-        `Webhook public key (verify paygate's webhooks with it):\n${app.webhook_public_key.trim()}`);
-      return;
-    }
-    case 'list': {
-      if (!values.merchant) throw new UsageError('app list needs --merchant');
-      const merchantId = values.merchant;
-      const apps = await withPlatform(deps, (ctx) => listMerchantApps(ctx, merchantId));
-      print(output, { apps }, () => apps.map(describe).join('\n') || 'No apps.');
-      return;
-    }
-    case 'disable':
-    case 'enable': {
-      const appId = positionals[0];
-      if (!appId) throw new UsageError(`app ${action} needs APP_ID`);
-      const app = await withPlatform(deps, (ctx) => setAppEnabled(ctx, appId, action === 'enable'));
-      print(output, { app_id: app.app_id, status: app.status }, () => `App ${app.app_id} is now ${app.status}`);
-      return;
-    }
-    case 'webhook': {
-      const [appId, url] = positionals;
-      if (!appId || (url === undefined) === !values.clear) throw new UsageError('app webhook needs APP_ID and either URL or --clear');
-      const app = await withPlatform(deps, (ctx) => setAppWebhookUrl(ctx, appId, url ?? null));
-      print(output, { app_id: app.app_id, webhook_url: app.webhook_url }, () =>
-        app.webhook_url === null ? `App ${app.app_id} has no webhook endpoint now` : `Events of app ${app.app_id}'s merchant now also go to ${app.webhook_url}`);
-      return;
-    }
-    default:
-      throw new UsageError(APP_USAGE);
-  }
 }
+
+const WEBHOOK = defineCommand({
+  name: 'webhook',
+  summary: "send every event of the app's merchant to URL as well, signed with the app's webhook key",
+  arguments: [APP_ID, { name: 'url', description: 'the endpoint, http or https', optional: true }],
+  options: {
+    clear: { type: 'boolean', description: 'remove the endpoint instead' },
+    json: JSON_OPTION,
+  },
+  async run({ options, args }, deps) {
+    if ((args.url === undefined) === !options.clear) throw new UsageError('give either URL or --clear');
+    const app = await withPlatform(deps, (ctx) => setAppWebhookUrl(ctx, args.appId, args.url ?? null));
+    print(options, { app_id: app.app_id, webhook_url: app.webhook_url }, () =>
+      app.webhook_url === null ? `App ${app.app_id} has no webhook endpoint now` : `Events of app ${app.app_id}'s merchant now also go to ${app.webhook_url}`);
+  },
+});
+
+export const APP_COMMAND = defineCommandGroup({
+  name: 'app',
+  summary: "manage merchants' apps: keys, allowed addresses, webhook endpoints",
+  commands: [CREATE, LIST, enabling(false), enabling(true), WEBHOOK],
+});
 
 function describe(app: AppSummary): string {
   return `${app.app_id}  ${app.status.padEnd(8)} allow: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(',') : 'any'}  ` +
