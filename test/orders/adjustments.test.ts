@@ -5,7 +5,7 @@ import { PaygateError, type CardInput, type PaygateClient } from '@paygate/clien
 import { localDate } from '../../src/platform/time-zone.js';
 import { card, CARDS, paidOrder as payNewOrder } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
-import { serverWithMerchant, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
+import { serverWithMerchant, startTestServer, type TestServer } from '../support/server.js';
 
 const DAY = 86_400;
 const VISA: CardInput = card(CARDS.visa);
@@ -17,10 +17,8 @@ async function paidOrder(client: PaygateClient, total: string, consumeMode: Card
 }
 
 describe('capture, void and refund', () => {
-  let server: TestServer;
-  let merchant: TestMerchant;
   let client: PaygateClient;
-  serverWithMerchant((bed) => ({ server, merchant, client } = bed));
+  serverWithMerchant((bed) => ({ client } = bed));
 
   test('a pre-authorisation holds the amount; capturing less takes only that, once', async () => {
     const { transaction: auth } = await paidOrder(client, '21.00', 'pre_authorize');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { PaygateError, type CardInput, type Order, type OrderWithTransaction, type PaygateClient, type Transaction } from '@paygate/client';
 import { card, CARDS, futureExpiry } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
-import { signedRaw, serverWithMerchant, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
+import { signedRaw, serverWithMerchant, type TestMerchant, type TestServer } from '../support/server.js';
 
 // Paying an order by card through POST /open_payments, against the sandbox acquirer (docs/orders.md "Paying by
 // card", docs/sandbox.md): replies, and what is stored in transactions, orders and sandbox_acquirer_operations.

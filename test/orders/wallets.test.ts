@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { type Order, type PaygateClient, type PaymentInput, type Transaction } from '@paygate/client';
 import { card, CARDS, newOrder as createOrder } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
-import { serverWithMerchant, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
+import { serverWithMerchant, type TestServer } from '../support/server.js';
 
 // Wallet payments (Alipay, WeChat Pay, FPS) through POST /open_payments, and a payer's action that lapses
 // (docs/orders.md "Paying with a wallet", docs/sandbox.md "Wallets").
@@ -48,9 +48,8 @@ function states(order: Order) {
 
 describe('paying with a wallet', () => {
   let server: TestServer;
-  let merchant: TestMerchant;
   let client: PaygateClient;
-  serverWithMerchant((bed) => ({ server, merchant, client } = bed));
+  serverWithMerchant((bed) => ({ server, client } = bed));
 
   const newOrder = async (total = '20.00'): Promise<string> => (await createOrder(client, { charge_fee: total })).reference_number;
 

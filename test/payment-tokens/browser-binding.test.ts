@@ -4,7 +4,6 @@ import type { Customer, PaygateClient } from '@paygate/client';
 import { fillCard, NO_BROWSER, browserBed, type BrowserBed, type PhoneBrowser } from '../support/browser.js';
 import { futureExpiry, newCustomer as createCustomer } from '../support/fixtures.js';
 import type { TestReceiver } from '../support/receiver.js';
-import type { TestServer } from '../support/server.js';
 
 // Binding cards as the cardholder sees it, in headless Chromium: the 3-D Secure page of a binding made through
 // the API (passed and failed, then on to the merchant's return addresses), and the hosted binding page where a
@@ -12,14 +11,13 @@ import type { TestServer } from '../support/server.js';
 
 describe('binding cards in Chromium', { skip: NO_BROWSER }, () => {
   let bed: BrowserBed;
-  let server: TestServer;
   let client: PaygateClient;
   let shop: TestReceiver;
   let browser: PhoneBrowser;
 
   before(async () => {
     bed = await browserBed('Peak Gym');
-    ({ server, client, shop, browser } = bed);
+    ({ client, shop, browser } = bed);
   });
   after(() => bed?.close());
 
