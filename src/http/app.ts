@@ -102,6 +102,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, version: deps.version, errors: deps.errors, tags: deps.tags });
   registerOperationsRoutes(app, {
     metrics: deps.metrics,
+    publicBaseUrl: config.publicBaseUrl,
     isReady: async () => {
       if (deps.isShuttingDown() || deps.platform.database.durabilityFailure()) return false;
       try {

@@ -2,6 +2,11 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorDefinition } from '../platform/errors.js';
+import { EXAMPLE_KEY } from './examples.js';
+
+interface OpenApiDocument {
+  paths: Record<string, Record<string, unknown>>;
+}
 
 const description = (errors: readonly ErrorDefinition[]) => `
 The merchant payments interface. Every operation under \`/svc/\` is signed with Wonder-RSA-SHA256: the headers
@@ -34,7 +39,28 @@ export async function registerOpenApi(
       },
       tags: [...options.tags, { name: 'operations', description: 'Health, readiness and metrics for operators.' }],
     },
+    // An OpenAPI 3 document (the `openapi` option above), never a Swagger 2 one.
+    transformObject: (document) => withMediaExamples((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * Each operation's example, carried by its route as `x-paygate-example`, moved to where OpenAPI keeps examples:
+ * the request body's and the success reply's media objects (so other viewers show the real reply too).
+ */
+function withMediaExamples(document: OpenApiDocument): OpenApiDocument {
+  for (const methods of Object.values(document.paths)) {
+    for (const operation of Object.values(methods) as Array<Record<string, any>>) {
+      const example = operation[EXAMPLE_KEY] as { body?: unknown; reply?: unknown } | undefined;
+      if (example === undefined) continue;
+      delete operation[EXAMPLE_KEY];
+      const body = operation.requestBody?.content?.['application/json'];
+      if (body && example.body !== undefined) body.example = example.body;
+      const reply = operation.responses?.['200']?.content?.['application/json'];
+      if (reply && example.reply !== undefined) reply.example = example.reply;
+    }
+  }
+  return document;
 }
