@@ -53,13 +53,17 @@ export async function fetchOpenApiDocument() {
   }
 }
 
-/** What the client needs of the document, and nothing that depends on the machine. */
+/** What the client needs of the document (no examples), and nothing that depends on the machine. */
 export function clientView(document) {
   const { servers: _servers, ...rest } = structuredClone(document);
   for (const operations of Object.values(rest.paths ?? {})) {
     for (const operation of Object.values(operations)) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
       operation.responses = { 200: operation.responses[200] };
+      // The API reference's worked examples are documentation, not types.
+      for (const media of [...Object.values(operation.requestBody?.content ?? {}), ...Object.values(operation.responses[200]?.content ?? {})]) {
+        delete media.example;
+      }
     }
   }
   return rest;

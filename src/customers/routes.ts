@@ -1,11 +1,17 @@
+import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
 import { createOrUpdateCustomer, editCustomer, readCustomer, type CustomerView } from './customers.js';
 import type { DefaultTokens } from './default-token.js';
 import { CUSTOMER_ERRORS } from './errors.js';
+import { EXAMPLE_CUSTOMER_UUID, EXAMPLE_PROFILE, EXAMPLE_TOKEN, exampleCustomer } from './examples.js';
 import { presentCustomer } from './present.js';
 import { CreateCustomerBody, CustomerData, CustomerParams, EditCustomerBody } from './schemas.js';
 
 const BASE = '/svc/payment/api/v1/openapi/customers';
+const NEW_CUSTOMER = { reference_number: 'CUSTOMER-1001', ...EXAMPLE_PROFILE };
+const EDIT = { ...EXAMPLE_PROFILE, default_payment_token: EXAMPLE_TOKEN.token };
+const OF_CUSTOMER = { uuid: EXAMPLE_CUSTOMER_UUID };
+
 const reply = (view: CustomerView) => ({ customer: presentCustomer(view) });
 
 /** The customer routes, with the default-token rules the payment tokens capability provides. */
@@ -22,6 +28,11 @@ export const customerRoutes = (tokens: DefaultTokens) => [
     errors: [CUSTOMER_ERRORS.paymentTokenNotUsable],
     handler: ({ ctx, body }) => createOrUpdateCustomer(ctx, tokens, body.customer),
     present: reply,
+    example: {
+      request: { body: { customer: NEW_CUSTOMER } },
+      reply: { customer: exampleCustomer(false) },
+      client: clientCall('customers.create', NEW_CUSTOMER),
+    },
   }),
   defineRoute({
     method: 'PUT',
@@ -35,6 +46,11 @@ export const customerRoutes = (tokens: DefaultTokens) => [
     errors: [CUSTOMER_ERRORS.customerNotFound, CUSTOMER_ERRORS.customerReferenceImmutable, CUSTOMER_ERRORS.paymentTokenNotUsable],
     handler: ({ ctx, params, body }) => editCustomer(ctx, tokens, params.uuid, body),
     present: reply,
+    example: {
+      request: { params: OF_CUSTOMER, body: EDIT },
+      reply: { customer: exampleCustomer(true) },
+      client: clientCall('customers.update', EXAMPLE_CUSTOMER_UUID, EDIT),
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -47,5 +63,10 @@ export const customerRoutes = (tokens: DefaultTokens) => [
     errors: [CUSTOMER_ERRORS.customerNotFound],
     handler: ({ ctx, params }) => readCustomer(ctx, tokens, params.uuid),
     present: reply,
+    example: {
+      request: { params: OF_CUSTOMER },
+      reply: { customer: exampleCustomer(true) },
+      client: clientCall('customers.get', EXAMPLE_CUSTOMER_UUID),
+    },
   }),
 ];

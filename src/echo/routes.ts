@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
 
 const Message = Type.Object({ message: Type.String() });
@@ -16,5 +17,10 @@ export const echoRoutes = [
     data: Message,
     errors: [],
     handler: async ({ body }) => ({ message: body.message }),
+    example: {
+      request: { body: { message: 'Hello, paygate' } },
+      reply: { message: 'Hello, paygate' },
+      client: clientCall('echo', 'Hello, paygate'),
+    },
   }),
 ];

@@ -99,9 +99,10 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.setErrorHandler(createErrorHandler(deps.onContractBreach));
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(failure(HTTP_ERRORS.routeNotFound)));
 
-  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, version: deps.version, errors: deps.errors, tags: deps.tags });
+  await registerOpenApi(app, { config, version: deps.version, errors: deps.errors, tags: deps.tags });
   registerOperationsRoutes(app, {
     metrics: deps.metrics,
+    publicBaseUrl: config.publicBaseUrl,
     isReady: async () => {
       if (deps.isShuttingDown() || deps.platform.database.durabilityFailure()) return false;
       try {

@@ -25,7 +25,8 @@ export function failure(definition: ErrorDefinition, message = definition.messag
 
 export function successEnvelopeSchema(data: TSchema): TSchema {
   return Type.Object({
-    code: Type.Integer({ description: 'Always 200 on success.' }),
+    // A constant, not just an integer: a generator of examples (or a reader) must not take 0 for success.
+    code: Type.Literal(200, { description: 'Always 200 on success.' }),
     message: Type.String(),
     data,
   });

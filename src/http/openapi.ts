@@ -1,7 +1,13 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../platform/config.js';
 import type { ErrorDefinition } from '../platform/errors.js';
+import { DOCS_STYLESHEET_PATH, renderDocsPage, type OpenApiDocument } from '../web/docs-page.js';
+import { PAGE_SECURITY_HEADERS } from '../web/pages.js';
+import { DOCS_CSS } from '../web/styles.js';
+import { failure, success } from './envelope.js';
+import { HTTP_ERRORS } from './errors.js';
+import { EXAMPLE_KEY } from './examples.js';
 
 const description = (errors: readonly ErrorDefinition[]) => `
 The merchant payments interface. Every operation under \`/svc/\` is signed with Wonder-RSA-SHA256: the headers
@@ -18,13 +24,18 @@ ${errors.map((e) => `| \`${e.code}\` | ${e.status} | ${e.message} |`).join('\n')
 
 export async function registerOpenApi(
   app: FastifyInstance,
-  options: { publicBaseUrl: string; version: string; errors: readonly ErrorDefinition[]; tags: ReadonlyArray<{ name: string; description: string }> },
+  options: {
+    config: Pick<Config, 'publicBaseUrl' | 'mode'>;
+    version: string;
+    errors: readonly ErrorDefinition[];
+    tags: ReadonlyArray<{ name: string; description: string }>;
+  },
 ): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'paygate', version: options.version, description: description(options.errors) },
-      servers: [{ url: options.publicBaseUrl }],
+      servers: [{ url: options.config.publicBaseUrl }],
       components: {
         securitySchemes: {
           Credential: { type: 'apiKey', in: 'header', name: 'Credential', description: '`{AppID}/{yyyyMMddHHmmss}/Wonder-RSA-SHA256`' },
@@ -34,7 +45,46 @@ export async function registerOpenApi(
       },
       tags: [...options.tags, { name: 'operations', description: 'Health, readiness and metrics for operators.' }],
     },
+    // An OpenAPI 3 document (the `openapi` option above), never a Swagger 2 one.
+    transformObject: (document) => withMediaExamples((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  // Rendered on the first request: the document is complete only once every route is registered (and the
+  // public address once the server listens, when it took a free port).
+  let page: string | undefined;
+  const docsPage = () => page ??= renderDocsPage(app.swagger() as unknown as OpenApiDocument, {
+    baseUrl: options.config.publicBaseUrl,
+    errors: options.errors,
+    successEnvelope: success(null),
+    errorExample: failure(HTTP_ERRORS.signatureInvalid),
+    sandbox: options.config.mode === 'sandbox',
+  });
+  const hide = { schema: { hide: true } };
+  app.get('/docs', hide, async (_request, reply) => reply.headers(PAGE_SECURITY_HEADERS).header('cache-control', 'no-cache')
+    .type('text/html; charset=utf-8').send(docsPage()));
+  app.get(DOCS_STYLESHEET_PATH, hide, async (_request, reply) => reply.headers(PAGE_SECURITY_HEADERS)
+    .header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(DOCS_CSS));
+  // The addresses a stock viewer uses for itself and the document, which bookmarks and tools may hold.
+  app.get('/docs/', hide, async (_request, reply) => reply.redirect('/docs', 301));
+  app.get('/docs/json', hide, async (_request, reply) => reply.redirect('/openapi.json', 301));
+}
+
+/**
+ * Each operation's example, carried by its route as `x-paygate-example`, moved to where OpenAPI keeps examples:
+ * the request body's and the success reply's media objects (so other viewers show the real reply too).
+ */
+function withMediaExamples(document: OpenApiDocument): OpenApiDocument {
+  for (const methods of Object.values(document.paths)) {
+    for (const operation of Object.values(methods) as Array<Record<string, any>>) {
+      const example = operation[EXAMPLE_KEY] as { body?: unknown; reply?: unknown } | undefined;
+      if (example === undefined) continue;
+      delete operation[EXAMPLE_KEY];
+      const body = operation.requestBody?.content?.['application/json'];
+      if (body && example.body !== undefined) body.example = example.body;
+      const reply = operation.responses?.['200']?.content?.['application/json'];
+      if (reply && example.reply !== undefined) reply.example = example.reply;
+    }
+  }
+  return document;
 }

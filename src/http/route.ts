@@ -6,6 +6,7 @@ import type { Authenticator, Caller } from './auth/authenticate.js';
 import { decodeJsonBody } from './body.js';
 import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
 import { HTTP_ERRORS } from './errors.js';
+import { exampleExtensions, type OperationExample } from './examples.js';
 import { checkIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from './idempotency/idempotency.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 
@@ -38,6 +39,13 @@ export interface RouteDeclaration<B extends TSchema, Q extends TSchema, P extend
   handler(input: RouteInput<B, Q, P>): Promise<R>;
   /** Shapes the verb's result into `data`; without it the result is `data`. */
   present?(result: R): Static<D>;
+  /** A worked example, typed by the route's own schemas: the /docs page shows it (see `http/examples.ts`). */
+  example: RouteExample<B, P, D>;
+}
+
+export interface RouteExample<B extends TSchema, P extends TSchema, D extends TSchema> extends Pick<OperationExample, 'client' | 'php'> {
+  request: { params?: Static<P>; query?: Record<string, string>; body?: Static<B> };
+  reply: Static<D>;
 }
 
 /** A list of routes with differing schemas is heterogeneous by nature. */
@@ -126,6 +134,8 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
         tags: route.tags,
         response,
         security: SIGNED,
+        // The alias is documented beside its operation, with the operation's example.
+        ...(index === 0 ? exampleExtensions(route.method, url, route.example) : { 'x-alias-of': route.operationId }),
         // Only the parts a route has: a part present but undefined reads as a mistake to Fastify.
         ...(route.description !== undefined && { description: route.description }),
         ...(route.body !== undefined && { body: route.body }),

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { presentEvent } from '../events/present.js';
 import { EventListData } from '../events/schemas.js';
+import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
 import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 import { PLATFORM_ERRORS } from '../platform/errors.js';
@@ -8,6 +9,19 @@ import { RAIL_ERRORS } from '../rails/errors.js';
 import { captureAuthorization, refundTransaction, voidTransaction } from './adjustments.js';
 import { createOrder } from './create-order.js';
 import { ORDER_ERRORS } from './errors.js';
+import {
+  capturedExample,
+  EXAMPLE_CARD,
+  EXAMPLE_LINE_ITEMS,
+  EXAMPLE_ORDER,
+  EXAMPLE_PREAUTH,
+  exampleEvents,
+  exampleOrder,
+  PAID_ORDER,
+  refundedExample,
+  UNPAID_ORDER,
+  voidedExample,
+} from './examples.js';
 import type { TransactionOutcome } from './outcomes.js';
 import { payOrder } from './payments.js';
 import { presentOrder, presentTransaction, type OrderView } from './present.js';
@@ -43,6 +57,20 @@ const transactionData = ({ view, transaction }: TransactionOutcome) => ({
   transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),
 });
 
+const NEW_ORDER = {
+  reference_number: EXAMPLE_ORDER.reference,
+  currency: 'HKD',
+  charge_fee: '68.00',
+  note: 'Table 12',
+  line_items: [...EXAMPLE_LINE_ITEMS],
+  callback_url: 'https://shop.example.com/paygate/webhooks',
+  redirect_url: 'https://shop.example.com/orders/1001',
+};
+const { callback_url: _callback, redirect_url: _redirect, ...NEW_ORDER_FOR_PHP } = NEW_ORDER;
+const BY_REFERENCE = { reference_number: EXAMPLE_ORDER.reference };
+const SALE = { uuid: EXAMPLE_ORDER.saleUuid };
+const REFUND = { amount: '20.00', reason: 'One flat white returned' };
+
 const LOOKUP_ERRORS = [ORDER_ERRORS.orderNotFound, ORDER_ERRORS.transactionNotFound, ORDER_ERRORS.orderMismatch];
 const RAIL_REFUSALS = [RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer];
 
@@ -61,6 +89,16 @@ export const orderRoutes = [
     errors: [PLATFORM_ERRORS.currencyInvalid, ORDER_ERRORS.orderAmountsInvalid, ORDER_ERRORS.orderReferenceTaken, ORDER_ERRORS.orderCustomerUnknown],
     handler: ({ ctx, body, query }) => createOrder(ctx, body, { paymentLink: query.with_payment_link === true }),
     present: orderData,
+    example: {
+      request: { query: { with_payment_link: 'true' }, body: { order: NEW_ORDER } },
+      reply: { order: UNPAID_ORDER, payment_link: 'https://paygate.example.com/pay/TvOazC1o37Ee4Oy1PWNWiA' },
+      client: clientCall('orders.createWithPaymentLink', NEW_ORDER),
+      php: {
+        method: 'createPaymentLink',
+        params: { order: NEW_ORDER_FOR_PHP },
+        note: 'It always asks for the payment link, and sets callback_url and redirect_url from its own options.',
+      },
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -77,6 +115,11 @@ export const orderRoutes = [
       TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotChargeable, ...RAIL_REFUSALS],
     handler: ({ ctx, body }) => payOrder(ctx, body),
     present: transactionData,
+    example: {
+      request: { body: { reference_number: EXAMPLE_ORDER.reference, payment: { credit_card: { ...EXAMPLE_CARD, consume_mode: 'sales' } } } },
+      reply: { order: PAID_ORDER, transaction: PAID_ORDER.transactions[0]! },
+      client: clientCall('orders.pay', BY_REFERENCE, { credit_card: { ...EXAMPLE_CARD, consume_mode: 'sales' } }),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -89,6 +132,11 @@ export const orderRoutes = [
     errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotCapturable, ORDER_ERRORS.captureExceedsAuthorized, ...RAIL_REFUSALS],
     handler: ({ ctx, body }) => captureAuthorization(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.capture?.amount),
     present: transactionData,
+    example: {
+      request: { body: { order: { reference_number: EXAMPLE_PREAUTH.reference }, transaction: { uuid: EXAMPLE_PREAUTH.authorizationUuid }, capture: { amount: '68.00' } } },
+      reply: capturedExample(),
+      client: clientCall('transactions.capture', EXAMPLE_PREAUTH.authorizationUuid, '68.00'),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -101,6 +149,11 @@ export const orderRoutes = [
     errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotVoidable, ...RAIL_REFUSALS],
     handler: ({ ctx, body }) => voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }),
     present: transactionData,
+    example: {
+      request: { body: { order: BY_REFERENCE, transaction: SALE } },
+      reply: voidedExample(),
+      client: clientCall('transactions.void', EXAMPLE_ORDER.saleUuid),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -115,6 +168,15 @@ export const orderRoutes = [
       ? voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid })
       : voidOrder(ctx, body.order ?? {}),
     present: (result: TransactionOutcome | OrderView) => ('view' in result ? transactionData(result) : orderData(result)),
+    example: {
+      request: { body: { order: BY_REFERENCE } },
+      reply: { order: exampleOrder({ paid_total: '0.00', unpaid_total: '68.00', state: 'voided', correspondence_state: 'unpaid', updated_at: '2026-11-21T08:05:00.000Z' }) },
+      client: clientCall('orders.void', BY_REFERENCE),
+      php: {
+        method: 'voidOrder',
+        note: "Its voidTransaction(['order' => [...], 'transaction' => ['uuid' => ...]]) voids one transaction through this path too.",
+      },
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -127,6 +189,12 @@ export const orderRoutes = [
     errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotRefundable, ORDER_ERRORS.refundExceedsCaptured, ...RAIL_REFUSALS],
     handler: ({ ctx, body }) => refundTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.refund),
     present: transactionData,
+    example: {
+      request: { body: { order: BY_REFERENCE, transaction: SALE, refund: REFUND } },
+      reply: refundedExample(),
+      client: clientCall('transactions.refund', EXAMPLE_ORDER.saleUuid, REFUND),
+      php: { method: 'refundTransaction' },
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -139,6 +207,11 @@ export const orderRoutes = [
     errors: [...LOOKUP_ERRORS],
     handler: ({ ctx, body }) => checkTransaction(ctx, body),
     present: transactionData,
+    example: {
+      request: { body: { order: BY_REFERENCE, transaction: SALE } },
+      reply: { order: PAID_ORDER, transaction: PAID_ORDER.transactions[0]! },
+      client: clientCall('transactions.check', EXAMPLE_ORDER.saleUuid, BY_REFERENCE),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -152,6 +225,12 @@ export const orderRoutes = [
     errors: [...LOOKUP_ERRORS, ORDER_ERRORS.orderReferenceMissing],
     handler: ({ ctx, body, query }) => checkOrder(ctx, body, { paymentLink: query.with_payment_link === true, receiptLink: query.with_download_link === true }),
     present: orderData,
+    example: {
+      request: { body: { order: BY_REFERENCE } },
+      reply: { order: PAID_ORDER },
+      client: clientCall('orders.check', { order: BY_REFERENCE }),
+      php: { method: 'queryOrder' },
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -168,6 +247,11 @@ export const orderRoutes = [
       });
       return { orders: views.map(presentOrder), offset: query.offset, limit: query.limit, total };
     },
+    example: {
+      request: { query: { limit: '20', 'filter[state][_eq]': 'completed' } },
+      reply: { orders: [PAID_ORDER], offset: 0, limit: 20, total: 1 },
+      client: clientCall('orders.list', { limit: 20, filters: { 'filter[state][_eq]': 'completed' } }),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -181,5 +265,10 @@ export const orderRoutes = [
     errors: [...LOOKUP_ERRORS, ORDER_ERRORS.orderReferenceMissing],
     handler: ({ ctx, body }) => orderEvents(ctx, body),
     present: (events) => ({ events: events.map(presentEvent) }),
+    example: {
+      request: { body: { order: BY_REFERENCE } },
+      reply: { events: exampleEvents() },
+      client: clientCall('orders.events', { order: BY_REFERENCE }),
+    },
   }),
 ];

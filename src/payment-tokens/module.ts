@@ -10,6 +10,7 @@ import { paymentTokenRoutes } from './routes.js';
 export const paymentTokensModule = defineModule({
   name: 'payment-tokens',
   routes: paymentTokenRoutes,
+  tags: [{ name: 'payment tokens', description: 'Cards (verified with 3-D Secure) and wallet agreements bound to a customer, to charge later.' }],
   errors: TOKEN_ERRORS,
   events: Object.values(TOKEN_EVENTS),
   pages: BINDING_PAGES,

@@ -1,4 +1,6 @@
 import { CUSTOMER_ERRORS } from '../customers/errors.js';
+import { EXAMPLE_CUSTOMER_UUID, EXAMPLE_TOKEN, exampleToken } from '../customers/examples.js';
+import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
@@ -12,6 +14,16 @@ import { bindingLink, checkToken, deleteToken, listTokens, type TokenView } from
 const BASE = '/svc/payment/api/v1/openapi/customers';
 const TAGS = ['payment tokens'];
 const RAIL_REFUSALS = [RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer];
+const OF_CUSTOMER = { uuid: EXAMPLE_CUSTOMER_UUID };
+const CARD = {
+  number: '4000000000003220',
+  exp_month: '12',
+  exp_year: '2030',
+  cvv: '123',
+  holder_name: 'Chan Tai Man',
+  '3ds': { success_return_url: 'https://shop.example.com/cards/added', fail_return_url: 'https://shop.example.com/cards/failed' },
+};
+
 const tokenData = ({ row, defaultTokenId }: TokenView) => ({ payment_token: presentToken(row, defaultTokenId) });
 
 export const paymentTokenRoutes = [
@@ -30,6 +42,11 @@ export const paymentTokenRoutes = [
     handler: ({ ctx, params, body }) => bindPaymentToken(ctx, params.uuid, body),
     // A token just bound is nobody's default yet.
     present: (row: TokenRow) => tokenData({ row, defaultTokenId: null }),
+    example: {
+      request: { params: OF_CUSTOMER, body: { card: CARD } },
+      reply: { payment_token: exampleToken('pending') },
+      client: clientCall('customers.bindCard', EXAMPLE_CUSTOMER_UUID, CARD),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -43,6 +60,11 @@ export const paymentTokenRoutes = [
     errors: [CUSTOMER_ERRORS.customerNotFound, TOKEN_ERRORS.paymentTokenNotFound],
     handler: ({ ctx, params, body }) => checkToken(ctx, params.uuid, body.payment_token),
     present: tokenData,
+    example: {
+      request: { params: OF_CUSTOMER, body: { payment_token: { token: EXAMPLE_TOKEN.token, verify_uuid: EXAMPLE_TOKEN.verifyUuid } } },
+      reply: { payment_token: exampleToken('success') },
+      client: clientCall('customers.checkToken', EXAMPLE_TOKEN.token, { customerUuid: EXAMPLE_CUSTOMER_UUID, verifyUuid: EXAMPLE_TOKEN.verifyUuid }),
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -55,6 +77,11 @@ export const paymentTokenRoutes = [
     errors: [CUSTOMER_ERRORS.customerNotFound],
     handler: ({ ctx, params }) => listTokens(ctx, params.uuid),
     present: (views: TokenView[]) => ({ payment_tokens: views.map((view) => tokenData(view).payment_token) }),
+    example: {
+      request: { params: OF_CUSTOMER },
+      reply: { payment_tokens: [exampleToken('success', true)] },
+      client: clientCall('customers.tokens', EXAMPLE_CUSTOMER_UUID),
+    },
   }),
   defineRoute({
     method: 'DELETE',
@@ -73,6 +100,12 @@ export const paymentTokenRoutes = [
       return deleteToken(ctx, params.uuid, token);
     },
     present: tokenData,
+    example: {
+      request: { params: OF_CUSTOMER, body: { payment_token: { token: EXAMPLE_TOKEN.token } } },
+      // A deleted token is nobody's default any more.
+      reply: { payment_token: exampleToken('success') },
+      client: clientCall('customers.deleteToken', EXAMPLE_CUSTOMER_UUID, EXAMPLE_TOKEN.token),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -85,5 +118,10 @@ export const paymentTokenRoutes = [
     data: BindingLinkData,
     errors: [CUSTOMER_ERRORS.customerNotFound],
     handler: ({ ctx, params }) => bindingLink(ctx, params.uuid),
+    example: {
+      request: { params: OF_CUSTOMER },
+      reply: { wallet_link: 'https://paygate.example.com/wallet/zWqNc2sq8896hEFoj20NNg', expires_at: '2026-11-22T08:00:00.000Z' },
+      client: clientCall('customers.walletLink', EXAMPLE_CUSTOMER_UUID),
+    },
   }),
 ];

@@ -1,6 +1,9 @@
 import Type from 'typebox';
+import { EXAMPLE_TOKEN, exampleToken } from '../customers/examples.js';
+import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
+import { challengedExample, EXAMPLE_ORDER } from '../orders/examples.js';
 import { completePayerAction } from '../orders/payments.js';
 import { presentOrder, presentTransaction } from '../orders/present.js';
 import { OrderTransactionData } from '../orders/schemas.js';
@@ -34,6 +37,11 @@ export const sandboxRoutes = [
     data: Clock,
     errors: [],
     handler: ({ ctx }) => readClock(ctx),
+    example: {
+      request: {},
+      reply: { now: '2026-11-21T08:00:00.000Z', business_date: '2026-11-21', timezone: 'Asia/Hong_Kong', offset_seconds: 0 },
+      client: clientCall('sandbox.clock'),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -47,6 +55,11 @@ export const sandboxRoutes = [
     data: Clock,
     errors: [],
     handler: ({ ctx, body }) => advanceClock(ctx, body.advance_seconds),
+    example: {
+      request: { body: { advance_seconds: 86400 } },
+      reply: { now: '2026-11-22T08:00:00.000Z', business_date: '2026-11-22', timezone: 'Asia/Hong_Kong', offset_seconds: 86400 },
+      client: clientCall('sandbox.advanceClock', 86400),
+    },
   }),
   ...(['succeed', 'fail'] as const).map((outcome) => defineRoute({
     method: 'POST',
@@ -64,6 +77,11 @@ export const sandboxRoutes = [
       order: presentOrder(view),
       transaction: presentTransaction(transaction, view.transactions, view.order.currency_exponent),
     }),
+    example: {
+      request: { params: { uuid: EXAMPLE_ORDER.saleUuid } },
+      reply: challengedExample(outcome),
+      client: clientCall(outcome === 'succeed' ? 'sandbox.succeed' : 'sandbox.fail', EXAMPLE_ORDER.saleUuid),
+    },
   })),
   ...(['succeed', 'fail'] as const).map((outcome) => defineRoute({
     method: 'POST',
@@ -81,5 +99,10 @@ export const sandboxRoutes = [
       return completeBinding(ctx, token.id, outcome === 'succeed' ? 'passed' : 'failed');
     },
     present: (row: TokenRow) => ({ payment_token: presentToken(row, null) }),
+    example: {
+      request: { params: { token: EXAMPLE_TOKEN.token } },
+      reply: { payment_token: exampleToken(outcome === 'succeed' ? 'success' : 'failed') },
+      client: clientCall('sandbox.settleToken', EXAMPLE_TOKEN.token, outcome),
+    },
   })),
 ];

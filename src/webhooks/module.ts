@@ -6,5 +6,6 @@ import { webhookRoutes } from './routes.js';
 export const webhooksModule = defineModule({
   name: 'webhooks',
   routes: webhookRoutes,
+  tags: [{ name: 'webhooks', description: 'The events paygate sends, with every delivery attempt, and sending one again.' }],
   commands: [WEBHOOKS_COMMAND],
 });

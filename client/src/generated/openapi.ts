@@ -505,8 +505,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             status: string;
@@ -532,8 +535,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             status: string;
@@ -583,8 +589,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             message: string;
@@ -616,8 +625,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             message: string;
@@ -662,8 +674,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             customer: {
@@ -723,8 +738,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             customer: {
@@ -800,8 +818,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             customer: {
@@ -861,8 +882,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             payment_tokens: {
@@ -938,8 +962,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             payment_token: {
@@ -996,8 +1023,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             payment_token: {
@@ -1055,8 +1085,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             payment_token: {
@@ -1104,8 +1137,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             /** @description A page where the customer binds a card themselves (docs/payment-tokens.md). */
@@ -1167,8 +1203,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -1341,8 +1380,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -1537,8 +1579,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -1730,8 +1775,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -1923,8 +1971,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -2121,8 +2172,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -2314,8 +2368,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -2512,8 +2569,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -2643,8 +2703,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             orders: {
@@ -2782,8 +2845,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             events: {
@@ -2849,8 +2915,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             event: {
@@ -2910,8 +2979,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             /** @description Business time now, UTC. */
@@ -2949,8 +3021,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             /** @description Business time now, UTC. */
@@ -2984,8 +3059,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -3167,8 +3245,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             order: {
@@ -3350,8 +3431,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             payment_token: {
@@ -3398,8 +3482,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Always 200 on success. */
-                        code: number;
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
                         message: string;
                         data: {
                             payment_token: {
