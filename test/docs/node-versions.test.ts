@@ -94,4 +94,12 @@ describe('the Node versions paygate supports', () => {
       assert.ok(section.includes(`\`${child ?? parent}\``) && (child === undefined || section.includes(`\`${parent}\``)), `${entry} is explained`);
     }
   });
+
+  test('the Node running these tests, and the second one CI runs them on, are supported', () => {
+    assert.ok(semver.satisfies(process.versions.node, supported), `Node ${process.versions.node} is not in ${supported}`);
+    const pinned = /^NODE_VERSION="\$\{PAYGATE_CI_NODE_VERSION:-(\d+\.\d+\.\d+)\}"$/m.exec(read('.ci/other-node'))?.[1];
+    assert.ok(pinned, '.ci/other-node pins the Node version it installs');
+    assert.ok(semver.satisfies(pinned, supported), `.ci/other-node installs Node ${pinned}, outside ${supported}`);
+    assert.notEqual(semver.major(pinned), lines(supported)[0]?.lowest.major, 'CI runs the suite on a second Node line');
+  });
 });
