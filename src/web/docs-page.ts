@@ -1,5 +1,6 @@
 import { html, type Html } from './html.js';
 import { ICON_PATH } from './icon.js';
+import { documentHead } from './layout.js';
 
 /**
  * The API reference at /docs: paygate's own page, rendered once from the OpenAPI document the routes declare.
@@ -98,16 +99,7 @@ export function renderDocsPage(document: OpenApiDocument, options: DocsPageOptio
   const resolve = resolver(document);
   const entries = operationsOf(document);
   const tags = tagsOf(document, entries);
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>paygate API reference</title>
-<link rel="icon" type="image/svg+xml" href="${ICON_PATH}">
-<link rel="stylesheet" href="${DOCS_STYLESHEET_PATH}">
-</head>
+  return html`${documentHead({ title: 'paygate API reference', stylesheet: DOCS_STYLESHEET_PATH })}
 <body>
 <header class="topbar">
 <a class="brand" href="#start"><img src="${ICON_PATH}" alt="" width="28" height="28"><span>paygate</span></a>

@@ -16,22 +16,27 @@ export interface PageOptions {
   refreshTo?: string;
 }
 
-/** The frame of every hosted page: no script anywhere, one stylesheet of our own, readable on a phone. */
-export function page(options: PageOptions): string {
-  const refresh = options.refreshSeconds === undefined
-    ? undefined
-    : `${options.refreshSeconds}${options.refreshTo === undefined ? '' : `; url=${options.refreshTo}`}`;
+/** The start of every page we serve, up to its body: no script, our own stylesheet and icon, no referrer. */
+export function documentHead(options: { title: string; stylesheet: string; refresh?: string }): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${refresh !== undefined && html`<meta http-equiv="refresh" content="${refresh}">`}
+${options.refresh !== undefined && html`<meta http-equiv="refresh" content="${options.refresh}">`}
 <title>${options.title}</title>
 <link rel="icon" type="image/svg+xml" href="${ICON_PATH}">
-<link rel="stylesheet" href="${STYLESHEET_PATH}">
-</head>
+<link rel="stylesheet" href="${options.stylesheet}">
+</head>`;
+}
+
+/** The frame of every hosted page: no script anywhere, one stylesheet of our own, readable on a phone. */
+export function page(options: PageOptions): string {
+  const refresh = options.refreshSeconds === undefined
+    ? undefined
+    : `${options.refreshSeconds}${options.refreshTo === undefined ? '' : `; url=${options.refreshTo}`}`;
+  return html`${documentHead({ title: options.title, stylesheet: STYLESHEET_PATH, ...(refresh !== undefined && { refresh }) })}
 <body>
 ${options.sandbox && html`<div class="sandbox" role="note">Sandbox: test mode, no real money moves.</div>`}
 <main class="sheet">
