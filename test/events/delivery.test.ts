@@ -74,6 +74,8 @@ describe('webhook delivery is at least once across a SIGKILL', () => {
   let database: Database | undefined;
   let receiver: TestReceiver;
   let app: { merchantId: string; appId: string; webhookPublicKey: string };
+  /** Stops the test's background clients: also when an assertion fails first, or they would spin forever. */
+  let stopBackground = () => {};
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'paygate-webhook-delivery-'));
@@ -88,6 +90,7 @@ describe('webhook delivery is at least once across a SIGKILL', () => {
     serve = await startServe(env);
   });
   after(async () => {
+    stopBackground();
     await serve?.stop('SIGKILL');
     await database?.close();
     await receiver?.close();
@@ -174,6 +177,7 @@ describe('webhook delivery is at least once across a SIGKILL', () => {
     await receiver.waitFor({ path: '/hang/' });
     const hangingSince = receiver.matching({ path: '/hang/' })[0]!.receivedAt;
     let dead = false;
+    stopBackground = () => { dead = true; };
     const background: string[] = [];
     const backgroundWorkers = Array.from({ length: 2 }, async () => {
       while (!dead) {
