@@ -28,6 +28,7 @@ export interface Schema {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
+  minItems?: number;
   maxItems?: number;
   pattern?: string;
   $ref?: string;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Schema as JsonSchema } from '../../src/web/docs-page.js';
 import { rawRequest } from './server.js';
 
 /**
@@ -6,26 +7,8 @@ import { rawRequest } from './server.js';
  * every route find the routes here, never in a list kept by hand.
  */
 
-/** The part of JSON Schema the served document uses. */
-export interface JsonSchema {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  items?: JsonSchema;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  enum?: unknown[];
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  pattern?: string;
-  minItems?: number;
-  maxItems?: number;
-  default?: unknown;
-  $ref?: string;
-}
+/** The part of JSON Schema the served document uses: the same description the API reference page reads it by. */
+export type { Schema as JsonSchema } from '../../src/web/docs-page.js';
 
 export interface Parameter {
   name: string;
