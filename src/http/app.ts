@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { PlatformContext } from '../context/context.js';
 import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
-import { registerPages, type PageRoute } from '../web/pages.js';
+import { createPageGate } from '../web/page-gate.js';
+import { FREE_PAGE_PATHS, PAGE_SECURITY_HEADERS, registerPages, type PageRoute } from '../web/pages.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import type { NonceStore } from './auth/nonce-store.js';
 import { failure } from './envelope.js';
@@ -37,7 +38,24 @@ export interface HttpAppDeps {
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const { config } = deps.platform;
+  const pageGate = createPageGate({
+    config, wallClock: deps.platform.wallClock, patterns: deps.pages, freePaths: FREE_PAGE_PATHS, headers: PAGE_SECURITY_HEADERS,
+    onRefused: () => deps.metrics.pageRefusals.inc(),
+  });
   const app = Fastify({
+    // The server is Fastify's own, with the hosted pages' rate limits in front: a refused caller costs no routing,
+    // no hooks and no log line (the refusals are counted in the metrics instead).
+    serverFactory: (handler, options) => {
+      const server = createServer((request, response) => {
+        if (!pageGate(request, response)) handler(request, response);
+      });
+      // What Fastify sets on a server it creates itself (its defaults: these options are not given above).
+      const timeouts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
+      server.keepAliveTimeout = timeouts.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = timeouts.requestTimeout ?? 0;
+      server.setTimeout(timeouts.connectionTimeout ?? 0);
+      return server;
+    },
     loggerInstance: deps.platform.log as FastifyBaseLogger,
     // One line per request, written in onResponse, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),

@@ -6,6 +6,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route'>;
   jobs: Counter<'kind' | 'outcome'>;
   webhookAttempts: Counter<'outcome'>;
+  pageRefusals: Counter;
 }
 
 /** One registry per server instance, so several instances in one process (tests) never collide. */
@@ -37,6 +38,11 @@ export function createMetrics(): Metrics {
       name: 'paygate_webhook_attempts_total',
       help: 'Webhook delivery attempts, by outcome: delivered, retry (will be tried again), failed (for good).',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    pageRefusals: new Counter({
+      name: 'paygate_page_requests_refused_total',
+      help: 'Hosted page requests refused by the per-address and per-link rate limits (answered 429, not logged one by one).',
       registers: [registry],
     }),
   };

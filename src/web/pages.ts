@@ -3,7 +3,6 @@ import type { PlatformContext } from '../context/context.js';
 import { AppError, isAppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { FAVICON_PATH, ICON_PATH, ICON_SVG } from './icon.js';
 import { messagePage, STYLESHEET_PATH } from './layout.js';
-import { pageLimits } from './page-limits.js';
 import { PAGES_CSS } from './styles.js';
 
 /** What a hosted page answers: a page (with its status), a redirect after a form was posted, or a file. */
@@ -37,28 +36,22 @@ export const PAGE_SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
+/** The stylesheet and the icons: the same bytes for everyone, cached by browsers, so not counted against a caller. */
+export const FREE_PAGE_PATHS: readonly string[] = [STYLESHEET_PATH, ICON_PATH, FAVICON_PATH];
+
 const FORM_LIMIT_BYTES = 16 * 1024;
 const BUSY_RETRY_SECONDS = 5;
 
 export const isPageAnswer = <T extends object>(value: T | PageAnswer): value is PageAnswer => 'html' in value || 'redirect' in value;
 
-/** The hosted pages of every capability, with what they all share: headers, the form parser, the error page, the stylesheet and the icon. */
+/**
+ * The hosted pages of every capability, with what they all share: headers, the form parser, the error page, the
+ * stylesheet and the icon. Their rate limits are applied before the framework, by the page gate (page-gate.ts).
+ */
 export async function registerPages(app: FastifyInstance, platform: PlatformContext, routes: readonly PageRoute[]): Promise<void> {
   await app.register(async (pages) => {
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
-    const limit = pageLimits(platform.config, platform.wallClock);
-    const freeToFetch = new Set([STYLESHEET_PATH, ICON_PATH, FAVICON_PATH]);
-    pages.addHook('onRequest', async (request, reply) => {
-      // The stylesheet and the icon are the same bytes for everyone and cached by browsers: not counted.
-      if (freeToFetch.has(request.routeOptions.url ?? '')) return;
-      const decision = limit(request);
-      if (decision.allowed) return;
-      return reply.code(429).header('retry-after', String(decision.retryAfterSeconds)).type('text/html; charset=utf-8').send(messagePage({
-        title: 'Too many requests', heading: 'One moment', sandbox: platform.config.mode === 'sandbox',
-        message: `This page was asked for too often. Try again in ${decision.retryAfterSeconds} second${decision.retryAfterSeconds === 1 ? '' : 's'}.`,
-      }));
     });
     pages.addHook('onSend', async (_request, reply) => {
       for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {

@@ -60,6 +60,43 @@ describe('requests to the hosted pages, per address', () => {
   });
 });
 
+describe('a refused page request', () => {
+  let server: TestServer;
+  let client: PaygateClient;
+  const logLines: Array<Record<string, unknown>> = [];
+
+  before(async () => {
+    server = await startTestServer({
+      clock: new TestClock().freeze(), logLines,
+      env: { PAYGATE_PAGE_RATE_LIMIT: '1', PAYGATE_PAGE_RATE_BURST: '2', PAYGATE_LINK_RATE_LIMIT: '0', PAYGATE_TRUSTED_PROXIES: '127.0.0.1,::1' },
+    });
+    client = (await server.newMerchant()).client;
+  });
+  after(() => server.close());
+
+  test("is answered before the application: every page's headers, counted in the metrics, no log line of its own", async () => {
+    const link = await paymentLink(client);
+    const caller = from('192.0.2.77');
+    // An unknown path under a page's folder is counted too: it must not be a free way to keep the process busy.
+    assert.equal((await fetch(`${server.url}/pay/no/such/page`, caller)).status, 404);
+    assert.equal((await fetch(link, caller)).status, 200);
+    const linesBefore = logLines.length;
+    const refused = await fetch(link, caller);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.equal(refused.headers.get('x-frame-options'), 'DENY');
+    assert.equal(refused.headers.get('cache-control'), 'no-store');
+    assert.match(refused.headers.get('content-security-policy') ?? '', /^default-src 'none'/);
+    assert.match(refused.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.ok((await refused.text()).includes('Try again in 1 second.'));
+    assert.equal((await fetch(`${server.url}/pay/no/such/page`, caller)).status, 429);
+    const requestLines = logLines.slice(linesBefore).filter((line) => line.msg === 'request');
+    assert.deepEqual(requestLines, [], 'a refusal writes no request line');
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /^paygate_page_requests_refused_total 2$/m);
+  });
+});
+
 describe('requests to the hosted pages, per link', () => {
   let server: TestServer;
   let client: PaygateClient;
