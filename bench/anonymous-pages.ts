@@ -21,7 +21,7 @@ export const ANONYMOUS_MIN_RATIO = 0.8;
 const ANONYMOUS_CALLERS = Number(process.env.BENCH_ANONYMOUS_CALLERS ?? 64);
 const ANONYMOUS_PAUSE_MS = Number(process.env.BENCH_ANONYMOUS_PAUSE_MS ?? 100);
 /** Signed checks to prepare for, per second of each run (raise BENCH_HEADROOM on a faster machine). */
-const MAX_CHECKS_PER_SECOND = 3_000;
+const MAX_CHECKS_PER_SECOND = 8_000;
 
 export interface AnonymousBench {
   client: PaygateClient;
