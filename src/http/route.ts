@@ -80,7 +80,8 @@ const IDEMPOTENCY_ERRORS: ErrorDefinition[] = [PLATFORM_ERRORS.idempotencyKeyInv
 
 export function declaredErrors(route: AnyRoute): ErrorDefinition[] {
   const writes = route.method === 'POST' || route.method === 'PUT';
-  const hasBody = route.body !== undefined;
+  // Any request but a GET may carry a body, read (and refused) whether or not the route declares one: a DELETE too.
+  const hasBody = route.body !== undefined || route.method !== 'GET';
   return [...new Set<ErrorDefinition>([
     ...AUTH_ERRORS,
     ...COMMON_ERRORS,

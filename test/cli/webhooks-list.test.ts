@@ -23,8 +23,12 @@ describe('paygate webhooks list --event', () => {
     receiver = await TestReceiver.start();
   });
   after(async () => {
-    await server.close();
-    await receiver.close();
+    // A failing close (a route that broke its contract) must not leave the receiver holding the process open.
+    try {
+      await server.close();
+    } finally {
+      await receiver.close();
+    }
   });
 
   /** The event's attempts as stored, once there are `count` of them. */

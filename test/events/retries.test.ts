@@ -146,8 +146,11 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         receiver = await RoutedReceiver.start();
       });
       after(async () => {
-        await server.close();
-        await receiver.close();
+        try {
+          await server.close();
+        } finally {
+          await receiver.close();
+        }
       });
 
       const cli = async (args: string[]) => {

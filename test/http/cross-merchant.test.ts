@@ -87,8 +87,12 @@ describe("another merchant's objects are answered exactly as unknown ones", () =
     other = await MerchantWorld.build(server, await server.newMerchant({ name: 'Other' }), `${receiver.url}/other`);
   });
   after(async () => {
-    await server.close();
-    await receiver.close();
+    // A failing close (a route that broke its contract) must not leave the receiver holding the process open.
+    try {
+      await server.close();
+    } finally {
+      await receiver.close();
+    }
   });
 
   test('every operation of the document has a fixture, and every naming place says what it names', () => {

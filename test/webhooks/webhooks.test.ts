@@ -54,8 +54,12 @@ describe('order webhooks', () => {
     receiver = await TestReceiver.start();
   });
   after(async () => {
-    await server.close();
-    await receiver.close();
+    // A failing close (a route that broke its contract) must not leave the receiver holding the process open.
+    try {
+      await server.close();
+    } finally {
+      await receiver.close();
+    }
   });
 
   /** An order whose notify_url is a unique path on the receiver. */
