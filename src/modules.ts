@@ -17,6 +17,7 @@ import type { Clock } from './platform/clock.js';
 import type { Config, Mode } from './platform/config.js';
 import { PLATFORM_ERRORS, type ErrorDefinition } from './platform/errors.js';
 import { RAIL_ERRORS } from './rails/errors.js';
+import { recurringModule } from './recurring/module.js';
 import { sandboxModule } from './sandbox/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
@@ -30,6 +31,7 @@ export const MODULES: readonly Module[] = [
   customersModule(DEFAULT_TOKENS),
   paymentTokensModule,
   ordersModule,
+  recurringModule,
   webhooksModule,
   sandboxModule,
 ];

@@ -3,6 +3,13 @@ import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from '.
 import { signRequest } from './signing.js';
 import type {
   AmountInput,
+  BillingConfig,
+  BillingConfigInput,
+  BillingConfigPage,
+  ListPage,
+  RecurringItem,
+  RecurringItemInput,
+  RecurringItemPage,
   AutoDebitWallet,
   BindCardInput,
   Customer,
@@ -74,6 +81,7 @@ export class PaygateClient {
   readonly customers: CustomersApi;
   readonly orders: OrdersApi;
   readonly transactions: TransactionsApi;
+  readonly recurring: RecurringApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
   private readonly baseUrl: string;
@@ -90,6 +98,7 @@ export class PaygateClient {
     this.customers = new CustomersApi(this);
     this.orders = new OrdersApi(this);
     this.transactions = new TransactionsApi(this);
+    this.recurring = new RecurringApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
   }
@@ -272,6 +281,7 @@ class CustomersApi {
 }
 
 const GATEWAY = '/svc/payment/api/v1/openapi';
+const RECURRING = `${GATEWAY}/recurring_payments`;
 
 class OrdersApi {
   constructor(private readonly client: PaygateClient) {}
@@ -336,11 +346,64 @@ class OrdersApi {
     if (page.offset !== undefined) query.set('offset', String(page.offset));
     if (page.limit !== undefined) query.set('limit', String(page.limit));
     if (page.customerUuid !== undefined) query.set('customer_uuid', page.customerUuid);
-    for (const [key, value] of Object.entries(page.filters ?? {})) {
-      for (const item of Array.isArray(value) ? value : [value]) query.append(key, item);
-    }
+    appendFilters(query, page.filters);
     const text = query.toString();
     return invoke<'listOrders'>(this.client, 'GET', `${GATEWAY}/orders/list${text ? `?${text}` : ''}`, undefined, options);
+  }
+}
+
+/** The query string of a list page: offset, limit and the query language's filters (repeated keys allowed). */
+function listQuery(page: ListPage): string {
+  const query = new URLSearchParams();
+  if (page.offset !== undefined) query.set('offset', String(page.offset));
+  if (page.limit !== undefined) query.set('limit', String(page.limit));
+  appendFilters(query, page.filters);
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
+function appendFilters(query: URLSearchParams, filters: ListPage['filters']): void {
+  for (const [key, value] of Object.entries(filters ?? {})) {
+    for (const item of Array.isArray(value) ? value : [value]) query.append(key, item);
+  }
+}
+
+/** Recurring payments: the items plans sell and the billing configs that say how often (docs/recurring.md). */
+class RecurringApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  async createItem(item: RecurringItemInput, options?: RequestOptions): Promise<RecurringItem> {
+    return (await invoke<'createRecurringItem'>(this.client, 'POST', `${RECURRING}/items`, { item }, options)).item;
+  }
+
+  /** Items, newest first, deleted ones included (`filter[deleted_at][_null]=1` for those still usable). */
+  async listItems(page: ListPage = {}, options?: RequestOptions): Promise<RecurringItemPage> {
+    return invoke<'listRecurringItems'>(this.client, 'GET', `${RECURRING}/items${listQuery(page)}`, undefined, options);
+  }
+
+  async getItem(id: string, options?: RequestOptions): Promise<RecurringItem> {
+    return (await invoke<'getRecurringItem'>(this.client, 'GET', `${RECURRING}/items/${encodeURIComponent(id)}`, undefined, options)).item;
+  }
+
+  /** Sets `deleted_at`: the item stays readable and in the plans using it, and no new plan may use it. */
+  async deleteItem(id: string, options?: RequestOptions): Promise<RecurringItem> {
+    return (await invoke<'deleteRecurringItem'>(this.client, 'DELETE', `${RECURRING}/items/${encodeURIComponent(id)}`, undefined, options)).item;
+  }
+
+  async createBillingConfig(config: BillingConfigInput, options?: RequestOptions): Promise<BillingConfig> {
+    return (await invoke<'createBillingConfig'>(this.client, 'POST', `${RECURRING}/billing_configs`, { config }, options)).config;
+  }
+
+  async listBillingConfigs(page: ListPage = {}, options?: RequestOptions): Promise<BillingConfigPage> {
+    return invoke<'listBillingConfigs'>(this.client, 'GET', `${RECURRING}/billing_configs${listQuery(page)}`, undefined, options);
+  }
+
+  async getBillingConfig(id: string, options?: RequestOptions): Promise<BillingConfig> {
+    return (await invoke<'getBillingConfig'>(this.client, 'GET', `${RECURRING}/billing_configs/${encodeURIComponent(id)}`, undefined, options)).config;
+  }
+
+  async deleteBillingConfig(id: string, options?: RequestOptions): Promise<BillingConfig> {
+    return (await invoke<'deleteBillingConfig'>(this.client, 'DELETE', `${RECURRING}/billing_configs/${encodeURIComponent(id)}`, undefined, options)).config;
   }
 }
 

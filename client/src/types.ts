@@ -115,6 +115,23 @@ export type OrderWithPaymentLink = OrderData & Required<Pick<OrderData, 'payment
 /** An order with an expiring link to its PDF receipt (asked for, as above, with `with_download_link=true`). */
 export type OrderWithDownloadLink = OrderData & Required<Pick<OrderData, 'download_link'>>;
 
+// ---- recurring payments ----
+
+export type RecurringItem = ReplyData<'getRecurringItem'>['item'];
+/** An item to create: `price` as decimal text ("99.90") or a JSON number, in the currency's decimals. */
+export type RecurringItemInput = RequestBody<'createRecurringItem'>['item'];
+export type RecurringItemPage = ReplyData<'listRecurringItems'>;
+export type BillingConfig = ReplyData<'getBillingConfig'>['config'];
+export type BillingConfigInput = RequestBody<'createBillingConfig'>['config'];
+export type BillingConfigPage = ReplyData<'listBillingConfigs'>;
+
+/** A page of a list and its filters: the query language's parameters, e.g. `{ 'filter[currency][_eq]': 'HKD' }`. */
+export interface ListPage {
+  offset?: number;
+  limit?: number;
+  filters?: Record<string, string | string[]>;
+}
+
 // ---- webhooks and the sandbox ----
 
 export type WebhookEvent = ReplyData<'listOrderEvents'>['events'][number];

@@ -37,6 +37,9 @@ export class MerchantWorld {
   refundable!: Payment;
   /** The paid order's first event, delivered. */
   event!: { id: string; order: OrderNames };
+  /** A recurring item and a billing config, not deleted. */
+  item!: { id: string };
+  config!: { id: string };
 
   private constructor(readonly server: TestServer, readonly merchant: TestMerchant) {}
 
@@ -63,6 +66,9 @@ export class MerchantWorld {
     this.refundable = await this.newPayment('sale', { amount: '100000.00' });
     // Past the daily settlement: sales can then be refunded.
     await this.call('POST', `${SANDBOX}/clock`, { advance_seconds: DAY_SECONDS + 60 });
+
+    this.item = { id: await this.newItem() };
+    this.config = { id: await this.newBillingConfig() };
 
     const events = await this.deliveredEvents(this.paidOrder.order);
     this.event = { id: events[0]!.event_id, order: this.paidOrder.order };
@@ -128,6 +134,20 @@ export class MerchantWorld {
     const transactionUuid: string = paid.transaction.uuid;
     this.remember([transactionUuid], () => this.readTransaction(transactionUuid));
     return { order, transactionUuid };
+  }
+
+  /** A recurring item of HKD 99.90 a unit. */
+  async newItem(): Promise<string> {
+    const { item } = await this.call('POST', `${API}/recurring_payments/items`, { item: { label: 'Gold membership', price: '99.90', currency: 'HKD' } });
+    this.remember([item.id], () => this.call('GET', `${API}/recurring_payments/items/${item.id}`));
+    return item.id;
+  }
+
+  /** A monthly billing config. */
+  async newBillingConfig(): Promise<string> {
+    const { config } = await this.call('POST', `${API}/recurring_payments/billing_configs`, { config: { billing_interval: 'monthly', billing_type: 'automated' } });
+    this.remember([config.id], () => this.call('GET', `${API}/recurring_payments/billing_configs/${config.id}`));
+    return config.id;
   }
 
   /** A card binding waiting for its 3-D Secure challenge. */

@@ -364,6 +364,55 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     fuzzShare: 0.25,
   },
 
+  createRecurringItem: {
+    valid: async () => request({ body: { item: { reference_id: 'GOLD', label: 'Gold membership', price: '99.90', currency: 'HKD', description: 'Monthly' } } }),
+    repeatable: true,
+    freeText: 'body.item.label',
+    names: { 'body.item.reference_id': notAnObject("the merchant's own label for the item: paygate looks nothing up by it") },
+  },
+  listRecurringItems: {
+    valid: async () => request({ query: { offset: '0', limit: '5', 'filter[currency][_eq]': 'HKD' } }),
+    repeatable: true,
+    names: {
+      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[id][_eq]': world.item.id } })),
+    },
+  },
+  getRecurringItem: {
+    valid: async (world) => request({ path: { id: world.item.id } }),
+    repeatable: true,
+    names: { 'path.id': lookup(unknownUuid, 'recurringItemNotFound') },
+  },
+  deleteRecurringItem: {
+    // Deleting again answers the same deleted item.
+    valid: async (world) => request({ path: { id: await world.newItem() } }),
+    repeatable: true,
+    names: { 'path.id': lookup(unknownUuid, 'recurringItemNotFound') },
+    fuzzShare: 0.3,
+  },
+  createBillingConfig: {
+    valid: async () => request({ body: { config: { interval_count: 1, billing_interval: 'monthly', billing_type: 'customized', billing_day_of_month: 31, billing_proration_enabled: true, description: 'Month ends' } } }),
+    repeatable: true,
+    freeText: 'body.config.description',
+  },
+  listBillingConfigs: {
+    valid: async () => request({ query: { offset: '0', limit: '5', 'filter[billing_interval][_eq]': 'monthly' } }),
+    repeatable: true,
+    names: {
+      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[id][_eq]': world.config.id } })),
+    },
+  },
+  getBillingConfig: {
+    valid: async (world) => request({ path: { id: world.config.id } }),
+    repeatable: true,
+    names: { 'path.id': lookup(unknownUuid, 'billingConfigNotFound') },
+  },
+  deleteBillingConfig: {
+    valid: async (world) => request({ path: { id: await world.newBillingConfig() } }),
+    repeatable: true,
+    names: { 'path.id': lookup(unknownUuid, 'billingConfigNotFound') },
+    fuzzShare: 0.3,
+  },
+
   listOrderEvents: {
     valid: async (world) => request({ body: { order: orderBy('number', world.event.order) } }),
     repeatable: true,

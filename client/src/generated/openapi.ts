@@ -368,6 +368,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/payment/api/v1/openapi/recurring_payments/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List recurring items, newest first, with filter[field][operator]=value (docs/recurring.md). */
+        get: operations["listRecurringItems"];
+        put?: never;
+        /** Create a recurring item: what a plan sells (label, price, currency). */
+        post: operations["createRecurringItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/recurring_payments/items/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a recurring item, deleted or not. */
+        get: operations["getRecurringItem"];
+        put?: never;
+        post?: never;
+        /** Delete a recurring item: it stays readable, and in the plans that use it, but no new plan may use it. */
+        delete: operations["deleteRecurringItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/recurring_payments/billing_configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List billing configs, newest first, with filter[field][operator]=value. */
+        get: operations["listBillingConfigs"];
+        put?: never;
+        /** Create a billing config: how often a plan cycle bills (docs/recurring.md for the calendar rules). */
+        post: operations["createBillingConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/recurring_payments/billing_configs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a billing config, deleted or not. */
+        get: operations["getBillingConfig"];
+        put?: never;
+        post?: never;
+        /** Delete a billing config: it stays readable, and in the plans that use it, but no new plan may use it. */
+        delete: operations["deleteBillingConfig"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -2887,6 +2959,419 @@ export interface operations {
                                     }[];
                                 }[];
                             }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listRecurringItems: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            items: {
+                                id: string;
+                                label: string;
+                                /** @description In the currency's units, exact to its decimals. */
+                                price: number;
+                                currency: string;
+                                reference_id?: string;
+                                description?: string;
+                                created_at: string;
+                                updated_at: string;
+                                deleted_at: string | null;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            /** @description Items matching the filters, in all. */
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createRecurringItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    item: {
+                        /** @description The merchant's own id for the item; not required to be unique. */
+                        reference_id?: string | null;
+                        /** @description What the customer is charged for, shown on every generated order. */
+                        label: string;
+                        /** @description Price of one unit, in the currency's decimals ("9.90" or 9.9; "100" in JPY). Zero is allowed. */
+                        price: string | number;
+                        /** @description ISO 4217 code. All items of one plan share one currency. */
+                        currency: string;
+                        description?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            item: {
+                                id: string;
+                                label: string;
+                                /** @description In the currency's units, exact to its decimals. */
+                                price: number;
+                                currency: string;
+                                reference_id?: string;
+                                description?: string;
+                                created_at: string;
+                                updated_at: string;
+                                deleted_at: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRecurringItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            item: {
+                                id: string;
+                                label: string;
+                                /** @description In the currency's units, exact to its decimals. */
+                                price: number;
+                                currency: string;
+                                reference_id?: string;
+                                description?: string;
+                                created_at: string;
+                                updated_at: string;
+                                deleted_at: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteRecurringItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            item: {
+                                id: string;
+                                label: string;
+                                /** @description In the currency's units, exact to its decimals. */
+                                price: number;
+                                currency: string;
+                                reference_id?: string;
+                                description?: string;
+                                created_at: string;
+                                updated_at: string;
+                                deleted_at: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBillingConfigs: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            billing_configs: {
+                                id: string;
+                                interval_count: number;
+                                /** @enum {string} */
+                                billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                /** @enum {string} */
+                                billing_type: "automated" | "customized";
+                                /** @description Present on customized yearly configs. */
+                                billing_month?: number;
+                                /** @description Present on customized configs. */
+                                billing_day_of_month?: number;
+                                billing_proration_enabled: boolean;
+                                description?: string;
+                                created_at: string;
+                                updated_at: string;
+                                deleted_at: string | null;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            /** @description Billing configs matching the filters, in all. */
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createBillingConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    config: {
+                        /** @description Bills every interval_count intervals; 1 when omitted. */
+                        interval_count?: number;
+                        /** @enum {string} */
+                        billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                        /**
+                         * @description `automated`: billed at the cycle start, then every interval from it (the anchor day is kept). `customized`: billed on billing_day_of_month (and billing_month for yearly); monthly and yearly only.
+                         * @enum {string}
+                         */
+                        billing_type: "automated" | "customized";
+                        /** @description Customized yearly configs only. */
+                        billing_month?: number | null;
+                        /** @description Customized configs only; clamped to the last day of shorter months. */
+                        billing_day_of_month?: number | null;
+                        /** @description Customized configs: charge the days before the first billing day at the start (prorated) instead of giving them free. False when omitted. */
+                        billing_proration_enabled?: boolean;
+                        description?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            config: {
+                                id: string;
+                                interval_count: number;
+                                /** @enum {string} */
+                                billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                /** @enum {string} */
+                                billing_type: "automated" | "customized";
+                                /** @description Present on customized yearly configs. */
+                                billing_month?: number;
+                                /** @description Present on customized configs. */
+                                billing_day_of_month?: number;
+                                billing_proration_enabled: boolean;
+                                description?: string;
+                                created_at: string;
+                                updated_at: string;
+                                deleted_at: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBillingConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            config: {
+                                id: string;
+                                interval_count: number;
+                                /** @enum {string} */
+                                billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                /** @enum {string} */
+                                billing_type: "automated" | "customized";
+                                /** @description Present on customized yearly configs. */
+                                billing_month?: number;
+                                /** @description Present on customized configs. */
+                                billing_day_of_month?: number;
+                                billing_proration_enabled: boolean;
+                                description?: string;
+                                created_at: string;
+                                updated_at: string;
+                                deleted_at: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteBillingConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            config: {
+                                id: string;
+                                interval_count: number;
+                                /** @enum {string} */
+                                billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                /** @enum {string} */
+                                billing_type: "automated" | "customized";
+                                /** @description Present on customized yearly configs. */
+                                billing_month?: number;
+                                /** @description Present on customized configs. */
+                                billing_day_of_month?: number;
+                                billing_proration_enabled: boolean;
+                                description?: string;
+                                created_at: string;
+                                updated_at: string;
+                                deleted_at: string | null;
+                            };
                         };
                     };
                 };

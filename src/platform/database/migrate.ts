@@ -7,6 +7,7 @@ import * as hostedPages from './migrations/004_hosted_pages.js';
 import * as paymentTokens from './migrations/005_payment_tokens.js';
 import * as eventRetention from './migrations/006_event_retention.js';
 import * as moduleShape from './migrations/007_module_shape.js';
+import * as recurringCatalogue from './migrations/008_recurring_catalogue.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '005_payment_tokens': paymentTokens,
   '006_event_retention': eventRetention,
   '007_module_shape': moduleShape,
+  '008_recurring_catalogue': recurringCatalogue,
 };
 
 /**

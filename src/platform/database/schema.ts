@@ -20,6 +20,8 @@ export interface Schema {
   hosted_links: HostedLinksTable;
   card_attempts: CardAttemptsTable;
   payment_tokens: PaymentTokensTable;
+  recurring_items: RecurringItemsTable;
+  recurring_billing_configs: RecurringBillingConfigsTable;
 }
 
 export interface SettingsTable {
@@ -376,4 +378,37 @@ export interface CardAttemptsTable {
   subject: string;
   merchant_id: string;
   declines: number;
+}
+
+export interface RecurringItemsTable {
+  id: string;
+  merchant_id: string;
+  reference_id: string | null;
+  label: string;
+  /** Minor units of `currency`. */
+  price: number;
+  currency: string;
+  currency_exponent: number;
+  description: string | null;
+  created_at: number;
+  updated_at: number;
+  /** Set once by DELETE: the item stays readable, and no new plan may use it. */
+  deleted_at: number | null;
+}
+
+export interface RecurringBillingConfigsTable {
+  id: string;
+  merchant_id: string;
+  interval_count: number;
+  billing_interval: string;
+  billing_type: string;
+  /** Customized yearly configs only: 1-12. */
+  billing_month: number | null;
+  /** Customized configs only: 1-31, clamped to shorter months. */
+  billing_day_of_month: number | null;
+  billing_proration_enabled: number;
+  description: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
 }

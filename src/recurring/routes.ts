@@ -1,0 +1,161 @@
+import { clientCall } from '../http/examples.js';
+import { defineRoute } from '../http/route.js';
+import { PLATFORM_ERRORS } from '../platform/errors.js';
+import {
+  createBillingConfig,
+  createItem,
+  deleteBillingConfig,
+  deleteItem,
+  getBillingConfig,
+  getItem,
+  listMerchantBillingConfigs,
+  listMerchantItems,
+  type BillingConfigRow,
+  type ItemRow,
+} from './catalogue.js';
+import { RECURRING_ERRORS } from './errors.js';
+import { EXAMPLE_CONFIG_ID, EXAMPLE_ITEM_ID, exampleConfig, exampleItem, NEW_CONFIG, NEW_ITEM } from './examples.js';
+import { presentBillingConfig, presentItem } from './present.js';
+import {
+  BillingConfigData,
+  BillingConfigListData,
+  CreateBillingConfigBody,
+  CreateItemBody,
+  ItemData,
+  ItemListData,
+  ListQuery,
+  RecordParams,
+} from './schemas.js';
+
+const BASE = '/svc/payment/api/v1/openapi/recurring_payments';
+const TAGS = ['recurring'];
+const DELETED = '2026-11-21T02:00:00.000Z';
+
+const itemReply = (row: ItemRow) => ({ item: presentItem(row) });
+const configReply = (row: BillingConfigRow) => ({ config: presentBillingConfig(row) });
+
+const ITEM_ROUTES = [
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/items`,
+    operationId: 'createRecurringItem',
+    summary: 'Create a recurring item: what a plan sells (label, price, currency).',
+    tags: TAGS,
+    body: CreateItemBody,
+    data: ItemData,
+    errors: [PLATFORM_ERRORS.currencyInvalid],
+    handler: ({ ctx, body }) => createItem(ctx, body.item),
+    present: itemReply,
+    example: { request: { body: { item: NEW_ITEM } }, reply: { item: exampleItem() }, client: clientCall('recurring.createItem', NEW_ITEM) },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/items`,
+    operationId: 'listRecurringItems',
+    summary: 'List recurring items, newest first, with filter[field][operator]=value (docs/recurring.md).',
+    tags: TAGS,
+    querystring: ListQuery,
+    data: ItemListData,
+    errors: [],
+    handler: async ({ ctx, query }) => {
+      const { rows, total } = await listMerchantItems(ctx, query as Record<string, unknown>, query);
+      return { items: rows.map(presentItem), offset: query.offset, limit: query.limit, total };
+    },
+    example: {
+      request: { query: { 'filter[deleted_at][_null]': '1' } },
+      reply: { items: [exampleItem()], offset: 0, limit: 20, total: 1 },
+      client: clientCall('recurring.listItems', { filters: { 'filter[deleted_at][_null]': '1' } }),
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/items/:id`,
+    operationId: 'getRecurringItem',
+    summary: 'Read a recurring item, deleted or not.',
+    tags: TAGS,
+    params: RecordParams,
+    data: ItemData,
+    errors: [RECURRING_ERRORS.recurringItemNotFound],
+    handler: ({ ctx, params }) => getItem(ctx, params.id),
+    present: itemReply,
+    example: { request: { params: { id: EXAMPLE_ITEM_ID } }, reply: { item: exampleItem() }, client: clientCall('recurring.getItem', EXAMPLE_ITEM_ID) },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    url: `${BASE}/items/:id`,
+    operationId: 'deleteRecurringItem',
+    summary: 'Delete a recurring item: it stays readable, and in the plans that use it, but no new plan may use it.',
+    tags: TAGS,
+    params: RecordParams,
+    data: ItemData,
+    errors: [RECURRING_ERRORS.recurringItemNotFound],
+    handler: ({ ctx, params }) => deleteItem(ctx, params.id),
+    present: itemReply,
+    example: { request: { params: { id: EXAMPLE_ITEM_ID } }, reply: { item: exampleItem(DELETED) }, client: clientCall('recurring.deleteItem', EXAMPLE_ITEM_ID) },
+  }),
+];
+
+const CONFIG_ROUTES = [
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/billing_configs`,
+    operationId: 'createBillingConfig',
+    summary: 'Create a billing config: how often a plan cycle bills (docs/recurring.md for the calendar rules).',
+    tags: TAGS,
+    body: CreateBillingConfigBody,
+    data: BillingConfigData,
+    errors: [],
+    handler: ({ ctx, body }) => createBillingConfig(ctx, body.config),
+    present: configReply,
+    example: { request: { body: { config: NEW_CONFIG } }, reply: { config: exampleConfig() }, client: clientCall('recurring.createBillingConfig', NEW_CONFIG) },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/billing_configs`,
+    operationId: 'listBillingConfigs',
+    summary: 'List billing configs, newest first, with filter[field][operator]=value.',
+    tags: TAGS,
+    querystring: ListQuery,
+    data: BillingConfigListData,
+    errors: [],
+    handler: async ({ ctx, query }) => {
+      const { rows, total } = await listMerchantBillingConfigs(ctx, query as Record<string, unknown>, query);
+      return { billing_configs: rows.map(presentBillingConfig), offset: query.offset, limit: query.limit, total };
+    },
+    example: {
+      request: { query: { 'filter[billing_interval][_eq]': 'monthly' } },
+      reply: { billing_configs: [exampleConfig()], offset: 0, limit: 20, total: 1 },
+      client: clientCall('recurring.listBillingConfigs', { filters: { 'filter[billing_interval][_eq]': 'monthly' } }),
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/billing_configs/:id`,
+    operationId: 'getBillingConfig',
+    summary: 'Read a billing config, deleted or not.',
+    tags: TAGS,
+    params: RecordParams,
+    data: BillingConfigData,
+    errors: [RECURRING_ERRORS.billingConfigNotFound],
+    handler: ({ ctx, params }) => getBillingConfig(ctx, params.id),
+    present: configReply,
+    example: { request: { params: { id: EXAMPLE_CONFIG_ID } }, reply: { config: exampleConfig() }, client: clientCall('recurring.getBillingConfig', EXAMPLE_CONFIG_ID) },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    url: `${BASE}/billing_configs/:id`,
+    operationId: 'deleteBillingConfig',
+    summary: 'Delete a billing config: it stays readable, and in the plans that use it, but no new plan may use it.',
+    tags: TAGS,
+    params: RecordParams,
+    data: BillingConfigData,
+    errors: [RECURRING_ERRORS.billingConfigNotFound],
+    handler: ({ ctx, params }) => deleteBillingConfig(ctx, params.id),
+    present: configReply,
+    example: {
+      request: { params: { id: EXAMPLE_CONFIG_ID } }, reply: { config: exampleConfig(DELETED) }, client: clientCall('recurring.deleteBillingConfig', EXAMPLE_CONFIG_ID),
+    },
+  }),
+];
+
+export const RECURRING_ROUTES = [...ITEM_ROUTES, ...CONFIG_ROUTES];
