@@ -130,6 +130,8 @@ describe('paying an order by card', () => {
     const declined: Array<[string, string, string]> = [
       [CARDS.doNotHonour, '05', 'Do not honour'],
       [CARDS.insufficientFunds, '51', 'Insufficient funds'],
+      // Binds as a payment token, but no charge of it goes through, by token or by number.
+      [CARDS.bindsThenDeclines, '51', 'Insufficient funds'],
       [CARDS.expiredCard, '54', 'Expired card'],
       [CARDS.incorrectCvv, 'N7', 'Incorrect CVV'],
     ];

@@ -195,6 +195,53 @@ describe('payment tokens', () => {
     assert.equal(captured.transaction.success, true);
   });
 
+  test('4000 0000 0000 0341 binds at once, then every charge of its token is declined 51; the order stays unpaid until another token pays it', async () => {
+    const customer = await newCustomer();
+    const token = await client.customers.bindCard(customer.uuid, card('4000000000000341'));
+    assert.deepEqual([token.state, token.verify_url, token.error_code], ['success', null, undefined]);
+    assert.equal(token.credit_card?.number, '400000******0341');
+    const stored = await server.platform.db.selectFrom('payment_tokens').selectAll().where('token', '=', token.token).executeTakeFirstOrThrow();
+    const binding = await server.platform.db.selectFrom('sandbox_acquirer_operations').selectAll()
+      .where((eb) => eb.or([eb('reference', '=', stored.bind_reference), eb('original_reference', '=', stored.bind_reference)])).execute();
+    assert.deepEqual(binding.map((op) => [op.kind, op.status]).sort(), [['authorize', 'approved'], ['void', 'approved']], 'verified and released, no challenge');
+    // As the billing engine charges it: mit sales of one order, retried.
+    const reference = `TOK-${randomUUID()}`;
+    const path = `/orders/${reference}`;
+    await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '50.00', callback_url: `${receiver.url}${path}` }, { customerUuid: customer.uuid });
+    const charges = [
+      { payment_token: { token: token.token, entry_type: 'mit' as const } },
+      { payment_token: { token: token.token, entry_type: 'mit' as const } },
+      { payment_token: { token: token.token, entry_type: 'cit' as const, consume_mode: 'pre_authorize' as const } },
+    ];
+    for (const [index, charge] of charges.entries()) {
+      const { order, transaction } = await client.orders.pay({ reference_number: reference }, charge);
+      assert.deepEqual(
+        { type: transaction.type, success: transaction.success, pending: transaction.is_pending, method: transaction.payment_method, token: transaction.payment_data.token },
+        { type: index < 2 ? 'Sales' : 'Authorization', success: false, pending: false, method: 'payment_token', token: token.token },
+      );
+      assert.deepEqual(
+        { code: transaction.payment_data.resp_code, message: transaction.payment_data.resp_msg, state: transaction.payment_data.transaction_state },
+        { code: '51', message: 'Insufficient funds', state: 'DECLINED' },
+      );
+      assert.equal(transaction.payment_data.auth_code, undefined, 'a decline has no auth code');
+      assert.deepEqual([order.state, order.correspondence_state, order.paid_total, order.unpaid_total], ['invoiced', 'unpaid', '0.00', '50.00']);
+      const operations = await server.platform.db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', transaction.uuid).execute();
+      assert.deepEqual(operations.map((op) => [op.kind, op.status, op.response_code, op.card_last4]), [[index < 2 ? 'sale' : 'authorize', 'declined', '51', '0341']]);
+    }
+    const failures = await receiver.waitFor({ path, action: 'order.payment_failure' }, charges.length);
+    for (const request of failures) {
+      const { order } = (JSON.parse(request.rawBody.toString()) as { data: { order: { correspondence_state: string } } }).data;
+      assert.equal(order.correspondence_state, 'unpaid');
+    }
+    assert.equal((await client.customers.checkToken(token.token)).state, 'success', 'a declined charge leaves the token as it is');
+    // The control: an ordinary card's token pays the same order.
+    const good = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
+    const paid = await client.orders.pay({ reference_number: reference }, { payment_token: { token: good.token, entry_type: 'mit' } });
+    assert.deepEqual([paid.transaction.success, paid.transaction.payment_data.resp_code], [true, '00']);
+    assert.deepEqual([paid.order.correspondence_state, paid.order.paid_total], ['paid', '50.00']);
+    await receiver.waitFor({ path, action: 'order.paid' });
+  });
+
   test('charging is refused for a failed, pending or deleted token, another customer\'s or merchant\'s, or two amounts', async () => {
     const customer = await newCustomer();
     const other = await newCustomer();

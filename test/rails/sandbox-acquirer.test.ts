@@ -25,6 +25,24 @@ describe('the sandbox acquirer', () => {
     assert.deepEqual(again, first);
   });
 
+  test('4000 0000 0000 0341: its verification is approved without a challenge; every charge of the stored card, and of the number, is declined 51', async () => {
+    const bindsThenDeclines = { ...card, number: '4000000000000341' };
+    const verified = await acquirer.authorize({ ...operation('op-0341-bind'), amount: 100, capture: false, card: bindsThenDeclines, verification: true });
+    assert.deepEqual([verified.status, verified.responseCode, verified.payerAction], ['approved', '00', undefined]);
+    const released = await acquirer.void({ ...operation('op-0341-bind:void'), amount: 100, originalReference: 'op-0341-bind' });
+    assert.equal(released.status, 'approved');
+    for (const [reference, capture, entry] of [['op-0341-mit', true, 'mit'], ['op-0341-mit-again', true, 'mit'], ['op-0341-cit-auth', false, 'cit']] as const) {
+      const charged = await acquirer.authorize({ ...operation(reference), capture, card: { storedReference: 'op-0341-bind', entry } });
+      assert.deepEqual([charged.status, charged.responseCode, charged.responseMessage, charged.authCode], ['declined', '51', 'Insufficient funds', undefined], reference);
+    }
+    const direct = await acquirer.authorize({ ...operation('op-0341-direct'), capture: true, card: bindsThenDeclines });
+    assert.deepEqual([direct.status, direct.responseCode], ['declined', '51']);
+    // The control: an ordinary stored card is charged.
+    await acquirer.authorize({ ...operation('op-3055-bind'), amount: 100, capture: false, card: { ...card, number: '4000000000003055' }, verification: true });
+    const ordinary = await acquirer.authorize({ ...operation('op-3055-mit'), capture: true, card: { storedReference: 'op-3055-bind', entry: 'mit' } });
+    assert.deepEqual([ordinary.status, ordinary.responseCode], ['approved', '00']);
+  });
+
   test('resolving an operation that never arrived cancels it: arriving late, it is refused', async () => {
     const resolved = await acquirer.resolve({ ...operation('op-late'), kind: 'authorize' });
     assert.deepEqual([resolved.status, resolved.responseCode], ['failed', '91']);

@@ -15,6 +15,8 @@ export const CARDS = {
   incorrectCvv: '4000000000000127',
   challenge: '4000000000003220',
   frictionless: '4000000000003055',
+  /** Binds (frictionless), then every charge, of its token or of the number, is declined: 51 "Insufficient funds". */
+  bindsThenDeclines: '4000000000000341',
   slow: '4000000000006207',
   fault: '4000000000000119',
 } as const;

@@ -75,7 +75,7 @@ ${cardFields({ holderRequired: true })}
 <button type="submit" data-testid="save">Save card</button>
 </form>
 ${sandbox && html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</code> asks for 3-D Secure, <code>4000 0000 0000 3055</code> is saved at once,
-<code>4000 0000 0000 0002</code> is declined.</p>`}
+<code>4000 0000 0000 0002</code> is declined, <code>4000 0000 0000 0341</code> is saved at once but every later charge is declined.</p>`}
 </section>`;
 }
 

@@ -8,7 +8,7 @@ import { forUpdate } from '../../platform/database/locking.js';
 import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
 import { exponentOf, formatAmount } from '../../platform/money/money.js';
 import type { AcquirerResult, AutoDebitWallet, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
-import { answerDelayOf, sandboxOutcome } from './cards.js';
+import { answerDelayOf, sandboxOutcome, storedChargeDeclineOf } from './cards.js';
 
 export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
 type Operation = SandboxOperation;
@@ -45,6 +45,8 @@ export class SandboxAcquirer implements CardAcquirer {
         return result;
       }
       case 'decline':
+        // A card that binds and then declines: its verification (no charge: voided at once) is approved, frictionless.
+        if (request.verification && outcome.verifies) return this.record(request, { ...base, status: 'approved', ...APPROVED });
         return this.record(request, { ...base, status: 'declined', responseCode: outcome.code, responseMessage: outcome.message });
       case 'fault':
         return this.record(request, { ...base, status: 'failed', responseCode: outcome.code, responseMessage: outcome.message });
@@ -53,13 +55,18 @@ export class SandboxAcquirer implements CardAcquirer {
     }
   }
 
-  /** A stored card (a payment token): charged as it was verified, with no new challenge. */
+  /**
+   * A stored card (a payment token): charged as it was verified, with no new challenge; a card that binds and
+   * then declines (./cards.ts) is declined, known from its first six and last four digits as the acquirer keeps them.
+   */
   private async chargeStored(request: MoneyOperation, kind: 'sale' | 'authorize', storedReference: string): Promise<AcquirerResult> {
     const stored = await this.find(storedReference);
     const base = { kind, card_first6: stored?.card_first6 ?? null, card_last4: stored?.card_last4 ?? null, card_brand: stored?.card_brand ?? null };
     if (!stored || stored.status !== 'approved' || (stored.kind !== 'authorize' && stored.kind !== 'agreement')) {
       return this.record(request, { ...base, status: 'declined', responseCode: '14', responseMessage: 'Invalid card: no card stored under this reference' });
     }
+    const decline = storedChargeDeclineOf({ first6: stored.card_first6, last4: stored.card_last4 });
+    if (decline) return this.record(request, { ...base, status: 'declined', responseCode: decline.code, responseMessage: decline.message });
     return this.record(request, { ...base, status: 'approved', ...APPROVED });
   }
 
