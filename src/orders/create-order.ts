@@ -26,11 +26,35 @@ const SOURCE = 'OpenAPI';
 const TYPE = 'Online';
 
 /**
- * Creates an order. The reference number is the order's natural key: creating again with the same one and the
- * same content returns the existing order, with different content it is refused.
+ * What a caller may ask of `createOrder` beyond the input. The HTTP route (`POST .../orders`) sets `paymentLink` only;
+ * `discountLines` and `appId` are for orders paygate makes itself (the recurring billing's generated orders), so that
+ * the route keeps refusing a negative `Charge` line and keeps taking the app from the signed request.
  */
-export async function createOrder(ctx: Context, input: CreateOrderInput, options: { paymentLink?: boolean } = {}): Promise<OrderView> {
-  const draft = await readOrder(ctx, input);
+export interface CreateOrderOptions {
+  /** Answer with the order's payment link (the route's `with_payment_link`). */
+  paymentLink?: boolean;
+  /**
+   * Accept a `Charge` line with a negative price: a discount (a plan's discount_amount), labelled as such by the
+   * caller. Every other check stands: only `Charge` and `Rounding` lines may be negative, the lines must add up to
+   * `charge_fee`, and `charge_fee` must be more than 0. Off by default: the route refuses such a line (400104).
+   */
+  discountLines?: boolean;
+  /**
+   * The app the order belongs to, in place of `ctx.actor`'s (a scheduled job's actor is `system`, which gives none):
+   * the order's events are sent to its `callback_url` signed by this app's webhook key. It must be an app of
+   * `ctx.merchant` (not checked here); a disabled or unknown one signs nothing, and the merchant's oldest active
+   * app signs instead, as for an order made without an app. Not part of the content a re-create compares.
+   */
+  appId?: string;
+}
+
+/**
+ * Creates an order. The reference number is the order's natural key: creating again with the same one and the
+ * same content returns the existing order, with different content it is refused. The order gets a `due_date`
+ * (and so the overdue job that voids it) only when the input gives one.
+ */
+export async function createOrder(ctx: Context, input: CreateOrderInput, options: CreateOrderOptions = {}): Promise<OrderView> {
+  const draft = await readOrder(ctx, input, options);
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await inTransaction(ctx, async (tx) => {
@@ -70,7 +94,7 @@ interface Draft {
 }
 
 /** Checks everything the order says, naming the field at fault; nothing is written yet. */
-async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> {
+async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateOrderOptions): Promise<Draft> {
   const body = input.order;
   const { code: currency, exponent } = readCurrency(body.currency, 'order.currency');
   const amount = (value: string | number, field: string, rules: AmountRules = {}) =>
@@ -87,7 +111,8 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
   const orderId = newId();
   const items: LineItemRow[] = (body.line_items ?? []).map((item, index) => {
     const field = `order.line_items[${index}]`;
-    const price = amount(item.price, `${field}.price`, { allowZero: true, allowNegative: item.purchasable_type === 'Rounding' });
+    const negativeAllowed = item.purchasable_type === 'Rounding' || (options.discountLines === true && item.purchasable_type === 'Charge');
+    const price = amount(item.price, `${field}.price`, { allowZero: true, allowNegative: negativeAllowed });
     const lineTotal = price * item.quantity;
     if (!isExact(lineTotal)) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, `${field}.total is too large.`);
     if (item.total !== undefined && amount(item.total, `${field}.total`, { allowZero: true, allowNegative: true }) !== lineTotal) {
@@ -158,7 +183,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput): Promise<Draft> 
       return_url: returnUrl,
       customer_id: customerUuid,
       content_hash: createHash('sha256').update(JSON.stringify(content)).digest('hex'),
-      app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
+      app_id: options.appId ?? (ctx.actor.kind === 'app' ? ctx.actor.appId : null),
       voided_at: null,
       created_at: now,
       updated_at: now,
