@@ -10,6 +10,9 @@ import type {
   RecurringItem,
   RecurringItemInput,
   RecurringItemPage,
+  RecurringPlan,
+  RecurringPlanInput,
+  RecurringPlanPage,
   AutoDebitWallet,
   BindCardInput,
   Customer,
@@ -404,6 +407,19 @@ class RecurringApi {
 
   async deleteBillingConfig(id: string, options?: RequestOptions): Promise<BillingConfig> {
     return (await invoke<'deleteBillingConfig'>(this.client, 'DELETE', `${RECURRING}/billing_configs/${encodeURIComponent(id)}`, undefined, options)).config;
+  }
+
+  /** Creates a plan (the same reference and content answers the plan made before); billing starts at its first cycle's start. */
+  async createPlan(plan: RecurringPlanInput, options?: RequestOptions): Promise<RecurringPlan> {
+    return (await invoke<'createRecurringPlan'>(this.client, 'POST', `${RECURRING}/plan`, { plan }, options)).plan;
+  }
+
+  async getPlan(id: string, options?: RequestOptions): Promise<RecurringPlan> {
+    return (await invoke<'getRecurringPlan'>(this.client, 'GET', `${RECURRING}/plan/${encodeURIComponent(id)}`, undefined, options)).plan;
+  }
+
+  async listPlans(page: ListPage = {}, options?: RequestOptions): Promise<RecurringPlanPage> {
+    return invoke<'listRecurringPlans'>(this.client, 'GET', `${RECURRING}/plan${listQuery(page)}`, undefined, options);
   }
 }
 

@@ -124,6 +124,9 @@ export type RecurringItemPage = ReplyData<'listRecurringItems'>;
 export type BillingConfig = ReplyData<'getBillingConfig'>['config'];
 export type BillingConfigInput = RequestBody<'createBillingConfig'>['config'];
 export type BillingConfigPage = ReplyData<'listBillingConfigs'>;
+export type RecurringPlan = ReplyData<'getRecurringPlan'>['plan'];
+export type RecurringPlanInput = RequestBody<'createRecurringPlan'>['plan'];
+export type RecurringPlanPage = ReplyData<'listRecurringPlans'>;
 
 /** A page of a list and its filters: the query language's parameters, e.g. `{ 'filter[currency][_eq]': 'HKD' }`. */
 export interface ListPage {
@@ -140,7 +143,8 @@ export type WebhookAttempt = WebhookDelivery['attempts'][number];
 
 /** The actions paygate sends today (`WebhookEvent.action`, X-Action); the server declares the field as text. */
 export type WebhookAction =
-  | 'order.created' | 'order.authorized' | 'order.paid' | 'order.payment_failure' | 'order.voided' | 'order.refunded' | 'transaction.voided';
+  | 'order.created' | 'order.authorized' | 'order.paid' | 'order.payment_failure' | 'order.voided' | 'order.refunded' | 'transaction.voided'
+  | 'recurring.plan_created' | 'recurring.cycle_started' | 'recurring.payment_failed' | 'recurring.uncollectible' | 'recurring.plan_completed';
 
 export type SandboxClock = ReplyData<'readSandboxClock'>;
 

@@ -38,7 +38,7 @@ const server = createServer((request, response) => {
 
 /**
  * The shop's own work, by kind of event (docs/webhooks.md lists them). Order events carry the order as it was at
- * the event; payment token events carry the customer and the token. A kind this shop does not know yet (paygate
+ * the event; payment token events carry the customer and the token; plan events the plan and the billing. A kind this shop does not know yet (paygate
  * may add some) is noted and left alone: it was answered 200 all the same, and is never sent again.
  */
 function handle(event) {
@@ -48,6 +48,9 @@ function handle(event) {
     log({ action: event.action, order: order.reference_number, state: order.state, correspondence_state: order.correspondence_state });
   } else if (event.action.startsWith('payment_token.')) {
     log({ action: event.action, customer: data.customer_uuid, token: data.payment_token.token, token_state: data.payment_token.state });
+  } else if (event.action.startsWith('recurring.')) {
+    const { plan, billing } = data;
+    log({ action: event.action, plan: plan.reference_number, plan_state: plan.state, order: billing?.order_number, retry_at: billing?.retry_at });
   } else {
     log({ action: event.action, unhandled: true });
   }

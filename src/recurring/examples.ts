@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
-import type { BillingConfigSchema, ItemSchema } from './schemas.js';
+import type { BillingConfigSchema, ItemSchema, PlanSchema } from './schemas.js';
+import { EXAMPLE_CUSTOMER_UUID } from '../customers/examples.js';
 
 /** The item and billing config of the API reference's examples (/docs): a monthly subscription of HKD 99.90. */
 export const EXAMPLE_ITEM_ID = '019ac2f5-7c1e-7000-8a5e-3f0c9b1d2e4a';
@@ -21,5 +22,30 @@ export function exampleConfig(deletedAt: string | null = null): Static<typeof Bi
   return {
     id: EXAMPLE_CONFIG_ID, interval_count: 1, billing_interval: 'monthly', billing_type: 'automated',
     billing_proration_enabled: false, description: NEW_CONFIG.description, created_at: CREATED, updated_at: deletedAt ?? CREATED, deleted_at: deletedAt,
+  };
+}
+
+export const EXAMPLE_PLAN_ID = '019ac2f6-0b13-7000-8c4f-2a7e5d9b1c3e';
+
+export const NEW_PLAN = {
+  name: 'Gold membership for Chan Tai Man',
+  reference_number: 'GOLD-1001',
+  customer_uuid: EXAMPLE_CUSTOMER_UUID,
+  payment_retry_count: 3,
+  payment_retry_day_period: 3,
+  cycles: [{ name: 'Monthly', recurring_items: [{ id: EXAMPLE_ITEM_ID, quantity: 1 }], recurring_billing_config: EXAMPLE_CONFIG_ID, estimated_start_date: '2026-12-01', interval_counts: 12 }],
+};
+
+export function examplePlan(): Static<typeof PlanSchema> {
+  return {
+    id: EXAMPLE_PLAN_ID, reference_number: NEW_PLAN.reference_number, name: NEW_PLAN.name, customer_uuid: EXAMPLE_CUSTOMER_UUID,
+    state: 'active', currency: 'HKD', default_collection_method: 'charge_automatically', payment_retry_count: 3, payment_retry_day_period: 3,
+    cycles: [{
+      id: '019ac2f6-0b13-7001-9d5e-3b8f6e0c2d4f', name: 'Monthly', state: 'active', billing_count: 0,
+      next_execute_time: '2026-11-30T16:00:00.000Z', estimated_start_date: '2026-11-30T16:00:00.000Z', estimated_end_date: null,
+      interval_counts: 12, discount_amount: 0, amount: 99.9, recurring_billing_config: exampleConfig(),
+      recurring_items: [{ ...exampleItem(), quantity: 1 }],
+    }],
+    created_at: CREATED, updated_at: CREATED,
   };
 }

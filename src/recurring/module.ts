@@ -1,11 +1,16 @@
 import { defineModule } from '../module.js';
+import { merchantJob } from '../scheduler/scheduler.js';
+import { BILLING_JOB, runDuePlans } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
+import { PLAN_EVENTS } from './events.js';
 import { RECURRING_ROUTES } from './routes.js';
 
-/** Recurring payments (operation 3): items and billing configs so far; plans and their billing engine build on them. */
+/** Recurring payments (operation 3): items, billing configs, plans and the billing engine on the business clock. */
 export const recurringModule = defineModule({
   name: 'recurring',
   routes: RECURRING_ROUTES,
-  tags: [{ name: 'recurring', description: 'Recurring payments: items, billing configs.' }],
+  tags: [{ name: 'recurring', description: 'Recurring payments: items, billing configs, plans.' }],
   errors: RECURRING_ERRORS,
+  events: Object.values(PLAN_EVENTS),
+  jobs: [merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx))],
 });

@@ -1,7 +1,10 @@
 import type { Static } from 'typebox';
 import { amountAsNumber } from '../platform/money/money.js';
 import type { BillingConfigRow, ItemRow } from './catalogue.js';
-import type { BillingConfigSchema, ItemSchema } from './schemas.js';
+import { cycleAmount, nextExecuteTime } from './schedule.js';
+import type { PlanView } from './view.js';
+import type { BillingRow, PlanRow } from './store.js';
+import type { BillingConfigSchema, CycleSchema, ItemSchema, PlanSchema } from './schemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -34,5 +37,65 @@ export function presentBillingConfig(row: BillingConfigRow): Static<typeof Billi
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     deleted_at: row.deleted_at === null ? null : iso(row.deleted_at),
+  };
+}
+
+const isoOrNull = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : iso(ms));
+
+/** A plan with its cycles: each with its state, billings so far, next execution time, amounts, config and items. */
+export function presentPlan(view: PlanView): Static<typeof PlanSchema> {
+  const { plan } = view;
+  const money = (minor: number) => amountAsNumber(minor, plan.currency_exponent);
+  return {
+    id: plan.id,
+    reference_number: plan.reference_number,
+    name: plan.name,
+    customer_uuid: view.customerUuid,
+    state: plan.state as Static<typeof PlanSchema>['state'],
+    currency: plan.currency,
+    default_collection_method: plan.default_collection_method,
+    ...(plan.payment_token !== null && { default_payment_token: plan.payment_token }),
+    payment_retry_count: plan.payment_retry_count,
+    payment_retry_day_period: plan.payment_retry_day_period,
+    ...(plan.note !== null && { note: plan.note }),
+    ...(plan.redirect_url !== null && { redirect_url: plan.redirect_url }),
+    ...(plan.description !== null && { description: plan.description }),
+    cycles: view.cycles.map((entry): Static<typeof CycleSchema> => {
+      const { cycle } = entry;
+      return {
+        id: cycle.id,
+        ...(cycle.name !== null && { name: cycle.name }),
+        ...(cycle.description !== null && { description: cycle.description }),
+        state: cycle.state as Static<typeof CycleSchema>['state'],
+        billing_count: cycle.billing_count,
+        next_execute_time: isoOrNull(nextExecuteTime(view, cycle.id, view.zone)),
+        estimated_start_date: isoOrNull(cycle.start_at ?? cycle.estimated_start_at),
+        estimated_end_date: isoOrNull(cycle.estimated_end_at),
+        interval_counts: cycle.interval_counts,
+        discount_amount: money(cycle.discount_amount),
+        amount: money(cycleAmount(entry)),
+        recurring_billing_config: presentBillingConfig(entry.config),
+        recurring_items: entry.items.map(({ item, quantity }) => ({ ...presentItem(item), quantity })),
+      };
+    }),
+    created_at: iso(plan.created_at),
+    updated_at: iso(plan.updated_at),
+  };
+}
+
+/** A billing, as the plan events carry it. */
+export function presentBilling(billing: BillingRow, plan: PlanRow) {
+  return {
+    cycle_id: billing.cycle_id,
+    sequence: billing.sequence,
+    billing_time: iso(billing.billing_at),
+    period_start: iso(billing.period_start),
+    period_end: iso(billing.period_end),
+    amount: amountAsNumber(billing.amount, plan.currency_exponent),
+    state: billing.state,
+    attempt: billing.attempt,
+    order_number: billing.order_number,
+    retry_at: isoOrNull(billing.retry_at),
+    failure: billing.last_error,
   };
 }

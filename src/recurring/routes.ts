@@ -14,6 +14,11 @@ import {
   type ItemRow,
 } from './catalogue.js';
 import { RECURRING_ERRORS } from './errors.js';
+import { createPlan, getPlan, listMerchantPlans } from './plans.js';
+import { presentPlan } from './present.js';
+import type { PlanView } from './view.js';
+import { CUSTOMER_ERRORS } from '../customers/errors.js';
+import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 import { EXAMPLE_CONFIG_ID, EXAMPLE_ITEM_ID, exampleConfig, exampleItem, NEW_CONFIG, NEW_ITEM } from './examples.js';
 import { presentBillingConfig, presentItem } from './present.js';
 import {
@@ -23,9 +28,13 @@ import {
   CreateItemBody,
   ItemData,
   ItemListData,
+  CreatePlanBody,
   ListQuery,
+  PlanData,
+  PlanListData,
   RecordParams,
 } from './schemas.js';
+import { examplePlan, EXAMPLE_PLAN_ID, NEW_PLAN } from './examples.js';
 
 const BASE = '/svc/payment/api/v1/openapi/recurring_payments';
 const TAGS = ['recurring'];
@@ -158,4 +167,59 @@ const CONFIG_ROUTES = [
   }),
 ];
 
-export const RECURRING_ROUTES = [...ITEM_ROUTES, ...CONFIG_ROUTES];
+const planReply = (view: PlanView) => ({ plan: presentPlan(view) });
+
+const PLAN_ROUTES = [
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/plan`,
+    operationId: 'createRecurringPlan',
+    summary: "Create a recurring plan for a customer: cycles of items and a billing config, billed on the merchant's clock (docs/recurring.md).",
+    description: 'The same reference_number with the same content answers the plan made before; with other content it is refused (500302).',
+    tags: TAGS,
+    body: CreatePlanBody,
+    data: PlanData,
+    errors: [
+      CUSTOMER_ERRORS.customerNotFound, TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotChargeable, PLATFORM_ERRORS.currencyInvalid,
+      RECURRING_ERRORS.recurringItemNotFound, RECURRING_ERRORS.recurringItemDeleted, RECURRING_ERRORS.billingConfigNotFound,
+      RECURRING_ERRORS.billingConfigDeleted, RECURRING_ERRORS.planReferenceTaken, RECURRING_ERRORS.planTokenMissing,
+    ],
+    handler: ({ ctx, body }) => createPlan(ctx, body.plan),
+    present: planReply,
+    example: { request: { body: { plan: NEW_PLAN } }, reply: { plan: examplePlan() }, client: clientCall('recurring.createPlan', NEW_PLAN) },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/plan`,
+    operationId: 'listRecurringPlans',
+    summary: 'List recurring plans, newest first, with filter[field][operator]=value.',
+    tags: TAGS,
+    querystring: ListQuery,
+    data: PlanListData,
+    errors: [],
+    handler: async ({ ctx, query }) => {
+      const { views, total } = await listMerchantPlans(ctx, query as Record<string, unknown>, query);
+      return { plans: views.map(presentPlan), offset: query.offset, limit: query.limit, total };
+    },
+    example: {
+      request: { query: { 'filter[state][_eq]': 'active' } },
+      reply: { plans: [examplePlan()], offset: 0, limit: 20, total: 1 },
+      client: clientCall('recurring.listPlans', { filters: { 'filter[state][_eq]': 'active' } }),
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/plan/:id`,
+    operationId: 'getRecurringPlan',
+    summary: 'Read a plan with its cycles: state, billing_count, next_execute_time, amounts.',
+    tags: TAGS,
+    params: RecordParams,
+    data: PlanData,
+    errors: [RECURRING_ERRORS.planNotFound],
+    handler: ({ ctx, params }) => getPlan(ctx, params.id),
+    present: planReply,
+    example: { request: { params: { id: EXAMPLE_PLAN_ID } }, reply: { plan: examplePlan() }, client: clientCall('recurring.getPlan', EXAMPLE_PLAN_ID) },
+  }),
+];
+
+export const RECURRING_ROUTES = [...ITEM_ROUTES, ...CONFIG_ROUTES, ...PLAN_ROUTES];

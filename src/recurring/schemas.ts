@@ -84,3 +84,89 @@ export const BillingConfigListData = Type.Object({
   limit: Type.Integer(),
   total: Type.Integer({ description: 'Billing configs matching the filters, in all.' }),
 });
+
+// ---- plans ----
+
+export const PLAN_STATES = ['active', 'completed', 'cancelled', 'uncollectible'] as const;
+export const CYCLE_STATES = ['pending', 'active', 'completed', 'cancelled', 'uncollectible'] as const;
+
+const Instant = (description: string) => Type.String({
+  maxLength: 40, description: `${description} An RFC 3339 time with offset, or a date (YYYY-MM-DD: midnight in the merchant's time zone).`,
+});
+
+const CycleInput = Type.Object({
+  name: optionalText(255),
+  description: optionalText(1000),
+  recurring_items: Type.Array(Type.Object({
+    id: Type.String({ maxLength: 64, description: 'A recurring item (not deleted) of the merchant.' }),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: '1 when omitted.' })),
+  }), { minItems: 1, maxItems: 50 }),
+  recurring_billing_config: Type.String({ maxLength: 64, description: 'A billing config (not deleted) of the merchant.' }),
+  estimated_start_date: Type.Optional(Nullable(Instant('First cycle only: when billing starts; now when omitted or past.'))),
+  estimated_end_date: Type.Optional(Nullable(Instant('No billing at or after this time; the next cycle starts then.'))),
+  interval_counts: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 10_000, description: 'How many periods the cycle bills; the next cycle starts after the last.' }))),
+  discount_amount: Type.Optional(AmountInput({ description: "Taken off every billing of the cycle, in the currency's decimals; 0 when omitted." })),
+});
+
+export const CreatePlanBody = Type.Object({
+  plan: Type.Object({
+    name: requiredText(255),
+    reference_number: requiredText(200, 'Unique per merchant; generated orders are numbered reference_number-1, -2, …'),
+    customer_uuid: requiredText(64),
+    default_collection_method: Type.Optional(StringEnum(['charge_automatically'] as const)),
+    default_payment_token: optionalText(128, "The token to charge; the customer's default token (as it is at each billing) when omitted."),
+    payment_retry_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Retries of a failed charge before the cycle is uncollectible; 3 when omitted.' })),
+    payment_retry_day_period: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, description: 'Days between retries; 1 when omitted.' })),
+    note: optionalText(254, 'Copied to every generated order.'),
+    redirect_url: optionalText(1000, 'Copied to every generated order.'),
+    description: optionalText(1000),
+    cycles: Type.Array(CycleInput, { minItems: 1, maxItems: 20 }),
+  }),
+});
+
+export const PlanListQuery = ListQuery;
+
+const PlanItemSchema = Type.Object({ ...ItemSchema.properties, quantity: Type.Integer() });
+
+export const CycleSchema = Type.Object({
+  id: Type.String(),
+  name: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  state: StringEnum(CYCLE_STATES),
+  billing_count: Type.Integer({ description: 'Billings of the cycle paid so far (free ones included).' }),
+  next_execute_time: Nullable(Type.String({ description: 'The next billing of the cycle; null when none is coming.' })),
+  estimated_start_date: Nullable(Type.String({ description: 'When the cycle starts (or started); a later cycle reads the end of the one before.' })),
+  estimated_end_date: Nullable(Type.String()),
+  interval_counts: Nullable(Type.Integer()),
+  discount_amount: Type.Number(),
+  amount: Type.Number({ description: 'What one full period of the cycle costs: its items less its discount.' }),
+  recurring_billing_config: BillingConfigSchema,
+  recurring_items: Type.Array(PlanItemSchema),
+});
+
+export const PlanSchema = Type.Object({
+  id: Type.String(),
+  reference_number: Type.String(),
+  name: Type.String(),
+  customer_uuid: Type.String(),
+  state: StringEnum(PLAN_STATES),
+  currency: Type.String(),
+  default_collection_method: Type.String(),
+  default_payment_token: Type.Optional(Type.String()),
+  payment_retry_count: Type.Integer(),
+  payment_retry_day_period: Type.Integer(),
+  note: Type.Optional(Type.String()),
+  redirect_url: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  cycles: Type.Array(CycleSchema),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export const PlanData = Type.Object({ plan: PlanSchema });
+export const PlanListData = Type.Object({
+  plans: Type.Array(PlanSchema),
+  offset: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer({ description: 'Plans matching the filters, in all.' }),
+});

@@ -1,12 +1,19 @@
 import type { Insertable, Selectable } from 'kysely';
 import { isPostgres, type Db } from '../platform/database/database.js';
-import type { RecurringBillingConfigsTable, RecurringItemsTable } from '../platform/database/schema.js';
+import { forUpdate } from '../platform/database/locking.js';
+import type {
+  RecurringBillingConfigsTable, RecurringBillingsTable, RecurringCycleItemsTable, RecurringCyclesTable, RecurringItemsTable, RecurringPlansTable,
+} from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
-import { BILLING_INTERVALS, BILLING_TYPES } from './schemas.js';
+import { BILLING_INTERVALS, BILLING_TYPES, PLAN_STATES } from './schemas.js';
 
 export type ItemRow = Selectable<RecurringItemsTable>;
 export type BillingConfigRow = Selectable<RecurringBillingConfigsTable>;
+export type PlanRow = Selectable<RecurringPlansTable>;
+export type CycleRow = Selectable<RecurringCyclesTable>;
+export type CycleItemRow = Selectable<RecurringCycleItemsTable>;
+export type BillingRow = Selectable<RecurringBillingsTable>;
 
 type CatalogueTable = 'recurring_items' | 'recurring_billing_configs';
 
@@ -90,4 +97,98 @@ async function listOf(
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
+}
+
+// ---- plans ----
+
+/** The fields `GET recurring_payments/plan` filters on. */
+export const PLAN_FILTERS: FilterCatalogue = {
+  id: { type: 'text', column: 'recurring_plans.id' },
+  reference_number: { type: 'text', column: 'recurring_plans.reference_number' },
+  name: { type: 'text', column: 'recurring_plans.name' },
+  state: { type: 'text', column: 'recurring_plans.state', values: PLAN_STATES },
+  currency: { type: 'text', column: 'recurring_plans.currency' },
+  customer_uuid: { type: 'text', column: 'recurring_plans.customer_id' },
+  created_at: { type: 'time', column: 'recurring_plans.created_at' },
+  updated_at: { type: 'time', column: 'recurring_plans.updated_at' },
+};
+
+export async function findItems(db: Db, merchantId: string, ids: string[]): Promise<ItemRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('recurring_items').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+}
+
+export async function findBillingConfigs(db: Db, merchantId: string, ids: string[]): Promise<BillingConfigRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('recurring_billing_configs').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+}
+
+export async function findPlanByReference(db: Db, merchantId: string, referenceNumber: string): Promise<PlanRow | undefined> {
+  return db.selectFrom('recurring_plans').selectAll().where('merchant_id', '=', merchantId).where('reference_number', '=', referenceNumber).executeTakeFirst();
+}
+
+export async function findPlan(db: Db, merchantId: string, id: string, lock = false): Promise<PlanRow | undefined> {
+  const query = db.selectFrom('recurring_plans').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id);
+  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
+}
+
+export async function insertPlan(db: Db, plan: PlanRow, cycles: CycleRow[], items: CycleItemRow[]): Promise<void> {
+  await db.insertInto('recurring_plans').values(plan).execute();
+  await db.insertInto('recurring_cycles').values(cycles).execute();
+  await db.insertInto('recurring_cycle_items').values(items).execute();
+}
+
+export async function updatePlan(db: Db, merchantId: string, id: string, patch: Partial<Omit<PlanRow, 'id' | 'merchant_id'>>): Promise<void> {
+  await db.updateTable('recurring_plans').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id).execute();
+}
+
+export async function updateCycle(db: Db, merchantId: string, id: string, patch: Partial<Omit<CycleRow, 'id' | 'merchant_id' | 'plan_id'>>): Promise<void> {
+  await db.updateTable('recurring_cycles').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id).execute();
+}
+
+export async function cyclesOfPlans(db: Db, merchantId: string, planIds: string[]): Promise<CycleRow[]> {
+  if (planIds.length === 0) return [];
+  return db.selectFrom('recurring_cycles').selectAll().where('merchant_id', '=', merchantId).where('plan_id', 'in', planIds)
+    .orderBy('plan_id').orderBy('position').execute();
+}
+
+export async function itemsOfCycles(db: Db, merchantId: string, cycleIds: string[]): Promise<CycleItemRow[]> {
+  if (cycleIds.length === 0) return [];
+  return db.selectFrom('recurring_cycle_items').selectAll().where('merchant_id', '=', merchantId).where('cycle_id', 'in', cycleIds)
+    .orderBy('cycle_id').orderBy('position').execute();
+}
+
+/** A page of the merchant's plans, newest first, and how many match in all. */
+export async function listPlans(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: PlanRow[]; total: number }> {
+  const postgres = isPostgres(db);
+  let query = db.selectFrom('recurring_plans').where('recurring_plans.merchant_id', '=', merchantId);
+  for (const condition of conditions) query = query.where(conditionSql(condition, PLAN_FILTERS, postgres));
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('recurring_plans.created_at', 'desc').orderBy('recurring_plans.id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+/** Plans of the merchant with work due by `now`, the most overdue first. */
+export async function duePlanIds(db: Db, merchantId: string, now: number, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('recurring_plans').select('id').where('merchant_id', '=', merchantId)
+    .where('next_due_at', 'is not', null).where('next_due_at', '<=', now).orderBy('next_due_at').orderBy('id').limit(limit).execute();
+  return rows.map((row) => row.id);
+}
+
+// ---- billings ----
+
+export async function billingsOfPlans(db: Db, merchantId: string, planIds: string[]): Promise<BillingRow[]> {
+  if (planIds.length === 0) return [];
+  return db.selectFrom('recurring_billings').selectAll().where('merchant_id', '=', merchantId).where('plan_id', 'in', planIds)
+    .orderBy('billing_at').orderBy('sequence').execute();
+}
+
+export async function insertBilling(db: Db, row: BillingRow): Promise<void> {
+  await db.insertInto('recurring_billings').values(row).execute();
+}
+
+export async function updateBilling(db: Db, merchantId: string, id: string, patch: Partial<Omit<BillingRow, 'id' | 'merchant_id'>>): Promise<void> {
+  await db.updateTable('recurring_billings').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id).execute();
 }

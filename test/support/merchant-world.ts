@@ -40,6 +40,8 @@ export class MerchantWorld {
   /** A recurring item and a billing config, not deleted. */
   item!: { id: string };
   config!: { id: string };
+  /** A monthly plan of the customer, paid by the world's token. */
+  plan!: { id: string };
 
   private constructor(readonly server: TestServer, readonly merchant: TestMerchant) {}
 
@@ -69,6 +71,13 @@ export class MerchantWorld {
 
     this.item = { id: await this.newItem() };
     this.config = { id: await this.newBillingConfig() };
+    const { plan } = await this.call('POST', `${API}/recurring_payments/plan`, { plan: {
+      name: 'Gold', reference_number: this.unique('plan'), customer_uuid: this.customer.uuid, default_payment_token: this.token.token,
+      // Starting in the future: nothing bills, so reads of it are stable while the route tests compare them.
+      cycles: [{ recurring_items: [{ id: this.item.id }], recurring_billing_config: this.config.id, estimated_start_date: '2029-01-01' }],
+    } });
+    this.plan = { id: plan.id };
+    this.remember([plan.id], () => this.call('GET', `${API}/recurring_payments/plan/${plan.id}`));
 
     const events = await this.deliveredEvents(this.paidOrder.order);
     this.event = { id: events[0]!.event_id, order: this.paidOrder.order };

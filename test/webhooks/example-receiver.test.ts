@@ -55,6 +55,22 @@ describe('the example webhook receiver of docs/', () => {
       const bound = await client.customers.bindCard(customer.uuid, bindingCard(CARDS.frictionless));
       await client.customers.bindCard(customer.uuid, bindingCard(CARDS.doNotHonour));
       await client.customers.deleteToken(customer.uuid, bound.token);
+      // A plan of two free daily cycles (created, cycle started, completed: no orders), and one whose charges are
+      // declined (a failed payment, retried once, then uncollectible).
+      const subscriber = await newCustomer(client);
+      const free = await client.customers.bindCard(subscriber.uuid, bindingCard(CARDS.frictionless));
+      const trial = await client.recurring.createItem({ label: 'Trial', price: '0', currency: 'HKD' });
+      const daily = await client.recurring.createBillingConfig({ billing_interval: 'daily', billing_type: 'automated' });
+      const oneDay = { recurring_items: [{ id: trial.id }], recurring_billing_config: daily.id, interval_counts: 1 };
+      await client.recurring.createPlan({ name: 'Trial', reference_number: `TRIAL-${subscriber.uuid}`, customer_uuid: subscriber.uuid, default_payment_token: free.token, cycles: [oneDay, oneDay] });
+      const declining = await newCustomer(client);
+      const empty = await client.customers.bindCard(declining.uuid, bindingCard(CARDS.bindsThenDeclines));
+      const paidItem = await client.recurring.createItem({ label: 'Gold', price: '10.00', currency: 'HKD' });
+      await client.recurring.createPlan({
+        name: 'Gold', reference_number: `GOLD-${declining.uuid}`, customer_uuid: declining.uuid, default_payment_token: empty.token,
+        payment_retry_count: 1, payment_retry_day_period: 1, cycles: [{ recurring_items: [{ id: paidItem.id }], recurring_billing_config: daily.id }],
+      });
+      await client.sandbox.advanceClock(2 * DAY + 60);
 
       const sent = MODULES.flatMap((module) => (module.events ?? []).map((type) => type.action)).sort();
       await until(() => new Set(handled().map((line) => line.action)).size === sent.length, 'every kind of event arrived');

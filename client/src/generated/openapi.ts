@@ -440,6 +440,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/payment/api/v1/openapi/recurring_payments/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List recurring plans, newest first, with filter[field][operator]=value. */
+        get: operations["listRecurringPlans"];
+        put?: never;
+        /**
+         * Create a recurring plan for a customer: cycles of items and a billing config, billed on the merchant's clock (docs/recurring.md).
+         * @description The same reference_number with the same content answers the plan made before; with other content it is refused (500302).
+         */
+        post: operations["createRecurringPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/recurring_payments/plan/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a plan with its cycles: state, billing_count, next_execute_time, amounts. */
+        get: operations["getRecurringPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -3371,6 +3409,345 @@ export interface operations {
                                 created_at: string;
                                 updated_at: string;
                                 deleted_at: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listRecurringPlans: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            plans: {
+                                id: string;
+                                reference_number: string;
+                                name: string;
+                                customer_uuid: string;
+                                /** @enum {string} */
+                                state: "active" | "completed" | "cancelled" | "uncollectible";
+                                currency: string;
+                                default_collection_method: string;
+                                default_payment_token?: string;
+                                payment_retry_count: number;
+                                payment_retry_day_period: number;
+                                note?: string;
+                                redirect_url?: string;
+                                description?: string;
+                                cycles: {
+                                    id: string;
+                                    name?: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "active" | "completed" | "cancelled" | "uncollectible";
+                                    /** @description Billings of the cycle paid so far (free ones included). */
+                                    billing_count: number;
+                                    /** @description The next billing of the cycle; null when none is coming. */
+                                    next_execute_time: string | null;
+                                    /** @description When the cycle starts (or started); a later cycle reads the end of the one before. */
+                                    estimated_start_date: string | null;
+                                    estimated_end_date: string | null;
+                                    interval_counts: number | null;
+                                    discount_amount: number;
+                                    /** @description What one full period of the cycle costs: its items less its discount. */
+                                    amount: number;
+                                    recurring_billing_config: {
+                                        id: string;
+                                        interval_count: number;
+                                        /** @enum {string} */
+                                        billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                        /** @enum {string} */
+                                        billing_type: "automated" | "customized";
+                                        /** @description Present on customized yearly configs. */
+                                        billing_month?: number;
+                                        /** @description Present on customized configs. */
+                                        billing_day_of_month?: number;
+                                        billing_proration_enabled: boolean;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                    };
+                                    recurring_items: {
+                                        id: string;
+                                        label: string;
+                                        /** @description In the currency's units, exact to its decimals. */
+                                        price: number;
+                                        currency: string;
+                                        reference_id?: string;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                        quantity: number;
+                                    }[];
+                                }[];
+                                created_at: string;
+                                updated_at: string;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            /** @description Plans matching the filters, in all. */
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createRecurringPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plan: {
+                        name: string;
+                        /** @description Unique per merchant; generated orders are numbered reference_number-1, -2, … */
+                        reference_number: string;
+                        customer_uuid: string;
+                        /** @enum {string} */
+                        default_collection_method?: "charge_automatically";
+                        /** @description The token to charge; the customer's default token (as it is at each billing) when omitted. */
+                        default_payment_token?: string | null;
+                        /** @description Retries of a failed charge before the cycle is uncollectible; 3 when omitted. */
+                        payment_retry_count?: number;
+                        /** @description Days between retries; 1 when omitted. */
+                        payment_retry_day_period?: number;
+                        /** @description Copied to every generated order. */
+                        note?: string | null;
+                        /** @description Copied to every generated order. */
+                        redirect_url?: string | null;
+                        description?: string | null;
+                        cycles: {
+                            name?: string | null;
+                            description?: string | null;
+                            recurring_items: {
+                                /** @description A recurring item (not deleted) of the merchant. */
+                                id: string;
+                                /** @description 1 when omitted. */
+                                quantity?: number;
+                            }[];
+                            /** @description A billing config (not deleted) of the merchant. */
+                            recurring_billing_config: string;
+                            /** @description First cycle only: when billing starts; now when omitted or past. An RFC 3339 time with offset, or a date (YYYY-MM-DD: midnight in the merchant's time zone). */
+                            estimated_start_date?: string | null;
+                            /** @description No billing at or after this time; the next cycle starts then. An RFC 3339 time with offset, or a date (YYYY-MM-DD: midnight in the merchant's time zone). */
+                            estimated_end_date?: string | null;
+                            /** @description How many periods the cycle bills; the next cycle starts after the last. */
+                            interval_counts?: number | null;
+                            /** @description Taken off every billing of the cycle, in the currency's decimals; 0 when omitted. */
+                            discount_amount?: string | number;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            plan: {
+                                id: string;
+                                reference_number: string;
+                                name: string;
+                                customer_uuid: string;
+                                /** @enum {string} */
+                                state: "active" | "completed" | "cancelled" | "uncollectible";
+                                currency: string;
+                                default_collection_method: string;
+                                default_payment_token?: string;
+                                payment_retry_count: number;
+                                payment_retry_day_period: number;
+                                note?: string;
+                                redirect_url?: string;
+                                description?: string;
+                                cycles: {
+                                    id: string;
+                                    name?: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "active" | "completed" | "cancelled" | "uncollectible";
+                                    /** @description Billings of the cycle paid so far (free ones included). */
+                                    billing_count: number;
+                                    /** @description The next billing of the cycle; null when none is coming. */
+                                    next_execute_time: string | null;
+                                    /** @description When the cycle starts (or started); a later cycle reads the end of the one before. */
+                                    estimated_start_date: string | null;
+                                    estimated_end_date: string | null;
+                                    interval_counts: number | null;
+                                    discount_amount: number;
+                                    /** @description What one full period of the cycle costs: its items less its discount. */
+                                    amount: number;
+                                    recurring_billing_config: {
+                                        id: string;
+                                        interval_count: number;
+                                        /** @enum {string} */
+                                        billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                        /** @enum {string} */
+                                        billing_type: "automated" | "customized";
+                                        /** @description Present on customized yearly configs. */
+                                        billing_month?: number;
+                                        /** @description Present on customized configs. */
+                                        billing_day_of_month?: number;
+                                        billing_proration_enabled: boolean;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                    };
+                                    recurring_items: {
+                                        id: string;
+                                        label: string;
+                                        /** @description In the currency's units, exact to its decimals. */
+                                        price: number;
+                                        currency: string;
+                                        reference_id?: string;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                        quantity: number;
+                                    }[];
+                                }[];
+                                created_at: string;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRecurringPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            plan: {
+                                id: string;
+                                reference_number: string;
+                                name: string;
+                                customer_uuid: string;
+                                /** @enum {string} */
+                                state: "active" | "completed" | "cancelled" | "uncollectible";
+                                currency: string;
+                                default_collection_method: string;
+                                default_payment_token?: string;
+                                payment_retry_count: number;
+                                payment_retry_day_period: number;
+                                note?: string;
+                                redirect_url?: string;
+                                description?: string;
+                                cycles: {
+                                    id: string;
+                                    name?: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "active" | "completed" | "cancelled" | "uncollectible";
+                                    /** @description Billings of the cycle paid so far (free ones included). */
+                                    billing_count: number;
+                                    /** @description The next billing of the cycle; null when none is coming. */
+                                    next_execute_time: string | null;
+                                    /** @description When the cycle starts (or started); a later cycle reads the end of the one before. */
+                                    estimated_start_date: string | null;
+                                    estimated_end_date: string | null;
+                                    interval_counts: number | null;
+                                    discount_amount: number;
+                                    /** @description What one full period of the cycle costs: its items less its discount. */
+                                    amount: number;
+                                    recurring_billing_config: {
+                                        id: string;
+                                        interval_count: number;
+                                        /** @enum {string} */
+                                        billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                        /** @enum {string} */
+                                        billing_type: "automated" | "customized";
+                                        /** @description Present on customized yearly configs. */
+                                        billing_month?: number;
+                                        /** @description Present on customized configs. */
+                                        billing_day_of_month?: number;
+                                        billing_proration_enabled: boolean;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                    };
+                                    recurring_items: {
+                                        id: string;
+                                        label: string;
+                                        /** @description In the currency's units, exact to its decimals. */
+                                        price: number;
+                                        currency: string;
+                                        reference_id?: string;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                        quantity: number;
+                                    }[];
+                                }[];
+                                created_at: string;
+                                updated_at: string;
                             };
                         };
                     };

@@ -8,6 +8,7 @@ import * as paymentTokens from './migrations/005_payment_tokens.js';
 import * as eventRetention from './migrations/006_event_retention.js';
 import * as moduleShape from './migrations/007_module_shape.js';
 import * as recurringCatalogue from './migrations/008_recurring_catalogue.js';
+import * as recurringPlans from './migrations/009_recurring_plans.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '006_event_retention': eventRetention,
   '007_module_shape': moduleShape,
   '008_recurring_catalogue': recurringCatalogue,
+  '009_recurring_plans': recurringPlans,
 };
 
 /**

@@ -1,0 +1,268 @@
+import { inTransaction, type Context } from '../context/context.js';
+import { getCustomer } from '../customers/customers.js';
+import { createOrder } from '../orders/create-order.js';
+import { ORDER_ERRORS } from '../orders/errors.js';
+import { payOrder } from '../orders/payments.js';
+import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
+import { AppError, isAppError } from '../platform/errors.js';
+import { newSortableId } from '../platform/ids.js';
+import { formatAmount } from '../platform/money/money.js';
+import { instantOf, localTime } from '../platform/time-zone.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { prorate, type Billing } from './calendar.js';
+import { emitPlanEvent } from './events.js';
+import { cycleAmount, nextAction } from './schedule.js';
+import { readPlanView, type PlanCycle, type PlanView } from './view.js';
+import { duePlanIds, findPlan, insertBilling, updateBilling, updateCycle, updatePlan, type BillingRow, type PlanRow } from './store.js';
+
+/**
+ * The billing engine. Each plan keeps `next_due_at`, the business time of its next billing, retry or cycle change,
+ * and a job on the merchant's clock at that time runs every plan that is due. A plan is moved forward one step at
+ * a time, each in its own transaction, in time order: so moving the sandbox clock three months bills a monthly
+ * plan three times, each at its own time, with the retries and cycle changes in between.
+ *
+ * Exactly once: every billing time is a row keyed (plan, cycle, sequence), written with its order in the step's
+ * transaction; the charge is made after commit under the row's payment.uuid, so a step run again after a crash
+ * finds the row and charges under the same uuid, which the payment code answers instead of charging twice.
+ */
+export const BILLING_JOB = 'recurring.bill';
+
+/** A charge whose answer is unknown (the acquirer did not answer) is looked at again this much later. */
+const PENDING_RECHECK_MS = 5 * 60 * 1000;
+const PLANS_PER_READ = 100;
+/** A plan behind by years still moves forward, but another plan's turn comes between every this many steps. */
+const STEPS_PER_TURN = 50;
+
+/** The job: every plan of the merchant with work due now, the most overdue first. */
+export async function runDuePlans(ctx: Context): Promise<void> {
+  for (;;) {
+    const now = ctx.clock.now().getTime();
+    const ids = await duePlanIds(ctx.db, ctx.merchant.id, now, PLANS_PER_READ);
+    if (ids.length === 0) return;
+    for (const id of ids) {
+      await advancePlan(ctx, id);
+      await yieldToEventLoop();
+    }
+  }
+}
+
+/** Moves one plan forward through everything due by now. */
+export async function advancePlan(ctx: Context, planId: string): Promise<void> {
+  for (let steps = 0; steps < STEPS_PER_TURN; steps += 1) {
+    const charge = await inTransaction(ctx, (tx) => step(tx, planId));
+    if (charge === 'done') return;
+    if (charge) await chargeBilling(ctx, charge);
+  }
+}
+
+interface Charge {
+  planId: string;
+  billing: BillingRow;
+  /** The plan's own token, tried first on a first attempt. */
+  planToken: string | null;
+}
+
+/** One step of a plan, in the caller's transaction: the earliest due action, or 'done' when nothing is due. */
+async function step(tx: Context, planId: string): Promise<Charge | undefined | 'done'> {
+  const plan = await findPlan(tx.db, tx.merchant.id, planId, true);
+  const now = tx.clock.now().getTime();
+  if (!plan || plan.next_due_at === null || plan.next_due_at > now) return 'done';
+  const view = await readPlanView(tx, plan);
+  // A charge whose step committed but whose answer was not recorded (a crash, an acquirer that did not answer).
+  const unanswered = view.billings.find((billing) => billing.state === 'charging');
+  if (unanswered) return chargeOf(plan, unanswered);
+  const action = nextAction(view, tx.merchant.timezone);
+  if (!action || action.at > now) {
+    await scheduleBilling(tx, view);
+    return undefined;
+  }
+  switch (action.kind) {
+    case 'retry': {
+      const billing: BillingRow = { ...action.billing, state: 'charging', attempt: action.billing.attempt + 1, retry_at: null, payment_uuid: paymentUuid(action.billing.id, action.billing.attempt + 1), updated_at: now };
+      await updateBilling(tx.db, tx.merchant.id, billing.id, billing);
+      return chargeOf(plan, billing);
+    }
+    case 'bill':
+      return bill(tx, view, action.entry, action.billing, now);
+    case 'end':
+      await endCycle(tx, view, action.entry, action.at, now);
+      return undefined;
+  }
+}
+
+/** Writes the billing row and its order (none for a free billing): the charge follows after commit. */
+async function bill(tx: Context, view: PlanView, entry: PlanCycle, billing: Billing, now: number): Promise<Charge | undefined> {
+  const { plan } = view;
+  const full = cycleAmount(entry);
+  const amount = billing.kind === 'partial' ? Number(prorate(BigInt(full), billing.days, billing.ofDays)) : full;
+  const id = newSortableId(now);
+  const row: BillingRow = {
+    id, merchant_id: tx.merchant.id, plan_id: plan.id, cycle_id: entry.cycle.id, sequence: billing.sequence,
+    billing_at: billing.at, period_start: billing.periodStart, period_end: billing.periodEnd, amount,
+    state: amount === 0 ? 'free' : 'charging', attempt: amount === 0 ? 0 : 1, retry_at: null, order_id: null, order_number: null,
+    payment_uuid: amount === 0 ? null : paymentUuid(id, 1), last_error: null, created_at: now, updated_at: now,
+  };
+  if (amount > 0) {
+    const reference = `${plan.reference_number}-${plan.next_order_seq}`;
+    const order = await createOrder(tx, orderInput(view, entry, billing, amount, reference), { discountLines: true, ...(plan.app_id !== null && { appId: plan.app_id }) });
+    row.order_id = order.order.id;
+    row.order_number = order.order.number;
+    await updatePlan(tx.db, tx.merchant.id, plan.id, { next_order_seq: plan.next_order_seq + 1, updated_at: now });
+  } else {
+    await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, { billing_count: entry.cycle.billing_count + 1, updated_at: now });
+  }
+  await insertBilling(tx.db, row);
+  if (amount === 0) {
+    await scheduleBilling(tx, await readPlanView(tx, (await findPlan(tx.db, tx.merchant.id, plan.id))!));
+    return undefined;
+  }
+  return chargeOf(plan, row);
+}
+
+/** The generated order: a Listing line per item, the discount and any proration as negative Charge lines. */
+function orderInput(view: PlanView, entry: PlanCycle, billing: Billing, amount: number, reference: string) {
+  const { plan } = view;
+  const format = (minor: number) => formatAmount(minor, plan.currency_exponent);
+  const lines = entry.items.map(({ item, quantity }) => ({ purchasable_type: 'Listing' as const, price: format(item.price), quantity, label: item.label }));
+  const discount = entry.cycle.discount_amount;
+  if (discount > 0) lines.push({ purchasable_type: 'Charge' as never, price: format(-discount), quantity: 1, label: 'Discount' });
+  const full = cycleAmount(entry);
+  if (amount !== full) {
+    const days = billing.kind === 'partial' ? `${billing.days} of ${billing.ofDays} days` : '';
+    lines.push({ purchasable_type: 'Charge' as never, price: format(amount - full), quantity: 1, label: `Proration: ${days}` });
+  }
+  return {
+    order: {
+      reference_number: reference, currency: plan.currency, charge_fee: format(amount), line_items: lines,
+      ...(plan.note !== null && { note: plan.note }), ...(plan.redirect_url !== null && { redirect_url: plan.redirect_url }),
+    },
+    customer_uuid: view.customerUuid,
+  };
+}
+
+function chargeOf(plan: PlanRow, billing: BillingRow): Charge {
+  return { planId: plan.id, billing, planToken: plan.payment_token };
+}
+
+const paymentUuid = (billingId: string, attempt: number) => `rb:${billingId}:${attempt}`;
+
+type Outcome = { kind: 'paid' } | { kind: 'failed'; reason: string } | { kind: 'unknown' };
+
+/** Charges the billing's order (no transaction open: the payment code calls the acquirer between its own two). */
+async function chargeBilling(ctx: Context, charge: Charge): Promise<void> {
+  const outcome = await attemptCharge(ctx, charge);
+  await inTransaction(ctx, (tx) => recordOutcome(tx, charge, outcome));
+}
+
+async function attemptCharge(ctx: Context, charge: Charge): Promise<Outcome> {
+  const { billing } = charge;
+  const token = await tokenFor(ctx, charge);
+  if (token === undefined) return { kind: 'failed', reason: 'The customer has no usable payment token.' };
+  try {
+    const { transaction } = await payOrder(ctx, {
+      order: { number: billing.order_number! },
+      payment: { uuid: billing.payment_uuid!, payment_token: { token, entry_type: 'mit', consume_mode: 'sales' } },
+    });
+    if (transaction.status === 'succeeded') return { kind: 'paid' };
+    if (transaction.status === 'failed') return { kind: 'failed', reason: 'The charge was declined.' };
+    return { kind: 'unknown' };
+  } catch (error) {
+    if (isAppError(error, ORDER_ERRORS.orderNothingToPay)) return { kind: 'paid' };
+    // A refusal (a deleted token, a voided order, a wallet token in the wrong currency) is a failed attempt, retried
+    // like a decline; no answer from the acquirer is an unknown outcome, looked at again under the same uuid.
+    if (error instanceof AppError) return error.definition.status >= 500 ? { kind: 'unknown' } : { kind: 'failed', reason: error.message };
+    throw error;
+  }
+}
+
+/** A first attempt charges the plan's token, else the customer's default; a retry the customer's default as it is now. */
+async function tokenFor(ctx: Context, charge: Charge): Promise<string | undefined> {
+  const customer = await getCustomer(ctx, (await findPlan(ctx.db, ctx.merchant.id, charge.planId))!.customer_id);
+  const fallback = (await DEFAULT_TOKENS.present(ctx, customer))?.token;
+  return charge.billing.attempt <= 1 ? (charge.planToken ?? fallback) : (fallback ?? charge.planToken ?? undefined);
+}
+
+async function recordOutcome(tx: Context, charge: Charge, outcome: Outcome): Promise<void> {
+  const plan = await findPlan(tx.db, tx.merchant.id, charge.planId, true);
+  if (!plan) return;
+  const view = await readPlanView(tx, plan);
+  const billing = view.billings.find((row) => row.id === charge.billing.id);
+  // Recorded already (the same step run twice): the first record stands.
+  if (!billing || billing.state !== 'charging' || billing.payment_uuid !== charge.billing.payment_uuid) return;
+  const now = tx.clock.now().getTime();
+  const entry = view.cycles.find(({ cycle }) => cycle.id === billing.cycle_id)!;
+  if (outcome.kind === 'paid') {
+    await updateBilling(tx.db, tx.merchant.id, billing.id, { state: 'paid', last_error: null, updated_at: now });
+    await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, { billing_count: entry.cycle.billing_count + 1, updated_at: now });
+  } else if (outcome.kind === 'unknown') {
+    await updatePlan(tx.db, tx.merchant.id, plan.id, { next_due_at: now + PENDING_RECHECK_MS, updated_at: now });
+    await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: now + PENDING_RECHECK_MS, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${now + PENDING_RECHECK_MS}` });
+    return;
+  } else if (billing.attempt <= plan.payment_retry_count) {
+    const retryAt = daysAfter(billing.billing_at, billing.attempt * plan.payment_retry_day_period, tx.merchant.timezone);
+    await updateBilling(tx.db, tx.merchant.id, billing.id, { state: 'retry', retry_at: retryAt, last_error: outcome.reason, updated_at: now });
+    const after = await readPlanView(tx, plan);
+    await emitPlanEvent(tx, 'recurring.payment_failed', { view: after, billing: { ...billing, state: 'retry', retry_at: retryAt, last_error: outcome.reason } });
+  } else {
+    await updateBilling(tx.db, tx.merchant.id, billing.id, { state: 'uncollectible', last_error: outcome.reason, updated_at: now });
+    await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, { state: 'uncollectible', end_at: now, updated_at: now });
+    for (const later of view.cycles.filter(({ cycle }) => cycle.state === 'pending')) {
+      await updateCycle(tx.db, tx.merchant.id, later.cycle.id, { state: 'cancelled', updated_at: now });
+    }
+    await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'uncollectible', next_due_at: null, updated_at: now });
+    const after = await readPlanView(tx, { ...plan, state: 'uncollectible' });
+    await emitPlanEvent(tx, 'recurring.uncollectible', { view: after, billing: { ...billing, state: 'uncollectible', last_error: outcome.reason } });
+    return;
+  }
+  await scheduleBilling(tx, await readPlanView(tx, (await findPlan(tx.db, tx.merchant.id, plan.id))!));
+}
+
+/**
+ * The retry `days` calendar days after the billing, at the billing's local time of day: retries count from the
+ * billing time, so a late run of the engine does not push them later.
+ */
+function daysAfter(billingAt: number, days: number, zone: string): number {
+  const local = localTime(billingAt, zone);
+  const date = new Date(Date.UTC(local.year, local.month - 1, local.day + days));
+  return instantOf({ year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: local.hour, minute: local.minute, second: local.second }, zone);
+}
+
+/** The active cycle ends: the next one starts at that instant, or the plan is complete. */
+async function endCycle(tx: Context, view: PlanView, entry: PlanCycle, at: number, now: number): Promise<void> {
+  const { plan } = view;
+  await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, { state: 'completed', end_at: at, updated_at: now });
+  const next = view.cycles.find(({ cycle }) => cycle.position === entry.cycle.position + 1);
+  if (next) {
+    await updateCycle(tx.db, tx.merchant.id, next.cycle.id, { state: 'active', start_at: at, updated_at: now });
+    const after = await readPlanView(tx, plan);
+    await emitPlanEvent(tx, 'recurring.cycle_started', { view: after, cycleId: next.cycle.id });
+    await scheduleBilling(tx, after);
+    return;
+  }
+  // Retries of the last cycle still running keep the plan active until they are settled.
+  if (view.billings.some((billing) => billing.state === 'retry')) {
+    await scheduleBilling(tx, await readPlanView(tx, plan));
+    return;
+  }
+  await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'completed', next_due_at: null, updated_at: now });
+  await emitPlanEvent(tx, 'recurring.plan_completed', { view: await readPlanView(tx, { ...plan, state: 'completed' }) });
+}
+
+/** Sets the plan's next due time from where it stands, and the job that will run it then (one job per merchant and time). */
+export async function scheduleBilling(tx: Context, view: PlanView): Promise<void> {
+  const action = nextAction(view, tx.merchant.timezone);
+  const now = tx.clock.now().getTime();
+  let dueAt = action?.at ?? null;
+  if (dueAt === null && view.plan.state === 'active') {
+    // Nothing left: the last cycle is over and no retry runs.
+    await updatePlan(tx.db, tx.merchant.id, view.plan.id, { state: 'completed', next_due_at: null, updated_at: now });
+    await emitPlanEvent(tx, 'recurring.plan_completed', { view: await readPlanView(tx, { ...view.plan, state: 'completed' }) });
+    return;
+  }
+  await updatePlan(tx.db, tx.merchant.id, view.plan.id, { next_due_at: dueAt, updated_at: now });
+  if (dueAt !== null) {
+    dueAt = Math.max(dueAt, now);
+    await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${dueAt}` });
+  }
+}
