@@ -12,6 +12,8 @@ import type {
   RecurringItemPage,
   RecurringPlan,
   RecurringPlanInput,
+  RecurringPlanOrder,
+  RecurringPlanOrderLookup,
   RecurringPlanPage,
   AutoDebitWallet,
   BindCardInput,
@@ -420,6 +422,19 @@ class RecurringApi {
 
   async listPlans(page: ListPage = {}, options?: RequestOptions): Promise<RecurringPlanPage> {
     return invoke<'listRecurringPlans'>(this.client, 'GET', `${RECURRING}/plan${listQuery(page)}`, undefined, options);
+  }
+
+  /**
+   * Operation 3: the orders plans generated, newest first; filters name the order's, customer's and plan's fields
+   * with dots, e.g. `{ 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': planId }`.
+   */
+  async listOrders(page: ListPage = {}, options?: RequestOptions): Promise<RecurringPlanOrder[]> {
+    return invoke<'listRecurringPlanOrders'>(this.client, 'GET', `${RECURRING}/orders/list${listQuery(page)}`, undefined, options);
+  }
+
+  /** One generated order by its number (and customer). */
+  async checkOrder(lookup: RecurringPlanOrderLookup, options?: RequestOptions): Promise<RecurringPlanOrder> {
+    return invoke<'checkRecurringPlanOrder'>(this.client, 'POST', `${RECURRING}/orders/check`, lookup, options);
   }
 }
 

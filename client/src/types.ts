@@ -127,6 +127,9 @@ export type BillingConfigPage = ReplyData<'listBillingConfigs'>;
 export type RecurringPlan = ReplyData<'getRecurringPlan'>['plan'];
 export type RecurringPlanInput = RequestBody<'createRecurringPlan'>['plan'];
 export type RecurringPlanPage = ReplyData<'listRecurringPlans'>;
+/** Operation 3's record: an order a plan generated, with its customer and the cycle it bills. */
+export type RecurringPlanOrder = ReplyData<'checkRecurringPlanOrder'>;
+export type RecurringPlanOrderLookup = RequestBody<'checkRecurringPlanOrder'>;
 
 /** A page of a list and its filters: the query language's parameters, e.g. `{ 'filter[currency][_eq]': 'HKD' }`. */
 export interface ListPage {

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import type { BillingConfigSchema, ItemSchema, PlanSchema } from './schemas.js';
-import { EXAMPLE_CUSTOMER_UUID } from '../customers/examples.js';
+import type { BillingConfigSchema, ItemSchema, PlanOrderRecordSchema, PlanSchema } from './schemas.js';
+import { EXAMPLE_CUSTOMER_UUID, EXAMPLE_PROFILE, EXAMPLE_TOKEN, exampleToken } from '../customers/examples.js';
 
 /** The item and billing config of the API reference's examples (/docs): a monthly subscription of HKD 99.90. */
 export const EXAMPLE_ITEM_ID = '019ac2f5-7c1e-7000-8a5e-3f0c9b1d2e4a';
@@ -47,5 +47,21 @@ export function examplePlan(): Static<typeof PlanSchema> {
       recurring_items: [{ ...exampleItem(), quantity: 1 }],
     }],
     created_at: CREATED, updated_at: CREATED,
+  };
+}
+
+/** The plan's first generated order, paid, as operation 3 lists it. */
+export function examplePlanOrder(): Static<typeof PlanOrderRecordSchema> {
+  return {
+    customer: {
+      name: EXAMPLE_PROFILE.name, email: EXAMPLE_PROFILE.email, phone: EXAMPLE_PROFILE.phone, reference_number: 'CUSTOMER-1001',
+      default_payment_method: 'Credit Card', uuid: EXAMPLE_CUSTOMER_UUID, default_payment_token: exampleToken('success', true),
+    },
+    recurring_cycle: { recurring_billing_config: exampleConfig(), recurring_items: [{ ...exampleItem(), quantity: 1 }], discount_amount: 0 },
+    order: {
+      amount: 99.9, paid_total: 99.9, currency: 'HKD', order_number: '202612010000012345', reference_number: 'GOLD-1001-1',
+      state: 'completed', correspondence_state: 'paid', auth_code: 'MEQSGC', default_payment_token: EXAMPLE_TOKEN.token,
+      default_collection_method: 'charge_automatically', note: '', redirect_url: '', timeout: { timer: '', url: '' },
+    },
   };
 }

@@ -15,6 +15,8 @@ import {
 } from './catalogue.js';
 import { RECURRING_ERRORS } from './errors.js';
 import { createPlan, getPlan, listMerchantPlans } from './plans.js';
+import { checkGeneratedOrder, listGeneratedOrders } from './plan-orders.js';
+import { ORDER_ERRORS } from '../orders/errors.js';
 import { presentPlan } from './present.js';
 import type { PlanView } from './view.js';
 import { CUSTOMER_ERRORS } from '../customers/errors.js';
@@ -28,13 +30,16 @@ import {
   CreateItemBody,
   ItemData,
   ItemListData,
+  CheckPlanOrderBody,
   CreatePlanBody,
+  PlanOrderListData,
+  PlanOrderRecordSchema,
   ListQuery,
   PlanData,
   PlanListData,
   RecordParams,
 } from './schemas.js';
-import { examplePlan, EXAMPLE_PLAN_ID, NEW_PLAN } from './examples.js';
+import { examplePlan, examplePlanOrder, EXAMPLE_PLAN_ID, NEW_PLAN } from './examples.js';
 
 const BASE = '/svc/payment/api/v1/openapi/recurring_payments';
 const TAGS = ['recurring'];
@@ -222,4 +227,40 @@ const PLAN_ROUTES = [
   }),
 ];
 
-export const RECURRING_ROUTES = [...ITEM_ROUTES, ...CONFIG_ROUTES, ...PLAN_ROUTES];
+const PLAN_ORDER_ROUTES = [
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/orders/list`,
+    operationId: 'listRecurringPlanOrders',
+    summary: "Operation 3: the orders the merchant's plans generated, newest first, with filter[order.…|customer.…|plan.…][operator]=value.",
+    description: '`data` is the array of records itself. Filters: order.number, order.order_number, order.reference_number, order.state, order.correspondence_state, order.currency, order.amount, order.paid_total, order.created_at, customer.uuid, customer.reference_number, customer.name, customer.email, customer.phone, plan.id, plan.reference_number, plan.name, plan.state, cycle.id, cycle.state.',
+    tags: TAGS,
+    querystring: ListQuery,
+    data: PlanOrderListData,
+    errors: [],
+    handler: ({ ctx, query }) => listGeneratedOrders(ctx, query as Record<string, unknown>, query),
+    example: {
+      request: { query: { 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': EXAMPLE_PLAN_ID } },
+      reply: [examplePlanOrder()],
+      client: clientCall('recurring.listOrders', { filters: { 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': EXAMPLE_PLAN_ID } }),
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/orders/check`,
+    operationId: 'checkRecurringPlanOrder',
+    summary: 'One order a plan generated, by its number (and customer), as operation 3 shows it.',
+    tags: TAGS,
+    body: CheckPlanOrderBody,
+    data: PlanOrderRecordSchema,
+    errors: [ORDER_ERRORS.orderNotFound],
+    handler: ({ ctx, body }) => checkGeneratedOrder(ctx, body),
+    example: {
+      request: { body: { customer_uuid: examplePlanOrder().customer.uuid, order: { number: examplePlanOrder().order.order_number } } },
+      reply: examplePlanOrder(),
+      client: clientCall('recurring.checkOrder', { customer_uuid: examplePlanOrder().customer.uuid, order: { number: examplePlanOrder().order.order_number } }),
+    },
+  }),
+];
+
+export const RECURRING_ROUTES = [...ITEM_ROUTES, ...CONFIG_ROUTES, ...PLAN_ROUTES, ...PLAN_ORDER_ROUTES];

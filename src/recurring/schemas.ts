@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { PaymentTokenSchema } from '../customers/schemas.js';
 import { AmountInput, Nullable, StringEnum } from '../platform/schema.js';
 
 export const BILLING_INTERVALS = ['daily', 'weekly', 'monthly', 'yearly'] as const;
@@ -169,4 +170,48 @@ export const PlanListData = Type.Object({
   offset: Type.Integer(),
   limit: Type.Integer(),
   total: Type.Integer({ description: 'Plans matching the filters, in all.' }),
+});
+
+// ---- the orders plans generated (operation 3) ----
+
+export const PlanOrderRecordSchema = Type.Object({
+  customer: Type.Object({
+    name: Type.String(),
+    email: Type.String({ description: 'Empty when unknown.' }),
+    phone: Type.String(),
+    reference_number: Type.String(),
+    default_payment_method: Type.String({ description: 'Empty when the customer has none.' }),
+    uuid: Type.String(),
+    default_payment_token: Type.Optional(PaymentTokenSchema),
+  }),
+  recurring_cycle: Type.Object({
+    recurring_billing_config: BillingConfigSchema,
+    recurring_items: Type.Array(PlanItemSchema),
+    discount_amount: Type.Number(),
+  }),
+  order: Type.Object({
+    amount: Type.Number(),
+    paid_total: Type.Number(),
+    currency: Type.String(),
+    order_number: Type.String(),
+    reference_number: Type.String(),
+    state: Type.String(),
+    correspondence_state: Type.String(),
+    auth_code: Type.String({ description: 'Of the successful charge; empty while unpaid.' }),
+    default_payment_token: Type.String({ description: "The token the plan charges: its own, or the customer's default token now; empty when none." }),
+    default_collection_method: Type.String(),
+    note: Type.String(),
+    redirect_url: Type.String(),
+    timeout: Type.Object({
+      timer: Type.String({ description: 'When a failed charge of this order is retried (RFC 3339); empty when none is coming.' }),
+      url: Type.String({ description: 'Where the customer can bind a card for the plan; empty when none is needed.' }),
+    }),
+  }),
+});
+
+export const PlanOrderListData = Type.Array(PlanOrderRecordSchema);
+
+export const CheckPlanOrderBody = Type.Object({
+  customer_uuid: Type.Optional(Type.String({ maxLength: 64, description: 'When given, the order must be of this customer.' })),
+  order: Type.Object({ number: Type.String({ minLength: 1, maxLength: 64 }) }),
 });

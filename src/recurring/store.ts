@@ -1,12 +1,13 @@
 import type { Insertable, Selectable } from 'kysely';
 import { isPostgres, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
+import { CORRESPONDENCE_STATES, ORDER_STATES, type OrdersTable } from '../platform/database/schema.js';
 import type {
   RecurringBillingConfigsTable, RecurringBillingsTable, RecurringCycleItemsTable, RecurringCyclesTable, RecurringItemsTable, RecurringPlansTable,
 } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
-import { BILLING_INTERVALS, BILLING_TYPES, PLAN_STATES } from './schemas.js';
+import { BILLING_INTERVALS, BILLING_TYPES, CYCLE_STATES, PLAN_STATES } from './schemas.js';
 
 export type ItemRow = Selectable<RecurringItemsTable>;
 export type BillingConfigRow = Selectable<RecurringBillingConfigsTable>;
@@ -191,4 +192,61 @@ export async function insertBilling(db: Db, row: BillingRow): Promise<void> {
 
 export async function updateBilling(db: Db, merchantId: string, id: string, patch: Partial<Omit<BillingRow, 'id' | 'merchant_id'>>): Promise<void> {
   await db.updateTable('recurring_billings').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id).execute();
+}
+
+// ---- the orders plans generated (operation 3) ----
+// The one place recurring reads the orders and customers tables: a page of generated orders is filtered on the
+// order's, the customer's and the plan's fields together, which only one query over the three can do and page.
+
+/** The fields `GET recurring_payments/orders/list` filters on, with dots as the interface writes them. */
+export const PLAN_ORDER_FILTERS: FilterCatalogue = {
+  'order.number': { type: 'text', column: 'orders.number' },
+  'order.order_number': { type: 'text', column: 'orders.number' },
+  'order.reference_number': { type: 'text', column: 'orders.reference_number' },
+  'order.state': { type: 'text', column: 'orders.state', values: ORDER_STATES },
+  'order.correspondence_state': { type: 'text', column: 'orders.correspondence_state', values: CORRESPONDENCE_STATES },
+  'order.currency': { type: 'text', column: 'orders.currency' },
+  'order.amount': { type: 'money', column: 'orders.initial_total', exponentColumn: 'orders.currency_exponent' },
+  'order.paid_total': { type: 'money', column: 'orders.paid_total', exponentColumn: 'orders.currency_exponent' },
+  'order.created_at': { type: 'time', column: 'orders.created_at' },
+  'customer.uuid': { type: 'text', column: 'customers.id' },
+  'customer.reference_number': { type: 'text', column: 'customers.reference_number' },
+  'customer.name': { type: 'text', column: 'customers.name' },
+  'customer.email': { type: 'text', column: 'customers.email' },
+  'customer.phone': { type: 'text', column: 'customers.phone' },
+  'plan.id': { type: 'text', column: 'recurring_plans.id' },
+  'plan.reference_number': { type: 'text', column: 'recurring_plans.reference_number' },
+  'plan.name': { type: 'text', column: 'recurring_plans.name' },
+  'plan.state': { type: 'text', column: 'recurring_plans.state', values: PLAN_STATES },
+  'cycle.id': { type: 'text', column: 'recurring_billings.cycle_id' },
+  'cycle.state': { type: 'text', column: 'recurring_cycles.state', values: CYCLE_STATES },
+};
+
+export interface PlanOrderRow {
+  billing: BillingRow;
+  order: Selectable<OrdersTable>;
+}
+
+/** A page of the orders the merchant's plans generated, newest first, and how many match in all. */
+export async function listPlanOrders(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: PlanOrderRow[]; total: number }> {
+  const postgres = isPostgres(db);
+  let query = db.selectFrom('recurring_billings')
+    .innerJoin('orders', (join) => join.onRef('orders.id', '=', 'recurring_billings.order_id').onRef('orders.merchant_id', '=', 'recurring_billings.merchant_id'))
+    .innerJoin('recurring_plans', 'recurring_plans.id', 'recurring_billings.plan_id')
+    .innerJoin('recurring_cycles', 'recurring_cycles.id', 'recurring_billings.cycle_id')
+    .innerJoin('customers', 'customers.id', 'recurring_plans.customer_id')
+    .where('recurring_billings.merchant_id', '=', merchantId);
+  for (const condition of conditions) query = query.where(conditionSql(condition, PLAN_ORDER_FILTERS, postgres));
+  const [billingIds, count] = await Promise.all([
+    query.select(['recurring_billings.id as id']).orderBy('orders.created_at', 'desc').orderBy('orders.id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  const ids = billingIds.map((row) => row.id);
+  if (ids.length === 0) return { rows: [], total: Number(count.total) };
+  const billings = await db.selectFrom('recurring_billings').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+  const orders = await db.selectFrom('orders').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', billings.map((row) => row.order_id!)).execute();
+  const billingOf = new Map(billings.map((row) => [row.id, row]));
+  const orderOf = new Map(orders.map((row) => [row.id, row]));
+  const rows = ids.map((id) => ({ billing: billingOf.get(id)!, order: orderOf.get(billingOf.get(id)!.order_id!)! }));
+  return { rows, total: Number(count.total) };
 }

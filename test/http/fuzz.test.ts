@@ -467,7 +467,8 @@ function replyProblem(reply: RawReply, fuzzCase: FuzzCase): string | undefined {
   if (!isRecord(envelope)) return 'the reply is not a JSON object';
   if (!Number.isInteger(envelope.code)) return 'code is not an integer';
   if (reply.status === 200) {
-    if (envelope.code !== 200 || !isRecord(envelope.data)) return 'a 200 reply without code 200 and an object as data';
+    // Operation 3's data is the array of records itself (interface.md); every other reply's is an object.
+    if (envelope.code !== 200 || !(isRecord(envelope.data) || Array.isArray(envelope.data))) return 'a 200 reply without code 200 and an object (or array) as data';
   } else {
     const errorCode = envelope.error_code;
     if (typeof errorCode !== 'string' || !STATUS_OF_CODE.has(errorCode)) return `error_code ${json(errorCode)} is not in ERRORS`;

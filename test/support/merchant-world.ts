@@ -40,8 +40,10 @@ export class MerchantWorld {
   /** A recurring item and a billing config, not deleted. */
   item!: { id: string };
   config!: { id: string };
-  /** A monthly plan of the customer, paid by the world's token. */
+  /** A monthly plan of the customer, paid by the world's token, that starts in 2029. */
   plan!: { id: string };
+  /** The first order of the customer's annual plan, paid. */
+  planOrder!: { number: string };
 
   private constructor(readonly server: TestServer, readonly merchant: TestMerchant) {}
 
@@ -66,8 +68,6 @@ export class MerchantWorld {
 
     this.paidOrder = await this.newPayment('sale', { amount: '10.00', notifyUrl });
     this.refundable = await this.newPayment('sale', { amount: '100000.00' });
-    // Past the daily settlement: sales can then be refunded.
-    await this.call('POST', `${SANDBOX}/clock`, { advance_seconds: DAY_SECONDS + 60 });
 
     this.item = { id: await this.newItem() };
     this.config = { id: await this.newBillingConfig() };
@@ -78,6 +78,20 @@ export class MerchantWorld {
     } });
     this.plan = { id: plan.id };
     this.remember([plan.id], () => this.call('GET', `${API}/recurring_payments/plan/${plan.id}`));
+    // A plan that bills at once, and annually: its first order is generated during the clock move below.
+    const yearly = await this.call('POST', `${API}/recurring_payments/billing_configs`, { config: { billing_interval: 'yearly', billing_type: 'automated' } });
+    const { plan: billed } = await this.call('POST', `${API}/recurring_payments/plan`, { plan: {
+      name: 'Annual', reference_number: this.unique('plan'), customer_uuid: this.customer.uuid, default_payment_token: this.token.token,
+      cycles: [{ recurring_items: [{ id: this.item.id }], recurring_billing_config: yearly.config.id }],
+    } });
+
+    // Past the daily settlement: sales can then be refunded.
+    await this.call('POST', `${SANDBOX}/clock`, { advance_seconds: DAY_SECONDS + 60 });
+
+    const generated = await this.call('GET', `${API}/recurring_payments/orders/list?filter[plan.id][_eq]=${billed.id}`);
+    assert.equal(generated.length, 1, 'the annual plan billed once');
+    this.planOrder = { number: generated[0].order.order_number };
+    this.remember([this.planOrder.number], () => this.call('POST', `${API}/recurring_payments/orders/check`, { order: this.planOrder }));
 
     const events = await this.deliveredEvents(this.paidOrder.order);
     this.event = { id: events[0]!.event_id, order: this.paidOrder.order };

@@ -448,6 +448,23 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     names: { 'path.id': lookup(unknownUuid, 'planNotFound') },
   },
 
+  listRecurringPlanOrders: {
+    valid: async (world) => request({ query: { offset: '0', limit: '5', 'filter[plan.id][_eq]': world.plan.id, 'filter[order.state][_eq]': 'invoiced' } }),
+    repeatable: true,
+    names: {
+      'query.filter[plan.id][_eq]': lookup(unknownUuid, 'success'),
+      'query.filter[customer.uuid][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[customer.uuid][_eq]': world.customer.uuid } })),
+    },
+  },
+  checkRecurringPlanOrder: {
+    valid: async (world) => request({ body: { customer_uuid: world.customer.uuid, order: { number: world.planOrder.number } } }),
+    repeatable: true,
+    names: {
+      'body.customer_uuid': lookup(unknownUuid, 'orderNotFound'),
+      'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
+    },
+  },
+
   listOrderEvents: {
     valid: async (world) => request({ body: { order: orderBy('number', world.event.order) } }),
     repeatable: true,

@@ -478,6 +478,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/payment/api/v1/openapi/recurring_payments/orders/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operation 3: the orders the merchant's plans generated, newest first, with filter[order.…|customer.…|plan.…][operator]=value.
+         * @description `data` is the array of records itself. Filters: order.number, order.order_number, order.reference_number, order.state, order.correspondence_state, order.currency, order.amount, order.paid_total, order.created_at, customer.uuid, customer.reference_number, customer.name, customer.email, customer.phone, plan.id, plan.reference_number, plan.name, plan.state, cycle.id, cycle.state.
+         */
+        get: operations["listRecurringPlanOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/recurring_payments/orders/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One order a plan generated, by its number (and customer), as operation 3 shows it. */
+        post: operations["checkRecurringPlanOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -3748,6 +3785,247 @@ export interface operations {
                                 }[];
                                 created_at: string;
                                 updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listRecurringPlanOrders: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            customer: {
+                                name: string;
+                                /** @description Empty when unknown. */
+                                email: string;
+                                phone: string;
+                                reference_number: string;
+                                /** @description Empty when the customer has none. */
+                                default_payment_method: string;
+                                uuid: string;
+                                default_payment_token?: {
+                                    /** @enum {string} */
+                                    token_type: "CreditCard" | "WechatPayAutoDebit" | "AlipayAutoDebit";
+                                    token: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "success" | "failed";
+                                    default: boolean;
+                                    verify_url?: string | null;
+                                    verify_uuid?: string;
+                                    error_code?: string;
+                                    error_msg?: string;
+                                    credit_card?: {
+                                        number: string;
+                                        exp_month: string;
+                                        exp_year: string;
+                                        holder_name: string;
+                                        brand: string;
+                                        billing_currency: string;
+                                    };
+                                };
+                            };
+                            recurring_cycle: {
+                                recurring_billing_config: {
+                                    id: string;
+                                    interval_count: number;
+                                    /** @enum {string} */
+                                    billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                    /** @enum {string} */
+                                    billing_type: "automated" | "customized";
+                                    /** @description Present on customized yearly configs. */
+                                    billing_month?: number;
+                                    /** @description Present on customized configs. */
+                                    billing_day_of_month?: number;
+                                    billing_proration_enabled: boolean;
+                                    description?: string;
+                                    created_at: string;
+                                    updated_at: string;
+                                    deleted_at: string | null;
+                                };
+                                recurring_items: {
+                                    id: string;
+                                    label: string;
+                                    /** @description In the currency's units, exact to its decimals. */
+                                    price: number;
+                                    currency: string;
+                                    reference_id?: string;
+                                    description?: string;
+                                    created_at: string;
+                                    updated_at: string;
+                                    deleted_at: string | null;
+                                    quantity: number;
+                                }[];
+                                discount_amount: number;
+                            };
+                            order: {
+                                amount: number;
+                                paid_total: number;
+                                currency: string;
+                                order_number: string;
+                                reference_number: string;
+                                state: string;
+                                correspondence_state: string;
+                                /** @description Of the successful charge; empty while unpaid. */
+                                auth_code: string;
+                                /** @description The token the plan charges: its own, or the customer's default token now; empty when none. */
+                                default_payment_token: string;
+                                default_collection_method: string;
+                                note: string;
+                                redirect_url: string;
+                                timeout: {
+                                    /** @description When a failed charge of this order is retried (RFC 3339); empty when none is coming. */
+                                    timer: string;
+                                    /** @description Where the customer can bind a card for the plan; empty when none is needed. */
+                                    url: string;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    checkRecurringPlanOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description When given, the order must be of this customer. */
+                    customer_uuid?: string;
+                    order: {
+                        number: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            customer: {
+                                name: string;
+                                /** @description Empty when unknown. */
+                                email: string;
+                                phone: string;
+                                reference_number: string;
+                                /** @description Empty when the customer has none. */
+                                default_payment_method: string;
+                                uuid: string;
+                                default_payment_token?: {
+                                    /** @enum {string} */
+                                    token_type: "CreditCard" | "WechatPayAutoDebit" | "AlipayAutoDebit";
+                                    token: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "success" | "failed";
+                                    default: boolean;
+                                    verify_url?: string | null;
+                                    verify_uuid?: string;
+                                    error_code?: string;
+                                    error_msg?: string;
+                                    credit_card?: {
+                                        number: string;
+                                        exp_month: string;
+                                        exp_year: string;
+                                        holder_name: string;
+                                        brand: string;
+                                        billing_currency: string;
+                                    };
+                                };
+                            };
+                            recurring_cycle: {
+                                recurring_billing_config: {
+                                    id: string;
+                                    interval_count: number;
+                                    /** @enum {string} */
+                                    billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                    /** @enum {string} */
+                                    billing_type: "automated" | "customized";
+                                    /** @description Present on customized yearly configs. */
+                                    billing_month?: number;
+                                    /** @description Present on customized configs. */
+                                    billing_day_of_month?: number;
+                                    billing_proration_enabled: boolean;
+                                    description?: string;
+                                    created_at: string;
+                                    updated_at: string;
+                                    deleted_at: string | null;
+                                };
+                                recurring_items: {
+                                    id: string;
+                                    label: string;
+                                    /** @description In the currency's units, exact to its decimals. */
+                                    price: number;
+                                    currency: string;
+                                    reference_id?: string;
+                                    description?: string;
+                                    created_at: string;
+                                    updated_at: string;
+                                    deleted_at: string | null;
+                                    quantity: number;
+                                }[];
+                                discount_amount: number;
+                            };
+                            order: {
+                                amount: number;
+                                paid_total: number;
+                                currency: string;
+                                order_number: string;
+                                reference_number: string;
+                                state: string;
+                                correspondence_state: string;
+                                /** @description Of the successful charge; empty while unpaid. */
+                                auth_code: string;
+                                /** @description The token the plan charges: its own, or the customer's default token now; empty when none. */
+                                default_payment_token: string;
+                                default_collection_method: string;
+                                note: string;
+                                redirect_url: string;
+                                timeout: {
+                                    /** @description When a failed charge of this order is retried (RFC 3339); empty when none is coming. */
+                                    timer: string;
+                                    /** @description Where the customer can bind a card for the plan; empty when none is needed. */
+                                    url: string;
+                                };
                             };
                         };
                     };
