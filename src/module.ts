@@ -1,5 +1,5 @@
 import type { CommandEntry } from './cli/command.js';
-import type { Context, PlatformContext } from './context/context.js';
+import type { Context, EventReaction, PlatformContext } from './context/context.js';
 import type { EventType } from './events/event-type.js';
 import type { AnyRoute } from './http/route.js';
 import type { ErrorDefinition } from './platform/errors.js';
@@ -36,6 +36,8 @@ export interface Module {
   readonly commands?: readonly CommandEntry[];
   /** What it sets up for a new merchant, in the transaction that creates the merchant. */
   merchantCreated?(ctx: PlatformContext, merchant: Merchant): Promise<void>;
+  /** What it does when another capability's event happens (by action), in the transaction that records it. */
+  readonly reactions?: ReadonlyArray<{ action: string; run: EventReaction }>;
   /** What it does before a process takes requests. */
   atStart?(platform: PlatformContext): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CommandEntry } from './cli/command.js';
 import { MIGRATE_COMMAND } from './cli/migrate.js';
 import { SERVE_COMMAND } from './cli/serve.js';
-import type { PlatformContext } from './context/context.js';
+import type { EventReaction, PlatformContext } from './context/context.js';
 import { openPlatform, type OpenedPlatform } from './context/open-platform.js';
 import { customersModule } from './customers/module.js';
 import { echoModule } from './echo/module.js';
@@ -68,8 +68,11 @@ function joinErrors(lists: ReadonlyArray<Readonly<Record<string, ErrorDefinition
 
 /** Opens the database (migrated) with every module's part in the platform: what the server, the CLI and tests share. */
 export function openComposedPlatform(config: Config, options: { wallClock?: Clock; logger?: Logger } = {}): Promise<OpenedPlatform> {
-  const merchantSetup = modulesFor(config.mode).flatMap((module) => (module.merchantCreated ? [module.merchantCreated.bind(module)] : []));
-  return openPlatform(config, { ...options, merchantSetup });
+  const modules = modulesFor(config.mode);
+  const merchantSetup = modules.flatMap((module) => (module.merchantCreated ? [module.merchantCreated.bind(module)] : []));
+  const eventReactions = new Map<string, EventReaction[]>();
+  for (const { action, run } of modules.flatMap((module) => module.reactions ?? [])) eventReactions.set(action, [...(eventReactions.get(action) ?? []), run]);
+  return openPlatform(config, { ...options, merchantSetup, eventReactions });
 }
 
 /** Runs each module's start-up work: before a process takes requests. */

@@ -39,9 +39,17 @@ export interface PlatformContext {
   outbox?: { wake(): void };
   /** What each capability sets up for a new merchant, in the transaction that creates it (its first settlement, say). */
   merchantSetup: ReadonlyArray<(ctx: PlatformContext, merchant: Merchant) => Promise<void>>;
+  /**
+   * What capabilities do when another's event happens, by action, run in the transaction that records the event
+   * (a plan waiting for a card starts billing when the customer's token binds): the event's `data` as rendered.
+   */
+  eventReactions?: ReadonlyMap<string, ReadonlyArray<EventReaction>>;
   /** Inside a transaction: runs `callback` once the transaction has committed (never if it rolls back). */
   afterCommit?(callback: () => void): void;
 }
+
+/** A capability's response to an event of the platform, in that event's transaction. */
+export type EventReaction = (ctx: Context, data: unknown) => Promise<void>;
 
 /** The first argument of every domain verb. */
 export interface Context extends PlatformContext {

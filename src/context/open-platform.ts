@@ -18,7 +18,7 @@ export interface OpenedPlatform {
 /** Opens the database, applies migrations and loads the secrets: what the server and every command share. */
 export async function openPlatform(
   config: Config,
-  options: { wallClock?: Clock; logger?: Logger; merchantSetup?: PlatformContext['merchantSetup'] } = {},
+  options: { wallClock?: Clock; logger?: Logger; merchantSetup?: PlatformContext['merchantSetup']; eventReactions?: PlatformContext['eventReactions'] } = {},
 ): Promise<OpenedPlatform> {
   const logger = options.logger ?? createLogger(config);
   const database = openDatabase({
@@ -38,6 +38,7 @@ export async function openPlatform(
       log: logger,
       rails: createRails({ db: database.db, wallClock, config }),
       merchantSetup: options.merchantSetup ?? [],
+      ...(options.eventReactions && { eventReactions: options.eventReactions }),
     };
     return { platform, database, logger, migrations };
   } catch (error) {

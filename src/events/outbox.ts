@@ -24,6 +24,7 @@ export async function emitEvent<S>(ctx: Context, type: EventType<S>, subject: S)
   const destinations = await destinationsOf(ctx.db, ctx.merchant.id, rendered);
   await insertDeliveries(ctx.db, destinations.map((d) => ({ ...d, eventId: id, merchantId: ctx.merchant.id, dueAt: now, dueWallAt: wallNow })));
   if (destinations.length > 0) ctx.afterCommit?.(() => ctx.outbox?.wake());
+  for (const react of ctx.eventReactions?.get(type.action) ?? []) await react(ctx, rendered.data);
   return id;
 }
 

@@ -14,7 +14,7 @@ import { prorate, type Billing } from './calendar.js';
 import { emitPlanEvent } from './events.js';
 import { cycleAmount, nextAction } from './schedule.js';
 import { readPlanView, type PlanCycle, type PlanView } from './view.js';
-import { duePlanIds, findPlan, insertBilling, updateBilling, updateCycle, updatePlan, type BillingRow, type PlanRow } from './store.js';
+import { duePlanIds, findPlan, insertBilling, plansAwaitingToken, updateBilling, updateCycle, updatePlan, type BillingRow, type PlanRow } from './store.js';
 
 /**
  * The billing engine. Each plan keeps `next_due_at`, the business time of its next billing, retry or cycle change,
@@ -264,5 +264,23 @@ export async function scheduleBilling(tx: Context, view: PlanView): Promise<void
   if (dueAt !== null) {
     dueAt = Math.max(dueAt, now);
     await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${dueAt}` });
+  }
+}
+
+/**
+ * A customer's card bound (any way: the API, the hosted page a plan's verify_url opens, 3-D Secure): the plans
+ * waiting for a token of that customer charge it, and their first cycle starts now (or at its start date).
+ */
+export async function startWaitingPlans(ctx: Context, data: unknown): Promise<void> {
+  const { customer_uuid: customerId, payment_token: token } = data as { customer_uuid: string; payment_token: { token: string } };
+  const now = ctx.clock.now().getTime();
+  for (const plan of await plansAwaitingToken(ctx.db, ctx.merchant.id, customerId)) {
+    const view = await readPlanView(ctx, plan);
+    const first = view.cycles[0]!;
+    await updatePlan(ctx.db, ctx.merchant.id, plan.id, { state: 'active', verify_url: null, payment_token: plan.payment_token ?? token.token, updated_at: now });
+    await updateCycle(ctx.db, ctx.merchant.id, first.cycle.id, { state: 'active', start_at: Math.max(first.cycle.estimated_start_at ?? now, now), updated_at: now });
+    const started = await readPlanView(ctx, (await findPlan(ctx.db, ctx.merchant.id, plan.id))!);
+    await emitPlanEvent(ctx, 'recurring.cycle_started', { view: started, cycleId: first.cycle.id });
+    await scheduleBilling(ctx, started);
   }
 }

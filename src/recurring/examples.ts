@@ -39,7 +39,7 @@ export const NEW_PLAN = {
 export function examplePlan(): Static<typeof PlanSchema> {
   return {
     id: EXAMPLE_PLAN_ID, reference_number: NEW_PLAN.reference_number, name: NEW_PLAN.name, customer_uuid: EXAMPLE_CUSTOMER_UUID,
-    state: 'active', currency: 'HKD', default_collection_method: 'charge_automatically', payment_retry_count: 3, payment_retry_day_period: 3,
+    state: 'active', currency: 'HKD', default_collection_method: 'charge_automatically', verify_url: null, payment_retry_count: 3, payment_retry_day_period: 3,
     cycles: [{
       id: '019ac2f6-0b13-7001-9d5e-3b8f6e0c2d4f', name: 'Monthly', state: 'active', billing_count: 0,
       next_execute_time: '2026-11-30T16:00:00.000Z', estimated_start_date: '2026-11-30T16:00:00.000Z', estimated_end_date: null,

@@ -1,6 +1,6 @@
 import { defineModule } from '../module.js';
 import { merchantJob } from '../scheduler/scheduler.js';
-import { BILLING_JOB, runDuePlans } from './engine.js';
+import { BILLING_JOB, runDuePlans, startWaitingPlans } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
 import { PLAN_EVENTS } from './events.js';
 import { RECURRING_ROUTES } from './routes.js';
@@ -13,4 +13,5 @@ export const recurringModule = defineModule({
   errors: RECURRING_ERRORS,
   events: Object.values(PLAN_EVENTS),
   jobs: [merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx))],
+  reactions: [{ action: 'payment_token.succeeded', run: startWaitingPlans }],
 });

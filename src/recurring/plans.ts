@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../context/context.js';
 import { getCustomer } from '../customers/customers.js';
-import { chargeableToken } from '../payment-tokens/tokens.js';
+import { bindingLink, chargeableToken } from '../payment-tokens/tokens.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid, newSortableId } from '../platform/ids.js';
@@ -45,13 +45,12 @@ export async function createPlan(ctx: Context, input: PlanInput): Promise<PlanVi
       return readPlanView(tx, existing);
     }
     const customer = await getCustomer(tx, input.customer_uuid);
-    if (input.default_payment_token != null) {
-      await chargeableToken(tx, input.default_payment_token, customer.id);
-    } else if (!(await DEFAULT_TOKENS.present(tx, customer))) {
-      throw new AppError(RECURRING_ERRORS.planTokenMissing);
-    }
+    if (input.default_payment_token != null) await chargeableToken(tx, input.default_payment_token, customer.id);
+    // No token to charge: the plan waits for the customer to bind a card, and starts when one binds.
+    const awaiting = input.default_payment_token == null && !(await DEFAULT_TOKENS.present(tx, customer));
     const now = tx.clock.now().getTime();
     const { cycles, cycleItems, currency } = await readCycles(tx, input, now);
+    if (awaiting) Object.assign(cycles[0]!, { state: 'pending', start_at: null });
     const plan: PlanRow = {
       id: newSortableId(now), merchant_id: tx.merchant.id, reference_number: input.reference_number, content_hash: contentHash,
       name: input.name, customer_id: customer.id, currency: currency.code, currency_exponent: currency.exponent,
@@ -60,14 +59,15 @@ export async function createPlan(ctx: Context, input: PlanInput): Promise<PlanVi
       payment_retry_count: input.payment_retry_count ?? DEFAULT_RETRY_COUNT,
       payment_retry_day_period: input.payment_retry_day_period ?? DEFAULT_RETRY_DAY_PERIOD,
       note: input.note ?? null, redirect_url: input.redirect_url ?? null, description: input.description ?? null,
-      state: 'active', next_order_seq: 1, next_due_at: null,
+      state: awaiting ? 'awaiting_token' : 'active', next_order_seq: 1, next_due_at: null,
+      verify_url: awaiting ? (await bindingLink(tx, customer.id)).wallet_link : null,
       app_id: tx.actor.kind === 'app' ? tx.actor.appId : null, created_at: now, updated_at: now,
     };
     for (const cycle of cycles) cycle.plan_id = plan.id;
     await insertPlan(tx.db, plan, cycles, cycleItems);
     const view = await readPlanView(tx, plan);
     await emitPlanEvent(tx, 'recurring.plan_created', { view });
-    await scheduleBilling(tx, view);
+    if (!awaiting) await scheduleBilling(tx, view);
     return readPlanView(tx, (await findPlan(tx.db, tx.merchant.id, plan.id))!);
   }, { completesRequest: true });
 }

@@ -55,6 +55,7 @@ export function presentPlan(view: PlanView): Static<typeof PlanSchema> {
     currency: plan.currency,
     default_collection_method: plan.default_collection_method,
     ...(plan.payment_token !== null && { default_payment_token: plan.payment_token }),
+    verify_url: plan.verify_url,
     payment_retry_count: plan.payment_retry_count,
     payment_retry_day_period: plan.payment_retry_day_period,
     ...(plan.note !== null && { note: plan.note }),

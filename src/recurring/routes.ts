@@ -187,7 +187,7 @@ const PLAN_ROUTES = [
     errors: [
       CUSTOMER_ERRORS.customerNotFound, TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotChargeable, PLATFORM_ERRORS.currencyInvalid,
       RECURRING_ERRORS.recurringItemNotFound, RECURRING_ERRORS.recurringItemDeleted, RECURRING_ERRORS.billingConfigNotFound,
-      RECURRING_ERRORS.billingConfigDeleted, RECURRING_ERRORS.planReferenceTaken, RECURRING_ERRORS.planTokenMissing,
+      RECURRING_ERRORS.billingConfigDeleted, RECURRING_ERRORS.planReferenceTaken,
     ],
     handler: ({ ctx, body }) => createPlan(ctx, body.plan),
     present: planReply,

@@ -88,7 +88,7 @@ export const BillingConfigListData = Type.Object({
 
 // ---- plans ----
 
-export const PLAN_STATES = ['active', 'completed', 'cancelled', 'uncollectible'] as const;
+export const PLAN_STATES = ['awaiting_token', 'active', 'completed', 'cancelled', 'uncollectible'] as const;
 export const CYCLE_STATES = ['pending', 'active', 'completed', 'cancelled', 'uncollectible'] as const;
 
 const Instant = (description: string) => Type.String({
@@ -154,6 +154,7 @@ export const PlanSchema = Type.Object({
   currency: Type.String(),
   default_collection_method: Type.String(),
   default_payment_token: Type.Optional(Type.String()),
+  verify_url: Nullable(Type.String({ description: 'While the plan awaits a token: the hosted page where the customer binds a card; billing starts when one binds.' })),
   payment_retry_count: Type.Integer(),
   payment_retry_day_period: Type.Integer(),
   note: Type.Optional(Type.String()),

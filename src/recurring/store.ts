@@ -171,6 +171,12 @@ export async function listPlans(db: Db, merchantId: string, conditions: Conditio
   return { rows, total: Number(count.total) };
 }
 
+/** The customer's plans waiting for a token, locked: a binding starts each once. */
+export async function plansAwaitingToken(db: Db, merchantId: string, customerId: string): Promise<PlanRow[]> {
+  return forUpdate(db, db.selectFrom('recurring_plans').selectAll().where('merchant_id', '=', merchantId)
+    .where('customer_id', '=', customerId).where('state', '=', 'awaiting_token').orderBy('created_at')).execute();
+}
+
 /** Plans of the merchant with work due by `now`, the most overdue first. */
 export async function duePlanIds(db: Db, merchantId: string, now: number, limit: number): Promise<string[]> {
   const rows = await db.selectFrom('recurring_plans').select('id').where('merchant_id', '=', merchantId)

@@ -3485,10 +3485,12 @@ export interface operations {
                                 name: string;
                                 customer_uuid: string;
                                 /** @enum {string} */
-                                state: "active" | "completed" | "cancelled" | "uncollectible";
+                                state: "awaiting_token" | "active" | "completed" | "cancelled" | "uncollectible";
                                 currency: string;
                                 default_collection_method: string;
                                 default_payment_token?: string;
+                                /** @description While the plan awaits a token: the hosted page where the customer binds a card; billing starts when one binds. */
+                                verify_url: string | null;
                                 payment_retry_count: number;
                                 payment_retry_day_period: number;
                                 note?: string;
@@ -3628,10 +3630,12 @@ export interface operations {
                                 name: string;
                                 customer_uuid: string;
                                 /** @enum {string} */
-                                state: "active" | "completed" | "cancelled" | "uncollectible";
+                                state: "awaiting_token" | "active" | "completed" | "cancelled" | "uncollectible";
                                 currency: string;
                                 default_collection_method: string;
                                 default_payment_token?: string;
+                                /** @description While the plan awaits a token: the hosted page where the customer binds a card; billing starts when one binds. */
+                                verify_url: string | null;
                                 payment_retry_count: number;
                                 payment_retry_day_period: number;
                                 note?: string;
@@ -3726,10 +3730,12 @@ export interface operations {
                                 name: string;
                                 customer_uuid: string;
                                 /** @enum {string} */
-                                state: "active" | "completed" | "cancelled" | "uncollectible";
+                                state: "awaiting_token" | "active" | "completed" | "cancelled" | "uncollectible";
                                 currency: string;
                                 default_collection_method: string;
                                 default_payment_token?: string;
+                                /** @description While the plan awaits a token: the hosted page where the customer binds a card; billing starts when one binds. */
+                                verify_url: string | null;
                                 payment_retry_count: number;
                                 payment_retry_day_period: number;
                                 note?: string;

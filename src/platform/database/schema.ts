@@ -435,8 +435,10 @@ export interface RecurringPlansTable {
   note: string | null;
   redirect_url: string | null;
   description: string | null;
-  /** active, completed, cancelled, uncollectible. */
+  /** awaiting_token, active, completed, cancelled, uncollectible. */
   state: string;
+  /** While awaiting a token: the hosted page where the customer binds a card. */
+  verify_url: string | null;
   /** The suffix of the next generated order's reference number. */
   next_order_seq: number;
   /** Business time of the plan's next billing, retry or cycle change; null once it has none. */

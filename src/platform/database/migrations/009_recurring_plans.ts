@@ -25,12 +25,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('next_order_seq', 'integer', (c) => c.notNull())
     .addColumn('next_due_at', 'bigint')
+    .addColumn('verify_url', 'text')
     .addColumn('app_id', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('recurring_plans_reference', ['merchant_id', 'reference_number'])
     .execute();
   await db.schema.createIndex('recurring_plans_list').on('recurring_plans').columns(['merchant_id', 'created_at']).execute();
+  await db.schema.createIndex('recurring_plans_customer').on('recurring_plans').columns(['merchant_id', 'customer_id', 'state']).execute();
   await db.schema.createIndex('recurring_plans_due').on('recurring_plans').columns(['merchant_id', 'next_due_at'])
     .where(sql.ref('next_due_at'), 'is not', null).execute();
 
