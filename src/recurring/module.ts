@@ -1,11 +1,12 @@
 import { defineModule } from '../module.js';
 import { merchantJob } from '../scheduler/scheduler.js';
+import { PLANS_COMMAND } from './cli.js';
 import { BILLING_JOB, runDuePlans } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
 import { PLAN_EVENTS } from './events.js';
 import { RECURRING_ROUTES } from './routes.js';
 
-/** Recurring payments (operation 3): items, billing configs, plans and the billing engine on the business clock. */
+/** Recurring payments (operation 3): items, billing configs, plans and the billing engine on the business clock; `paygate plans` for operators. */
 export const recurringModule = defineModule({
   name: 'recurring',
   routes: RECURRING_ROUTES,
@@ -13,4 +14,5 @@ export const recurringModule = defineModule({
   errors: RECURRING_ERRORS,
   events: Object.values(PLAN_EVENTS),
   jobs: [merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx))],
+  commands: [PLANS_COMMAND],
 });
