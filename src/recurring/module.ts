@@ -1,5 +1,6 @@
 import { defineModule } from '../module.js';
 import { merchantJob } from '../scheduler/scheduler.js';
+import { PLANS_COMMAND } from './cli.js';
 import { BILLING_JOB, runDuePlans, startWaitingPlans } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
 import { PLAN_EVENTS } from './events.js';
@@ -14,4 +15,5 @@ export const recurringModule = defineModule({
   events: Object.values(PLAN_EVENTS),
   jobs: [merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx))],
   reactions: [{ action: 'payment_token.succeeded', run: startWaitingPlans }],
+  commands: [PLANS_COMMAND],
 });
