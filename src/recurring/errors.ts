@@ -12,4 +12,6 @@ export const RECURRING_ERRORS = defineErrors({
     code: '500303', status: 400,
     message: 'The customer has no usable payment token: give default_payment_token, or set a successfully bound default token on the customer first.',
   },
+  planNotRecoverable: { code: '500304', status: 400, message: 'The plan has no pending cancellation to undo: none was asked for, or it has taken effect.' },
+  planEnded: { code: '500305', status: 400, message: 'The plan has ended (completed, cancelled or uncollectible): it cannot be changed or cancelled.' },
 });

@@ -1,5 +1,6 @@
 import { defineModule } from '../module.js';
 import { merchantJob } from '../scheduler/scheduler.js';
+import { REFUND_CREDIT_JOB, runRefundCredit } from './cancellation.js';
 import { BILLING_JOB, runDuePlans } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
 import { PLAN_EVENTS } from './events.js';
@@ -12,5 +13,5 @@ export const recurringModule = defineModule({
   tags: [{ name: 'recurring', description: 'Recurring payments: items, billing configs, plans.' }],
   errors: RECURRING_ERRORS,
   events: Object.values(PLAN_EVENTS),
-  jobs: [merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx))],
+  jobs: [merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx)), merchantJob(REFUND_CREDIT_JOB, runRefundCredit)],
 });
