@@ -455,16 +455,18 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     fuzzShare: 0.3,
   },
   addRecurringPlanCycles: {
-    // Each added cycle ends (interval_counts), so adding again appends after it.
+    // Adding again appends after the added cycle, but a variant without interval_counts (a cycle that never ends)
+    // would make every later add refused: a fresh plan each time.
     valid: async (world) => request({ path: { id: await world.newPlan() }, body: { cycles: [{ recurring_items: [{ id: world.item.id, quantity: 2 }], recurring_billing_config: world.config.id, interval_counts: 1 }] } }),
-    repeatable: true,
+    repeatable: false,
     names: { 'path.id': lookup(unknownUuid, 'planNotFound'), 'body.cycles[].recurring_items[].id': lookup(unknownUuid, 'recurringItemNotFound') },
     fuzzShare: 0.3,
   },
   cancelRecurringPlan: {
-    // At the next billing time: cancelling so again answers the plan with the same pending cancellation.
+    // At the next billing time (asked again, the same pending cancellation), but a variant asking `immediate` ends
+    // the plan, and cancelling an ended plan is refused (500305): a fresh plan each time.
     valid: async (world) => request({ path: { id: await world.newPlan() }, body: { activate_type: 'next_billing_date' } }),
-    repeatable: true,
+    repeatable: false,
     names: { 'path.id': lookup(unknownUuid, 'planNotFound') },
     fuzzShare: 0.3,
   },
