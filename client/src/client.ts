@@ -11,6 +11,9 @@ import type {
   RecurringItemInput,
   RecurringItemPage,
   RecurringPlan,
+  RecurringPlanCancel,
+  RecurringPlanChanges,
+  RecurringCycleInput,
   RecurringPlanInput,
   RecurringPlanOrder,
   RecurringPlanOrderLookup,
@@ -435,6 +438,26 @@ class RecurringApi {
   /** One generated order by its number (and customer). */
   async checkOrder(lookup: RecurringPlanOrderLookup, options?: RequestOptions): Promise<RecurringPlanOrder> {
     return invoke<'checkRecurringPlanOrder'>(this.client, 'POST', `${RECURRING}/orders/check`, lookup, options);
+  }
+
+  /** Cancels a plan now (`immediate`, optionally refunding the unused days) or at its next billing time (`next_billing_date`). */
+  async cancelPlan(id: string, cancel: RecurringPlanCancel, options?: RequestOptions): Promise<RecurringPlan> {
+    return (await invoke<'cancelRecurringPlan'>(this.client, 'POST', `${RECURRING}/plan/${encodeURIComponent(id)}/cancel`, cancel, options)).plan;
+  }
+
+  /** Undoes a pending `next_billing_date` cancellation, before it takes effect. */
+  async recoverPlan(id: string, options?: RequestOptions): Promise<RecurringPlan> {
+    return (await invoke<'recoverRecurringPlan'>(this.client, 'POST', `${RECURRING}/plan/${encodeURIComponent(id)}/recover`, undefined, options)).plan;
+  }
+
+  /** Changes a plan's name, note, token or retry settings; an omitted field keeps its value. */
+  async updatePlan(id: string, plan: RecurringPlanChanges, options?: RequestOptions): Promise<RecurringPlan> {
+    return (await invoke<'updateRecurringPlan'>(this.client, 'PUT', `${RECURRING}/plan/${encodeURIComponent(id)}`, { plan }, options)).plan;
+  }
+
+  /** Appends cycles after the plan's last one. */
+  async addCycles(id: string, cycles: RecurringCycleInput[], options?: RequestOptions): Promise<RecurringPlan> {
+    return (await invoke<'addRecurringPlanCycles'>(this.client, 'POST', `${RECURRING}/plan/${encodeURIComponent(id)}/cycles`, { cycles }, options)).plan;
   }
 }
 

@@ -130,6 +130,12 @@ export type RecurringPlanPage = ReplyData<'listRecurringPlans'>;
 /** Operation 3's record: an order a plan generated, with its customer and the cycle it bills. */
 export type RecurringPlanOrder = ReplyData<'checkRecurringPlanOrder'>;
 export type RecurringPlanOrderLookup = RequestBody<'checkRecurringPlanOrder'>;
+/** `immediate` or `next_billing_date`, and whether an immediate cancellation refunds the unused days. */
+export type RecurringPlanCancel = RequestBody<'cancelRecurringPlan'>;
+/** The settings a plan may change; an omitted field keeps its value. */
+export type RecurringPlanChanges = RequestBody<'updateRecurringPlan'>['plan'];
+/** Cycles to append: the cycles of a new plan, without `estimated_start_date`. */
+export type RecurringCycleInput = RequestBody<'addRecurringPlanCycles'>['cycles'][number];
 
 /** A page of a list and its filters: the query language's parameters, e.g. `{ 'filter[currency][_eq]': 'HKD' }`. */
 export interface ListPage {
@@ -147,7 +153,8 @@ export type WebhookAttempt = WebhookDelivery['attempts'][number];
 /** The actions paygate sends today (`WebhookEvent.action`, X-Action); the server declares the field as text. */
 export type WebhookAction =
   | 'order.created' | 'order.authorized' | 'order.paid' | 'order.payment_failure' | 'order.voided' | 'order.refunded' | 'transaction.voided'
-  | 'recurring.plan_created' | 'recurring.cycle_started' | 'recurring.payment_failed' | 'recurring.uncollectible' | 'recurring.plan_completed';
+  | 'recurring.plan_created' | 'recurring.cycle_started' | 'recurring.payment_failed' | 'recurring.uncollectible' | 'recurring.plan_completed'
+  | 'recurring.plan_cancelled';
 
 export type SandboxClock = ReplyData<'readSandboxClock'>;
 

@@ -11,6 +11,7 @@ import { formatAmount } from '../platform/money/money.js';
 import { instantOf, localTime } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { prorate, type Billing } from './calendar.js';
+import { cancelNow } from './cancellation.js';
 import { emitPlanEvent } from './events.js';
 import { cycleAmount, nextAction } from './schedule.js';
 import { readPlanView, type PlanCycle, type PlanView } from './view.js';
@@ -87,6 +88,10 @@ async function step(tx: Context, planId: string): Promise<Charge | undefined | '
       return bill(tx, view, action.entry, action.billing, now);
     case 'end':
       await endCycle(tx, view, action.entry, action.at, now);
+      return undefined;
+    case 'cancel':
+      // A pending next_billing_date cancellation: the plan stops instead of billing.
+      await cancelNow(tx, view, now);
       return undefined;
   }
 }
@@ -210,7 +215,7 @@ async function recordOutcome(tx: Context, charge: Charge, outcome: Outcome): Pro
     for (const later of view.cycles.filter(({ cycle }) => cycle.state === 'pending')) {
       await updateCycle(tx.db, tx.merchant.id, later.cycle.id, { state: 'cancelled', updated_at: now });
     }
-    await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'uncollectible', next_due_at: null, updated_at: now });
+    await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'uncollectible', next_due_at: null, cancel_at: null, updated_at: now });
     const after = await readPlanView(tx, { ...plan, state: 'uncollectible' });
     await emitPlanEvent(tx, 'recurring.uncollectible', { view: after, billing: { ...billing, state: 'uncollectible', last_error: outcome.reason } });
     return;
@@ -245,7 +250,7 @@ async function endCycle(tx: Context, view: PlanView, entry: PlanCycle, at: numbe
     await scheduleBilling(tx, await readPlanView(tx, plan));
     return;
   }
-  await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'completed', next_due_at: null, updated_at: now });
+  await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'completed', next_due_at: null, cancel_at: null, updated_at: now });
   await emitPlanEvent(tx, 'recurring.plan_completed', { view: await readPlanView(tx, { ...plan, state: 'completed' }) });
 }
 
@@ -256,7 +261,7 @@ export async function scheduleBilling(tx: Context, view: PlanView): Promise<void
   let dueAt = action?.at ?? null;
   if (dueAt === null && view.plan.state === 'active') {
     // Nothing left: the last cycle is over and no retry runs.
-    await updatePlan(tx.db, tx.merchant.id, view.plan.id, { state: 'completed', next_due_at: null, updated_at: now });
+    await updatePlan(tx.db, tx.merchant.id, view.plan.id, { state: 'completed', next_due_at: null, cancel_at: null, updated_at: now });
     await emitPlanEvent(tx, 'recurring.plan_completed', { view: await readPlanView(tx, { ...view.plan, state: 'completed' }) });
     return;
   }

@@ -8,4 +8,10 @@ export const RECURRING_ERRORS = defineErrors({
   billingConfigDeleted: { code: '500202', status: 400, message: 'The billing config is deleted: new plans cannot use it.' },
   planNotFound: { code: '500301', status: 404, message: 'Recurring plan not found.' },
   planReferenceTaken: { code: '500302', status: 409, message: 'A plan with this reference_number exists with other content.' },
+  planTokenMissing: {
+    code: '500303', status: 400,
+    message: 'The customer has no usable payment token: give default_payment_token, or set a successfully bound default token on the customer first.',
+  },
+  planNotRecoverable: { code: '500304', status: 400, message: 'The plan has no pending cancellation to undo: none was asked for, or it has taken effect.' },
+  planEnded: { code: '500305', status: 400, message: 'The plan has ended (completed, cancelled or uncollectible): it cannot be changed or cancelled.' },
 });

@@ -33,6 +33,7 @@ export const PLAN_EVENTS = defineEventTypes(
     'recurring.payment_failed': "A billing's charge failed; billing.retry_at says when it is tried again.",
     'recurring.uncollectible': "A billing's last retry failed: the cycle is uncollectible and the plan stops billing.",
     'recurring.plan_completed': 'The last cycle of a plan ended, every billing settled.',
+    'recurring.plan_cancelled': 'A plan was cancelled: at once (immediate), or at its next billing time (next_billing_date).',
   },
 );
 

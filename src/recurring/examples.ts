@@ -36,6 +36,36 @@ export const NEW_PLAN = {
   cycles: [{ name: 'Monthly', recurring_items: [{ id: EXAMPLE_ITEM_ID, quantity: 1 }], recurring_billing_config: EXAMPLE_CONFIG_ID, estimated_start_date: '2026-12-01', interval_counts: 12 }],
 };
 
+export const UPDATED = '2026-11-25T02:00:00.000Z';
+export const PLAN_CHANGES = { name: 'Gold membership (annual)', payment_retry_count: 2 };
+export const CANCEL_NOW = { activate_type: 'immediate', refund_credit: true } as const;
+export const NEW_CYCLES = [{ name: 'Loyalty', recurring_items: [{ id: EXAMPLE_ITEM_ID, quantity: 1 }], recurring_billing_config: EXAMPLE_CONFIG_ID, discount_amount: '10.00' }];
+
+/** The example plan cancelled at once: every cycle cancelled, nothing more to run. */
+export function cancelledPlan(): Static<typeof PlanSchema> {
+  const plan = examplePlan();
+  return { ...plan, state: 'cancelled', cycles: plan.cycles.map((cycle) => ({ ...cycle, state: 'cancelled' as const, next_execute_time: null })), updated_at: UPDATED };
+}
+
+/** The example plan with its settings changed. */
+export function changedPlan(): Static<typeof PlanSchema> {
+  return { ...examplePlan(), ...PLAN_CHANGES, updated_at: UPDATED };
+}
+
+/** The example plan with a cycle added after its first (which ends after 12 periods). */
+export function extendedPlan(): Static<typeof PlanSchema> {
+  const plan = examplePlan();
+  const first = plan.cycles[0]!;
+  return {
+    ...plan,
+    cycles: [first, {
+      ...first, id: '019ac2f6-0b13-7002-8e6f-4c9a7f1d3e5a', name: 'Loyalty', state: 'pending', next_execute_time: null,
+      estimated_start_date: null, interval_counts: null, discount_amount: 10, amount: 89.9,
+    }],
+    updated_at: UPDATED,
+  };
+}
+
 export function examplePlan(): Static<typeof PlanSchema> {
   return {
     id: EXAMPLE_PLAN_ID, reference_number: NEW_PLAN.reference_number, name: NEW_PLAN.name, customer_uuid: EXAMPLE_CUSTOMER_UUID,
@@ -46,7 +76,7 @@ export function examplePlan(): Static<typeof PlanSchema> {
       interval_counts: 12, discount_amount: 0, amount: 99.9, recurring_billing_config: exampleConfig(),
       recurring_items: [{ ...exampleItem(), quantity: 1 }],
     }],
-    created_at: CREATED, updated_at: CREATED,
+    cancel_at: null, created_at: CREATED, updated_at: CREATED,
   };
 }
 

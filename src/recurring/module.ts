@@ -1,5 +1,6 @@
 import { defineModule } from '../module.js';
 import { merchantJob } from '../scheduler/scheduler.js';
+import { REFUND_CREDIT_JOB, runRefundCredit } from './cancellation.js';
 import { PLANS_COMMAND } from './cli.js';
 import { BILLING_JOB, runDuePlans, startWaitingPlans } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
@@ -13,7 +14,7 @@ export const recurringModule = defineModule({
   tags: [{ name: 'recurring', description: 'Recurring payments: items, billing configs, plans.' }],
   errors: RECURRING_ERRORS,
   events: Object.values(PLAN_EVENTS),
-  jobs: [merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx))],
+  jobs: [merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx)), merchantJob(REFUND_CREDIT_JOB, runRefundCredit)],
   reactions: [{ action: 'payment_token.succeeded', run: startWaitingPlans }],
   commands: [PLANS_COMMAND],
 });

@@ -49,7 +49,7 @@ export async function createPlan(ctx: Context, input: PlanInput): Promise<PlanVi
     // No token to charge: the plan waits for the customer to bind a card, and starts when one binds.
     const awaiting = input.default_payment_token == null && !(await DEFAULT_TOKENS.present(tx, customer));
     const now = tx.clock.now().getTime();
-    const { cycles, cycleItems, currency } = await readCycles(tx, input, now);
+    const { cycles, cycleItems, currency } = await readCycles(tx, input.cycles, now);
     if (awaiting) Object.assign(cycles[0]!, { state: 'pending', start_at: null });
     const plan: PlanRow = {
       id: newSortableId(now), merchant_id: tx.merchant.id, reference_number: input.reference_number, content_hash: contentHash,
@@ -59,7 +59,7 @@ export async function createPlan(ctx: Context, input: PlanInput): Promise<PlanVi
       payment_retry_count: input.payment_retry_count ?? DEFAULT_RETRY_COUNT,
       payment_retry_day_period: input.payment_retry_day_period ?? DEFAULT_RETRY_DAY_PERIOD,
       note: input.note ?? null, redirect_url: input.redirect_url ?? null, description: input.description ?? null,
-      state: awaiting ? 'awaiting_token' : 'active', next_order_seq: 1, next_due_at: null,
+      state: awaiting ? 'awaiting_token' : 'active', next_order_seq: 1, next_due_at: null, cancel_at: null,
       verify_url: awaiting ? (await bindingLink(tx, customer.id)).wallet_link : null,
       app_id: tx.actor.kind === 'app' ? tx.actor.appId : null, created_at: now, updated_at: now,
     };
@@ -72,19 +72,37 @@ export async function createPlan(ctx: Context, input: PlanInput): Promise<PlanVi
   }, { completesRequest: true });
 }
 
-/** The cycles of a new plan, checked: items and configs of this merchant and not deleted, one currency, dates in order. */
-async function readCycles(ctx: Context, input: PlanInput, now: number): Promise<{ cycles: CycleRow[]; cycleItems: CycleItemRow[]; currency: Currency }> {
+export type CycleInput = PlanInput['cycles'][number];
+
+/** Where the cycles being read go: after `firstPosition` cycles of a plan that started at `planStart`, in `currency`. */
+export interface CyclesPlace {
+  /** The request's name of the cycles array, for messages (`plan.cycles`, `cycles`). */
+  field: string;
+  firstPosition: number;
+  currency?: Currency;
+  planStart?: number;
+}
+
+/**
+ * Cycles of a new plan, or added to one, checked: items and configs of this merchant and not deleted, one currency,
+ * dates in order, every cycle but the plan's last with an end.
+ */
+export async function readCycles(
+  ctx: Context, given: CycleInput[], now: number, place: CyclesPlace = { field: 'plan.cycles', firstPosition: 0 },
+): Promise<{ cycles: CycleRow[]; cycleItems: CycleItemRow[]; currency: Currency }> {
+  const input = { cycles: given };
   const refuse = (message: string): never => { throw new AppError(PLATFORM_ERRORS.validationFailed, message); };
   const itemIds = [...new Set(input.cycles.flatMap((cycle) => cycle.recurring_items.map((item) => item.id)).filter(isUuid))];
   const configIds = [...new Set(input.cycles.map((cycle) => cycle.recurring_billing_config).filter(isUuid))];
   const items = new Map((await findItems(ctx.db, ctx.merchant.id, itemIds)).map((row) => [row.id, row]));
   const configs = new Map((await findBillingConfigs(ctx.db, ctx.merchant.id, configIds)).map((row) => [row.id, row]));
-  let currency: Currency | undefined;
+  let currency: Currency | undefined = place.currency;
   const cycles: CycleRow[] = [];
   const cycleItems: CycleItemRow[] = [];
-  let firstStart = now;
-  input.cycles.forEach((given, position) => {
-    const field = `plan.cycles[${position}]`;
+  let firstStart = place.planStart ?? now;
+  input.cycles.forEach((given, offset) => {
+    const field = `${place.field}[${offset}]`;
+    const position = place.firstPosition + offset;
     const config = configs.get(given.recurring_billing_config);
     if (!config) throw new AppError(RECURRING_ERRORS.billingConfigNotFound, `${field}.recurring_billing_config names no billing config of this merchant.`);
     if (config.deleted_at !== null) throw new AppError(RECURRING_ERRORS.billingConfigDeleted, `${field}.recurring_billing_config is deleted.`);
@@ -111,7 +129,7 @@ async function readCycles(ctx: Context, input: PlanInput, now: number): Promise<
     const end = given.estimated_end_date == null ? undefined : readInstant(given.estimated_end_date, `${field}.estimated_end_date`, ctx.merchant.timezone);
     const counts = given.interval_counts ?? undefined;
     if (end !== undefined && counts !== undefined) refuse(`${field}: give estimated_end_date or interval_counts, not both.`);
-    if (end === undefined && counts === undefined && position < input.cycles.length - 1) {
+    if (end === undefined && counts === undefined && offset < input.cycles.length - 1) {
       refuse(`${field} never ends (no estimated_end_date or interval_counts), so the cycles after it would never start.`);
     }
     if (end !== undefined && end <= firstStart) refuse(`${field}.estimated_end_date must be after the plan starts.`);

@@ -79,6 +79,7 @@ export function presentPlan(view: PlanView): Static<typeof PlanSchema> {
         recurring_items: entry.items.map(({ item, quantity }) => ({ ...presentItem(item), quantity })),
       };
     }),
+    cancel_at: isoOrNull(plan.cancel_at),
     created_at: iso(plan.created_at),
     updated_at: iso(plan.updated_at),
   };

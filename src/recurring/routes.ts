@@ -38,8 +38,12 @@ import {
   PlanData,
   PlanListData,
   RecordParams,
+  AddCyclesBody,
+  CancelPlanBody,
+  UpdatePlanBody,
 } from './schemas.js';
-import { examplePlan, examplePlanOrder, EXAMPLE_PLAN_ID, NEW_PLAN } from './examples.js';
+import { CANCEL_NOW, cancelledPlan, changedPlan, examplePlan, examplePlanOrder, EXAMPLE_PLAN_ID, extendedPlan, NEW_CYCLES, NEW_PLAN, PLAN_CHANGES } from './examples.js';
+import { addCycles, cancelPlan, recoverPlan, updatePlanSettings } from './changes.js';
 
 const BASE = '/svc/payment/api/v1/openapi/recurring_payments';
 const TAGS = ['recurring'];
@@ -224,6 +228,76 @@ const PLAN_ROUTES = [
     handler: ({ ctx, params }) => getPlan(ctx, params.id),
     present: planReply,
     example: { request: { params: { id: EXAMPLE_PLAN_ID } }, reply: { plan: examplePlan() }, client: clientCall('recurring.getPlan', EXAMPLE_PLAN_ID) },
+  }),
+  defineRoute({
+    method: 'PUT',
+    url: `${BASE}/plan/:id`,
+    operationId: 'updateRecurringPlan',
+    summary: "Change a plan's name, note, default_payment_token or retry settings; an omitted field keeps its value.",
+    description: "default_payment_token must be a chargeable token of the plan's customer; null clears it (each billing then charges the customer's default token). An ended plan is refused (500305).",
+    tags: TAGS,
+    params: RecordParams,
+    body: UpdatePlanBody,
+    data: PlanData,
+    errors: [RECURRING_ERRORS.planNotFound, RECURRING_ERRORS.planEnded, RECURRING_ERRORS.planTokenMissing, TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotChargeable],
+    handler: ({ ctx, params, body }) => updatePlanSettings(ctx, params.id, body.plan),
+    present: planReply,
+    example: {
+      request: { params: { id: EXAMPLE_PLAN_ID }, body: { plan: PLAN_CHANGES } }, reply: { plan: changedPlan() },
+      client: clientCall('recurring.updatePlan', EXAMPLE_PLAN_ID, PLAN_CHANGES),
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/plan/:id/cycles`,
+    operationId: 'addRecurringPlanCycles',
+    summary: "Append cycles after a plan's last one, with the rules of a new plan's cycles (no estimated_start_date).",
+    description: "Refused when the plan's last cycle never ends (no estimated_end_date or interval_counts) or the plan has ended (500305).",
+    tags: TAGS,
+    params: RecordParams,
+    body: AddCyclesBody,
+    data: PlanData,
+    errors: [
+      RECURRING_ERRORS.planNotFound, RECURRING_ERRORS.planEnded, RECURRING_ERRORS.recurringItemNotFound, RECURRING_ERRORS.recurringItemDeleted,
+      RECURRING_ERRORS.billingConfigNotFound, RECURRING_ERRORS.billingConfigDeleted,
+    ],
+    handler: ({ ctx, params, body }) => addCycles(ctx, params.id, body.cycles),
+    present: planReply,
+    example: {
+      request: { params: { id: EXAMPLE_PLAN_ID }, body: { cycles: NEW_CYCLES } }, reply: { plan: extendedPlan() },
+      client: clientCall('recurring.addCycles', EXAMPLE_PLAN_ID, NEW_CYCLES),
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/plan/:id/cancel`,
+    operationId: 'cancelRecurringPlan',
+    summary: 'Cancel a plan: now (immediate), or at its next billing time (next_billing_date, undone by recover until then).',
+    description: 'immediate: the active and later cycles are cancelled and an unpaid generated order is voided (a payment still pending refuses, 400107); refund_credit refunds the unused whole days of the current paid period once its sale is settled. An ended plan is refused (500305).',
+    tags: TAGS,
+    params: RecordParams,
+    body: CancelPlanBody,
+    data: PlanData,
+    errors: [RECURRING_ERRORS.planNotFound, RECURRING_ERRORS.planEnded, ORDER_ERRORS.orderNotVoidable],
+    handler: ({ ctx, params, body }) => cancelPlan(ctx, params.id, body),
+    present: planReply,
+    example: {
+      request: { params: { id: EXAMPLE_PLAN_ID }, body: CANCEL_NOW }, reply: { plan: cancelledPlan() },
+      client: clientCall('recurring.cancelPlan', EXAMPLE_PLAN_ID, CANCEL_NOW),
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/plan/:id/recover`,
+    operationId: 'recoverRecurringPlan',
+    summary: 'Undo a pending next_billing_date cancellation before it takes effect; refused after, or when none is pending (500304).',
+    tags: TAGS,
+    params: RecordParams,
+    data: PlanData,
+    errors: [RECURRING_ERRORS.planNotFound, RECURRING_ERRORS.planNotRecoverable],
+    handler: ({ ctx, params }) => recoverPlan(ctx, params.id),
+    present: planReply,
+    example: { request: { params: { id: EXAMPLE_PLAN_ID } }, reply: { plan: examplePlan() }, client: clientCall('recurring.recoverPlan', EXAMPLE_PLAN_ID) },
   }),
 ];
 

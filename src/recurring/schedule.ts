@@ -8,12 +8,17 @@ import { sumMinor, timesMinor } from '../platform/money/money.js';
 export type Action =
   | { kind: 'retry'; at: number; billing: BillingRow }
   | { kind: 'bill'; at: number; entry: PlanCycle; billing: Billing }
-  | { kind: 'end'; at: number; entry: PlanCycle };
+  | { kind: 'end'; at: number; entry: PlanCycle }
+  | { kind: 'cancel'; at: number };
 
-/** What the plan does next, and when: a retry, the active cycle's next billing, or its end (earliest first). */
+/**
+ * What the plan does next, and when: a retry, the active cycle's next billing, its end, or a pending cancellation
+ * (earliest first; at the same time the cancellation comes first, so the billing it stops never happens).
+ */
 export function nextAction(view: PlanView, zone: string): Action | undefined {
   if (view.plan.state !== 'active') return undefined;
   const actions: Action[] = [];
+  if (view.plan.cancel_at !== null) actions.push({ kind: 'cancel', at: view.plan.cancel_at });
   for (const billing of view.billings) if (billing.state === 'retry' && billing.retry_at !== null) actions.push({ kind: 'retry', at: billing.retry_at, billing });
   const entry = view.cycles.find(({ cycle }) => cycle.state === 'active');
   if (entry) {
@@ -27,7 +32,7 @@ export function nextAction(view: PlanView, zone: string): Action | undefined {
     }
   }
   // Billings before a cycle's end; at the same time a retry before a new billing.
-  const order = { retry: 0, bill: 1, end: 2 };
+  const order = { cancel: -1, retry: 0, bill: 1, end: 2 };
   return actions.sort((a, b) => a.at - b.at || order[a.kind] - order[b.kind])[0];
 }
 
@@ -38,8 +43,22 @@ export function nextExecuteTime(view: PlanView, cycleId: string, zone: string): 
   const retries = view.billings.filter((billing) => billing.cycle_id === cycleId && billing.state === 'retry' && billing.retry_at !== null).map((billing) => billing.retry_at!);
   const last = view.billings.filter((billing) => billing.cycle_id === cycleId).at(-1);
   const next = calendarBillings(calendarOf(entry, zone), last?.billing_at ?? -Infinity).next();
-  const times = [...retries, ...(next.done ? [] : [next.value.at])];
+  // Nothing runs at or after a pending cancellation.
+  const times = [...retries, ...(next.done ? [] : [next.value.at])].filter((at) => view.plan.cancel_at === null || at < view.plan.cancel_at);
   return times.length === 0 ? undefined : Math.min(...times);
+}
+
+/**
+ * The plan's next billing time, retries left aside: the active cycle's next billing, or its end when it bills no
+ * more (the next cycle's first billing, or the plan's completion). A `next_billing_date` cancellation takes effect then.
+ */
+export function nextBillingTime(view: PlanView, zone: string): number | undefined {
+  const entry = view.cycles.find(({ cycle }) => cycle.state === 'active');
+  if (!entry) return undefined;
+  const calendar = calendarOf(entry, zone);
+  const last = view.billings.filter((billing) => billing.cycle_id === entry.cycle.id).at(-1);
+  const next = calendarBillings(calendar, last?.billing_at ?? -Infinity).next();
+  return next.done ? cycleEnd(calendar) : next.value.at;
 }
 
 export function calendarOf(entry: PlanCycle, zone: string): BillingCycle {

@@ -125,6 +125,33 @@ export const CreatePlanBody = Type.Object({
   }),
 });
 
+export const CANCEL_ACTIVATE_TYPES = ['immediate', 'next_billing_date'] as const;
+
+export const CancelPlanBody = Type.Object({
+  activate_type: StringEnum(CANCEL_ACTIVATE_TYPES, {
+    description: '`immediate`: the plan stops now. `next_billing_date`: it stops at its next billing time, which generates no order; undone by recover until then.',
+  }),
+  refund_credit: Type.Optional(Type.Boolean({
+    description: 'Immediate only: refund the unused whole days of the current paid period from its order (docs/recurring.md). False when omitted.',
+  })),
+});
+
+export const UpdatePlanBody = Type.Object({
+  plan: Type.Object({
+    name: Type.Optional(requiredText(255)),
+    note: optionalText(254, 'Copied to the orders generated from now on; null clears it.'),
+    default_payment_token: optionalText(128, "A chargeable token of the plan's customer; null clears it, so each billing charges the customer's default token."),
+    payment_retry_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'For charges that fail from now on.' })),
+    payment_retry_day_period: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, description: 'For charges that fail from now on.' })),
+  }),
+});
+
+export const AddCyclesBody = Type.Object({
+  cycles: Type.Array(Type.Omit(CycleInput, ['estimated_start_date']), {
+    minItems: 1, maxItems: 20, description: 'Appended after the last cycle, in order; each starts when the one before ends.',
+  }),
+});
+
 export const PlanListQuery = ListQuery;
 
 const PlanItemSchema = Type.Object({ ...ItemSchema.properties, quantity: Type.Integer() });
@@ -161,6 +188,7 @@ export const PlanSchema = Type.Object({
   redirect_url: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
   cycles: Type.Array(CycleSchema),
+  cancel_at: Nullable(Type.String({ description: 'A pending next_billing_date cancellation: when the plan stops; null when none is pending.' })),
   created_at: Type.String(),
   updated_at: Type.String(),
 });

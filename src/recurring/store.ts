@@ -139,6 +139,12 @@ export async function insertPlan(db: Db, plan: PlanRow, cycles: CycleRow[], item
   await db.insertInto('recurring_cycle_items').values(items).execute();
 }
 
+/** Cycles added to a plan after it was made. */
+export async function insertCycles(db: Db, cycles: CycleRow[], items: CycleItemRow[]): Promise<void> {
+  await db.insertInto('recurring_cycles').values(cycles).execute();
+  await db.insertInto('recurring_cycle_items').values(items).execute();
+}
+
 export async function updatePlan(db: Db, merchantId: string, id: string, patch: Partial<Omit<PlanRow, 'id' | 'merchant_id'>>): Promise<void> {
   await db.updateTable('recurring_plans').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id).execute();
 }

@@ -160,6 +160,17 @@ export class MerchantWorld {
   }
 
   /** A recurring item of HKD 99.90 a unit. */
+  /** A plan of its own for a route that changes it (cancels, recovers, extends): starting in the future, 12 months. */
+  async newPlan(options: { pendingCancel?: boolean } = {}): Promise<string> {
+    const { plan } = await this.call('POST', `${API}/recurring_payments/plan`, { plan: {
+      name: 'Gold', reference_number: this.unique('plan'), customer_uuid: this.customer.uuid, default_payment_token: this.token.token,
+      cycles: [{ recurring_items: [{ id: this.item.id }], recurring_billing_config: this.config.id, estimated_start_date: '2029-01-01', interval_counts: 12 }],
+    } });
+    if (options.pendingCancel) await this.call('POST', `${API}/recurring_payments/plan/${plan.id}/cancel`, { activate_type: 'next_billing_date' });
+    this.remember([plan.id], () => this.call('GET', `${API}/recurring_payments/plan/${plan.id}`));
+    return plan.id;
+  }
+
   async newItem(): Promise<string> {
     const { item } = await this.call('POST', `${API}/recurring_payments/items`, { item: { label: 'Gold membership', price: '99.90', currency: 'HKD' } });
     this.remember([item.id], () => this.call('GET', `${API}/recurring_payments/items/${item.id}`));

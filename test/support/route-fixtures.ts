@@ -447,6 +447,36 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     repeatable: true,
     names: { 'path.id': lookup(unknownUuid, 'planNotFound') },
   },
+  updateRecurringPlan: {
+    valid: async (world) => request({ path: { id: await world.newPlan() }, body: { plan: { name: 'Gold (changed)', note: 'Thanks again', default_payment_token: world.token.token, payment_retry_count: 2, payment_retry_day_period: 2 } } }),
+    repeatable: true,
+    names: { 'path.id': lookup(unknownUuid, 'planNotFound'), 'body.plan.default_payment_token': PAYMENT_TOKEN },
+    freeText: 'body.plan.note',
+    fuzzShare: 0.3,
+  },
+  addRecurringPlanCycles: {
+    // Adding again appends after the added cycle, but a variant without interval_counts (a cycle that never ends)
+    // would make every later add refused: a fresh plan each time.
+    valid: async (world) => request({ path: { id: await world.newPlan() }, body: { cycles: [{ recurring_items: [{ id: world.item.id, quantity: 2 }], recurring_billing_config: world.config.id, interval_counts: 1 }] } }),
+    repeatable: false,
+    names: { 'path.id': lookup(unknownUuid, 'planNotFound'), 'body.cycles[].recurring_items[].id': lookup(unknownUuid, 'recurringItemNotFound') },
+    fuzzShare: 0.3,
+  },
+  cancelRecurringPlan: {
+    // At the next billing time (asked again, the same pending cancellation), but a variant asking `immediate` ends
+    // the plan, and cancelling an ended plan is refused (500305): a fresh plan each time.
+    valid: async (world) => request({ path: { id: await world.newPlan() }, body: { activate_type: 'next_billing_date' } }),
+    repeatable: false,
+    names: { 'path.id': lookup(unknownUuid, 'planNotFound') },
+    fuzzShare: 0.3,
+  },
+  recoverRecurringPlan: {
+    // Once recovered, no cancellation is pending: recovering again is refused (500304).
+    valid: async (world) => request({ path: { id: await world.newPlan({ pendingCancel: true }) } }),
+    repeatable: false,
+    names: { 'path.id': lookup(unknownUuid, 'planNotFound') },
+    fuzzShare: 0.3,
+  },
 
   listRecurringPlanOrders: {
     valid: async (world) => request({ query: { offset: '0', limit: '5', 'filter[plan.id][_eq]': world.plan.id, 'filter[order.state][_eq]': 'invoiced' } }),

@@ -55,8 +55,8 @@ describe('the example webhook receiver of docs/', () => {
       const bound = await client.customers.bindCard(customer.uuid, bindingCard(CARDS.frictionless));
       await client.customers.bindCard(customer.uuid, bindingCard(CARDS.doNotHonour));
       await client.customers.deleteToken(customer.uuid, bound.token);
-      // A plan of two free daily cycles (created, cycle started, completed: no orders), and one whose charges are
-      // declined (a failed payment, retried once, then uncollectible).
+      // A plan of two free daily cycles (created, cycle started, completed: no orders), one whose charges are
+      // declined (a failed payment, retried once, then uncollectible), and one cancelled.
       const subscriber = await newCustomer(client);
       const free = await client.customers.bindCard(subscriber.uuid, bindingCard(CARDS.frictionless));
       const trial = await client.recurring.createItem({ label: 'Trial', price: '0', currency: 'HKD' });
@@ -70,6 +70,12 @@ describe('the example webhook receiver of docs/', () => {
         name: 'Gold', reference_number: `GOLD-${declining.uuid}`, customer_uuid: declining.uuid, default_payment_token: empty.token,
         payment_retry_count: 1, payment_retry_day_period: 1, cycles: [{ recurring_items: [{ id: paidItem.id }], recurring_billing_config: daily.id }],
       });
+      // And one cancelled at once (plan created, then cancelled).
+      const cancelled = await client.recurring.createPlan({
+        name: 'Cancelled', reference_number: `CANCEL-${subscriber.uuid}`, customer_uuid: subscriber.uuid, default_payment_token: free.token,
+        cycles: [{ recurring_items: [{ id: trial.id }], recurring_billing_config: daily.id }],
+      });
+      await client.recurring.cancelPlan(cancelled.id, { activate_type: 'immediate' });
       await client.sandbox.advanceClock(2 * DAY + 60);
 
       const sent = MODULES.flatMap((module) => (module.events ?? []).map((type) => type.action)).sort();

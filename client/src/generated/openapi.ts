@@ -470,8 +470,69 @@ export interface paths {
         };
         /** Read a plan with its cycles: state, billing_count, next_execute_time, amounts. */
         get: operations["getRecurringPlan"];
-        put?: never;
+        /**
+         * Change a plan's name, note, default_payment_token or retry settings; an omitted field keeps its value.
+         * @description default_payment_token must be a chargeable token of the plan's customer; null clears it (each billing then charges the customer's default token). An ended plan is refused (500305).
+         */
+        put: operations["updateRecurringPlan"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/recurring_payments/plan/{id}/cycles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Append cycles after a plan's last one, with the rules of a new plan's cycles (no estimated_start_date).
+         * @description Refused when the plan's last cycle never ends (no estimated_end_date or interval_counts) or the plan has ended (500305).
+         */
+        post: operations["addRecurringPlanCycles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/recurring_payments/plan/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a plan: now (immediate), or at its next billing time (next_billing_date, undone by recover until then).
+         * @description immediate: the active and later cycles are cancelled and an unpaid generated order is voided (a payment still pending refuses, 400107); refund_credit refunds the unused whole days of the current paid period once its sale is settled. An ended plan is refused (500305).
+         */
+        post: operations["cancelRecurringPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/recurring_payments/plan/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo a pending next_billing_date cancellation before it takes effect; refused after, or when none is pending (500304). */
+        post: operations["recoverRecurringPlan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3544,6 +3605,8 @@ export interface operations {
                                         quantity: number;
                                     }[];
                                 }[];
+                                /** @description A pending next_billing_date cancellation: when the plan stops; null when none is pending. */
+                                cancel_at: string | null;
                                 created_at: string;
                                 updated_at: string;
                             }[];
@@ -3689,6 +3752,8 @@ export interface operations {
                                         quantity: number;
                                     }[];
                                 }[];
+                                /** @description A pending next_billing_date cancellation: when the plan stops; null when none is pending. */
+                                cancel_at: string | null;
                                 created_at: string;
                                 updated_at: string;
                             };
@@ -3789,6 +3854,468 @@ export interface operations {
                                         quantity: number;
                                     }[];
                                 }[];
+                                /** @description A pending next_billing_date cancellation: when the plan stops; null when none is pending. */
+                                cancel_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateRecurringPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plan: {
+                        name?: string;
+                        /** @description Copied to the orders generated from now on; null clears it. */
+                        note?: string | null;
+                        /** @description A chargeable token of the plan's customer; null clears it, so each billing charges the customer's default token. */
+                        default_payment_token?: string | null;
+                        /** @description For charges that fail from now on. */
+                        payment_retry_count?: number;
+                        /** @description For charges that fail from now on. */
+                        payment_retry_day_period?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            plan: {
+                                id: string;
+                                reference_number: string;
+                                name: string;
+                                customer_uuid: string;
+                                /** @enum {string} */
+                                state: "awaiting_token" | "active" | "completed" | "cancelled" | "uncollectible";
+                                currency: string;
+                                default_collection_method: string;
+                                default_payment_token?: string;
+                                /** @description While the plan awaits a token: the hosted page where the customer binds a card; billing starts when one binds. */
+                                verify_url: string | null;
+                                payment_retry_count: number;
+                                payment_retry_day_period: number;
+                                note?: string;
+                                redirect_url?: string;
+                                description?: string;
+                                cycles: {
+                                    id: string;
+                                    name?: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "active" | "completed" | "cancelled" | "uncollectible";
+                                    /** @description Billings of the cycle paid so far (free ones included). */
+                                    billing_count: number;
+                                    /** @description The next billing of the cycle; null when none is coming. */
+                                    next_execute_time: string | null;
+                                    /** @description When the cycle starts (or started); a later cycle reads the end of the one before. */
+                                    estimated_start_date: string | null;
+                                    estimated_end_date: string | null;
+                                    interval_counts: number | null;
+                                    discount_amount: number;
+                                    /** @description What one full period of the cycle costs: its items less its discount. */
+                                    amount: number;
+                                    recurring_billing_config: {
+                                        id: string;
+                                        interval_count: number;
+                                        /** @enum {string} */
+                                        billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                        /** @enum {string} */
+                                        billing_type: "automated" | "customized";
+                                        /** @description Present on customized yearly configs. */
+                                        billing_month?: number;
+                                        /** @description Present on customized configs. */
+                                        billing_day_of_month?: number;
+                                        billing_proration_enabled: boolean;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                    };
+                                    recurring_items: {
+                                        id: string;
+                                        label: string;
+                                        /** @description In the currency's units, exact to its decimals. */
+                                        price: number;
+                                        currency: string;
+                                        reference_id?: string;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                        quantity: number;
+                                    }[];
+                                }[];
+                                /** @description A pending next_billing_date cancellation: when the plan stops; null when none is pending. */
+                                cancel_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    addRecurringPlanCycles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Appended after the last cycle, in order; each starts when the one before ends. */
+                    cycles: {
+                        name?: string | null;
+                        description?: string | null;
+                        recurring_items: {
+                            /** @description A recurring item (not deleted) of the merchant. */
+                            id: string;
+                            /** @description 1 when omitted. */
+                            quantity?: number;
+                        }[];
+                        /** @description A billing config (not deleted) of the merchant. */
+                        recurring_billing_config: string;
+                        /** @description No billing at or after this time; the next cycle starts then. An RFC 3339 time with offset, or a date (YYYY-MM-DD: midnight in the merchant's time zone). */
+                        estimated_end_date?: string | null;
+                        /** @description How many periods the cycle bills; the next cycle starts after the last. */
+                        interval_counts?: number | null;
+                        /** @description Taken off every billing of the cycle, in the currency's decimals; 0 when omitted. */
+                        discount_amount?: string | number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            plan: {
+                                id: string;
+                                reference_number: string;
+                                name: string;
+                                customer_uuid: string;
+                                /** @enum {string} */
+                                state: "awaiting_token" | "active" | "completed" | "cancelled" | "uncollectible";
+                                currency: string;
+                                default_collection_method: string;
+                                default_payment_token?: string;
+                                /** @description While the plan awaits a token: the hosted page where the customer binds a card; billing starts when one binds. */
+                                verify_url: string | null;
+                                payment_retry_count: number;
+                                payment_retry_day_period: number;
+                                note?: string;
+                                redirect_url?: string;
+                                description?: string;
+                                cycles: {
+                                    id: string;
+                                    name?: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "active" | "completed" | "cancelled" | "uncollectible";
+                                    /** @description Billings of the cycle paid so far (free ones included). */
+                                    billing_count: number;
+                                    /** @description The next billing of the cycle; null when none is coming. */
+                                    next_execute_time: string | null;
+                                    /** @description When the cycle starts (or started); a later cycle reads the end of the one before. */
+                                    estimated_start_date: string | null;
+                                    estimated_end_date: string | null;
+                                    interval_counts: number | null;
+                                    discount_amount: number;
+                                    /** @description What one full period of the cycle costs: its items less its discount. */
+                                    amount: number;
+                                    recurring_billing_config: {
+                                        id: string;
+                                        interval_count: number;
+                                        /** @enum {string} */
+                                        billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                        /** @enum {string} */
+                                        billing_type: "automated" | "customized";
+                                        /** @description Present on customized yearly configs. */
+                                        billing_month?: number;
+                                        /** @description Present on customized configs. */
+                                        billing_day_of_month?: number;
+                                        billing_proration_enabled: boolean;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                    };
+                                    recurring_items: {
+                                        id: string;
+                                        label: string;
+                                        /** @description In the currency's units, exact to its decimals. */
+                                        price: number;
+                                        currency: string;
+                                        reference_id?: string;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                        quantity: number;
+                                    }[];
+                                }[];
+                                /** @description A pending next_billing_date cancellation: when the plan stops; null when none is pending. */
+                                cancel_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelRecurringPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `immediate`: the plan stops now. `next_billing_date`: it stops at its next billing time, which generates no order; undone by recover until then.
+                     * @enum {string}
+                     */
+                    activate_type: "immediate" | "next_billing_date";
+                    /** @description Immediate only: refund the unused whole days of the current paid period from its order (docs/recurring.md). False when omitted. */
+                    refund_credit?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            plan: {
+                                id: string;
+                                reference_number: string;
+                                name: string;
+                                customer_uuid: string;
+                                /** @enum {string} */
+                                state: "awaiting_token" | "active" | "completed" | "cancelled" | "uncollectible";
+                                currency: string;
+                                default_collection_method: string;
+                                default_payment_token?: string;
+                                /** @description While the plan awaits a token: the hosted page where the customer binds a card; billing starts when one binds. */
+                                verify_url: string | null;
+                                payment_retry_count: number;
+                                payment_retry_day_period: number;
+                                note?: string;
+                                redirect_url?: string;
+                                description?: string;
+                                cycles: {
+                                    id: string;
+                                    name?: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "active" | "completed" | "cancelled" | "uncollectible";
+                                    /** @description Billings of the cycle paid so far (free ones included). */
+                                    billing_count: number;
+                                    /** @description The next billing of the cycle; null when none is coming. */
+                                    next_execute_time: string | null;
+                                    /** @description When the cycle starts (or started); a later cycle reads the end of the one before. */
+                                    estimated_start_date: string | null;
+                                    estimated_end_date: string | null;
+                                    interval_counts: number | null;
+                                    discount_amount: number;
+                                    /** @description What one full period of the cycle costs: its items less its discount. */
+                                    amount: number;
+                                    recurring_billing_config: {
+                                        id: string;
+                                        interval_count: number;
+                                        /** @enum {string} */
+                                        billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                        /** @enum {string} */
+                                        billing_type: "automated" | "customized";
+                                        /** @description Present on customized yearly configs. */
+                                        billing_month?: number;
+                                        /** @description Present on customized configs. */
+                                        billing_day_of_month?: number;
+                                        billing_proration_enabled: boolean;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                    };
+                                    recurring_items: {
+                                        id: string;
+                                        label: string;
+                                        /** @description In the currency's units, exact to its decimals. */
+                                        price: number;
+                                        currency: string;
+                                        reference_id?: string;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                        quantity: number;
+                                    }[];
+                                }[];
+                                /** @description A pending next_billing_date cancellation: when the plan stops; null when none is pending. */
+                                cancel_at: string | null;
+                                created_at: string;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    recoverRecurringPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id paygate gave the record. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            plan: {
+                                id: string;
+                                reference_number: string;
+                                name: string;
+                                customer_uuid: string;
+                                /** @enum {string} */
+                                state: "awaiting_token" | "active" | "completed" | "cancelled" | "uncollectible";
+                                currency: string;
+                                default_collection_method: string;
+                                default_payment_token?: string;
+                                /** @description While the plan awaits a token: the hosted page where the customer binds a card; billing starts when one binds. */
+                                verify_url: string | null;
+                                payment_retry_count: number;
+                                payment_retry_day_period: number;
+                                note?: string;
+                                redirect_url?: string;
+                                description?: string;
+                                cycles: {
+                                    id: string;
+                                    name?: string;
+                                    description?: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "active" | "completed" | "cancelled" | "uncollectible";
+                                    /** @description Billings of the cycle paid so far (free ones included). */
+                                    billing_count: number;
+                                    /** @description The next billing of the cycle; null when none is coming. */
+                                    next_execute_time: string | null;
+                                    /** @description When the cycle starts (or started); a later cycle reads the end of the one before. */
+                                    estimated_start_date: string | null;
+                                    estimated_end_date: string | null;
+                                    interval_counts: number | null;
+                                    discount_amount: number;
+                                    /** @description What one full period of the cycle costs: its items less its discount. */
+                                    amount: number;
+                                    recurring_billing_config: {
+                                        id: string;
+                                        interval_count: number;
+                                        /** @enum {string} */
+                                        billing_interval: "daily" | "weekly" | "monthly" | "yearly";
+                                        /** @enum {string} */
+                                        billing_type: "automated" | "customized";
+                                        /** @description Present on customized yearly configs. */
+                                        billing_month?: number;
+                                        /** @description Present on customized configs. */
+                                        billing_day_of_month?: number;
+                                        billing_proration_enabled: boolean;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                    };
+                                    recurring_items: {
+                                        id: string;
+                                        label: string;
+                                        /** @description In the currency's units, exact to its decimals. */
+                                        price: number;
+                                        currency: string;
+                                        reference_id?: string;
+                                        description?: string;
+                                        created_at: string;
+                                        updated_at: string;
+                                        deleted_at: string | null;
+                                        quantity: number;
+                                    }[];
+                                }[];
+                                /** @description A pending next_billing_date cancellation: when the plan stops; null when none is pending. */
+                                cancel_at: string | null;
                                 created_at: string;
                                 updated_at: string;
                             };

@@ -443,6 +443,8 @@ export interface RecurringPlansTable {
   next_order_seq: number;
   /** Business time of the plan's next billing, retry or cycle change; null once it has none. */
   next_due_at: number | null;
+  /** A pending `next_billing_date` cancellation: the business time at which the plan is cancelled instead of billed. */
+  cancel_at: number | null;
   app_id: string | null;
   created_at: number;
   updated_at: number;

@@ -26,6 +26,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('next_order_seq', 'integer', (c) => c.notNull())
     .addColumn('next_due_at', 'bigint')
     .addColumn('verify_url', 'text')
+    .addColumn('cancel_at', 'bigint')
     .addColumn('app_id', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
