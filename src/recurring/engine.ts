@@ -152,7 +152,22 @@ function chargeOf(plan: PlanRow, billing: BillingRow): Charge {
 
 const paymentUuid = (billingId: string, attempt: number) => `rb:${billingId}:${attempt}`;
 
-type Outcome = { kind: 'paid' } | { kind: 'failed'; reason: string } | { kind: 'unknown' };
+/** `rb:<billing>:<attempt>` is sent first; each resend of the same attempt adds `.1`, `.2`…: a new payment each time. */
+const resendsOf = (uuid: string) => Number(uuid.split(':')[2]!.split('.')[1] ?? 0);
+const resentUuid = (uuid: string) => {
+  const [prefix, billingId, attempt] = uuid.split(':') as [string, string, string];
+  return `${prefix}:${billingId}:${attempt.split('.')[0]}.${resendsOf(uuid) + 1}`;
+};
+
+/**
+ * `unsent`: the acquirer failed the charge without the card being refused (a fault, or a charge cut off by a crash
+ * that recovery then cancelled there): nothing was charged, and the card was never asked, so it is sent again at
+ * once under a new uuid instead of counting as a failed attempt.
+ */
+type Outcome = { kind: 'paid' } | { kind: 'failed'; reason: string } | { kind: 'unsent'; reason: string } | { kind: 'unknown' };
+
+/** How many times one attempt is sent again after `unsent` before it counts as failed (an acquirer that keeps faulting). */
+const RESENDS_PER_ATTEMPT = 3;
 
 /** Charges the billing's order (no transaction open: the payment code calls the acquirer between its own two). */
 async function chargeBilling(ctx: Context, charge: Charge): Promise<void> {
@@ -170,7 +185,10 @@ async function attemptCharge(ctx: Context, charge: Charge): Promise<Outcome> {
       payment: { uuid: billing.payment_uuid!, payment_token: { token, entry_type: 'mit', consume_mode: 'sales' } },
     });
     if (transaction.status === 'succeeded') return { kind: 'paid' };
-    if (transaction.status === 'failed') return { kind: 'failed', reason: 'The charge was declined.' };
+    if (transaction.status === 'failed') {
+      const state = (JSON.parse(transaction.payment_data) as { transaction_state?: string; resp_msg?: string }).transaction_state;
+      return state === 'DECLINED' ? { kind: 'failed', reason: 'The charge was declined.' } : { kind: 'unsent', reason: 'The charge failed at the acquirer; nothing was charged.' };
+    }
     return { kind: 'unknown' };
   } catch (error) {
     if (isAppError(error, ORDER_ERRORS.orderNothingToPay)) return { kind: 'paid' };
@@ -200,6 +218,11 @@ async function recordOutcome(tx: Context, charge: Charge, outcome: Outcome): Pro
   if (outcome.kind === 'paid') {
     await updateBilling(tx.db, tx.merchant.id, billing.id, { state: 'paid', last_error: null, updated_at: now });
     await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, { billing_count: entry.cycle.billing_count + 1, updated_at: now });
+  } else if (outcome.kind === 'unsent' && resendsOf(billing.payment_uuid!) < RESENDS_PER_ATTEMPT) {
+    await updateBilling(tx.db, tx.merchant.id, billing.id, { payment_uuid: resentUuid(billing.payment_uuid!), last_error: outcome.reason, updated_at: now });
+    await updatePlan(tx.db, tx.merchant.id, plan.id, { next_due_at: now, updated_at: now });
+    await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: now, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${now}` });
+    return;
   } else if (outcome.kind === 'unknown') {
     await updatePlan(tx.db, tx.merchant.id, plan.id, { next_due_at: now + PENDING_RECHECK_MS, updated_at: now });
     await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: now + PENDING_RECHECK_MS, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${now + PENDING_RECHECK_MS}` });
