@@ -37,7 +37,7 @@ const DEFAULT_RETRY_DAY_PERIOD = 1;
  * its estimated_start_date, or now when that is absent or past; the billing engine takes it from there.
  */
 export async function createPlan(ctx: Context, input: PlanInput): Promise<PlanView> {
-  const contentHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
+  const contentHash = createHash('sha256').update(canonicalJson(input)).digest('hex');
   return inTransaction(ctx, async (tx) => {
     const existing = await findPlanByReference(tx.db, tx.merchant.id, input.reference_number);
     if (existing) {
@@ -169,4 +169,14 @@ export async function getPlan(ctx: Context, id: string): Promise<PlanView> {
 export async function listMerchantPlans(ctx: Context, query: Record<string, unknown>, page: Page): Promise<{ views: PlanView[]; total: number }> {
   const { rows, total } = await listPlans(ctx.db, ctx.merchant.id, parseFilters(query, PLAN_FILTERS), page);
   return { views: await readPlanViews(ctx, rows), total };
+}
+
+/** JSON with every object's keys in order: the same plan sent with its fields in another order is the same content. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, field]) => field !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }

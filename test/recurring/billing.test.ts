@@ -62,6 +62,8 @@ describe('recurring plans, billed on the business clock', () => {
     assert.equal(plan.cycles[0]!.billing_count, 1);
     assert.equal(plan.cycles[0]!.next_execute_time, '2027-02-28T02:00:00.000Z');
     assert.deepEqual(await client.recurring.createPlan(input), plan, 'the same reference and content is the same plan');
+    const reordered = Object.fromEntries(Object.entries(input).reverse()) as typeof input;
+    assert.deepEqual(await client.recurring.createPlan(reordered), plan, 'the same content with its fields in another order too');
     const changed = await refusal(client.recurring.createPlan({ ...input, name: 'Other' }));
     assert.equal(changed.errorCode, '500302');
 
