@@ -345,7 +345,7 @@ async function newestStates(b: WebhookBench, url: string): Promise<Record<string
 }
 
 /** A process's user + system CPU time in ms, from /proc (Linux); undefined elsewhere. */
-function processCpuMs(pid: number | undefined): number | undefined {
+export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks.
