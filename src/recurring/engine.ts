@@ -143,13 +143,14 @@ async function bill(tx: Context, view: PlanView, entry: PlanCycle, billing: Bill
 function orderInput(view: PlanView, entry: PlanCycle, billing: Billing, amount: number, reference: string) {
   const { plan } = view;
   const format = (minor: number) => formatAmount(minor, plan.currency_exponent);
-  const lines = entry.items.map(({ item, quantity }) => ({ purchasable_type: 'Listing' as const, price: format(item.price), quantity, label: item.label }));
+  const lines: Array<{ purchasable_type: 'Listing' | 'Charge'; price: string; quantity: number; label: string }> =
+    entry.items.map(({ item, quantity }) => ({ purchasable_type: 'Listing', price: format(item.price), quantity, label: item.label }));
   const discount = entry.cycle.discount_amount;
-  if (discount > 0) lines.push({ purchasable_type: 'Charge' as never, price: format(-discount), quantity: 1, label: 'Discount' });
+  if (discount > 0) lines.push({ purchasable_type: 'Charge', price: format(-discount), quantity: 1, label: 'Discount' });
   const full = cycleAmount(entry);
   if (amount !== full) {
     const days = billing.kind === 'partial' ? `${billing.days} of ${billing.ofDays} days` : '';
-    lines.push({ purchasable_type: 'Charge' as never, price: format(amount - full), quantity: 1, label: `Proration: ${days}` });
+    lines.push({ purchasable_type: 'Charge', price: format(amount - full), quantity: 1, label: `Proration: ${days}` });
   }
   return {
     order: {
