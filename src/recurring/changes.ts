@@ -7,7 +7,7 @@ import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { currencyOf } from '../platform/money/money.js';
 import { isUuid } from '../platform/ids.js';
 import { cancelNow, scheduleRefundCredit } from './cancellation.js';
-import { scheduleBilling } from './engine.js';
+import { scheduleBilling, startWaitingPlan } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
 import { readCycles, type CycleInput } from './plans.js';
 import { nextBillingTime } from './schedule.js';
@@ -25,7 +25,7 @@ export type AddedCycles = Static<typeof AddCyclesBody>['cycles'];
 async function activePlan(tx: Context, id: string): Promise<PlanRow> {
   const plan = isUuid(id) ? await findPlan(tx.db, tx.merchant.id, id, true) : undefined;
   if (!plan) throw new AppError(RECURRING_ERRORS.planNotFound);
-  if (plan.state !== 'active') throw new AppError(RECURRING_ERRORS.planEnded, `The plan is ${plan.state}.`);
+  if (plan.state !== 'active' && plan.state !== 'awaiting_token') throw new AppError(RECURRING_ERRORS.planEnded, `The plan is ${plan.state}.`);
   return plan;
 }
 
@@ -43,7 +43,8 @@ export async function cancelPlan(ctx: Context, id: string, input: CancelInput): 
     const plan = await activePlan(tx, id);
     const now = tx.clock.now().getTime();
     const view = await readPlanView(tx, plan);
-    if (input.activate_type === 'next_billing_date') {
+    // A plan awaiting its token has no billing time to stop at: either way it stops now.
+    if (input.activate_type === 'next_billing_date' && plan.state === 'active') {
       if (plan.cancel_at !== null) return view;
       const cancelAt = Math.max(nextBillingTime(view, tx.merchant.timezone) ?? now, now);
       await updatePlan(tx.db, tx.merchant.id, plan.id, { cancel_at: cancelAt, updated_at: now });
@@ -94,6 +95,10 @@ export async function updatePlanSettings(ctx: Context, id: string, changes: Plan
       patch.payment_token = changes.default_payment_token;
     }
     await updatePlan(tx.db, tx.merchant.id, plan.id, { ...patch, updated_at: now });
+    // A token given to a plan awaiting one starts it, as a card binding would.
+    if (plan.state === 'awaiting_token' && typeof changes.default_payment_token === 'string') {
+      await startWaitingPlan(tx, { ...plan, ...patch }, changes.default_payment_token);
+    }
     return reread(tx, plan.id);
   }, { completesRequest: true });
 }

@@ -326,14 +326,16 @@ export async function scheduleBilling(tx: Context, view: PlanView): Promise<numb
  */
 export async function startWaitingPlans(ctx: Context, data: unknown): Promise<void> {
   const { customer_uuid: customerId, payment_token: token } = data as { customer_uuid: string; payment_token: { token: string } };
+  for (const plan of await plansAwaitingToken(ctx.db, ctx.merchant.id, customerId)) await startWaitingPlan(ctx, plan, token.token);
+}
+
+/** A plan that awaited a token starts with `token` (its own, if it had none): its first cycle now, or at its start date. */
+export async function startWaitingPlan(ctx: Context, plan: PlanRow, token: string): Promise<void> {
   const now = ctx.clock.now().getTime();
-  for (const plan of await plansAwaitingToken(ctx.db, ctx.merchant.id, customerId)) {
-    const view = await readPlanView(ctx, plan);
-    const first = view.cycles[0]!;
-    await updatePlan(ctx.db, ctx.merchant.id, plan.id, { state: 'active', verify_url: null, payment_token: plan.payment_token ?? token.token, updated_at: now });
-    await updateCycle(ctx.db, ctx.merchant.id, first.cycle.id, { state: 'active', start_at: Math.max(first.cycle.estimated_start_at ?? now, now), updated_at: now });
-    const started = await readPlanView(ctx, (await findPlan(ctx.db, ctx.merchant.id, plan.id))!);
-    await emitPlanEvent(ctx, 'recurring.cycle_started', { view: started, cycleId: first.cycle.id });
-    await scheduleBilling(ctx, started);
-  }
+  const first = (await readPlanView(ctx, plan)).cycles[0]!;
+  await updatePlan(ctx.db, ctx.merchant.id, plan.id, { state: 'active', verify_url: null, payment_token: plan.payment_token ?? token, updated_at: now });
+  await updateCycle(ctx.db, ctx.merchant.id, first.cycle.id, { state: 'active', start_at: Math.max(first.cycle.estimated_start_at ?? now, now), updated_at: now });
+  const started = await readPlanView(ctx, (await findPlan(ctx.db, ctx.merchant.id, plan.id))!);
+  await emitPlanEvent(ctx, 'recurring.cycle_started', { view: started, cycleId: first.cycle.id });
+  await scheduleBilling(ctx, started);
 }

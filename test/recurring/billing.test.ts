@@ -209,6 +209,43 @@ describe('recurring plans, billed on the business clock', () => {
     assert.equal(orders[0]!.correspondence_state, 'paid');
   });
 
+  test('a waiting plan starts when PUT gives it a token, and can be cancelled while it waits', async () => {
+    const item = await client.recurring.createItem({ label: 'Gold', price: '30.00', currency: 'HKD' });
+    const monthly = await client.recurring.createBillingConfig({ billing_interval: 'monthly', billing_type: 'automated' });
+    const waiting = async () => {
+      const customer = await client.customers.create({ reference_number: `C-${randomUUID()}`, name: 'No card yet', phone: '1' });
+      const reference = `WAIT-${randomUUID()}`;
+      const plan = await client.recurring.createPlan({
+        name: 'Waiting', reference_number: reference, customer_uuid: customer.uuid,
+        cycles: [{ recurring_items: [{ id: item.id }], recurring_billing_config: monthly.id }],
+      });
+      assert.equal(plan.state, 'awaiting_token');
+      return { customer, plan, reference };
+    };
+    // The customer's card was bound before the plan, but is not its default: the plan waits until PUT names it.
+    const customer = await client.customers.create({ reference_number: `C-${randomUUID()}`, name: 'Card, no default', phone: '1' });
+    const token = await client.customers.bindCard(customer.uuid, card(CARDS.frictionless));
+    const reference = `PUT-${randomUUID()}`;
+    const plan = await client.recurring.createPlan({
+      name: 'Named later', reference_number: reference, customer_uuid: customer.uuid,
+      cycles: [{ recurring_items: [{ id: item.id }], recurring_billing_config: monthly.id }],
+    });
+    assert.equal(plan.state, 'awaiting_token');
+    const named = await client.recurring.updatePlan(plan.id, { default_payment_token: token.token });
+    assert.deepEqual([named.state, named.verify_url, named.default_payment_token, named.cycles[0]!.state], ['active', null, token.token, 'active']);
+    await engineRuns();
+    assert.deepEqual((await ordersOf(reference)).map((order) => order.correspondence_state), ['paid']);
+
+    const cancelled = await waiting();
+    const stopped = await client.recurring.cancelPlan(cancelled.plan.id, { activate_type: 'next_billing_date', refund_credit: false });
+    assert.equal(stopped.state, 'cancelled', 'a plan waiting for its token has no billing time to wait for');
+    assert.deepEqual(stopped.cycles.map((cycle) => cycle.state), ['cancelled']);
+    await client.customers.bindCard(cancelled.customer.uuid, card(CARDS.frictionless));
+    await engineRuns();
+    assert.equal((await client.recurring.getPlan(cancelled.plan.id)).state, 'cancelled', 'a card bound later starts nothing');
+    assert.equal((await ordersOf(cancelled.reference)).length, 0);
+  });
+
   test("plan input rules, and another merchant's plans, items and configs are not found", async () => {
     const customer = await customerWith(CARDS.frictionless);
     const item = await client.recurring.createItem({ label: 'A', price: '1.00', currency: 'HKD' });
