@@ -87,6 +87,12 @@ export function inheritedCard(paymentData: string): Partial<CardFacts> & { token
   );
 }
 
+/** The acquirer's answer as payment_data keeps it: the authorisation code, and whether the card itself refused. */
+export function acquirerAnswer(paymentData: string): { authCode: string | undefined; declinedByCard: boolean } {
+  const data = JSON.parse(paymentData) as { auth_code?: string; transaction_state?: string };
+  return { authCode: data.auth_code, declinedByCard: data.transaction_state === STATE.declined };
+}
+
 /** What the payer must do, as kept on the transaction (the interface's field names). */
 export type StoredPayerAction =
   | { kind: '3ds'; redirect_url: string }

@@ -8,7 +8,7 @@ import { isUuid } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { findMerchant } from '../platform/tenants.js';
 import { getPlan, listMerchantPlans } from './plans.js';
-import { presentPlan } from './present.js';
+import { iso, presentPlan } from './present.js';
 import { cycleAmount, nextExecuteTime } from './schedule.js';
 import { PLAN_STATES } from './schemas.js';
 import type { BillingConfigRow } from './catalogue.js';
@@ -71,7 +71,6 @@ async function operatorContext(platform: PlatformContext, merchantId: string): P
   return merchantContext(platform, merchant, { kind: 'operator' }, `cli:plans:${merchantId}`);
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const orNone = (ms: number | null | undefined) => (ms === null || ms === undefined ? '-' : iso(ms));
 
 /** The earliest next execution time of the plan's cycles, if any is due to bill again. */

@@ -2,6 +2,7 @@ import { inTransaction, type Context } from '../context/context.js';
 import { getCustomer } from '../customers/customers.js';
 import { createOrder } from '../orders/create-order.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
+import { acquirerAnswer } from '../orders/payment-data.js';
 import { payOrder } from '../orders/payments.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
@@ -204,8 +205,9 @@ async function attemptCharge(ctx: Context, charge: Charge): Promise<Outcome> {
     });
     if (transaction.status === 'succeeded') return { kind: 'paid' };
     if (transaction.status === 'failed') {
-      const state = (JSON.parse(transaction.payment_data) as { transaction_state?: string; resp_msg?: string }).transaction_state;
-      return state === 'DECLINED' ? { kind: 'failed', reason: 'The charge was declined.' } : { kind: 'unsent', reason: 'The charge failed at the acquirer; nothing was charged.' };
+      return acquirerAnswer(transaction.payment_data).declinedByCard
+        ? { kind: 'failed', reason: 'The charge was declined.' }
+        : { kind: 'unsent', reason: 'The charge failed at the acquirer; nothing was charged.' };
     }
     return { kind: 'unknown' };
   } catch (error) {

@@ -4,6 +4,7 @@ import { getCustomer, type CustomerRow } from '../customers/customers.js';
 import type { PaymentTokenReply } from '../customers/default-token.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
 import { loadOrderView } from '../orders/lookup.js';
+import { acquirerAnswer } from '../orders/payment-data.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
@@ -62,7 +63,7 @@ function present(
   const entry = view.cycles.find(({ cycle }) => cycle.id === billing.cycle_id)!;
   const e = order.currency_exponent;
   const paid = orderView.transactions.filter((transaction) => transaction.status === 'succeeded' && (transaction.type === 'Sales' || transaction.type === 'Capture'));
-  const authCode = paid.map((transaction) => (JSON.parse(transaction.payment_data) as { auth_code?: string }).auth_code).find((code) => code !== undefined);
+  const authCode = paid.map((transaction) => acquirerAnswer(transaction.payment_data).authCode).find((code) => code !== undefined);
   return {
     customer: {
       name: customer.row.name,

@@ -6,7 +6,7 @@ import type { PlanView } from './view.js';
 import type { BillingRow, PlanRow } from './store.js';
 import type { BillingConfigSchema, CycleSchema, ItemSchema, PlanSchema } from './schemas.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** An item as interface.md's `recurring_items` element: optional text left out when unset, `deleted_at` always sent. */
 export function presentItem(row: ItemRow): Static<typeof ItemSchema> {

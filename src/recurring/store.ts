@@ -16,7 +16,8 @@ export type CycleRow = Selectable<RecurringCyclesTable>;
 export type CycleItemRow = Selectable<RecurringCycleItemsTable>;
 export type BillingRow = Selectable<RecurringBillingsTable>;
 
-type CatalogueTable = 'recurring_items' | 'recurring_billing_configs';
+/** The tables listed newest first with the query language. */
+type ListedTable = 'recurring_items' | 'recurring_billing_configs' | 'recurring_plans';
 
 /** The fields `GET recurring_payments/items` filters on. */
 export const ITEM_FILTERS: FilterCatalogue = {
@@ -71,7 +72,7 @@ export async function markBillingConfigDeleted(db: Db, merchantId: string, id: s
   return markDeleted(db, 'recurring_billing_configs', merchantId, id, now) as Promise<BillingConfigRow | undefined>;
 }
 
-async function markDeleted(db: Db, table: CatalogueTable, merchantId: string, id: string, now: number): Promise<ItemRow | BillingConfigRow | undefined> {
+async function markDeleted(db: Db, table: 'recurring_items' | 'recurring_billing_configs', merchantId: string, id: string, now: number): Promise<ItemRow | BillingConfigRow | undefined> {
   await db.updateTable(table).set({ deleted_at: now, updated_at: now })
     .where('merchant_id', '=', merchantId).where('id', '=', id).where('deleted_at', 'is', null).execute();
   return db.selectFrom(table).selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
@@ -88,8 +89,8 @@ export async function listBillingConfigs(db: Db, merchantId: string, conditions:
 }
 
 async function listOf(
-  db: Db, table: CatalogueTable, catalogue: FilterCatalogue, merchantId: string, conditions: Condition[], page: Page,
-): Promise<{ rows: Array<ItemRow | BillingConfigRow>; total: number }> {
+  db: Db, table: ListedTable, catalogue: FilterCatalogue, merchantId: string, conditions: Condition[], page: Page,
+): Promise<{ rows: Array<ItemRow | BillingConfigRow | PlanRow>; total: number }> {
   const postgres = isPostgres(db);
   let query = db.selectFrom(table).where(`${table}.merchant_id`, '=', merchantId);
   for (const condition of conditions) query = query.where(conditionSql(condition, catalogue, postgres));
@@ -167,14 +168,7 @@ export async function itemsOfCycles(db: Db, merchantId: string, cycleIds: string
 
 /** A page of the merchant's plans, newest first, and how many match in all. */
 export async function listPlans(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: PlanRow[]; total: number }> {
-  const postgres = isPostgres(db);
-  let query = db.selectFrom('recurring_plans').where('recurring_plans.merchant_id', '=', merchantId);
-  for (const condition of conditions) query = query.where(conditionSql(condition, PLAN_FILTERS, postgres));
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('recurring_plans.created_at', 'desc').orderBy('recurring_plans.id', 'desc').offset(page.offset).limit(page.limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return listOf(db, 'recurring_plans', PLAN_FILTERS, merchantId, conditions, page) as Promise<{ rows: PlanRow[]; total: number }>;
 }
 
 /** The customer's plans waiting for a token, locked: a binding starts each once. */
