@@ -12,7 +12,7 @@ import { amountAsNumber } from '../platform/money/money.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
 import { presentBillingConfig, presentItem } from './present.js';
 import type { PlanOrderRecordSchema } from './schemas.js';
-import { findPlan, listPlanOrders, PLAN_ORDER_FILTERS, type PlanOrderRow } from './store.js';
+import { findPlans, listPlanOrders, PLAN_ORDER_FILTERS, type PlanOrderRow } from './store.js';
 import { readPlanViews, type PlanView } from './view.js';
 
 export type PlanOrderRecord = Static<typeof PlanOrderRecordSchema>;
@@ -37,8 +37,7 @@ export async function checkGeneratedOrder(ctx: Context, by: { customer_uuid?: st
 
 async function recordsOf(ctx: Context, rows: PlanOrderRow[]): Promise<PlanOrderRecord[]> {
   const planIds = [...new Set(rows.map((row) => row.billing.plan_id))];
-  const plans = (await Promise.all(planIds.map((id) => findPlan(ctx.db, ctx.merchant.id, id)))).filter((plan) => plan !== undefined);
-  const views = new Map((await readPlanViews(ctx, plans)).map((view) => [view.plan.id, view]));
+  const views = new Map((await readPlanViews(ctx, await findPlans(ctx.db, ctx.merchant.id, planIds))).map((view) => [view.plan.id, view]));
   const customers = new Map<string, { row: CustomerRow; token: PaymentTokenReply | undefined }>();
   for (const view of views.values()) {
     if (customers.has(view.plan.customer_id)) continue;

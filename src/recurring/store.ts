@@ -134,6 +134,11 @@ export async function findPlan(db: Db, merchantId: string, id: string, lock = fa
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
+export async function findPlans(db: Db, merchantId: string, ids: string[]): Promise<PlanRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('recurring_plans').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+}
+
 export async function insertPlan(db: Db, plan: PlanRow, cycles: CycleRow[], items: CycleItemRow[]): Promise<void> {
   await db.insertInto('recurring_plans').values(plan).execute();
   await db.insertInto('recurring_cycles').values(cycles).execute();
