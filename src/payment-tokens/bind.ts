@@ -10,7 +10,7 @@ import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { acquirerOf, type AcquirerResult, type AutoDebitWallet, type PayerOutcome } from '../rails/acquirer.js';
 import { AnsweredBefore, runRailOperation, type RailOperationKind } from '../rails/operation.js';
-import { scheduleJob } from '../scheduler/scheduler.js';
+import { cancelJob, scheduleJob } from '../scheduler/scheduler.js';
 import { TOKEN_ERRORS } from './errors.js';
 import { emitTokenEvent } from './events.js';
 import type { BindTokenBody } from './schemas.js';
@@ -21,6 +21,7 @@ export type BindTokenInput = Static<typeof BindTokenBody>;
 export const EXPIRE_BINDING_JOB = 'payment_tokens.expire_binding';
 /** How long the cardholder has for the 3-D Secure challenge of a binding (business time), as for a payment. */
 export const BINDING_LIFETIME_MS = 15 * 60 * 1000;
+const expiryKey = (tokenId: string) => `${EXPIRE_BINDING_JOB}:${tokenId}`;
 
 /**
  * Binds a payment token to a customer: a card (`card`), or a wallet auto-debit agreement (`alipay`, `wechatpay`).
@@ -73,7 +74,7 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
         }
         await insertToken(tx.db, row);
         // Settles a challenge nobody answered (and a binding whose answer recovery has not settled yet).
-        await scheduleJob(tx, { kind: EXPIRE_BINDING_JOB, merchantId: tx.merchant.id, dueAt: nowMs + BINDING_LIFETIME_MS, payload: { tokenId: id } });
+        await scheduleJob(tx, { kind: EXPIRE_BINDING_JOB, merchantId: tx.merchant.id, dueAt: nowMs + BINDING_LIFETIME_MS, payload: { tokenId: id }, dedupeKey: expiryKey(id) });
         return undefined;
       });
       if (earlier && earlier.progress !== 'sending') return new AnsweredBefore(() => inTransaction(ctx, async () => earlier, { completesRequest: true }));
@@ -145,10 +146,12 @@ function walletBinding(wallet: AutoDebitWallet): Draft {
  * the token succeeds), refused (the token fails with the acquirer's code and message), or a challenge to pass.
  */
 export async function settleBinding(ctx: Context, tokenId: string, result: AcquirerResult): Promise<TokenRow> {
+  // Nothing is left to release for a wallet, or for a card whose verification was voided now.
+  let released = true;
   if (result.status === 'approved') {
     // Voided whatever became of the token meanwhile (deleted, say): the acquirer voids a reference once.
     const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId);
-    if (row && row.token_type === 'CreditCard') await releaseVerification(ctx, row).catch(() => undefined);
+    if (row && row.token_type === 'CreditCard') released = await releaseVerification(ctx, row).then(() => true, () => false);
   }
   return inTransaction(ctx, async (tx) => {
     const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
@@ -171,6 +174,9 @@ export async function settleBinding(ctx: Context, tokenId: string, result: Acqui
       updated_at: now,
     });
     await emitTokenEvent(tx, succeeded ? 'payment_token.succeeded' : 'payment_token.failed', settled);
+    // Settled, and any hold released: the expiry job would find nothing to do (and a sandbox clock moved past
+    // thousands of such jobs would stop at each).
+    if (released) await cancelJob(tx, expiryKey(tokenId));
     return settled;
   }, { completesRequest: true });
 }

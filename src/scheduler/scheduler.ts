@@ -6,7 +6,7 @@ import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { findMerchant } from '../platform/tenants.js';
 import { claimDue, JOB_QUEUE, nextDueOf, realignDue, renewLease, settleLeased } from './lease.js';
-import { insertJob, type JobRow } from './store.js';
+import { dropPendingJob, insertJob, type JobRow } from './store.js';
 
 export type PlatformJobHandler = (ctx: PlatformContext, payload: unknown, job: JobRow) => Promise<void>;
 export type MerchantJobHandler = (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
@@ -218,4 +218,12 @@ export async function scheduleJob(
   job: { kind: string; merchantId: string | null; dueAt: number; payload?: unknown; dedupeKey?: string },
 ): Promise<boolean> {
   return insertJob(ctx.db, { id: newId(), payload: null, ...job }, ctx.wallClock.now().getTime());
+}
+
+/**
+ * Drops a merchant's job scheduled under `dedupeKey` that has not started, in the caller's transaction: the change
+ * that made it unnecessary and its removal commit together. A job already claimed still runs.
+ */
+export async function cancelJob(ctx: Context, dedupeKey: string): Promise<boolean> {
+  return dropPendingJob(ctx.db, ctx.merchant.id, dedupeKey, ctx.wallClock.now().getTime());
 }

@@ -51,6 +51,17 @@ export async function insertJob(db: Db, job: NewJob, now: number): Promise<boole
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
+/**
+ * Marks a merchant's job that no claim holds yet as done without running it: work that became unnecessary (its
+ * dedupe key names it). False when there was none, or a claim holds it (it then runs, and must find nothing to do).
+ */
+export async function dropPendingJob(db: Db, merchantId: string, dedupeKey: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('jobs').set({ state: 'done', updated_at: now })
+    .where('merchant_id', '=', merchantId).where('dedupe_key', '=', dedupeKey).where('state', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Deletes finished one-off jobs; periodic jobs keep their single row. */
 export async function purgeFinishedJobs(db: Db, olderThan: number): Promise<number> {
   const result = await db

@@ -343,6 +343,39 @@ describe('payment tokens', () => {
     assert.ok(jobs.every((job) => job.last_error === null || job.last_error === undefined), 'the expiry job did not fail');
   });
 
+  test('a binding settled at once leaves no expiry job to run; one waiting for 3-D Secure, or whose hold could not be voided, keeps it', async () => {
+    const customer = await newCustomer();
+    const expiryJob = async (token: string) => {
+      const { id } = await server.platform.db.selectFrom('payment_tokens').select('id').where('token', '=', token).executeTakeFirstOrThrow();
+      return server.platform.db.selectFrom('jobs').select(['state', 'attempts']).where('dedupe_key', '=', `payment_tokens.expire_binding:${id}`).executeTakeFirstOrThrow();
+    };
+    const bound = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
+    const declined = await client.customers.bindCard(customer.uuid, card('4000000000009995'));
+    const challenged = await client.customers.bindCard(customer.uuid, card('4242424242424242'));
+    assert.deepEqual([bound.state, declined.state, challenged.state], ['success', 'failed', 'pending']);
+    assert.deepEqual(await expiryJob(bound.token), { state: 'done', attempts: 0 }, 'dropped, never run');
+    assert.deepEqual(await expiryJob(declined.token), { state: 'done', attempts: 0 });
+    assert.deepEqual(await expiryJob(challenged.token), { state: 'pending', attempts: 0 });
+    // The acquirer refuses the void of the verification hold once: the card is bound, and its job voids it later.
+    const acquirer = server.platform.rails.acquirer!;
+    const voidHold = acquirer.void.bind(acquirer);
+    acquirer.void = async () => {
+      acquirer.void = voidHold;
+      throw new Error('the acquirer is unreachable');
+    };
+    const held = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
+    assert.equal(held.state, 'success');
+    assert.deepEqual(await expiryJob(held.token), { state: 'pending', attempts: 0 });
+    const { bind_reference: reference } = await server.platform.db.selectFrom('payment_tokens').select('bind_reference').where('token', '=', held.token).executeTakeFirstOrThrow();
+    const voids = () => server.platform.db.selectFrom('sandbox_acquirer_operations').select(['kind', 'status']).where('original_reference', '=', reference).execute();
+    assert.deepEqual(await voids(), []);
+    await client.sandbox.advanceClock(16 * MINUTE);
+    assert.deepEqual(await voids(), [{ kind: 'void', status: 'approved' }]);
+    assert.deepEqual(await expiryJob(held.token), { state: 'done', attempts: 1 });
+    assert.equal((await expiryJob(challenged.token)).state, 'done');
+    assert.equal((await client.customers.checkToken(challenged.token)).state, 'failed', 'the unanswered challenge expired');
+  });
+
   test('a retried charge answers the payment made even after the token is deleted; another token with the same uuid is refused', async () => {
     const customer = await newCustomer();
     const token = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
