@@ -7,7 +7,7 @@ import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { formatAmount, MAX_MINOR, readMoney, withinMaximum, type Currency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
-import { acquirerOf, WALLET_CURRENCIES, WALLET_METHODS, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
+import { acquirerOf, WALLET_CURRENCIES, WALLET_METHODS, type AcquirerResult, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
 import { AnsweredBefore, runRailOperation } from '../rails/operation.js';
 import { ORDER_ERRORS } from './errors.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
@@ -49,14 +49,46 @@ type StoredToken = Pick<TokenRow, 'token' | 'token_type' | 'bind_reference' | 'c
  * payment (always a sale) stays pending until the payer pays in the wallet's app, fails, or lets it expire.
  */
 export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<TransactionOutcome> {
+  return runRailOperation(ctx, {
+    async begin() {
+      // The same payment.uuid sent for two orders at once: the order locks do not serialise them, the unique key
+      // does. The loser looks again and finds the winner's payment.
+      const start = await beginPayment(ctx, input).catch((error: unknown) => {
+        if (isUniqueViolation(error)) return beginPayment(ctx, input);
+        throw error;
+      });
+      // A retry of a payment made before: the same payment is answered, whatever became of it.
+      if ('before' in start) return new AnsweredBefore(() => finishPayment(ctx, start));
+      return { pending: start.begun, reference: start.begun.transaction.id };
+    },
+    call: (begun) => sendPayment(ctx, begun),
+    finish: (begun, result) => finishPayment(ctx, { begun }, result),
+  });
+}
+
+/** A payment recorded pending by its first phase, ready to be sent. */
+export interface BegunPayment {
+  transaction: TransactionRow;
+  method: Method;
+  stored: StoredToken | undefined;
+}
+
+/** What the first phase of a payment found: a new payment to send, or the one made before under its name. */
+export type PaymentStart = { begun: BegunPayment } | { before: TransactionRow };
+
+/**
+ * The first phase of {@link payOrder}, in the caller's transaction (or one of its own): checks the payment and
+ * records it pending. Several payments begun in one transaction are sent after it commits, and finished together
+ * (the recurring engine charges a batch of plans so). A refusal writes nothing.
+ */
+export async function beginPayment(ctx: Context, input: OpenPaymentInput): Promise<PaymentStart> {
   const acquirer = acquirerOf(ctx.rails);
   const method = readMethod(ctx, input.payment);
   const type = method.kind !== 'wallet' && !method.capture ? 'Authorization' : 'Sales';
   // The order may be named at the top level, under order{}, or both: every name must name the same order.
   const reference: OrderReference[] = [input.order, { number: input.number, reference_number: input.reference_number }].filter(hasOrderReference);
   if (reference.length === 0) throw new AppError(ORDER_ERRORS.orderReferenceMissing, 'Name the order to pay: number or reference_number.');
-
-  const prepare = () => inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, async (tx) => {
     const order = await resolveOrder(tx, reference, true);
     if (method.kind === 'wallet' && !(WALLET_CURRENCIES[method.wallet] as readonly string[]).includes(order.currency)) {
       throw new AppError(PLATFORM_ERRORS.validationFailed, `payment.${method.wallet} takes ${WALLET_CURRENCIES[method.wallet].join(', ')}; the order is in ${order.currency}.`);
@@ -71,7 +103,7 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
         (requested === undefined || requested === earlier.amount) &&
         (method.kind !== 'payment_token' || inheritedCard(earlier.payment_data).token === method.token);
       if (!same) throw new AppError(input.payment.uuid !== undefined ? ORDER_ERRORS.paymentUuidReused : PLATFORM_ERRORS.idempotencyKeyReused);
-      return { retry: true as const, transaction: earlier };
+      return { before: earlier };
     }
     const stored = method.kind === 'payment_token' ? await chargeableToken(tx, method.token, order.customer_id) : undefined;
     const wallet = stored && AUTO_DEBIT_WALLETS[stored.token_type];
@@ -92,33 +124,29 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
     // A pending payment changes none of the order's totals or states: nothing to recompute yet.
     const transaction = pendingPayment(tx, order, amount, type, method, acquirer, input, stored);
     await insertTransaction(tx.db, transaction);
-    return { retry: false as const, transaction, stored };
+    return { begun: { transaction, method, stored } };
   });
-  return runRailOperation(ctx, {
-    async begin() {
-      // The same payment.uuid sent for two orders at once: the order locks do not serialise them, the unique key
-      // does. The loser looks again and finds the winner's payment.
-      const prepared = await prepare().catch((error: unknown) => {
-        if (isUniqueViolation(error)) return prepare();
-        throw error;
-      });
-      // A retry of a payment made before: the same payment is answered, whatever became of it.
-      if (prepared.retry) return new AnsweredBefore(() => recordRailAnswer(ctx, prepared.transaction.id, nothingToApply));
-      return { pending: prepared, reference: prepared.transaction.id };
-    },
-    call({ transaction, stored }) {
-      const operation = { reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
-      switch (method.kind) {
-        case 'credit_card':
-          return acquirer.authorize({ ...operation, capture: method.capture, card: method.card });
-        case 'payment_token':
-          return acquirer.authorize({ ...operation, capture: method.capture, card: { storedReference: stored!.bind_reference, entry: method.entry } });
-        case 'wallet':
-          return acquirer.startWalletPayment({ ...operation, method: method.wallet });
-      }
-    },
-    finish: ({ transaction }, result) => recordRailAnswer(ctx, transaction.id, applyPayment(acquirer, result)),
-  });
+}
+
+/** The middle phase: the acquirer asked to make the payment (no transaction open, the pending record durable). */
+export function sendPayment(ctx: Context, { transaction, method, stored }: BegunPayment): Promise<AcquirerResult> {
+  const acquirer = acquirerOf(ctx.rails);
+  const operation = { reference: transaction.id, merchantId: ctx.merchant.id, amount: transaction.amount, currency: transaction.currency };
+  switch (method.kind) {
+    case 'credit_card':
+      return acquirer.authorize({ ...operation, capture: method.capture, card: method.card });
+    case 'payment_token':
+      return acquirer.authorize({ ...operation, capture: method.capture, card: { storedReference: stored!.bind_reference, entry: method.entry } });
+    case 'wallet':
+      return acquirer.startWalletPayment({ ...operation, method: method.wallet });
+  }
+}
+
+/** The second phase, in the caller's transaction (or one of its own): the acquirer's answer, or the payment made before. */
+export function finishPayment(ctx: Context, start: PaymentStart, answer?: AcquirerResult): Promise<TransactionOutcome> {
+  if ('before' in start) return recordRailAnswer(ctx, start.before.id, nothingToApply);
+  if (!answer) throw new Error(`payment ${start.begun.transaction.id} finished without the acquirer's answer`);
+  return recordRailAnswer(ctx, start.begun.transaction.id, applyPayment(acquirerOf(ctx.rails), answer));
 }
 
 /** The one payment method the payment names, checked; a card's expiry is read on the merchant's clock. */

@@ -40,8 +40,11 @@ export interface RailCaller {
   log: Log;
 }
 
-/** The middle phase alone: the pending record made durable, then the call, its failure left for recovery. */
-async function callRail<A>(caller: RailCaller, reference: string, call: () => Promise<A>): Promise<A> {
+/**
+ * The middle phase alone: the pending record made durable, then the call, its failure left for recovery. Callers
+ * that begin several operations in one transaction call it once for each after that transaction commits.
+ */
+export async function callRail<A>(caller: RailCaller, reference: string, call: () => Promise<A>): Promise<A> {
   await caller.database.durable();
   try {
     return await call();

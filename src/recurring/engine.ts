@@ -3,10 +3,13 @@ import { getCustomer } from '../customers/customers.js';
 import { createOrder } from '../orders/create-order.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
 import { acquirerAnswer } from '../orders/payment-data.js';
-import { payOrder } from '../orders/payments.js';
+import { beginPayment, finishPayment, sendPayment, type BegunPayment, type PaymentStart } from '../orders/payments.js';
+import type { TransactionRow } from '../orders/transactions-store.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
-import { AppError, isAppError } from '../platform/errors.js';
+import { AppError } from '../platform/errors.js';
+import type { AcquirerResult } from '../rails/acquirer.js';
+import { callRail } from '../rails/operation.js';
 import { newSortableId } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { instantOf, localTime } from '../platform/time-zone.js';
@@ -15,59 +18,63 @@ import { prorate, type Billing } from './calendar.js';
 import { cancelNow } from './cancellation.js';
 import { emitPlanEvent } from './events.js';
 import { cycleAmount, nextAction } from './schedule.js';
-import { readPlanView, type PlanCycle, type PlanView } from './view.js';
-import { duePlanIds, findPlan, insertBilling, plansAwaitingToken, updateBilling, updateCycle, updatePlan, type BillingRow, type PlanRow } from './store.js';
+import { readPlanView, readPlanViews, type PlanCycle, type PlanView } from './view.js';
+import { duePlanIds, findPlan, findPlans, insertBilling, plansAwaitingToken, updateBilling, updateCycle, updatePlan, type BillingRow, type PlanRow } from './store.js';
 
 /**
  * The billing engine. Each plan keeps `next_due_at`, the business time of its next billing, retry or cycle change,
  * and a job on the merchant's clock at that time runs every plan that is due. A plan is moved forward one step at
- * a time, each in its own transaction, in time order: so moving the sandbox clock three months bills a monthly
- * plan three times, each at its own time, with the retries and cycle changes in between.
+ * a time, in time order: so moving the sandbox clock three months bills a monthly plan three times, each at its
+ * own time, with the retries and cycle changes in between.
  *
- * Exactly once: every billing time is a row keyed (plan, cycle, sequence), written with its order in the step's
- * transaction; the charge is made after commit under the row's payment.uuid, so a step run again after a crash
- * finds the row and charges under the same uuid, which the payment code answers instead of charging twice.
+ * Plans due together move together, a round of steps at a time: one transaction writes every plan's step (its
+ * billing row, its order, the payment recorded pending), the payments are sent once that has committed, and one
+ * more transaction records every answer and each plan's next due time. Two commits for a hundred plans, where
+ * each plan alone took four.
+ *
+ * Exactly once: every billing time is a row keyed (plan, cycle, sequence), written with its order and its pending
+ * payment under the row's payment.uuid; a step run again after a crash finds the row still charging and pays
+ * under the same uuid, which the payment code answers with the payment made instead of charging twice.
  */
 export const BILLING_JOB = 'recurring.bill';
 
 /** A charge whose answer is unknown (the acquirer did not answer) is looked at again this much later. */
 const PENDING_RECHECK_MS = 5 * 60 * 1000;
-const PLANS_PER_READ = 100;
-/** A plan behind by years still moves forward, but another plan's turn comes between every this many steps. */
+/** Plans read, locked and moved forward together. */
+const PLANS_PER_ROUND = 100;
+/** A plan behind by years still moves forward, but other plans' turns come between every this many steps. */
 const STEPS_PER_TURN = 50;
-
-/**
- * Plans moved forward at once. Each plan's steps stay in order and lock only that plan; running several lets their
- * commits share one flush to disk (and their round trips overlap on PostgreSQL), where one at a time waits for
- * each in turn.
- */
-const PLANS_AT_ONCE = 16;
+/** Payments of a round sent to the acquirer at once (their answers overlap; the sandbox's own writes do not). */
+const CHARGES_AT_ONCE = 16;
 
 /** The job: every plan of the merchant with work due now, the most overdue first. */
 export async function runDuePlans(ctx: Context): Promise<void> {
   for (;;) {
-    const now = ctx.clock.now().getTime();
-    const ids = await duePlanIds(ctx.db, ctx.merchant.id, now, PLANS_PER_READ);
+    const ids = await duePlanIds(ctx.db, ctx.merchant.id, ctx.clock.now().getTime(), PLANS_PER_ROUND);
     if (ids.length === 0) return;
-    let next = 0;
-    await Promise.all(Array.from({ length: Math.min(PLANS_AT_ONCE, ids.length) }, async () => {
-      while (next < ids.length) {
-        await advancePlan(ctx, ids[next++]!);
-        await yieldToEventLoop();
-      }
-    }));
+    await advancePlans(ctx, ids);
+    await yieldToEventLoop();
   }
 }
 
-/** Moves one plan forward through everything due by now. */
-export async function advancePlan(ctx: Context, planId: string): Promise<void> {
-  for (let steps = 0; steps < STEPS_PER_TURN; steps += 1) {
-    const charge = await inTransaction(ctx, (tx) => step(tx, planId));
-    if (charge === 'done') return;
-    if (!charge) continue;
-    // The plan's next due time as the outcome left it: when it is later than now, no further step is due.
-    const next = await chargeBilling(ctx, charge);
-    if (next === null || (next !== undefined && next > ctx.clock.now().getTime())) return;
+/**
+ * Moves plans forward through everything due by now, one step of each per round. A round that fails (one plan's
+ * step throws) wrote nothing; its plans then go on one by one, so that only the failing plan waits for the job's
+ * retry.
+ */
+export async function advancePlans(ctx: Context, planIds: string[]): Promise<void> {
+  let moving = planIds;
+  for (let steps = 0; steps < STEPS_PER_TURN && moving.length > 0; steps += 1) {
+    try {
+      moving = await stepTogether(ctx, moving);
+    } catch (error) {
+      if (moving.length === 1) throw error;
+      let failure: unknown;
+      for (const id of moving) await advancePlans(ctx, [id]).catch((alone: unknown) => (failure ??= alone));
+      if (failure !== undefined) throw failure;
+      return;
+    }
+    await yieldToEventLoop();
   }
 }
 
@@ -79,12 +86,109 @@ interface Charge {
   planToken: string | null;
 }
 
-/** One step of a plan, in the caller's transaction: the earliest due action, or 'done' when nothing is due. */
-async function step(tx: Context, planId: string): Promise<Charge | undefined | 'done'> {
-  const plan = await findPlan(tx.db, tx.merchant.id, planId, true);
+/** A plan's step in a round: nothing more due, moved without a charge, or a charge and how far it got. */
+type Stepped =
+  | { planId: string; kind: 'done' }
+  | { planId: string; kind: 'moved' }
+  | { planId: string; kind: 'charge'; charge: Charge; start?: PaymentStart; answer?: AcquirerResult; outcome?: Outcome };
+
+/** One round: each plan's step, the payments, the outcomes. Answers the plans with more due now. */
+async function stepTogether(ctx: Context, planIds: string[]): Promise<string[]> {
+  const stepped = await inTransaction(ctx, (tx) => beginSteps(tx, planIds));
+  const charges = stepped.filter((one) => one.kind === 'charge');
+  await sendPayments(ctx, charges);
+  let next: Map<string, number | null | undefined>;
+  try {
+    next = await inTransaction(ctx, (tx) => recordOutcomes(tx, charges));
+  } catch (error) {
+    // The answers are known: each is recorded alone, so that one that cannot be recorded keeps no other from it.
+    if (charges.length <= 1) throw error;
+    next = new Map();
+    let failure: unknown;
+    for (const one of charges) {
+      try {
+        for (const [planId, at] of await inTransaction(ctx, (tx) => recordOutcomes(tx, [one]))) next.set(planId, at);
+      } catch (alone) {
+        failure ??= alone;
+      }
+    }
+    if (failure !== undefined) throw failure;
+  }
+  const now = ctx.clock.now().getTime();
+  return stepped.filter((one) => {
+    if (one.kind === 'done') return false;
+    if (one.kind === 'moved') return true;
+    // The plan's next due time as the outcome left it: when it is later than now, no further step is due.
+    const at = next.get(one.planId);
+    return !(at === null || (at !== undefined && at > now));
+  }).map((one) => one.planId);
+}
+
+/** Every plan's step, and the payment of each charge recorded pending, in the caller's transaction. */
+async function beginSteps(tx: Context, planIds: string[]): Promise<Stepped[]> {
   const now = tx.clock.now().getTime();
-  if (!plan || plan.next_due_at === null || plan.next_due_at > now) return 'done';
-  const view = await readPlanView(tx, plan);
+  const plans = await findPlans(tx.db, tx.merchant.id, planIds, true);
+  const due = plans.filter((plan) => plan.next_due_at !== null && plan.next_due_at <= now);
+  const stepped: Stepped[] = planIds.filter((id) => !due.some((plan) => plan.id === id)).map((planId) => ({ planId, kind: 'done' }));
+  for (const view of await readPlanViews(tx, due)) {
+    const charge = await step(tx, view, now);
+    if (charge === undefined) {
+      stepped.push({ planId: view.plan.id, kind: 'moved' });
+      continue;
+    }
+    const token = await tokenFor(tx, charge);
+    if (token === undefined) {
+      stepped.push({ planId: view.plan.id, kind: 'charge', charge, outcome: { kind: 'failed', reason: 'The customer has no usable payment token.' } });
+      continue;
+    }
+    try {
+      const start = await beginPayment(tx, {
+        order: { number: charge.billing.order_number! },
+        payment: { uuid: charge.billing.payment_uuid!, payment_token: { token, entry_type: 'mit', consume_mode: 'sales' } },
+      });
+      stepped.push({ planId: view.plan.id, kind: 'charge', charge, start });
+    } catch (error) {
+      // A refusal writes nothing (the payment code checks before it records): the step stands, the charge failed.
+      if (!(error instanceof AppError)) throw error;
+      stepped.push({ planId: view.plan.id, kind: 'charge', charge, outcome: refusalOutcome(error) });
+    }
+  }
+  return stepped;
+}
+
+/** The round's new payments, sent once the transaction that recorded them has committed. */
+async function sendPayments(ctx: Context, charges: Array<Extract<Stepped, { kind: 'charge' }>>): Promise<void> {
+  const sending = charges.filter((one) => one.start !== undefined && 'begun' in one.start);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(CHARGES_AT_ONCE, sending.length) }, async () => {
+    while (next < sending.length) {
+      const one = sending[next++]!;
+      const { begun } = one.start as { begun: BegunPayment };
+      // No answer: the payment stays pending for recovery, and the plan looks at it again later.
+      one.answer = await callRail(ctx, begun.transaction.id, () => sendPayment(ctx, begun)).catch(() => undefined);
+    }
+  }));
+}
+
+/** Every charge's answer recorded on its payment and its plan, in the caller's transaction: each plan's next due time. */
+async function recordOutcomes(tx: Context, charges: Array<Extract<Stepped, { kind: 'charge' }>>): Promise<Map<string, number | null | undefined>> {
+  const views = new Map((await readPlanViews(tx, await findPlans(tx.db, tx.merchant.id, charges.map((one) => one.planId), true))).map((view) => [view.plan.id, view]));
+  const next = new Map<string, number | null | undefined>();
+  for (const one of charges) {
+    let outcome = one.outcome;
+    if (outcome === undefined) {
+      const answered = one.start !== undefined && ('before' in one.start || one.answer !== undefined);
+      outcome = answered ? paymentOutcome((await finishPayment(tx, one.start!, one.answer)).transaction) : { kind: 'unknown' };
+    }
+    const view = views.get(one.planId);
+    next.set(one.planId, view && (await recordOutcome(tx, one.charge, outcome, view)));
+  }
+  return next;
+}
+
+/** One step of a plan, in the caller's transaction: a charge to make, or undefined when the step made none. */
+async function step(tx: Context, view: PlanView, now: number): Promise<Charge | undefined> {
+  const { plan } = view;
   // A charge whose step committed but whose answer was not recorded (a crash, an acquirer that did not answer).
   const unanswered = view.billings.find((billing) => billing.state === 'charging');
   if (unanswered) return chargeOf(plan, unanswered);
@@ -185,38 +289,25 @@ type Outcome = { kind: 'paid' } | { kind: 'failed'; reason: string } | { kind: '
 /** How many times one attempt is sent again after `unsent` before it counts as failed (an acquirer that keeps faulting). */
 const RESENDS_PER_ATTEMPT = 3;
 
-/**
- * Charges the billing's order (no transaction open: the payment code calls the acquirer between its own two), and
- * answers the plan's next due time as the outcome left it (null: none), or undefined when it is not known here.
- */
-async function chargeBilling(ctx: Context, charge: Charge): Promise<number | null | undefined> {
-  const outcome = await attemptCharge(ctx, charge);
-  return inTransaction(ctx, (tx) => recordOutcome(tx, charge, outcome));
+/** What a payment's transaction says of the charge. */
+function paymentOutcome(transaction: TransactionRow): Outcome {
+  if (transaction.status === 'succeeded') return { kind: 'paid' };
+  if (transaction.status === 'failed') {
+    return acquirerAnswer(transaction.payment_data).declinedByCard
+      ? { kind: 'failed', reason: 'The charge was declined.' }
+      : { kind: 'unsent', reason: 'The charge failed at the acquirer; nothing was charged.' };
+  }
+  return { kind: 'unknown' };
 }
 
-async function attemptCharge(ctx: Context, charge: Charge): Promise<Outcome> {
-  const { billing } = charge;
-  const token = await tokenFor(ctx, charge);
-  if (token === undefined) return { kind: 'failed', reason: 'The customer has no usable payment token.' };
-  try {
-    const { transaction } = await payOrder(ctx, {
-      order: { number: billing.order_number! },
-      payment: { uuid: billing.payment_uuid!, payment_token: { token, entry_type: 'mit', consume_mode: 'sales' } },
-    });
-    if (transaction.status === 'succeeded') return { kind: 'paid' };
-    if (transaction.status === 'failed') {
-      return acquirerAnswer(transaction.payment_data).declinedByCard
-        ? { kind: 'failed', reason: 'The charge was declined.' }
-        : { kind: 'unsent', reason: 'The charge failed at the acquirer; nothing was charged.' };
-    }
-    return { kind: 'unknown' };
-  } catch (error) {
-    if (isAppError(error, ORDER_ERRORS.orderNothingToPay)) return { kind: 'paid' };
-    // A refusal (a deleted token, a voided order, a wallet token in the wrong currency) is a failed attempt, retried
-    // like a decline; no answer from the acquirer is an unknown outcome, looked at again under the same uuid.
-    if (error instanceof AppError) return error.definition.status >= 500 ? { kind: 'unknown' } : { kind: 'failed', reason: error.message };
-    throw error;
-  }
+/**
+ * A payment refused before it was made (a deleted token, a voided order, a wallet token in the wrong currency) is a
+ * failed attempt, retried like a decline; an order with nothing left to pay is paid; the platform unable to pay
+ * now (no acquirer) is an unknown outcome, looked at again later.
+ */
+function refusalOutcome(error: AppError): Outcome {
+  if (error.definition === ORDER_ERRORS.orderNothingToPay) return { kind: 'paid' };
+  return error.definition.status >= 500 ? { kind: 'unknown' } : { kind: 'failed', reason: error.message };
 }
 
 /** A first attempt charges the plan's token, else the customer's default; a retry the customer's default as it is now. */
@@ -226,10 +317,9 @@ async function tokenFor(ctx: Context, charge: Charge): Promise<string | undefine
   return charge.billing.attempt <= 1 ? (charge.planToken ?? fallback) : (fallback ?? charge.planToken ?? undefined);
 }
 
-async function recordOutcome(tx: Context, charge: Charge, outcome: Outcome): Promise<number | null | undefined> {
-  const plan = await findPlan(tx.db, tx.merchant.id, charge.planId, true);
-  if (!plan) return undefined;
-  const view = await readPlanView(tx, plan);
+/** The charge's outcome on its billing and plan (`view` read in this transaction): the plan's next due time. */
+async function recordOutcome(tx: Context, charge: Charge, outcome: Outcome, view: PlanView): Promise<number | null | undefined> {
+  const { plan } = view;
   const billing = view.billings.find((row) => row.id === charge.billing.id);
   // Recorded already (the same step run twice): the first record stands.
   if (!billing || billing.state !== 'charging' || billing.payment_uuid !== charge.billing.payment_uuid) return undefined;

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import { isPostgres, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
+import { merchantOfKeyed } from '../platform/database/planner.js';
 import { CORRESPONDENCE_STATES, ORDER_STATES, type OrdersTable } from '../platform/database/schema.js';
 import type {
   RecurringBillingConfigsTable, RecurringBillingsTable, RecurringCycleItemsTable, RecurringCyclesTable, RecurringItemsTable, RecurringPlansTable,
@@ -134,9 +135,11 @@ export async function findPlan(db: Db, merchantId: string, id: string, lock = fa
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
-export async function findPlans(db: Db, merchantId: string, ids: string[]): Promise<PlanRow[]> {
+/** Plans by id, in id order; locked, they are locked in that order (two processes locking sets never deadlock). */
+export async function findPlans(db: Db, merchantId: string, ids: string[], lock = false): Promise<PlanRow[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('recurring_plans').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+  const query = db.selectFrom('recurring_plans').selectAll().where(merchantOfKeyed(db), '=', merchantId).where('id', 'in', ids).orderBy('id');
+  return (lock ? forUpdate(db, query) : query).execute();
 }
 
 export async function insertPlan(db: Db, plan: PlanRow, cycles: CycleRow[], items: CycleItemRow[]): Promise<void> {
@@ -254,8 +257,8 @@ export async function listPlanOrders(db: Db, merchantId: string, conditions: Con
   ]);
   const ids = billingIds.map((row) => row.id);
   if (ids.length === 0) return { rows: [], total: Number(count.total) };
-  const billings = await db.selectFrom('recurring_billings').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
-  const orders = await db.selectFrom('orders').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', billings.map((row) => row.order_id!)).execute();
+  const billings = await db.selectFrom('recurring_billings').selectAll().where(merchantOfKeyed(db), '=', merchantId).where('id', 'in', ids).execute();
+  const orders = await db.selectFrom('orders').selectAll().where(merchantOfKeyed(db), '=', merchantId).where('id', 'in', billings.map((row) => row.order_id!)).execute();
   const billingOf = new Map(billings.map((row) => [row.id, row]));
   const orderOf = new Map(orders.map((row) => [row.id, row]));
   const rows = ids.map((id) => ({ billing: billingOf.get(id)!, order: orderOf.get(billingOf.get(id)!.order_id!)! }));

@@ -39,20 +39,34 @@ export async function readPlanViews(ctx: Context, plans: PlanRow[]): Promise<Pla
   const items = new Map((await findItems(ctx.db, ctx.merchant.id, [...new Set(cycleItems.map((row) => row.item_id))])).map((row) => [row.id, row]));
   const configs = new Map((await findBillingConfigs(ctx.db, ctx.merchant.id, [...new Set(cycles.map((row) => row.billing_config_id))])).map((row) => [row.id, row]));
   const billings = await billingsOfPlans(ctx.db, ctx.merchant.id, plans.map((plan) => plan.id));
+  const cyclesOf = groupBy(cycles, (row) => row.plan_id);
+  const itemsOf = groupBy(cycleItems, (row) => row.cycle_id);
+  const billingsOf = groupBy(billings, (row) => row.plan_id);
   const views: PlanView[] = [];
   for (const plan of plans) {
     const view: PlanView = {
       plan,
       customerUuid: plan.customer_id,
       zone: ctx.merchant.timezone,
-      cycles: cycles.filter((cycle) => cycle.plan_id === plan.id).map((cycle) => ({
+      cycles: (cyclesOf.get(plan.id) ?? []).map((cycle) => ({
         cycle,
         config: configs.get(cycle.billing_config_id)!,
-        items: cycleItems.filter((row) => row.cycle_id === cycle.id).map((row) => ({ item: items.get(row.item_id)!, quantity: row.quantity })),
+        items: (itemsOf.get(cycle.id) ?? []).map((row) => ({ item: items.get(row.item_id)!, quantity: row.quantity })),
       })),
-      billings: billings.filter((billing) => billing.plan_id === plan.id),
+      billings: billingsOf.get(plan.id) ?? [],
     };
     views.push(view);
   }
   return views;
+}
+
+/** Rows grouped by a key, each group in the rows' order (the queries' ORDER BY). */
+function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
 }
