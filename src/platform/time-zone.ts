@@ -28,6 +28,16 @@ function formatter(zone: string): Intl.DateTimeFormat {
 
 /** The wall-clock reading in `zone` at instant `at`. */
 export function localTime(at: number, zone: string): LocalTime {
+  const seconds = Math.floor(at / 1000) * 1000;
+  const local = new Date(seconds + offsetAt(at, zone));
+  return {
+    year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate(),
+    hour: local.getUTCHours(), minute: local.getUTCMinutes(), second: local.getUTCSeconds(),
+  };
+}
+
+/** The reading as Intl gives it: the truth the cached offsets are checked against. */
+export function readLocalTime(at: number, zone: string): LocalTime {
   const parts: Record<string, number> = {};
   for (const part of formatter(zone).formatToParts(new Date(at))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
@@ -59,9 +69,32 @@ export function instantOf(local: Omit<LocalTime, 'second'> & { second?: number }
 
 const DAY = 86_400_000;
 
+/**
+ * Offsets are kept per zone and quarter of an hour, once the quarter is seen to have one offset from its first
+ * second to its last (time zones change their offset on the hour, the half or the quarter: a quarter that holds a
+ * change is never kept, and read from Intl each time). Reading Intl costs microseconds, and billing ten thousand
+ * plans reads the calendar hundreds of thousands of times, mostly in the same few quarters.
+ */
+const QUARTER_HOUR = 15 * 60 * 1000;
+const KEPT_QUARTERS = 50_000;
+const keptOffsets = new Map<string, number>();
+
 /** How far `zone`'s wall clock is ahead of UTC at instant `at`. */
 function offsetAt(at: number, zone: string): number {
-  const seen = localTime(at, zone);
+  const quarter = Math.floor(at / QUARTER_HOUR);
+  const key = `${zone} ${quarter}`;
+  const kept = keptOffsets.get(key);
+  if (kept !== undefined) return kept;
+  const first = readOffset(quarter * QUARTER_HOUR, zone);
+  const last = readOffset((quarter + 1) * QUARTER_HOUR - 1000, zone);
+  if (first !== last) return readOffset(at, zone);
+  if (keptOffsets.size >= KEPT_QUARTERS) keptOffsets.clear();
+  keptOffsets.set(key, first);
+  return first;
+}
+
+function readOffset(at: number, zone: string): number {
+  const seen = readLocalTime(at, zone);
   return Date.UTC(seen.year, seen.month - 1, seen.day, seen.hour, seen.minute, seen.second) - Math.floor(at / 1000) * 1000;
 }
 
