@@ -312,9 +312,10 @@ function refusalOutcome(error: AppError): Outcome {
 
 /** A first attempt charges the plan's token, else the customer's default; a retry the customer's default as it is now. */
 async function tokenFor(ctx: Context, charge: Charge): Promise<string | undefined> {
+  if (charge.billing.attempt <= 1 && charge.planToken !== null) return charge.planToken;
   const customer = await getCustomer(ctx, charge.customerId);
   const fallback = (await DEFAULT_TOKENS.present(ctx, customer))?.token;
-  return charge.billing.attempt <= 1 ? (charge.planToken ?? fallback) : (fallback ?? charge.planToken ?? undefined);
+  return fallback ?? charge.planToken ?? undefined;
 }
 
 /** The charge's outcome on its billing and plan (`view` read in this transaction): the plan's next due time. */
@@ -337,11 +338,11 @@ async function recordOutcome(tx: Context, charge: Charge, outcome: Outcome, view
   } else if (outcome.kind === 'unsent' && resendsOf(billing.payment_uuid!) < RESENDS_PER_ATTEMPT) {
     await updateBilling(tx.db, tx.merchant.id, billing.id, { payment_uuid: resentUuid(billing.payment_uuid!), last_error: outcome.reason, updated_at: now });
     await updatePlan(tx.db, tx.merchant.id, plan.id, { next_due_at: now, updated_at: now });
-    await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: now, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${now}` });
+    await scheduleBillingJob(tx, now);
     return now;
   } else if (outcome.kind === 'unknown') {
     await updatePlan(tx.db, tx.merchant.id, plan.id, { next_due_at: now + PENDING_RECHECK_MS, updated_at: now });
-    await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: now + PENDING_RECHECK_MS, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${now + PENDING_RECHECK_MS}` });
+    await scheduleBillingJob(tx, now + PENDING_RECHECK_MS);
     return now + PENDING_RECHECK_MS;
   } else if (billing.attempt <= plan.payment_retry_count) {
     const retryAt = daysAfter(billing.billing_at, billing.attempt * plan.payment_retry_day_period, tx.merchant.timezone);
@@ -405,11 +406,21 @@ export async function scheduleBilling(tx: Context, view: PlanView): Promise<numb
     return null;
   }
   await updatePlan(tx.db, tx.merchant.id, view.plan.id, { next_due_at: dueAt, updated_at: now });
-  if (dueAt !== null) {
-    const jobAt = Math.max(dueAt, now);
-    await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: jobAt, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${jobAt}` });
-  }
+  if (dueAt !== null) await scheduleBillingJob(tx, Math.max(dueAt, now));
   return dueAt;
+}
+
+/** The billing times whose job a transaction (its `db`) has written: plans billed together share one, written once. */
+const jobsWritten = new WeakMap<object, Set<number>>();
+
+/** The merchant's billing job at `at` (one per merchant and time: the dedupe key says so to every process). */
+async function scheduleBillingJob(tx: Context, at: number): Promise<void> {
+  let written = jobsWritten.get(tx.db);
+  if (written?.has(at)) return;
+  await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: at, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${at}` });
+  if (!tx.db.isTransaction) return;
+  if (!written) jobsWritten.set(tx.db, (written = new Set()));
+  written.add(at);
 }
 
 /**
