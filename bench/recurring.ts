@@ -38,6 +38,8 @@ export interface RecurringBench {
   paygatePid: number | undefined;
   run: string;
   progress(text: string): void;
+  /** Before each timed phase: brings the database's planner statistics up to date (PostgreSQL). */
+  analyze?: () => Promise<void>;
 }
 
 export interface RecurringPhase {
@@ -98,6 +100,7 @@ export async function recurringScenario(b: RecurringBench): Promise<RecurringRes
   const phases: RecurringPhase[] = [];
   const phase = async (name: string, seconds: number, expected: number) => {
     b.progress(`${name}... `);
+    await b.analyze?.();
     clearPeak(b.paygatePid);
     const cpuBefore = processCpuMs(b.paygatePid);
     const began = performance.now();

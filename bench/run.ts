@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PaygateClient } from '@paygate/client';
+import pg from 'pg';
 import { ANONYMOUS_SCENARIO, anonymousReport, anonymousScenario, type AnonymousResult } from './anonymous-pages.js';
 import type { LoadPlan, LoadResult } from './load-generator.js';
 import { RECURRING_SCENARIO, recurringReport, recurringScenario, type RecurringResult } from './recurring.js';
@@ -167,6 +168,7 @@ async function main(): Promise<void> {
         }),
         paygatePid: paygate.pid, run,
         progress: (text) => process.stderr.write(text),
+        analyze: process.env.DATABASE_URL ? () => analyzePostgres(process.env.DATABASE_URL!) : undefined,
       });
     }
     // Last: from here on, every order event of the demo merchant is a delivery to make.
@@ -279,3 +281,19 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });
+
+/**
+ * Gathers PostgreSQL's planner statistics, as its autovacuum would have by then in an operator's database (a server
+ * run with autovacuum off, as test machines' often are, plans every query on tables it believes empty).
+ */
+async function analyzePostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // paygate's own tables only: the database may hold other schemas (the test suite's).
+    const { rows } = await client.query<{ name: string }>(`SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = current_schema()`);
+    for (const { name } of rows) await client.query(`ANALYZE ${name}`);
+  } finally {
+    await client.end();
+  }
+}

@@ -8,11 +8,11 @@ import type { TransactionRow } from '../orders/transactions-store.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
-import type { AcquirerResult } from '../rails/acquirer.js';
-import { callRail } from '../rails/operation.js';
 import { newSortableId } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { instantOf, localTime } from '../platform/time-zone.js';
+import type { AcquirerResult } from '../rails/acquirer.js';
+import { callRail } from '../rails/operation.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { prorate, type Billing } from './calendar.js';
 import { cancelNow } from './cancellation.js';
@@ -42,40 +42,61 @@ export const BILLING_JOB = 'recurring.bill';
 const PENDING_RECHECK_MS = 5 * 60 * 1000;
 /** Plans read, locked and moved forward together. */
 const PLANS_PER_ROUND = 100;
+/**
+ * Rounds of disjoint plans run at once: on PostgreSQL their round trips overlap on several connections; on SQLite
+ * one round's transaction runs while another's payments are out.
+ */
+const ROUNDS_AT_ONCE = 4;
 /** A plan behind by years still moves forward, but other plans' turns come between every this many steps. */
 const STEPS_PER_TURN = 50;
 /** Payments of a round sent to the acquirer at once (their answers overlap; the sandbox's own writes do not). */
 const CHARGES_AT_ONCE = 16;
 
-/** The job: every plan of the merchant with work due now, the most overdue first. */
+/**
+ * The job: every plan of the merchant with work due now, the most overdue first. A plan that cannot be moved
+ * forward keeps no other from it: the rest are billed, and the job then fails, to be tried again for that one.
+ */
 export async function runDuePlans(ctx: Context): Promise<void> {
+  const failed = new Map<string, unknown>();
   for (;;) {
-    const ids = await duePlanIds(ctx.db, ctx.merchant.id, ctx.clock.now().getTime(), PLANS_PER_ROUND);
-    if (ids.length === 0) return;
-    await advancePlans(ctx, ids);
+    const due = await duePlanIds(ctx.db, ctx.merchant.id, ctx.clock.now().getTime(), PLANS_PER_ROUND * ROUNDS_AT_ONCE + failed.size);
+    const ids = due.filter((id) => !failed.has(id));
+    if (ids.length === 0) break;
+    const size = Math.ceil(ids.length / ROUNDS_AT_ONCE);
+    const rounds = Array.from({ length: Math.ceil(ids.length / size) }, (_, i) => ids.slice(i * size, (i + 1) * size));
+    for (const failures of await Promise.all(rounds.map((round) => advancePlans(ctx, round)))) {
+      for (const [planId, error] of failures) {
+        ctx.log.error({ err: error, plan_id: planId }, 'a recurring plan could not be moved forward; its billing job will try again');
+        failed.set(planId, error);
+      }
+    }
     await yieldToEventLoop();
+  }
+  const [first] = failed.values();
+  if (first !== undefined) {
+    throw new Error(`${failed.size} plan(s) could not be moved forward, first ${[...failed.keys()][0]}: ${first instanceof Error ? first.message : String(first)}`);
   }
 }
 
 /**
- * Moves plans forward through everything due by now, one step of each per round. A round that fails (one plan's
- * step throws) wrote nothing; its plans then go on one by one, so that only the failing plan waits for the job's
- * retry.
+ * Moves plans forward through everything due by now, one step of each per round; answers the plans that failed.
+ * A round that fails (one plan's step throws) wrote nothing; its plans then go on one by one, so that only the
+ * failing plan is left behind.
  */
-export async function advancePlans(ctx: Context, planIds: string[]): Promise<void> {
+async function advancePlans(ctx: Context, planIds: string[]): Promise<Map<string, unknown>> {
   let moving = planIds;
   for (let steps = 0; steps < STEPS_PER_TURN && moving.length > 0; steps += 1) {
     try {
       moving = await stepTogether(ctx, moving);
     } catch (error) {
-      if (moving.length === 1) throw error;
-      let failure: unknown;
-      for (const id of moving) await advancePlans(ctx, [id]).catch((alone: unknown) => (failure ??= alone));
-      if (failure !== undefined) throw failure;
-      return;
+      if (moving.length === 1) return new Map([[moving[0]!, error]]);
+      const failed = new Map<string, unknown>();
+      for (const id of moving) for (const [planId, alone] of await advancePlans(ctx, [id])) failed.set(planId, alone);
+      return failed;
     }
     await yieldToEventLoop();
   }
+  return new Map();
 }
 
 interface Charge {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { PaygateClient, RecurringPlanInput } from '@paygate/client';
+import type { PaygateClient, RecurringPlan, RecurringPlanInput } from '@paygate/client';
 import { bindingCard as card, CARDS } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
 import { startTestServer, TestClock, type TestMerchant, type TestServer } from '../support/server.js';
@@ -244,6 +244,39 @@ describe('recurring plans, billed on the business clock', () => {
     await engineRuns();
     assert.equal((await client.recurring.getPlan(cancelled.plan.id)).state, 'cancelled', 'a card bound later starts nothing');
     assert.equal((await ordersOf(cancelled.reference)).length, 0);
+  });
+
+  test('plans due together bill together; one that cannot be billed is left behind alone and its job fails', async () => {
+    const item = await client.recurring.createItem({ label: 'Together', price: '30.00', currency: 'HKD' });
+    const config = await client.recurring.createBillingConfig({ billing_interval: 'monthly', billing_type: 'automated' });
+    const start = new Date(Date.parse((await client.sandbox.clock()).now) + DAY * 1000).toISOString().replace(/\.\d{3}Z$/, '.000Z');
+    const references = ['A', 'B', 'C'].map((name) => `TOGETHER-${name}-${randomUUID()}`);
+    const plans: RecurringPlan[] = [];
+    for (const reference of references) {
+      const customer = await customerWith(CARDS.frictionless);
+      plans.push(await client.recurring.createPlan({
+        name: reference, reference_number: reference, customer_uuid: customer.uuid,
+        cycles: [{ recurring_items: [{ id: item.id }], recurring_billing_config: config.id, estimated_start_date: start }],
+      }));
+    }
+    // The merchant made an order itself under the reference plan B's first billing would take: that billing cannot be made.
+    const taken = `${references[1]}-1`;
+    await client.orders.create({ reference_number: taken, currency: 'HKD', charge_fee: '1.00' });
+    await client.sandbox.advanceClock(DAY + 60);
+    for (const index of [0, 2]) {
+      const orders = await ordersOf(references[index]!);
+      assert.deepEqual(orders.map((order) => [order.reference_number, order.correspondence_state, order.paid_total]), [[`${references[index]}-1`, 'paid', '30.00']]);
+      assert.equal((await client.recurring.getPlan(plans[index]!.id)).cycles[0]!.billing_count, 1);
+    }
+    const stuck = await client.recurring.getPlan(plans[1]!.id);
+    assert.deepEqual([stuck.state, stuck.cycles[0]!.billing_count, stuck.cycles[0]!.next_execute_time], ['active', 0, start], 'still due, nothing written');
+    const billings = await server.platform.db.selectFrom('recurring_billings').select('id').where('plan_id', '=', plans[1]!.id).execute();
+    assert.deepEqual(billings, []);
+    const mine = (await client.orders.list({ limit: 10, filters: { 'filter[reference_number][_eq]': taken } })).orders;
+    assert.deepEqual(mine.map((order) => [order.initial_total, order.correspondence_state]), [[1, 'unpaid']], "the merchant's order is untouched");
+    const jobs = await server.platform.db.selectFrom('jobs').select(['state', 'last_error']).where('kind', '=', 'recurring.bill')
+      .where('merchant_id', '=', merchant.merchantId).where('last_error', 'is not', null).execute();
+    assert.ok(jobs.some((job) => job.last_error!.includes(`1 plan(s) could not be moved forward, first ${plans[1]!.id}`)), JSON.stringify(jobs));
   });
 
   test("plan input rules, and another merchant's plans, items and configs are not found", async () => {
