@@ -2,9 +2,9 @@ import { inTransaction, type Context } from '../context/context.js';
 import { getCustomer } from '../customers/customers.js';
 import { createOrder } from '../orders/create-order.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
+import type { TransactionOutcome } from '../orders/outcomes.js';
 import { acquirerAnswer } from '../orders/payment-data.js';
 import { beginPayment, finishPayment, sendPayment, type BegunPayment, type PaymentStart } from '../orders/payments.js';
-import type { TransactionRow } from '../orders/transactions-store.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
@@ -311,7 +311,7 @@ type Outcome = { kind: 'paid' } | { kind: 'failed'; reason: string } | { kind: '
 const RESENDS_PER_ATTEMPT = 3;
 
 /** What a payment's transaction says of the charge. */
-function paymentOutcome(transaction: TransactionRow): Outcome {
+function paymentOutcome(transaction: TransactionOutcome['transaction']): Outcome {
   if (transaction.status === 'succeeded') return { kind: 'paid' };
   if (transaction.status === 'failed') {
     return acquirerAnswer(transaction.payment_data).declinedByCard
