@@ -1,0 +1,49 @@
+import type { Readable } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
+import { BatchFileError, type SheetRow } from './sheet-row.js';
+
+/** The most one record may hold: a row of a batch file is a few hundred bytes. */
+const MAX_RECORD_BYTES = 64 * 1024;
+
+/**
+ * The rows of a CSV file (RFC 4180: quoted fields with commas, quotes and line breaks, CRLF or LF, UTF-8 with or
+ * without a byte order mark), read as a stream. Rows are numbered as a spreadsheet shows the file: empty lines keep
+ * their numbers and are not yielded. Text that is not UTF-8, or a quote left open, fails the file with the row.
+ */
+export async function* readCsvRows(source: Readable): AsyncGenerator<SheetRow> {
+  const parser = parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES });
+  // A failure anywhere (the file, the decoding) destroys every stream with it, and the loop below throws it.
+  pipeline(source, utf8Only(), parser, () => {});
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
+      yield { row: info.records + info.empty_lines, cells: record };
+    }
+  } catch (error) {
+    if (error instanceof CsvError) throw new BatchFileError(`The CSV file cannot be read near row ${((error as CsvError & { records?: number }).records ?? 0) + 1}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Passes the bytes on as text, failing at the first byte sequence that is not UTF-8. */
+function utf8Only(): Transform {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  return new Transform({
+    readableObjectMode: false,
+    decodeStrings: true,
+    transform(chunk: Buffer, _encoding, done) {
+      try {
+        done(null, decoder.decode(chunk, { stream: true }));
+      } catch {
+        done(new BatchFileError('The file is neither an XLSX workbook nor CSV text in UTF-8.'));
+      }
+    },
+    flush(done) {
+      try {
+        done(null, decoder.decode());
+      } catch {
+        done(new BatchFileError('The file is neither an XLSX workbook nor CSV text in UTF-8.'));
+      }
+    },
+  });
+}

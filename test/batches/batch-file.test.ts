@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { after, describe, test } from 'node:test';
+import { deflateRawSync } from 'node:zlib';
+import writeXlsxFile from 'write-excel-file/node';
+import { readBatchFile, type BatchRow } from '../../src/batches/batch-file.js';
+import { readCsvRows } from '../../src/batches/read-csv.js';
+import { readXlsxRows } from '../../src/batches/read-xlsx.js';
+import { BatchFileError, type SheetRow } from '../../src/batches/sheet-row.js';
+
+// Reading batch files (issue 13, point 2): CSV and XLSX, streamed, headers matched loosely, rows numbered as a
+// spreadsheet shows them, and a file that cannot be used refused as a whole with the reason.
+
+const folder = mkdtempSync(join(tmpdir(), 'paygate-batch-files-'));
+after(() => rmSync(folder, { recursive: true, force: true }));
+let files = 0;
+
+function file(content: string | Buffer): string {
+  const path = join(folder, `file-${(files += 1)}`);
+  writeFileSync(path, content);
+  return path;
+}
+
+async function rowsOf(path: string): Promise<BatchRow[]> {
+  const rows: BatchRow[] = [];
+  for await (const row of readBatchFile(path)) rows.push(row);
+  return rows;
+}
+
+async function refusal(path: string): Promise<string> {
+  const error = await rowsOf(path).then(() => undefined, (thrown: unknown) => thrown);
+  assert.ok(error instanceof BatchFileError, `expected the file to be refused, got ${String(error)}`);
+  return error.message;
+}
+
+describe('batch files', () => {
+  test('CSV: a byte order mark, CRLF, quoted commas, quotes and line breaks, empty lines, extra columns, headers in any case', async () => {
+    const csv = '\uFEFF  action ,REFERENCE NUMBER,Customer UUID,amount,Notes for us,Token ID,Remark\r\n' +
+      'payment,"INV-1, March",c-1,12.50,ignored,tok-1,"She said ""hi""\r\nand left"\r\n' +
+      '\r\n' +
+      'refund,INV-2,c-2,3,,tok-2,\r\n' +
+      ',,,,,,\r\n' +
+      'capture,  INV-3  ,c-3,1,,tok-3,last line without a line break';
+    assert.deepEqual(await rowsOf(file(csv)), [
+      { row: 2, fields: { action: 'payment', reference: 'INV-1, March', customer: 'c-1', amount: '12.50', token: 'tok-1', remark: 'She said "hi"\r\nand left' } },
+      { row: 4, fields: { action: 'refund', reference: 'INV-2', customer: 'c-2', amount: '3', token: 'tok-2' } },
+      { row: 6, fields: { action: 'capture', reference: 'INV-3', customer: 'c-3', amount: '1', token: 'tok-3', remark: 'last line without a line break' } },
+    ]);
+  });
+
+  test('CSV: UTF-8 text of any script is kept, however the stream is cut between characters', async () => {
+    const label = 'Zürich café 日本語 ✓';
+    const lines = ['Action,Reference Number,Customer UUID,Amount,Token ID,Remark'];
+    for (let i = 0; i < 5_000; i += 1) lines.push(`payment,R-${i},c,1.00,t,${label} ${i}`);
+    const bytes = Buffer.from(lines.join('\n'));
+    // Seven bytes at a time: characters of two, three and four bytes are cut everywhere.
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7));
+    const rows: SheetRow[] = [];
+    for await (const row of readCsvRows(Readable.from(chunks))) rows.push(row);
+    assert.equal(rows.length, 5_001);
+    assert.ok(rows.slice(1).every((row, i) => row.row === i + 2 && row.cells[5] === `${label} ${i}`));
+  });
+
+  test('XLSX: thousands of rows of text in several scripts come out whole', async () => {
+    const label = 'Zürich café 日本語 ✓';
+    const path = join(folder, 'many.xlsx');
+    const data = [['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Token ID', 'Remark'].map((value) => ({ value }))];
+    for (let i = 0; i < 3_000; i += 1) data.push([{ value: 'payment' }, { value: `R-${i}` }, { value: 'c' }, { value: '1.00' }, { value: 't' }, { value: `${label} ${i}` }]);
+    await writeXlsxFile(data).toFile(path);
+    const rows = await rowsOf(path);
+    assert.equal(rows.length, 3_000);
+    assert.ok(rows.every((row, i) => row.row === i + 2 && row.fields.remark === `${label} ${i}` && row.fields.reference === `R-${i}`));
+  });
+
+  test('XLSX: the first sheet, numbers as written, text kept as text, blank rows keep their numbers', async () => {
+    const path = join(folder, 'payments.xlsx');
+    await writeXlsxFile([
+      {
+        sheet: 'Payments',
+        data: [
+          [{ value: 'Action' }, { value: 'reference number' }, { value: 'Customer UUID' }, { value: 'AMOUNT' }, { value: 'Card Number' }, { value: 'Expiry Month' }, { value: 'Expiry Year' }, { value: 'Remark' }],
+          [{ value: 'payment' }, { value: 'R-1' }, { value: 'c-1' }, { value: 12.5 }, { value: '4000000000003055' }, { value: 3 }, { value: 29 }, { value: 'Zürich 日本' }],
+          [null, null, null, null, null, null, null, null],
+          [{ value: 'authorize' }, { value: '0012', type: String }, { value: 'c-2' }, { value: '12.50', type: String }, { value: '4000000000003055' }, { value: 12 }, { value: 30 }, null],
+        ],
+      },
+      { sheet: 'Notes', data: [[{ value: 'Action' }], [{ value: 'not this sheet' }]] },
+    ]).toFile(path);
+    assert.deepEqual(await rowsOf(path), [
+      { row: 2, fields: { action: 'payment', reference: 'R-1', customer: 'c-1', amount: '12.5', cardNumber: '4000000000003055', expiryMonth: '3', expiryYear: '29', remark: 'Zürich 日本' } },
+      { row: 4, fields: { action: 'authorize', reference: '0012', customer: 'c-2', amount: '12.50', cardNumber: '4000000000003055', expiryMonth: '12', expiryYear: '30' } },
+    ]);
+  });
+
+  test('a header without a required column, with one twice, or with a card but no expiry, refuses the file naming the column', async () => {
+    assert.match(await refusal(file('Action,Reference Number,Customer UUID,Token ID\npayment,R,c,t\n')), /no "Amount" column/);
+    assert.match(await refusal(file('Action,Reference Number,Customer UUID,Amount\npayment,R,c,1\n')), /neither a "Token ID" nor a "Card Number" column/);
+    assert.match(await refusal(file('Action,Reference Number,Customer UUID,Amount,Card Number,Expiry Month\n')), /no "Expiry Year" column/);
+    assert.match(await refusal(file('Action,Reference Number,Customer UUID,Amount,Token ID, amount \n')), /"Amount" twice \(columns 4 and 6\)/);
+    assert.match(await refusal(file('\nAction,Reference Number,Customer UUID,Amount,Token ID\n')), /Row 1 of the file is empty/);
+    assert.match(await refusal(file('')), /The file is empty/);
+  });
+
+  test('not a spreadsheet, a quote left open, or a zip that is not a workbook, refuses the file with a reason', async () => {
+    assert.match(await refusal(file(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe, 0x00, 0x81]))), /neither an XLSX workbook nor CSV text in UTF-8/);
+    assert.match(await refusal(file('Action,Reference Number,Customer UUID,Amount,Token ID\npayment,"R-1,c,1,t\n')), /cannot be read near row/);
+    assert.match(await refusal(file(zip([['hello.txt', Buffer.from('hi')]]))), /not an XLSX workbook: it has no xl\/workbook.xml/);
+    assert.match(await refusal(file(Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(40)]))), /not a readable XLSX workbook/);
+  });
+
+  test('an XLSX that unpacks to more than the limits is refused before it is read', async () => {
+    // 40 MiB of one repeated byte deflates to about 40 KiB.
+    const path = file(zip([['xl/workbook.xml', Buffer.alloc(40 * 2 ** 20, 0x20)]]));
+    const limits = { maxEntries: 10, maxEntryBytes: 16 * 2 ** 20, maxTotalBytes: 32 * 2 ** 20, maxSharedStrings: 10 };
+    const error = await (async () => {
+      for await (const row of readXlsxRows(path, limits)) void row;
+    })().then(() => undefined, (thrown: unknown) => thrown);
+    assert.ok(error instanceof BatchFileError);
+    assert.match(error.message, /unpacks to more than this server reads/);
+  });
+});
+
+/** A zip of the given files (deflated), written by hand: what a hostile upload can be. */
+function zip(entries: Array<[string, Buffer]>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, content] of entries) {
+    const compressed = deflateRawSync(content);
+    const nameBytes = Buffer.from(name);
+    const crc = crc32(content);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(compressed.length, 18);
+    local.writeUInt32LE(content.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(compressed.length, 20);
+    central.writeUInt32LE(content.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, compressed);
+    centrals.push(central, nameBytes);
+    offset += local.length + nameBytes.length + compressed.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit += 1) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
