@@ -25,7 +25,7 @@ describe('money', () => {
   test('refuses what is not exact money', () => {
     const cases: Array<[string | number, number, string]> = [
       ['12.345', 2, 'too_many_decimals'], ['1.5', 0, 'too_many_decimals'], [0.001, 2, 'too_many_decimals'],
-      ['1e3', 2, 'exponent_notation'], [1e21, 2, 'exponent_notation'], [1e-7, 2, 'exponent_notation'],
+      ['1e3', 2, 'exponent_notation'], ['ten', 2, 'not_a_number'], ['1e', 2, 'not_a_number'], ['e5', 2, 'not_a_number'], [1e21, 2, 'exponent_notation'], [1e-7, 2, 'exponent_notation'],
       ['abc', 2, 'not_a_number'], ['', 2, 'not_a_number'], ['12.', 2, 'not_a_number'], ['.5', 2, 'not_a_number'],
       ['+1', 2, 'not_a_number'], ['1,000', 2, 'not_a_number'], [Number.NaN, 2, 'not_a_number'], [Infinity, 2, 'not_a_number'],
       ['-1.00', 2, 'negative'], ['0', 2, 'zero'], ['0.00', 2, 'zero'], ['99999999999999999', 2, 'out_of_range'],

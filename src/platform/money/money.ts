@@ -77,7 +77,7 @@ export function readMoney(
 export function parseAmount(input: string | number, exponent: number, rules: AmountRules = {}): Minor | AmountProblem {
   if (typeof input === 'number' && !Number.isFinite(input)) return 'not_a_number';
   const text = typeof input === 'number' ? String(input) : input.trim();
-  if (/e/i.test(text)) return 'exponent_notation';
+  if (/^[+-]?(\d+\.?\d*|\.\d+)e[+-]?\d+$/i.test(text)) return 'exponent_notation';
   const match = DECIMAL.exec(text);
   if (!match) return 'not_a_number';
   const [, sign, whole = '', fraction = ''] = match;
