@@ -1,9 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { Mode } from '../platform/config.js';
-import { isForbiddenAddress, isForbiddenHost } from '../platform/urls.js';
+import { FORBIDDEN_ADDRESS_CODE, guardedLookup } from '../platform/outbound.js';
+import { isForbiddenHost } from '../platform/urls.js';
 
 export interface PostResult {
   status?: number;
@@ -81,7 +80,7 @@ export function createPoster(options: { timeoutMs: number; mode: Mode; maxSocket
           request.destroy();
         }, options.timeoutMs);
         request.on('error', (error: NodeJS.ErrnoException) =>
-          finish(error.code === FORBIDDEN_CODE ? { error: FORBIDDEN, final: true } : { error: unanswered }));
+          finish(error.code === FORBIDDEN_ADDRESS_CODE ? { error: FORBIDDEN, final: true } : { error: unanswered }));
         request.end(body);
       });
     },
@@ -93,25 +92,3 @@ export function createPoster(options: { timeoutMs: number; mode: Mode; maxSocket
 }
 
 const FORBIDDEN = 'refused: the host is, or resolves to, an address paygate may not call';
-const FORBIDDEN_CODE = 'EFORBIDDENADDRESS';
-
-/** DNS lookup that refuses the addresses the mode forbids, so that a public name pointed at one cannot reach it. */
-function guardedLookup(mode: Mode): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) {
-        callback(error, '', 0);
-        return;
-      }
-      const list = addresses as unknown as LookupAddress[];
-      if (list.length === 0 || list.some((a) => isForbiddenAddress(a.address, mode))) {
-        const refused: NodeJS.ErrnoException = new Error(FORBIDDEN);
-        refused.code = FORBIDDEN_CODE;
-        callback(refused, '', 0);
-        return;
-      }
-      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-      else callback(null, list[0]!.address, list[0]!.family);
-    });
-  };
-}

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fetchBatchFile, type FetchLimits } from '../../src/batches/fetch-file.js';
+import { BatchFileError } from '../../src/batches/sheet-row.js';
+import type { Mode } from '../../src/platform/config.js';
+
+// Fetching a batch's file_url (issue 13, point 1): no redirects, a time limit, a size limit, http(s) only, and in
+// live mode nothing on this machine or a private network.
+
+const CSV = 'Action,Reference Number,Customer UUID,Amount,Token ID\npayment,R-1,c,1.00,t\n';
+
+describe('fetching a batch file', () => {
+  let server: Server;
+  let base: string;
+  const folder = mkdtempSync(join(tmpdir(), 'paygate-batch-fetch-'));
+  let files = 0;
+  const target = () => join(folder, `file-${(files += 1)}`);
+  const limits: FetchLimits & { mode: Mode } = { timeoutMs: 2_000, maxBytes: 4_096, mode: 'sandbox' };
+
+  before(async () => {
+    server = createServer((request, response) => {
+      switch (request.url) {
+        case '/file.csv':
+          response.writeHead(200, { 'content-type': 'text/csv' }).end(CSV);
+          return;
+        case '/moved':
+          response.writeHead(302, { location: '/file.csv' }).end();
+          return;
+        case '/large-declared':
+          response.writeHead(200, { 'content-length': '5000' }).end('x'.repeat(5000));
+          return;
+        case '/large-chunked':
+          response.writeHead(200);
+          for (let i = 0; i < 10; i += 1) response.write('x'.repeat(1000));
+          response.end();
+          return;
+        case '/slow':
+          response.writeHead(200);
+          response.write('Action');
+          return; // never ends
+        default:
+          response.writeHead(404).end('no such file');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  async function failure(url: string, options = limits): Promise<{ message: string; path: string }> {
+    const path = target();
+    const error = await fetchBatchFile(url, path, options).then(() => undefined, (thrown: unknown) => thrown);
+    assert.ok(error instanceof BatchFileError, `expected a refusal, got ${String(error)}`);
+    assert.equal(existsSync(path), false, 'nothing is left of a failed download');
+    return { message: error.message, path };
+  }
+
+  test('the file is written as served', async () => {
+    const path = target();
+    await fetchBatchFile(`${base}/file.csv`, path, limits);
+    assert.equal(readFileSync(path, 'utf8'), CSV);
+  });
+
+  test('a 404, a redirect, a file too large (declared or counted) and a server that stalls each fail with the reason', async () => {
+    assert.match((await failure(`${base}/missing.csv`)).message, /answered 404, not 200/);
+    assert.match((await failure(`${base}/moved`)).message, /answered 302, a redirect: paygate does not follow redirects/);
+    assert.match((await failure(`${base}/large-declared`)).message, /larger than 4096 bytes/);
+    assert.match((await failure(`${base}/large-chunked`)).message, /larger than 4096 bytes/);
+    assert.match((await failure(`${base}/slow`, { ...limits, timeoutMs: 300 })).message, /did not give the whole file within 300 ms/);
+  });
+
+  test('only http and https; in live mode not this machine, nor a name that resolves to it', async () => {
+    assert.match((await failure('ftp://example.com/file.csv')).message, /must be an http or https URL/);
+    assert.match((await failure('not a url')).message, /is not a URL/);
+    assert.match((await failure(`${base}/file.csv`, { ...limits, mode: 'live' })).message, /address paygate may not fetch from/);
+    assert.match((await failure(`${base.replace('127.0.0.1', 'localhost')}/file.csv`, { ...limits, mode: 'live' })).message, /address paygate may not fetch from/);
+    assert.match((await failure('http://169.254.169.254/latest/meta-data')).message, /address paygate may not fetch from/, 'metadata services are refused even in the sandbox');
+  });
+});
