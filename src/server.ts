@@ -13,7 +13,7 @@ import { lockDataDir } from './platform/database/data-dir-lock.js';
 import { createMetrics } from './platform/metrics.js';
 import { VERSION } from './platform/version.js';
 import { combineDueWork } from './scheduler/due-work.js';
-import { DELIVERY_QUEUE, freeAllLeases, JOB_QUEUE } from './scheduler/lease.js';
+import { DELIVERY_QUEUE, freeAllLeases, JOB_QUEUE, realignAllDue } from './scheduler/lease.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { recoverOperations, recoveryJob, upkeepJobs } from './upkeep.js';
 
@@ -75,6 +75,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await freeAllLeases(database.db, JOB_QUEUE);
       await freeAllLeases(database.db, DELIVERY_QUEUE);
     }
+    // A process stopped while moving a sandbox clock may have left work due later on the wall clock than its
+    // business time now means: every row back in step (a no-op when none is out).
+    await realignAllDue(database.db, JOB_QUEUE);
+    await realignAllDue(database.db, DELIVERY_QUEUE);
     await startModules(platform, modules);
     if (database.engine === 'sqlite') await recoverOperations(platform, railOperations, startedAt);
 

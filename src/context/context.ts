@@ -12,8 +12,11 @@ export interface DueWork {
   runDue(filter?: { merchantId?: string }): Promise<number>;
   /** The merchant's next piece of work this process can run, and whether another claim holds it now. */
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined>;
-  /** The merchant's clock offset changed (in `db`'s transaction): keep its work due at the same business time. */
-  realign(db: Db, merchantId: string, offsetMs: number): Promise<void>;
+  /**
+   * The merchant's clock offset changed (in `db`'s transaction): keep its work due at the same business time (only
+   * the work due by `dueBy`, business time, when given).
+   */
+  realign(db: Db, merchantId: string, offsetMs: number, dueBy?: number): Promise<void>;
 }
 
 export type Actor =

@@ -91,8 +91,8 @@ export class WebhookSender implements DueWork {
     return count;
   }
 
-  realign(db: Db, merchantId: string, offsetMs: number): Promise<void> {
-    return realignDue(db, DELIVERY_QUEUE, merchantId, offsetMs);
+  realign(db: Db, merchantId: string, offsetMs: number, dueBy?: number): Promise<void> {
+    return realignDue(db, DELIVERY_QUEUE, merchantId, offsetMs, dueBy);
   }
 
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {

@@ -107,12 +107,27 @@ export async function freeAllLeases(db: Db, queue: WorkQueue): Promise<number> {
 
 /**
  * Keeps a merchant's rows due at the same business time after its clock offset changed: due_wall_at is due_at on
- * the wall clock (platform/clock.ts wallTimeOf), written here in SQL for all of them at once.
+ * the wall clock (platform/clock.ts wallTimeOf), written here in SQL for all of them at once, or only for those due
+ * by `dueBy` (business time). A row left out keeps a wall time later than its due time now means, so it is claimed
+ * late, never early, until the whole set is realigned.
  */
-export async function realignDue(db: Db, queue: WorkQueue, merchantId: string, offsetMs: number): Promise<void> {
-  await db.updateTable(tableOf(queue))
+export async function realignDue(db: Db, queue: WorkQueue, merchantId: string, offsetMs: number, dueBy?: number): Promise<void> {
+  let update = db.updateTable(tableOf(queue))
     .set({ due_wall_at: sql<number>`due_at - ${offsetMs}` })
     .where('merchant_id', '=', merchantId)
+    .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)]);
+  if (dueBy !== undefined) update = update.where('due_at', '<=', dueBy);
+  await update.execute();
+}
+
+/**
+ * Realigns every merchant's rows of the queue with the merchant's clock as it stands: at start, after a process
+ * that was moving a sandbox clock stopped before its last realign.
+ */
+export async function realignAllDue(db: Db, queue: WorkQueue): Promise<void> {
+  await db.updateTable(tableOf(queue))
+    .set({ due_wall_at: sql<number>`due_at - (select clock_offset_ms from merchants where merchants.id = ${sql.ref(`${queue.table}.merchant_id`)})` })
+    .where('merchant_id', 'is not', null)
     .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
     .execute();
 }

@@ -93,8 +93,8 @@ export class Scheduler implements DueWork {
     return run;
   }
 
-  realign(db: Db, merchantId: string, offsetMs: number): Promise<void> {
-    return realignDue(db, JOB_QUEUE, merchantId, offsetMs);
+  realign(db: Db, merchantId: string, offsetMs: number, dueBy?: number): Promise<void> {
+    return realignDue(db, JOB_QUEUE, merchantId, offsetMs, dueBy);
   }
 
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
