@@ -34,7 +34,7 @@ describe('the sandbox clock and waiting work', () => {
       await merchant.client.sandbox.advanceClock(DAY);
       const waiting = await expiryJob(first, merchant.merchantId);
       assert.equal(waiting.state, 'pending');
-      assert.ok(waiting.offset >= DAY * 1000);
+      assert.ok(waiting.offset > (DAY - 60) * 1000, `the clock moved a day (offset ${waiting.offset} ms)`);
       assert.equal(waiting.due_wall_at, waiting.due_at - waiting.offset, 'due on the wall clock when the business clock reaches it');
       // As a process stopped in the middle of a move would leave it: the row due a day later on the wall clock.
       await first.platform.db.updateTable('jobs').set({ due_wall_at: waiting.due_wall_at + DAY * 1000 }).where('id', '=', waiting.id).execute();
