@@ -1,0 +1,70 @@
+import Type from 'typebox';
+import { PaymentDataSchema } from '../orders/schemas.js';
+
+/**
+ * A transaction of a batch as operation 5 gives it (interface.md, "Batch of merchant-initiated transactions"):
+ * every field, in the seed's types. The strings the seed requires are strings even when there is nothing to say
+ * (`''`); only `extra` and `original_transaction_uuid` may be null.
+ */
+const NullPerson = Type.Null();
+
+export const BatchOrderSchema = Type.Object({
+  source: Type.String(),
+  type: Type.String(),
+  number: Type.String(),
+  due_date: Type.String(),
+  paid_total: Type.String(),
+  unpaid_total: Type.String(),
+  reference_number: Type.String(),
+  state: Type.String(),
+  correspondence_state: Type.String(),
+  currency: Type.String(),
+  note: Type.String(),
+  auth_code: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  initial_total: Type.Number({ description: 'Major units, as every order amount: 12.5 for HKD 12.50 (the seed types it integer).' }),
+  initial_tips: Type.Number(),
+  subtotal: Type.Number(),
+  payment_method_option: Type.Object({ online: Type.Object({}) }),
+  business: Type.Object({ id: Type.String(), business_name: Type.String() }),
+  line_items: Type.Null(),
+  transactions: Type.Null(),
+  customer: Type.Object({
+    uuid: NullPerson, name: NullPerson, email: NullPerson, phone: NullPerson, dial_code: NullPerson,
+    payer_company_name: NullPerson, reference_number: NullPerson, p_created_at: NullPerson, p_updated_at: NullPerson,
+  }),
+});
+
+export const BatchTransactionSchema = Type.Object({
+  type: Type.Integer({ description: '1 Sales, 2 Authorization, 3 Capture, 4 Refund.' }),
+  source: Type.String(),
+  success: Type.Boolean(),
+  is_pending: Type.Boolean(),
+  captured: Type.Boolean(),
+  allow_void: Type.Boolean(),
+  allow_refund: Type.Boolean(),
+  void_is_pending: Type.Boolean(),
+  voided: Type.Boolean(),
+  refunded_amount: Type.Number(),
+  amount: Type.Number(),
+  change_amount: Type.Number(),
+  original_currency_amount: Type.Number(),
+  tips_amount: Type.Number(),
+  payment_method: Type.String(),
+  currency: Type.String(),
+  uuid: Type.String(),
+  note: Type.String(),
+  voided_at: Type.String(),
+  device_sn: Type.String(),
+  original_device_sn: Type.String(),
+  acquirer_response_body: Type.String(),
+  created_at: Type.String(),
+  reference_id: Type.String(),
+  original_transaction_reference_id: Type.String(),
+  payment_data: PaymentDataSchema,
+  extra: Type.Union([Type.Object({ row: Type.Integer(), remark: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+  '3ds': Type.Object({ enrolled: Type.String(), redirect_url: Type.String() }),
+  original_transaction_uuid: Type.Union([Type.String(), Type.Null()]),
+  order: BatchOrderSchema,
+});
