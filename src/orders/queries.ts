@@ -1,5 +1,6 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { subjectEvents, type EventHistory } from '../events/history.js';
+import { groupBy } from '../platform/collections.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { isUuid } from '../platform/ids.js';
@@ -75,8 +76,8 @@ export async function listMerchantOrders(
       lineItemsOfOrders(ctx.db, ctx.merchant.id, ids),
       transactionsOfOrders(ctx.db, ctx.merchant.id, ids),
     ]);
-    groupByOrder(items, itemsOf);
-    groupByOrder(transactions, transactionsOf);
+    groupBy(items, (row) => row.order_id, itemsOf);
+    groupBy(transactions, (row) => row.order_id, transactionsOf);
     // On SQLite each read runs start to end on the event loop: other requests go between the slices.
     await yieldToEventLoop();
   }
@@ -118,14 +119,6 @@ async function readingSlices(ctx: Context, orderIds: string[]): Promise<string[]
     );
   }
   return slices;
-}
-
-function groupByOrder<T extends { order_id: string }>(rows: T[], groups: Map<string, T[]>): void {
-  for (const row of rows) {
-    const group = groups.get(row.order_id);
-    if (group) group.push(row);
-    else groups.set(row.order_id, [row]);
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Context } from '../context/context.js';
+import { groupBy } from '../platform/collections.js';
 import {
   billingsOfPlans,
   cyclesOfPlans,
@@ -60,13 +61,3 @@ export async function readPlanViews(ctx: Context, plans: PlanRow[]): Promise<Pla
   return views;
 }
 
-/** Rows grouped by a key, each group in the rows' order (the queries' ORDER BY). */
-function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const group = groups.get(key(row));
-    if (group) group.push(row);
-    else groups.set(key(row), [row]);
-  }
-  return groups;
-}
