@@ -431,17 +431,9 @@ export async function scheduleBilling(tx: Context, view: PlanView): Promise<numb
   return dueAt;
 }
 
-/** The billing times whose job a transaction (its `db`) has written: plans billed together share one, written once. */
-const jobsWritten = new WeakMap<object, Set<number>>();
-
-/** The merchant's billing job at `at` (one per merchant and time: the dedupe key says so to every process). */
+/** The merchant's billing job at `at`: one per merchant and time, shared by every plan due then. */
 async function scheduleBillingJob(tx: Context, at: number): Promise<void> {
-  let written = jobsWritten.get(tx.db);
-  if (written?.has(at)) return;
   await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: at, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${at}` });
-  if (!tx.db.isTransaction) return;
-  if (!written) jobsWritten.set(tx.db, (written = new Set()));
-  written.add(at);
 }
 
 /**

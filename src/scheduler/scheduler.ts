@@ -212,12 +212,24 @@ export async function finishJob(db: Db, job: JobRow, now: number): Promise<void>
   await settleLeased(db, JOB_QUEUE, job, 'done', { last_error: null, updated_at: now });
 }
 
-/** Adds a one-off job, in the caller's transaction: the job exists exactly when the change that needs it does. */
+/** The dedupe keys each open transaction (its `db`) has written: asked for again there, a job is not written again. */
+const keysWritten = new WeakMap<object, Set<string>>();
+
+/**
+ * Adds a one-off job, in the caller's transaction: the job exists exactly when the change that needs it does. A
+ * second job under a dedupe key already written is not added; within one transaction (many plans billed together
+ * share one billing job) it is not even sent to the database.
+ */
 export async function scheduleJob(
   ctx: PlatformContext,
   job: { kind: string; merchantId: string | null; dueAt: number; payload?: unknown; dedupeKey?: string },
 ): Promise<boolean> {
-  return insertJob(ctx.db, { id: newId(), payload: null, ...job }, ctx.wallClock.now().getTime());
+  const key = job.dedupeKey;
+  const written = key === undefined || !ctx.db.isTransaction ? undefined : keysWritten.get(ctx.db) ?? new Set<string>();
+  if (key !== undefined && written?.has(key)) return false;
+  const inserted = await insertJob(ctx.db, { id: newId(), payload: null, ...job }, ctx.wallClock.now().getTime());
+  if (key !== undefined && written) keysWritten.set(ctx.db, written.add(key));
+  return inserted;
 }
 
 /**
