@@ -115,7 +115,9 @@ export async function realignDue(db: Db, queue: WorkQueue, merchantId: string, o
   let update = db.updateTable(tableOf(queue))
     .set({ due_wall_at: sql<number>`due_at - ${offsetMs}` })
     .where('merchant_id', '=', merchantId)
-    .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)]);
+    .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
+    // Rows in step already are not rewritten: the move's last stop, and a start, mostly find none out of step.
+    .where(sql<boolean>`due_wall_at <> due_at - ${offsetMs}`);
   if (dueBy !== undefined) update = update.where('due_at', '<=', dueBy);
   await update.execute();
 }
@@ -125,10 +127,13 @@ export async function realignDue(db: Db, queue: WorkQueue, merchantId: string, o
  * that was moving a sandbox clock stopped before its last realign.
  */
 export async function realignAllDue(db: Db, queue: WorkQueue): Promise<void> {
+  const inStep = sql<number>`due_at - (select clock_offset_ms from merchants where merchants.id = ${sql.ref(`${queue.table}.merchant_id`)})`;
   await db.updateTable(tableOf(queue))
-    .set({ due_wall_at: sql<number>`due_at - (select clock_offset_ms from merchants where merchants.id = ${sql.ref(`${queue.table}.merchant_id`)})` })
+    .set({ due_wall_at: inStep })
     .where('merchant_id', 'is not', null)
     .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
+    // Only what a stopped move left out: a start after a clean stop writes nothing.
+    .where(sql<boolean>`due_wall_at <> ${inStep}`)
     .execute();
 }
 
