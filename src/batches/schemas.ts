@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { PaymentDataSchema } from '../orders/schemas.js';
+import { TransactionSchema } from '../orders/schemas.js';
 
 /**
  * A transaction of a batch as operation 5 gives it (interface.md, "Batch of merchant-initiated transactions"):
@@ -36,24 +36,27 @@ export const BatchOrderSchema = Type.Object({
   }),
 });
 
+/** What a batch transaction shares with an order's transaction (operations 1 and 8), declared there once. */
+const shared = TransactionSchema.properties;
+
 export const BatchTransactionSchema = Type.Object({
   type: Type.Integer({ description: '1 Sales, 2 Authorization, 3 Capture, 4 Refund.' }),
   source: Type.String(),
-  success: Type.Boolean(),
-  is_pending: Type.Boolean(),
-  captured: Type.Boolean(),
-  allow_void: Type.Boolean(),
-  allow_refund: Type.Boolean(),
-  void_is_pending: Type.Boolean(),
-  voided: Type.Boolean(),
+  success: shared.success,
+  is_pending: shared.is_pending,
+  captured: shared.captured,
+  allow_void: shared.allow_void,
+  allow_refund: shared.allow_refund,
+  void_is_pending: shared.void_is_pending,
+  voided: shared.voided,
   refunded_amount: Type.Number(),
   amount: Type.Number(),
   change_amount: Type.Number(),
   original_currency_amount: Type.Number(),
   tips_amount: Type.Number(),
-  payment_method: Type.String(),
-  currency: Type.String(),
-  uuid: Type.String(),
+  payment_method: shared.payment_method,
+  currency: shared.currency,
+  uuid: shared.uuid,
   note: Type.String(),
   voided_at: Type.String(),
   device_sn: Type.String(),
@@ -62,9 +65,9 @@ export const BatchTransactionSchema = Type.Object({
   created_at: Type.String(),
   reference_id: Type.String(),
   original_transaction_reference_id: Type.String(),
-  payment_data: PaymentDataSchema,
+  payment_data: shared.payment_data,
   extra: Type.Union([Type.Object({ row: Type.Integer(), remark: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
   '3ds': Type.Object({ enrolled: Type.String(), redirect_url: Type.String() }),
-  original_transaction_uuid: Type.Union([Type.String(), Type.Null()]),
+  original_transaction_uuid: shared.original_transaction_uuid,
   order: BatchOrderSchema,
 });
