@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { PaymentData, StoredPayerAction } from '../orders/payment-data.js';
 import { presentTransaction, type OrderView } from '../orders/present.js';
+import { iso } from '../platform/clock.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
 import type { BatchTransactionSchema } from './schemas.js';
 
@@ -10,8 +11,6 @@ export type BatchTransactionReply = Static<typeof BatchTransactionSchema>;
 export const BATCH_TRANSACTION_TYPES = { Sales: 1, Authorization: 2, Capture: 3, Refund: 4 } as const;
 
 type TransactionOfView = OrderView['transactions'][number];
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * One transaction a batch row made, in operation 5's shape: the order's transaction as operations 1 and 8 show

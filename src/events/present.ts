@@ -1,8 +1,7 @@
 import type { Static } from 'typebox';
+import { iso } from '../platform/clock.js';
 import type { EventHistory } from './history.js';
 import type { EventSchema } from './schemas.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export function presentEvent({ event, deliveries }: EventHistory): Static<typeof EventSchema> {
   return {

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { iso } from '../platform/clock.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
 import type { Merchant } from '../platform/tenants.js';
 import type { PaymentData, StoredPayerAction } from './payment-data.js';
@@ -20,8 +21,6 @@ export interface OrderView {
   /** Links issued for this reply (with_payment_link, with_download_link). */
   links?: { payment?: string; receipt?: string };
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export function presentOrder(view: OrderView): OrderReply {
   const { order } = view;

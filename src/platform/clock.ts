@@ -24,3 +24,6 @@ export function businessTimeOf(wallMs: number, offsetMs: number): number {
 export function wallTimeOf(businessMs: number, offsetMs: number): number {
   return businessMs - offsetMs;
 }
+
+/** An instant (epoch milliseconds) as the interface writes times: ISO 8601 in UTC, with milliseconds. */
+export const iso = (ms: number): string => new Date(ms).toISOString();

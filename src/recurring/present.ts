@@ -1,12 +1,11 @@
 import type { Static } from 'typebox';
+import { iso } from '../platform/clock.js';
 import { amountAsNumber } from '../platform/money/money.js';
 import type { BillingConfigRow, ItemRow } from './catalogue.js';
 import { cycleAmount, nextExecuteTime } from './schedule.js';
 import type { PlanView } from './view.js';
 import type { BillingRow, PlanRow } from './store.js';
 import type { BillingConfigSchema, CycleSchema, ItemSchema, PlanSchema } from './schemas.js';
-
-export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** An item as interface.md's `recurring_items` element: optional text left out when unset, `deleted_at` always sent. */
 export function presentItem(row: ItemRow): Static<typeof ItemSchema> {

@@ -6,6 +6,7 @@ import { EVENT_ERRORS } from '../events/errors.js';
 import { eventHistory, redeliverEvent, type EventHistory } from '../events/history.js';
 import { presentEvent } from '../events/present.js';
 import { merchantOfEvent, recentDeliveries } from '../events/store.js';
+import { iso } from '../platform/clock.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { findMerchant } from '../platform/tenants.js';
@@ -70,8 +71,6 @@ async function ownerOf(ctx: PlatformContext, eventId: string): Promise<string> {
   if (!merchantId) throw new AppError(EVENT_ERRORS.eventNotFound);
   return merchantId;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * An event happens on its merchant's business clock, but its attempts are requests made at a wall-clock time (what
