@@ -4,6 +4,7 @@ import { MIGRATE_COMMAND } from './cli/migrate.js';
 import { SERVE_COMMAND } from './cli/serve.js';
 import type { EventReaction, PlatformContext } from './context/context.js';
 import { openPlatform, type OpenedPlatform } from './context/open-platform.js';
+import { batchesModule } from './batches/module.js';
 import { customersModule } from './customers/module.js';
 import { echoModule } from './echo/module.js';
 import { EVENT_ERRORS } from './events/errors.js';
@@ -32,6 +33,7 @@ export const MODULES: readonly Module[] = [
   paymentTokensModule,
   ordersModule,
   recurringModule,
+  batchesModule,
   webhooksModule,
   sandboxModule,
 ];

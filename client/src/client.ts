@@ -17,6 +17,11 @@ import type {
   RecurringPlanInput,
   RecurringPlanOrder,
   RecurringPlanOrderLookup,
+  BatchInput,
+  BatchInfo,
+  BatchPage,
+  BatchWithTransactions,
+  BatchErrorPage,
   RecurringPlanPage,
   AutoDebitWallet,
   BindCardInput,
@@ -90,6 +95,7 @@ export class PaygateClient {
   readonly orders: OrdersApi;
   readonly transactions: TransactionsApi;
   readonly recurring: RecurringApi;
+  readonly batches: BatchesApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
   private readonly baseUrl: string;
@@ -107,6 +113,7 @@ export class PaygateClient {
     this.orders = new OrdersApi(this);
     this.transactions = new TransactionsApi(this);
     this.recurring = new RecurringApi(this);
+    this.batches = new BatchesApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
   }
@@ -177,7 +184,7 @@ export class PaygateClient {
       credential: signed.Credential,
       nonce: signed.Nonce,
       signature: signed.Signature,
-      ...(hasBody && { 'content-type': 'application/json' }),
+      ...(hasBody && headers['content-type'] === undefined && { 'content-type': 'application/json' }),
       ...(options.idempotencyKey !== undefined && { 'idempotency-key': options.idempotencyKey }),
     });
     const response = await this.fetchImpl(url, {
@@ -290,6 +297,7 @@ class CustomersApi {
 
 const GATEWAY = '/svc/payment/api/v1/openapi';
 const RECURRING = `${GATEWAY}/recurring_payments`;
+const BATCHES = `${GATEWAY}/batch_mit_transactions`;
 
 class OrdersApi {
   constructor(private readonly client: PaygateClient) {}
@@ -458,6 +466,56 @@ class RecurringApi {
   /** Appends cycles after the plan's last one. */
   async addCycles(id: string, cycles: RecurringCycleInput[], options?: RequestOptions): Promise<RecurringPlan> {
     return (await invoke<'addRecurringPlanCycles'>(this.client, 'POST', `${RECURRING}/plan/${encodeURIComponent(id)}/cycles`, { cycles }, options)).plan;
+  }
+}
+
+/** Merchant-initiated batches (operation 5): a CSV or XLSX file of payments, captures, voids and refunds (docs/batches.md). */
+class BatchesApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  /** Creates a batch from a file paygate fetches (http or https): pending at once, processed in the background. */
+  async create(batch: BatchInput, options?: RequestOptions): Promise<BatchInfo> {
+    return (await invoke<'createBatch'>(this.client, 'POST', BATCHES, { batch }, options)).batch_info;
+  }
+
+  /** Creates a batch from the file itself, sent as the body (CSV, or an XLSX workbook), signed over its bytes. */
+  async upload(file: Uint8Array | string, how: { kind: 'csv' | 'xlsx'; batchName?: string }, options: RequestOptions = {}): Promise<BatchInfo> {
+    const query = how.batchName === undefined ? '' : `?${new URLSearchParams({ batch_name: how.batchName }).toString()}`;
+    const type = how.kind === 'csv' ? 'text/csv' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+    const data = await this.client.call<ReplyData<'createBatch'>>('POST', `${BATCHES}${query}`, undefined, {
+      ...options, rawBody: file, headers: { ...options.headers, 'content-type': type },
+    });
+    return data.batch_info;
+  }
+
+  async list(page: ListPage = {}, options?: RequestOptions): Promise<BatchPage> {
+    return invoke<'listBatches'>(this.client, 'GET', `${BATCHES}${listQuery(page)}`, undefined, options);
+  }
+
+  /** Operation 5: the batch and a page of the transactions its rows made, in row order. */
+  async get(id: string, page: { offset?: number; limit?: number } = {}, options?: RequestOptions): Promise<BatchWithTransactions> {
+    return invoke<'getBatchTransactions'>(this.client, 'GET', `${BATCHES}/${encodeURIComponent(id)}${listQuery(page)}`, undefined, options);
+  }
+
+  /** The failed rows: row number, column and reason. */
+  async errors(id: string, page: { offset?: number; limit?: number } = {}, options?: RequestOptions): Promise<BatchErrorPage> {
+    return invoke<'listBatchErrors'>(this.client, 'GET', `${BATCHES}/${encodeURIComponent(id)}/errors${listQuery(page)}`, undefined, options);
+  }
+
+  /** Every row and its outcome, as CSV text. */
+  async resultFile(id: string, options?: RequestOptions): Promise<string> {
+    const reply = await this.client.send('GET', `${BATCHES}/${encodeURIComponent(id)}/result.csv`, undefined, options);
+    if (reply.status === 200) return reply.text;
+    const envelope = reply.json as Partial<ErrorEnvelope> | undefined;
+    throw new PaygateError(
+      reply.status, typeof envelope?.code === 'number' ? envelope.code : reply.status, envelope?.error_code ?? String(reply.status),
+      envelope?.message ?? `HTTP ${reply.status}`, reply.headers.get('x-request-id') ?? reply.requestId,
+    );
+  }
+
+  /** Cancels a batch still pending or processing: rows not yet run are skipped. */
+  async cancel(id: string, options?: RequestOptions): Promise<BatchInfo> {
+    return (await invoke<'cancelBatch'>(this.client, 'POST', `${BATCHES}/${encodeURIComponent(id)}/cancel`, undefined, options)).batch_info;
   }
 }
 

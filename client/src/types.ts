@@ -154,7 +154,17 @@ export type WebhookAttempt = WebhookDelivery['attempts'][number];
 export type WebhookAction =
   | 'order.created' | 'order.authorized' | 'order.paid' | 'order.payment_failure' | 'order.voided' | 'order.refunded' | 'transaction.voided'
   | 'recurring.plan_created' | 'recurring.cycle_started' | 'recurring.payment_failed' | 'recurring.uncollectible' | 'recurring.plan_completed'
-  | 'recurring.plan_cancelled';
+  | 'recurring.plan_cancelled'
+  | 'batch.completed' | 'batch.failed' | 'batch.cancelled';
+
+// ---- merchant-initiated batches ----
+
+export type BatchInput = NonNullable<RequestBody<'createBatch'>['batch']>;
+export type BatchInfo = ReplyData<'getBatchTransactions'>['batch_info'];
+export type BatchTransaction = ReplyData<'getBatchTransactions'>['transactions'][number];
+export type BatchWithTransactions = ReplyData<'getBatchTransactions'>;
+export type BatchPage = ReplyData<'listBatches'>;
+export type BatchErrorPage = ReplyData<'listBatchErrors'>;
 
 export type SandboxClock = ReplyData<'readSandboxClock'>;
 

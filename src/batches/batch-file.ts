@@ -5,6 +5,9 @@ import { readCsvRows } from './read-csv.js';
 import { readXlsxRows } from './read-xlsx.js';
 import { BatchFileError, type SheetRow } from './sheet-row.js';
 
+/** The media types a batch file may be sent as: CSV text and an XLSX workbook. */
+export const BATCH_FILE_TYPES = ['text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'] as const;
+
 /** A row of a batch file: its number as a spreadsheet shows it, and the text of each known column it fills. */
 export interface BatchRow {
   row: number;

@@ -3,9 +3,40 @@ import type { PaymentData, StoredPayerAction } from '../orders/payment-data.js';
 import { presentTransaction, type OrderView } from '../orders/present.js';
 import { iso } from '../platform/clock.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
-import type { BatchTransactionSchema } from './schemas.js';
+import type { BatchInfoSchema, BatchRowErrorSchema, BatchTransactionSchema } from './schemas.js';
+import type { BatchRecord, BatchRowRecord } from './store.js';
 
 export type BatchTransactionReply = Static<typeof BatchTransactionSchema>;
+export type BatchInfoReply = Static<typeof BatchInfoSchema>;
+
+/** paygate has one store per merchant; the seed gives every batch the number of its store. */
+export const STORE_ID = 1;
+
+/** A batch as `batch_info` shows it (interface.md, operation 5), with paygate's own skipped_records and failure_reason. */
+export function presentBatchInfo(batch: BatchRecord): BatchInfoReply {
+  return {
+    id: batch.id,
+    created_at: iso(batch.created_at),
+    updated_at: iso(batch.updated_at),
+    deleted_at: batch.deleted_at === null ? '' : iso(batch.deleted_at),
+    store_id: STORE_ID,
+    batch_name: batch.batch_name,
+    upload_status: batch.upload_status,
+    total_records: batch.total_records,
+    successful_records: batch.successful_records,
+    failed_records: batch.failed_records,
+    skipped_records: batch.skipped_records,
+    failure_reason: batch.failure_reason ?? '',
+    created_by: batch.created_by,
+  };
+}
+
+/** A failed row: where in the file, and why. */
+export function presentRowError(row: BatchRowRecord): Static<typeof BatchRowErrorSchema> {
+  return {
+    row: row.row_number, column: row.error_column ?? '', reason: row.error_reason ?? row.outcome ?? '', action: row.action ?? '', transaction_id: row.transaction_id ?? '',
+  };
+}
 
 /** The seed types a batch transaction's `type` as an integer; these are the numbers (docs/batches.md). */
 export const BATCH_TRANSACTION_TYPES = { Sales: 1, Authorization: 2, Capture: 3, Refund: 4 } as const;

@@ -71,3 +71,57 @@ export const BatchTransactionSchema = Type.Object({
   original_transaction_uuid: shared.original_transaction_uuid,
   order: BatchOrderSchema,
 });
+
+// ---- the batch itself, and the routes around it ----
+
+export const BatchInfoSchema = Type.Object({
+  id: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  deleted_at: Type.String({ description: "When the batch was cancelled; '' until then." }),
+  store_id: Type.Integer({ description: 'The store the batch belongs to: paygate has one store per merchant, numbered 1.' }),
+  batch_name: Type.String(),
+  upload_status: Type.String({ description: 'pending, processing, success, failed or cancelled.' }),
+  total_records: Type.Integer({ description: "The file's rows, once it has been read (0 until then)." }),
+  successful_records: Type.Integer(),
+  failed_records: Type.Integer({ description: 'Rows refused by their own cells, or whose action failed (a declined payment included).' }),
+  skipped_records: Type.Integer({ description: 'paygate: rows a cancellation kept from running.' }),
+  failure_reason: Type.String({ description: "paygate: why the file as a whole failed (upload_status failed); '' otherwise." }),
+  created_by: Type.String({ description: 'The app that created the batch (its AppID), or operator.' }),
+});
+
+const Paging = {
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+};
+
+export const BatchParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const PageQuery = Type.Object(Paging);
+
+export const CreateBatchBody = Type.Object({
+  batch: Type.Optional(Type.Object({
+    file_url: Type.String({ minLength: 1, maxLength: 2048, description: 'An http or https URL of a CSV or XLSX file.' }),
+    batch_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  })),
+}, { description: 'Or, instead of this JSON body, the file itself as the body (text/csv or the XLSX media type) with batch_name in the query.' });
+
+export const CreateBatchQuery = Type.Object({
+  batch_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The name of a batch whose file is the body.' })),
+});
+
+export const BatchCreatedData = Type.Object({ batch_info: BatchInfoSchema });
+export const BatchData = Type.Object({ batch_info: BatchInfoSchema, transactions: Type.Array(BatchTransactionSchema) });
+export const BatchListData = Type.Object({
+  batches: Type.Array(BatchInfoSchema), offset: Type.Integer(), limit: Type.Integer(), total: Type.Integer(),
+});
+
+export const BatchRowErrorSchema = Type.Object({
+  row: Type.Integer({ description: 'As a spreadsheet numbers it: the header is row 1.' }),
+  column: Type.String({ description: "The file's column at fault, as the file names it; '' when the row's action failed as a whole." }),
+  reason: Type.String(),
+  action: Type.String({ description: "The row's action as written; '' when it has none." }),
+  transaction_id: Type.String({ description: "The transaction the row made, when it got that far (a declined payment); '' otherwise." }),
+});
+export const BatchErrorsData = Type.Object({
+  errors: Type.Array(BatchRowErrorSchema), offset: Type.Integer(), limit: Type.Integer(), total: Type.Integer(),
+});

@@ -9,6 +9,7 @@ import { HTTP_ERRORS } from './errors.js';
 import { exampleExtensions, type OperationExample } from './examples.js';
 import { checkIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from './idempotency/idempotency.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
+import type { Config } from '../platform/config.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -17,6 +18,14 @@ export interface RouteInput<B extends TSchema, Q extends TSchema, P extends TSch
   body: Static<B>;
   query: Static<Q>;
   params: Static<P>;
+  /** A route with `upload`: the file sent as the body (its bytes as signed), instead of a JSON body. */
+  file?: { mediaType: string; bytes: Buffer };
+}
+
+/** What a route with `download` answers: a file, not the JSON envelope. */
+export interface FileReply {
+  filename: string;
+  body: string | NodeJS.ReadableStream;
 }
 
 /** Everything about one endpoint: the schemas validate, type, serialise and document it. */
@@ -37,6 +46,13 @@ export interface RouteDeclaration<B extends TSchema, Q extends TSchema, P extend
   /** The errors of this route's own area; authentication, format and idempotency errors are added. */
   errors: readonly ErrorDefinition[];
   handler(input: RouteInput<B, Q, P>): Promise<R>;
+  /**
+   * The route also takes a file as its whole body, in one of these media types, up to `limitBytes` (from the
+   * configuration; JSON bodies keep the platform's limit). The signature covers the file's bytes as for any body.
+   */
+  upload?: { mediaTypes: readonly string[]; limitBytes(config: Config): number };
+  /** The route answers a file of this media type ({@link FileReply}) where others answer the envelope. */
+  download?: { mediaType: string };
   /** Shapes the verb's result into `data`; without it the result is `data`. */
   present?(result: R): Static<D>;
   /** A worked example, typed by the route's own schemas: the /docs page shows it (see `http/examples.ts`). */
@@ -60,6 +76,8 @@ export function defineRoute<B extends TSchema, Q extends TSchema, P extends TSch
 declare module 'fastify' {
   interface FastifyRequest {
     rawBody?: Buffer;
+    /** The media type of a body taken as a file (a route with `upload`), not decoded as JSON. */
+    uploadType?: string;
     caller?: Caller;
     /** The client's X-Request-ID, echoed in the reply; `request.id` is always our own. */
     clientRequestId?: string;
@@ -104,7 +122,9 @@ export const SIGNED: Array<Record<string, string[]>> = [{ Credential: [], Nonce:
 
 export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyRoute): void {
   const errors = declaredErrors(route);
-  const response: Record<number, TSchema> = { 200: successEnvelopeSchema(route.data) };
+  const response: Record<number, TSchema> = {
+    200: route.download ? { content: { [route.download.mediaType]: { schema: { type: 'string' } } } } as unknown as TSchema : successEnvelopeSchema(route.data),
+  };
   const byStatus = new Map<number, ErrorDefinition[]>();
   for (const error of errors) byStatus.set(error.status, [...(byStatus.get(error.status) ?? []), error]);
   for (const [status, definitions] of byStatus) response[status] = errorEnvelopeSchema(definitions);
@@ -122,11 +142,28 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
       reply.header('retry-after', String(limit.retryAfterSeconds));
       throw new AppError(HTTP_ERRORS.rateLimited);
     }
-    if (request.rawBody && request.rawBody.length > 0) request.body = decodeJsonBody(request.rawBody);
+    if (request.uploadType !== undefined) request.body = {};
+    else if (request.rawBody && request.rawBody.length > 0) request.body = decodeJsonBody(request.rawBody);
   };
 
+  const upload = route.upload;
+  if (upload) {
+    // The file's media types are parsed in this route's own scope: everywhere else they stay refused (415).
+    app.register(async (scope) => {
+      scope.addContentTypeParser([...upload.mediaTypes], { parseAs: 'buffer', bodyLimit: upload.limitBytes(deps.platform.config) }, (request, body, done) => {
+        request.rawBody = body as Buffer;
+        request.uploadType = String(request.headers['content-type']).split(';')[0]!.trim().toLowerCase();
+        done(null, undefined);
+      });
+      addRoutes(scope);
+    });
+  } else {
+    addRoutes(app);
+  }
+
+  function addRoutes(target: FastifyInstance): void {
   [route.url, ...(route.aliases ?? [])].forEach((url, index) => {
-    app.route({
+    target.route({
       method: route.method,
       url,
       schema: {
@@ -142,12 +179,15 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
         ...(route.body !== undefined && { body: route.body }),
         ...(route.querystring !== undefined && { querystring: route.querystring }),
         ...(route.params !== undefined && { params: route.params }),
+        ...(upload && { consumes: ['application/json', ...upload.mediaTypes] }),
+        ...(route.download && { produces: [route.download.mediaType] }),
       },
       config: { declaredErrors: new Set(errors.map((error) => error.code)) },
       preValidation,
       handler: (request, reply) => handle(deps, route, request, reply),
     });
   });
+  }
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -158,7 +198,14 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
   const { platform } = deps;
   const ctx = merchantContext(platform, caller.merchant, { kind: 'app', appId: caller.appId }, request.id, request.log);
   const present = (result: unknown) => (route.present ? route.present(result) : result);
-  const input = { ctx, body: request.body, query: request.query, params: request.params };
+  const input = {
+    ctx, body: request.body, query: request.query, params: request.params,
+    ...(request.uploadType !== undefined && { file: { mediaType: request.uploadType, bytes: request.rawBody ?? EMPTY } }),
+  };
+  if (route.download) {
+    const file = (await route.handler(input)) as FileReply;
+    return reply.type(route.download.mediaType).header('content-disposition', `attachment; filename="${file.filename}"`).send(file.body);
+  }
 
   const keyHeader = request.headers['idempotency-key'];
   if ((route.method !== 'POST' && route.method !== 'PUT') || keyHeader === undefined) {

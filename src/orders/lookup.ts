@@ -17,6 +17,16 @@ export function hasOrderReference(reference: OrderReference | undefined): refere
   return reference !== undefined && (reference.number !== undefined || reference.reference_number !== undefined);
 }
 
+/** The merchant's order with this id or reference number, if there is one (no error when there is none). */
+export async function findMerchantOrder(ctx: Context, by: { id: string } | { referenceNumber: string }): Promise<OrderRow | undefined> {
+  return findOrder(ctx.db, ctx.merchant.id, by);
+}
+
+/** An order's transactions, oldest first. */
+export async function transactionsOfOrder(ctx: Context, orderId: string): Promise<TransactionRow[]> {
+  return orderTransactions(ctx.db, ctx.merchant.id, orderId);
+}
+
 /**
  * The merchant's order so named; another merchant's order looks exactly like a missing one. Every name given
  * (a number, a reference number, in one reference or several) must name that same order: names that find

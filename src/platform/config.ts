@@ -59,6 +59,10 @@ export interface Config {
   eventRetentionMs: number;
   /** A TrueType/OpenType font for PDF receipts (`path`, or `path#PostScriptName` in a collection); Helvetica when absent. */
   receiptFont: { path: string; family: string | undefined } | undefined;
+  /** A batch file's size limit: as a request's body, and as fetched from its file_url. */
+  batchFileMaxBytes: number;
+  /** How long fetching a batch's file_url may take, from connecting to the last byte. */
+  batchFetchTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -130,6 +134,8 @@ export function loadConfig(env: Env = process.env): Config {
   const pageDeclineLimit = read('PAYGATE_PAGE_DECLINE_LIMIT', 5, integer(1, 100));
   const receiptFont = readFontSetting(env.PAYGATE_RECEIPT_FONT, problems);
   const eventRetentionMs = read('PAYGATE_EVENT_RETENTION_DAYS', 90, integer(1, 3650)) * 24 * 60 * 60_000;
+  const batchFileMaxBytes = read('PAYGATE_BATCH_FILE_LIMIT', 20 * 1024 * 1024, integer(1024, 1024 * 1024 * 1024));
+  const batchFetchTimeoutMs = read('PAYGATE_BATCH_FETCH_TIMEOUT_MS', 30_000, integer(100, 600_000));
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
 
   const trustedProxies: Cidr[] = [];
@@ -152,7 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
     pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
     rateLimitPerSecond, rateLimitBurst, pageRateLimit, linkRateLimit, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
-    eventRetentionMs, receiptFont,
+    eventRetentionMs, receiptFont, batchFileMaxBytes, batchFetchTimeoutMs,
   };
 }
 

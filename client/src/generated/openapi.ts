@@ -576,6 +576,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/payment/api/v1/openapi/batch_mit_transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List batches, newest first, with filter[field][operator]=value (docs/batches.md). */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Create a batch of merchant-initiated transactions from a CSV or XLSX file: its file_url, or the file itself as the body.
+         * @description Answers at once with upload_status pending: the file is fetched and its rows run in the background (docs/batches.md). To send the file itself, make it the whole body with Content-Type text/csv or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, and batch_name in the query; the signature covers its bytes as for any body.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/batch_mit_transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operation 5: a batch and a page of the transactions its rows made, in row order. */
+        get: operations["getBatchTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/batch_mit_transactions/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A batch's failed rows, in row order: the row, the column at fault and the reason. */
+        get: operations["listBatchErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/batch_mit_transactions/{id}/result.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every row of a batch and its outcome, as CSV (docs/batches.md for the columns). */
+        get: operations["getBatchResultFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/payment/api/v1/openapi/batch_mit_transactions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a batch still pending or processing: rows not yet run are skipped; rows already sent finish. */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -4559,6 +4648,428 @@ export interface operations {
                                     /** @description Where the customer can bind a card for the plan; empty when none is needed. */
                                     url: string;
                                 };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBatches: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            batches: {
+                                id: string;
+                                created_at: string;
+                                updated_at: string;
+                                /** @description When the batch was cancelled; '' until then. */
+                                deleted_at: string;
+                                /** @description The store the batch belongs to: paygate has one store per merchant, numbered 1. */
+                                store_id: number;
+                                batch_name: string;
+                                /** @description pending, processing, success, failed or cancelled. */
+                                upload_status: string;
+                                /** @description The file's rows, once it has been read (0 until then). */
+                                total_records: number;
+                                successful_records: number;
+                                /** @description Rows refused by their own cells, or whose action failed (a declined payment included). */
+                                failed_records: number;
+                                /** @description paygate: rows a cancellation kept from running. */
+                                skipped_records: number;
+                                /** @description paygate: why the file as a whole failed (upload_status failed); '' otherwise. */
+                                failure_reason: string;
+                                /** @description The app that created the batch (its AppID), or operator. */
+                                created_by: string;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: {
+                /** @description The name of a batch whose file is the body. */
+                batch_name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Or, instead of this JSON body, the file itself as the body (text/csv or the XLSX media type) with batch_name in the query. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    batch?: {
+                        /** @description An http or https URL of a CSV or XLSX file. */
+                        file_url: string;
+                        batch_name?: string;
+                    };
+                };
+                "text/csv": {
+                    batch?: {
+                        /** @description An http or https URL of a CSV or XLSX file. */
+                        file_url: string;
+                        batch_name?: string;
+                    };
+                };
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {
+                    batch?: {
+                        /** @description An http or https URL of a CSV or XLSX file. */
+                        file_url: string;
+                        batch_name?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            batch_info: {
+                                id: string;
+                                created_at: string;
+                                updated_at: string;
+                                /** @description When the batch was cancelled; '' until then. */
+                                deleted_at: string;
+                                /** @description The store the batch belongs to: paygate has one store per merchant, numbered 1. */
+                                store_id: number;
+                                batch_name: string;
+                                /** @description pending, processing, success, failed or cancelled. */
+                                upload_status: string;
+                                /** @description The file's rows, once it has been read (0 until then). */
+                                total_records: number;
+                                successful_records: number;
+                                /** @description Rows refused by their own cells, or whose action failed (a declined payment included). */
+                                failed_records: number;
+                                /** @description paygate: rows a cancellation kept from running. */
+                                skipped_records: number;
+                                /** @description paygate: why the file as a whole failed (upload_status failed); '' otherwise. */
+                                failure_reason: string;
+                                /** @description The app that created the batch (its AppID), or operator. */
+                                created_by: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBatchTransactions: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            batch_info: {
+                                id: string;
+                                created_at: string;
+                                updated_at: string;
+                                /** @description When the batch was cancelled; '' until then. */
+                                deleted_at: string;
+                                /** @description The store the batch belongs to: paygate has one store per merchant, numbered 1. */
+                                store_id: number;
+                                batch_name: string;
+                                /** @description pending, processing, success, failed or cancelled. */
+                                upload_status: string;
+                                /** @description The file's rows, once it has been read (0 until then). */
+                                total_records: number;
+                                successful_records: number;
+                                /** @description Rows refused by their own cells, or whose action failed (a declined payment included). */
+                                failed_records: number;
+                                /** @description paygate: rows a cancellation kept from running. */
+                                skipped_records: number;
+                                /** @description paygate: why the file as a whole failed (upload_status failed); '' otherwise. */
+                                failure_reason: string;
+                                /** @description The app that created the batch (its AppID), or operator. */
+                                created_by: string;
+                            };
+                            transactions: {
+                                /** @description 1 Sales, 2 Authorization, 3 Capture, 4 Refund. */
+                                type: number;
+                                source: string;
+                                success: boolean;
+                                is_pending: boolean;
+                                captured: boolean;
+                                allow_void: boolean;
+                                allow_refund: boolean;
+                                void_is_pending: boolean;
+                                voided: boolean;
+                                refunded_amount: number;
+                                amount: number;
+                                change_amount: number;
+                                original_currency_amount: number;
+                                tips_amount: number;
+                                payment_method: string;
+                                currency: string;
+                                uuid: string;
+                                note: string;
+                                voided_at: string;
+                                device_sn: string;
+                                original_device_sn: string;
+                                acquirer_response_body: string;
+                                created_at: string;
+                                reference_id: string;
+                                original_transaction_reference_id: string;
+                                payment_data: {
+                                    acquirer_name: string;
+                                    acquirer_type: string;
+                                    auth_code?: string;
+                                    brn: string;
+                                    card_number_len?: number;
+                                    card_read_mode?: string;
+                                    credit_card_type?: string;
+                                    first_6_digits?: string;
+                                    last_4_digits?: string;
+                                    merchant_id?: string;
+                                    new_gateway_txn_id: string;
+                                    payment_method: string;
+                                    receipt_id: string;
+                                    rrn?: string;
+                                    transaction_state: string;
+                                    token?: string;
+                                    holder_name?: string;
+                                    exp_month?: string;
+                                    exp_year?: string;
+                                    resp_code?: string;
+                                    resp_msg?: string;
+                                    error_code?: string;
+                                    error_desc?: string;
+                                    consumer_country_code?: string;
+                                };
+                                extra: {
+                                    row: number;
+                                    remark: string | null;
+                                } | null;
+                                "3ds": {
+                                    enrolled: string;
+                                    redirect_url: string;
+                                };
+                                original_transaction_uuid: string | null;
+                                order: {
+                                    source: string;
+                                    type: string;
+                                    number: string;
+                                    due_date: string;
+                                    paid_total: string;
+                                    unpaid_total: string;
+                                    reference_number: string;
+                                    state: string;
+                                    correspondence_state: string;
+                                    currency: string;
+                                    note: string;
+                                    auth_code: string;
+                                    created_at: string;
+                                    updated_at: string;
+                                    /** @description Major units, as every order amount: 12.5 for HKD 12.50 (the seed types it integer). */
+                                    initial_total: number;
+                                    initial_tips: number;
+                                    subtotal: number;
+                                    payment_method_option: {
+                                        online: Record<string, never>;
+                                    };
+                                    business: {
+                                        id: string;
+                                        business_name: string;
+                                    };
+                                    line_items: null;
+                                    transactions: null;
+                                    customer: {
+                                        uuid: null;
+                                        name: null;
+                                        email: null;
+                                        phone: null;
+                                        dial_code: null;
+                                        payer_company_name: null;
+                                        reference_number: null;
+                                        p_created_at: null;
+                                        p_updated_at: null;
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBatchErrors: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            errors: {
+                                /** @description As a spreadsheet numbers it: the header is row 1. */
+                                row: number;
+                                /** @description The file's column at fault, as the file names it; '' when the row's action failed as a whole. */
+                                column: string;
+                                reason: string;
+                                /** @description The row's action as written; '' when it has none. */
+                                action: string;
+                                /** @description The transaction the row made, when it got that far (a declined payment); '' otherwise. */
+                                transaction_id: string;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBatchResultFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            batch_info: {
+                                id: string;
+                                created_at: string;
+                                updated_at: string;
+                                /** @description When the batch was cancelled; '' until then. */
+                                deleted_at: string;
+                                /** @description The store the batch belongs to: paygate has one store per merchant, numbered 1. */
+                                store_id: number;
+                                batch_name: string;
+                                /** @description pending, processing, success, failed or cancelled. */
+                                upload_status: string;
+                                /** @description The file's rows, once it has been read (0 until then). */
+                                total_records: number;
+                                successful_records: number;
+                                /** @description Rows refused by their own cells, or whose action failed (a declined payment included). */
+                                failed_records: number;
+                                /** @description paygate: rows a cancellation kept from running. */
+                                skipped_records: number;
+                                /** @description paygate: why the file as a whole failed (upload_status failed); '' otherwise. */
+                                failure_reason: string;
+                                /** @description The app that created the batch (its AppID), or operator. */
+                                created_by: string;
                             };
                         };
                     };

@@ -1,10 +1,8 @@
-import { PaygateClient, PaygateConnectionError } from '@paygate/client';
 import { defineCommand } from '../../cli/command.js';
-import { CommandFailure, networkFailure } from '../../cli/failures.js';
+import { CommandFailure } from '../../cli/failures.js';
 import { readFileArgument } from '../../cli/input.js';
 import { UsageError } from '../../cli/output.js';
-import { loadConfig } from '../../platform/config.js';
-import { readDemoApp } from '../demo.js';
+import { APP_CLIENT_OPTIONS, appClient, unreachable } from './app-client.js';
 
 export const CALL_COMMAND = defineCommand({
   name: 'call',
@@ -17,40 +15,19 @@ export const CALL_COMMAND = defineCommand({
     { name: 'body', display: 'JSON | @FILE | -', optional: true, description: 'the body: JSON text, @ and a file to read it from, or - for stdin' },
   ],
   options: {
-    app: { type: 'string', value: 'APP_ID', description: 'the AppID to sign as' },
-    key: { type: 'string', value: 'PRIVATE_KEY.pem', description: "the app's private key" },
-    'base-url': { type: 'string', value: 'URL', description: 'where the server answers, such as http://127.0.0.1:8080' },
+    ...APP_CLIENT_OPTIONS,
     'idempotency-key': { type: 'string', value: 'KEY', description: 'send this Idempotency-Key' },
-    timeout: { type: 'string', value: 'SECONDS', default: '30', description: 'how long to wait for the reply' },
     include: { type: 'boolean', short: 'i', description: 'print the status line and the headers before the body' },
     json: { type: 'boolean', description: 'print the body as received instead of indented' },
   },
   async run({ options, args }) {
     if (!/^[A-Za-z]+$/.test(args.method)) throw new UsageError(`METHOD is a word such as GET or POST (got ${JSON.stringify(args.method)})`);
     if (!args.path.startsWith('/')) throw new UsageError('PATH must start with /');
-    const timeoutSeconds = Number(options.timeout);
-    if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 3600) throw new UsageError('--timeout must be a whole number of seconds from 1 to 3600');
-    const config = loadConfig();
-    const baseUrl = (options['base-url'] ?? config.publicBaseUrl).replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/]/.test(baseUrl) || !URL.canParse(baseUrl)) throw new UsageError(`--base-url must be an http:// or https:// URL (got ${JSON.stringify(baseUrl)})`);
-    const demo = readDemoApp(config.dataDir);
-    const appId = options.app ?? demo?.app_id;
-    const keyPath = options.key ?? demo?.private_key_path;
-    if (!appId || !keyPath) {
-      throw new UsageError(`no demo app in ${config.dataDir}: pass --app and --key, or start the server once to create it`);
-    }
     const body = readBody(args.body);
-
-    let client: PaygateClient;
-    try {
-      client = new PaygateClient({ baseUrl, appId, privateKey: readFileArgument('--key', keyPath), retry: { maxAttempts: 1 }, timeoutMs: timeoutSeconds * 1000 });
-    } catch (error) {
-      if (error instanceof CommandFailure) throw error;
-      throw new CommandFailure(`--key: ${keyPath} is not a PEM private key`);
-    }
+    const { client, baseUrl, timeoutSeconds } = appClient(options);
     const reply = await client.send(args.method, args.path, undefined, { rawBody: body, idempotencyKey: options['idempotency-key'] })
       .catch((error: unknown) => {
-        throw error instanceof PaygateConnectionError ? unreachable(baseUrl, timeoutSeconds, error) : error;
+        throw unreachable(baseUrl, timeoutSeconds, error);
       });
 
     if (options.include) {
@@ -77,12 +54,4 @@ function readBody(argument: string | undefined): string {
     throw new CommandFailure(`the body (${source}) is not JSON: ${(error as Error).message}`);
   }
   return text;
-}
-
-/** A server that does not answer, said as such: where it was looked for, and what to check. */
-function unreachable(baseUrl: string, timeoutSeconds: number, error: PaygateConnectionError): CommandFailure {
-  const network = networkFailure(error);
-  if (network?.timedOut) return new CommandFailure(`no answer from paygate at ${baseUrl} within ${timeoutSeconds} s (--timeout)`);
-  const hint = network?.reason === 'connection refused' ? ' (is "paygate serve" running?)' : '';
-  return new CommandFailure(`cannot reach paygate at ${baseUrl}: ${network?.reason ?? error.message}${hint}`);
 }

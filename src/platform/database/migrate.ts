@@ -10,6 +10,7 @@ import * as moduleShape from './migrations/007_module_shape.js';
 import * as recurringCatalogue from './migrations/008_recurring_catalogue.js';
 import * as recurringPlans from './migrations/009_recurring_plans.js';
 import * as recurringBillingIndexes from './migrations/010_recurring_billing_indexes.js';
+import * as batches from './migrations/011_batches.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '008_recurring_catalogue': recurringCatalogue,
   '009_recurring_plans': recurringPlans,
   '010_recurring_billing_indexes': recurringBillingIndexes,
+  '011_batches': batches,
 };
 
 /**

@@ -1,0 +1,101 @@
+import { inTransaction, type Context } from '../context/context.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { newSortableId } from '../platform/ids.js';
+import { parseFilters, type Page } from '../platform/query/filters.js';
+import { localTime } from '../platform/time-zone.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { BATCH_ERRORS } from './errors.js';
+import { emitBatchEvent } from './events.js';
+import {
+  BATCH_FILTERS, findBatch, insertBatch, insertFilePart, listBatches, skipWaitingRows, updateBatch, type BatchRecord,
+} from './store.js';
+
+export const LOAD_JOB = 'batches.load';
+
+/** A file sent as the body is kept in parts of this size until its batch reads it. */
+const PART_BYTES = 1024 * 1024;
+
+/** What a new batch is made from: a URL to fetch, or the file itself (the request's body). */
+export type BatchSource = { fileUrl: string } | { file: Buffer };
+
+/**
+ * Creates a batch, pending: the file is fetched (or taken from where the request left it) and read by background
+ * work, never inside the request. A `file_url` must be http or https; anything else about it (the address, the
+ * answer, the content) is found out by that work, which fails the batch with the reason.
+ */
+export async function createBatch(ctx: Context, source: BatchSource, name: string | undefined): Promise<BatchRecord> {
+  if ('fileUrl' in source) checkFileUrl(source.fileUrl);
+  if ('file' in source && source.file.length === 0) throw new AppError(BATCH_ERRORS.batchFileMissing, 'The body is empty: send the file.');
+  const now = ctx.clock.now().getTime();
+  const appId = ctx.actor.kind === 'app' ? ctx.actor.appId : null;
+  const batch: BatchRecord = {
+    id: newSortableId(now), merchant_id: ctx.merchant.id, batch_name: name ?? defaultName(source, ctx.merchant.timezone, now),
+    upload_status: 'pending', file_url: 'fileUrl' in source ? source.fileUrl : null, file_kind: null,
+    file_bytes: 'file' in source ? source.file.length : null, total_records: 0, successful_records: 0, failed_records: 0, skipped_records: 0,
+    failure_reason: null, app_id: appId, created_by: appId ?? 'operator', started_at: null, finished_at: null, deleted_at: null,
+    created_at: now, updated_at: now,
+  };
+  return inTransaction(ctx, async (tx) => {
+    await insertBatch(tx.db, batch);
+    if ('file' in source) {
+      for (let part = 0; part * PART_BYTES < source.file.length; part += 1) {
+        await insertFilePart(tx.db, tx.merchant.id, batch.id, part, source.file.subarray(part * PART_BYTES, (part + 1) * PART_BYTES));
+      }
+    }
+    await scheduleJob(tx, { kind: LOAD_JOB, merchantId: tx.merchant.id, dueAt: now, payload: { batchId: batch.id }, dedupeKey: `${LOAD_JOB}:${batch.id}` });
+    return batch;
+  }, { completesRequest: true });
+}
+
+function checkFileUrl(text: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new AppError(PLATFORM_ERRORS.validationFailed, 'batch.file_url is not a URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError(PLATFORM_ERRORS.validationFailed, 'batch.file_url must be an http or https URL.');
+}
+
+/** A batch without a name is named after its file (the URL's last segment), or its upload time. */
+function defaultName(source: BatchSource, zone: string, now: number): string {
+  if ('fileUrl' in source) {
+    const last = decodeURIComponent(new URL(source.fileUrl).pathname.split('/').pop() ?? '').slice(0, 255);
+    if (last !== '') return last;
+  }
+  const t = localTime(now, zone);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `Upload ${t.year}-${two(t.month)}-${two(t.day)} ${two(t.hour)}:${two(t.minute)}`;
+}
+
+export async function getBatch(ctx: Context, id: string): Promise<BatchRecord> {
+  const batch = await findBatch(ctx.db, ctx.merchant.id, id);
+  if (!batch) throw new AppError(BATCH_ERRORS.batchNotFound);
+  return batch;
+}
+
+export async function listMerchantBatches(ctx: Context, query: Record<string, unknown>, page: Page): Promise<{ rows: BatchRecord[]; total: number }> {
+  return listBatches(ctx.db, ctx.merchant.id, parseFilters(query, BATCH_FILTERS), page);
+}
+
+/**
+ * Cancels a batch that has not finished: the rows that have not begun are skipped (counted in skipped_records);
+ * a row already sent to the acquirer finishes and is counted as it ends. A batch not yet read is never read.
+ */
+export async function cancelBatch(ctx: Context, id: string): Promise<BatchRecord> {
+  return inTransaction(ctx, async (tx) => {
+    const batch = await findBatch(tx.db, tx.merchant.id, id, true);
+    if (!batch) throw new AppError(BATCH_ERRORS.batchNotFound);
+    if (batch.upload_status !== 'pending' && batch.upload_status !== 'processing') throw new AppError(BATCH_ERRORS.batchNotCancellable);
+    const now = tx.clock.now().getTime();
+    const skipped = await skipWaitingRows(tx.db, tx.merchant.id, id, now);
+    const cancelled: BatchRecord = {
+      ...batch, upload_status: 'cancelled', deleted_at: now, finished_at: now, skipped_records: batch.skipped_records + skipped, updated_at: now,
+    };
+    await updateBatch(tx.db, tx.merchant.id, id, {
+      upload_status: 'cancelled', deleted_at: now, finished_at: now, skipped_records: cancelled.skipped_records, updated_at: now,
+    });
+    await emitBatchEvent(tx, 'batch.cancelled', cancelled);
+    return cancelled;
+  }, { completesRequest: true });
+}

@@ -1,0 +1,127 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { inTransaction, type Context } from '../context/context.js';
+import { newId } from '../platform/ids.js';
+import { localTime } from '../platform/time-zone.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { fileKind, readBatchFile } from './batch-file.js';
+import { emitBatchEvent } from './events.js';
+import { fetchBatchFile } from './fetch-file.js';
+import { checkRow } from './row-rules.js';
+import { rowRecord } from './rows.js';
+import { RUN_JOB, finishIfDone, type RunPayload } from './run.js';
+import { BatchFileError } from './sheet-row.js';
+import { dropFileParts, dropRows, findBatch, insertRows, readFileParts, skipWaitingRows, updateBatch, type BatchRecord, type BatchRowRecord } from './store.js';
+
+/** Rows written per transaction while a file is read: the write lock is never held for long. */
+const ROWS_PER_WRITE = 1000;
+/** Rows one job of the runner takes: processes sharing a batch take different chunks. */
+export const ROWS_PER_CHUNK = 500;
+
+/**
+ * The load job: fetches the batch's file (or takes the one its request left), reads every row and checks it on
+ * its own, and writes one record per row. No row runs until the whole file has been read: a file that turns out
+ * to be unreadable half-way fails the batch with nothing charged. Once read, the rows are handed to the runner in
+ * chunks. Run again after a crash, it starts over: the rows written before are dropped (none had run).
+ */
+export async function loadBatch(ctx: Context, payload: unknown): Promise<void> {
+  const { batchId } = payload as { batchId: string };
+  const batch = await findBatch(ctx.db, ctx.merchant.id, batchId);
+  if (!batch || (batch.upload_status !== 'pending' && batch.upload_status !== 'processing')) return;
+  const now = ctx.clock.now().getTime();
+  await updateBatch(ctx.db, ctx.merchant.id, batchId, { upload_status: 'processing', started_at: batch.started_at ?? now, updated_at: now }, ['pending', 'processing']);
+  const folder = join(ctx.config.dataDir, 'batch-files');
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const path = join(folder, `${batchId}-${newId()}`);
+  try {
+    await spool(ctx, batch, path);
+    await dropRows(ctx.db, ctx.merchant.id, batchId);
+    const loaded = await readRows(ctx, batch, path);
+    await handOver(ctx, batch, { ...loaded, kind: await fileKind(path), bytes: (await stat(path)).size });
+  } catch (error) {
+    if (!(error instanceof BatchFileError)) throw error;
+    await failBatch(ctx, batch, error.message);
+  } finally {
+    await rm(path, { force: true });
+  }
+}
+
+/** The file, on this process's disk for the reading (an XLSX workbook is read by random access). */
+async function spool(ctx: Context, batch: BatchRecord, path: string): Promise<void> {
+  if (batch.file_url !== null) {
+    await fetchBatchFile(batch.file_url, path, { timeoutMs: ctx.config.batchFetchTimeoutMs, maxBytes: ctx.config.batchFileMaxBytes, mode: ctx.config.mode });
+    return;
+  }
+  await pipeline(Readable.from(readFileParts(ctx.db, ctx.merchant.id, batch.id)), createWriteStream(path, { mode: 0o600 }));
+}
+
+interface Loaded {
+  total: number;
+  refused: number;
+  /** The row ranges the runner's jobs take, in order. */
+  chunks: Array<{ first: number; last: number }>;
+}
+
+async function readRows(ctx: Context, batch: BatchRecord, path: string): Promise<Loaded> {
+  const today = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
+  const loaded: Loaded = { total: 0, refused: 0, chunks: [] };
+  let pending: BatchRowRecord[] = [];
+  let waiting: number[] = [];
+  const write = async () => {
+    await insertRows(ctx.db, pending);
+    pending = [];
+  };
+  for await (const row of readBatchFile(path)) {
+    const record = rowRecord(batch, checkRow(row, today), ctx.secrets, row.fields.remark, ctx.clock.now().getTime());
+    loaded.total += 1;
+    if (record.state === 'failed') loaded.refused += 1;
+    else waiting.push(record.row_number);
+    if (waiting.length === ROWS_PER_CHUNK) {
+      loaded.chunks.push({ first: waiting[0]!, last: waiting.at(-1)! });
+      waiting = [];
+    }
+    pending.push(record);
+    if (pending.length === ROWS_PER_WRITE) await write();
+  }
+  await write();
+  if (waiting.length > 0) loaded.chunks.push({ first: waiting[0]!, last: waiting.at(-1)! });
+  return loaded;
+}
+
+/** The file is read: the counts, the runner's jobs, and the file's parts dropped, together. */
+async function handOver(ctx: Context, batch: BatchRecord, loaded: Loaded & { kind: string; bytes: number }): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const now = tx.clock.now().getTime();
+    const current = await findBatch(tx.db, tx.merchant.id, batch.id, true);
+    await dropFileParts(tx.db, tx.merchant.id, batch.id);
+    const read = { file_kind: loaded.kind, file_bytes: loaded.bytes, total_records: loaded.total, failed_records: loaded.refused, updated_at: now };
+    if (current?.upload_status === 'cancelled') {
+      // Cancelled while its file was being read: no row runs.
+      const skipped = await skipWaitingRows(tx.db, tx.merchant.id, batch.id, now);
+      await updateBatch(tx.db, tx.merchant.id, batch.id, { ...read, skipped_records: skipped });
+      return;
+    }
+    await updateBatch(tx.db, tx.merchant.id, batch.id, read);
+    for (const chunk of loaded.chunks) {
+      const job: RunPayload = { batchId: batch.id, first: chunk.first, last: chunk.last, look: 0 };
+      await scheduleJob(tx, { kind: RUN_JOB, merchantId: tx.merchant.id, dueAt: now, payload: job, dedupeKey: `${RUN_JOB}:${batch.id}:${chunk.first}:0` });
+    }
+    await finishIfDone(tx, batch.id);
+  });
+}
+
+/** The file could not be fetched or read: the batch fails with the reason, and no row of it remains. */
+async function failBatch(ctx: Context, batch: BatchRecord, reason: string): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const now = tx.clock.now().getTime();
+    await dropRows(tx.db, tx.merchant.id, batch.id);
+    await dropFileParts(tx.db, tx.merchant.id, batch.id);
+    const patch = { upload_status: 'failed', failure_reason: reason, finished_at: now, updated_at: now } as const;
+    if (await updateBatch(tx.db, tx.merchant.id, batch.id, patch, ['pending', 'processing'])) {
+      await emitBatchEvent(tx, 'batch.failed', { ...batch, ...patch, total_records: 0, successful_records: 0, failed_records: 0 });
+    }
+  });
+}

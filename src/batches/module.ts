@@ -1,0 +1,20 @@
+import { defineModule } from '../module.js';
+import { merchantJob } from '../scheduler/scheduler.js';
+import { LOAD_JOB } from './batches.js';
+import { BATCH_COMMAND } from './cli.js';
+import { BATCH_ERRORS } from './errors.js';
+import { BATCH_EVENTS } from './events.js';
+import { loadBatch } from './load.js';
+import { BATCH_ROUTES } from './routes.js';
+import { RUN_JOB, runRows } from './run.js';
+
+/** Merchant-initiated batches (operation 5): a CSV or XLSX file of payments, captures, voids and refunds, run row by row. */
+export const batchesModule = defineModule({
+  name: 'batches',
+  routes: BATCH_ROUTES,
+  tags: [{ name: 'batches', description: 'Merchant-initiated transactions in batches, from CSV and XLSX files.' }],
+  errors: BATCH_ERRORS,
+  events: Object.values(BATCH_EVENTS),
+  jobs: [merchantJob(LOAD_JOB, loadBatch), merchantJob(RUN_JOB, runRows)],
+  commands: [BATCH_COMMAND],
+});

@@ -1,0 +1,344 @@
+import { inTransaction, type Context } from '../context/context.js';
+import { findCustomer } from '../customers/customers.js';
+import { captureAuthorization, refundTransaction, voidTransaction } from '../orders/adjustments.js';
+import { createOrder } from '../orders/create-order.js';
+import { ORDER_ERRORS } from '../orders/errors.js';
+import { findMerchantOrder, resolveTransaction, transactionsOfOrder } from '../orders/lookup.js';
+import type { TransactionOutcome } from '../orders/outcomes.js';
+import { acquirerAnswer } from '../orders/payment-data.js';
+import { beginPayment, finishPayment, sendPayment, type BegunPayment, type OpenPaymentInput, type PaymentStart } from '../orders/payments.js';
+import { refundable } from '../orders/rules.js';
+import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
+import { chargeableToken } from '../payment-tokens/tokens.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
+import { AppError } from '../platform/errors.js';
+import { exponentOf, formatAmount } from '../platform/money/money.js';
+import type { AcquirerResult } from '../rails/acquirer.js';
+import { callRail } from '../rails/operation.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { BATCH_COLUMNS } from './columns.js';
+import { emitBatchEvent } from './events.js';
+import { instructionOf, openCard, type StoredInstruction } from './rows.js';
+import { countRows, countUnfinishedRows, findBatch, unfinishedRows, updateBatch, updateRow, type BatchRecord, type BatchRowRecord } from './store.js';
+
+/**
+ * The runner: each job takes a chunk of a batch's rows (a range of row numbers) and runs them through the same
+ * verbs as the API, as merchant-initiated transactions. Jobs are leased by the scheduler, so processes sharing a
+ * database take different chunks.
+ *
+ * Exactly once: a row is keyed (batch, row number). A payment row's payment carries the uuid `batch:<batch>:<row>`,
+ * written with its order and the row's move to `running` in one transaction before the acquirer is called; a
+ * capture, void or refund row acts under that key as its Idempotency-Key. A row run again (a crash, a lease lost,
+ * a second process) finds what it did under its key instead of doing it twice.
+ */
+export const RUN_JOB = 'batches.run';
+
+type TransactionRow = TransactionOutcome['transaction'];
+
+export interface RunPayload {
+  batchId: string;
+  first: number;
+  last: number;
+  /** How many times this chunk has come back to look at payments whose answer was not known. */
+  look: number;
+}
+
+/** Rows begun together in one transaction, their payments sent once it has committed, their answers recorded in one more. */
+const ROWS_PER_ROUND = 100;
+/** Payments of a round out at the acquirer at once. */
+const PAYMENTS_AT_ONCE = 16;
+/** A payment whose answer is not known (the acquirer did not answer) is looked at again this much later. */
+const LOOK_AGAIN_MS = 30_000;
+/** How long a capture, void or refund row's key names what it did: far longer than a batch takes to run. */
+const ROW_KEY_MS = 90 * 24 * 60 * 60 * 1000;
+
+export async function runRows(ctx: Context, payload: unknown): Promise<void> {
+  const job = payload as RunPayload;
+  const batch = await findBatch(ctx.db, ctx.merchant.id, job.batchId);
+  if (!batch || batch.upload_status === 'failed') return;
+  let next = job.first;
+  let unanswered = 0;
+  let failure: unknown;
+  for (;;) {
+    const rows = await unfinishedRows(ctx.db, ctx.merchant.id, batch.id, next, job.last, ROWS_PER_ROUND);
+    if (rows.length === 0) break;
+    next = rows.at(-1)!.row_number + 1;
+    for (const part of runsOfOneKind(rows)) {
+      try {
+        unanswered += part.payments ? await runPayments(ctx, batch, part.rows) : await runAdjustments(ctx, batch, part.rows);
+      } catch (error) {
+        // The others go on; the job fails after, and is tried again for what is left.
+        failure ??= error;
+      }
+    }
+    await yieldToEventLoop();
+  }
+  if (failure !== undefined) throw failure;
+  if (unanswered > 0) {
+    const look: RunPayload = { ...job, look: job.look + 1 };
+    const dueAt = ctx.clock.now().getTime() + LOOK_AGAIN_MS;
+    await scheduleJob(ctx, { kind: RUN_JOB, merchantId: ctx.merchant.id, dueAt, payload: look, dedupeKey: `${RUN_JOB}:${batch.id}:${job.first}:${look.look}` });
+    return;
+  }
+  await inTransaction(ctx, (tx) => finishIfDone(tx, batch.id));
+}
+
+/** Consecutive rows that pay (payment, authorize), and consecutive rows that act on a transaction, in file order. */
+function runsOfOneKind(rows: BatchRowRecord[]): Array<{ payments: boolean; rows: BatchRowRecord[] }> {
+  const parts: Array<{ payments: boolean; rows: BatchRowRecord[] }> = [];
+  for (const row of rows) {
+    const payments = row.action === 'payment' || row.action === 'authorize';
+    const last = parts.at(-1);
+    if (last?.payments === payments) last.rows.push(row);
+    else parts.push({ payments, rows: [row] });
+  }
+  return parts;
+}
+
+/**
+ * When no row is left to finish, the batch has been processed (success): its event, once, whichever process
+ * finishes last. In the caller's transaction.
+ */
+export async function finishIfDone(tx: Context, batchId: string): Promise<void> {
+  if ((await countUnfinishedRows(tx.db, tx.merchant.id, batchId)) > 0) return;
+  const now = tx.clock.now().getTime();
+  if (!(await updateBatch(tx.db, tx.merchant.id, batchId, { upload_status: 'success', finished_at: now, updated_at: now }, ['processing']))) return;
+  const batch = await findBatch(tx.db, tx.merchant.id, batchId);
+  await emitBatchEvent(tx, 'batch.completed', batch!);
+}
+
+// ---- payment and authorize rows ----
+
+/** How a row ended, or (for a payment) how far it got. */
+type Ending = { state: 'succeeded' | 'failed'; column?: string; reason?: string; outcome: string; transactionId?: string; orderId?: string };
+interface PaymentRow {
+  row: BatchRowRecord;
+  start?: PaymentStart;
+  answer?: AcquirerResult;
+  ending?: Ending;
+}
+
+/** One round of payment rows: begun together, sent, finished together. Answers how many are still unanswered. */
+async function runPayments(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]): Promise<number> {
+  let begun: PaymentRow[];
+  try {
+    begun = await inTransaction(ctx, async (tx) => {
+      const out: PaymentRow[] = [];
+      for (const row of await unfinishedRows(tx.db, tx.merchant.id, batch.id, rows[0]!.row_number, rows.at(-1)!.row_number, rows.length, true)) {
+        out.push(await beginRow(tx, batch, row));
+      }
+      return out;
+    });
+  } catch (error) {
+    // One row's fault (not a refusal) undoes the round: the rows go on one by one, so only that row is left.
+    if (rows.length === 1) throw error;
+    let unanswered = 0;
+    let failure: unknown;
+    for (const row of rows) {
+      try {
+        unanswered += await runPayments(ctx, batch, [row]);
+      } catch (alone) {
+        failure ??= alone;
+      }
+    }
+    if (failure !== undefined) throw failure;
+    return unanswered;
+  }
+  await sendPayments(ctx, begun);
+  return inTransaction(ctx, async (tx) => {
+    let unanswered = 0;
+    const counts = { successful: 0, failed: 0 };
+    for (const one of begun) {
+      const ending = one.ending ?? (await paymentEnding(tx, one));
+      if (ending === undefined) {
+        unanswered += 1;
+        continue;
+      }
+      await endRow(tx, batch, one.row, ending);
+      counts[ending.state === 'succeeded' ? 'successful' : 'failed'] += 1;
+    }
+    await countRows(tx.db, tx.merchant.id, batch.id, counts, tx.clock.now().getTime());
+    return unanswered;
+  });
+}
+
+const paymentUuid = (batchId: string, row: number) => `batch:${batchId}:${row}`;
+
+/**
+ * A payment row's first phase, in the round's transaction: the customer, the token and the order checked, the
+ * order made (or found: a reference names one order, so a file uploaded twice pays nothing twice), the payment
+ * recorded pending under the row's key, and the row `running`, its card erased. A row begun before finds its payment.
+ */
+async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): Promise<PaymentRow> {
+  const ins = instructionOf(row) as Extract<StoredInstruction, { action: 'payment' | 'authorize' }>;
+  const refuse = (column: keyof typeof BATCH_COLUMNS | '', reason: string): PaymentRow =>
+    ({ row, ending: { state: 'failed', column: column === '' ? '' : BATCH_COLUMNS[column], reason, outcome: reason } });
+  let customerId: string | null = null;
+  if (ins.customerUuid !== null) {
+    const customer = await findCustomer(tx, ins.customerUuid);
+    if (!customer) return refuse('customer', `"${ins.customerUuid}" is not a customer of yours.`);
+    customerId = customer.id;
+  }
+  if (ins.token !== null) {
+    if (customerId === null) return refuse('customer', 'is empty: a payment with a token needs the customer the token belongs to.');
+    try {
+      await chargeableToken(tx, ins.token, customerId);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return refuse('token', error.definition === TOKEN_ERRORS.paymentTokenNotFound ? 'is not a token of this customer.' : `${error.message}`);
+    }
+  }
+  const exponent = exponentOf(ins.currency);
+  const existing = await findMerchantOrder(tx, { referenceNumber: ins.reference });
+  if (existing && (existing.currency !== ins.currency || existing.initial_total !== ins.amount)) {
+    return refuse('reference', `names order ${existing.number} of ${formatAmount(existing.initial_total, existing.currency_exponent)} ${existing.currency}; this row's amount is ${formatAmount(ins.amount, exponent)} ${ins.currency}: one reference names one order.`);
+  }
+  if (existing && existing.customer_id !== customerId) return refuse('reference', `names order ${existing.number}, which is another customer's.`);
+  const consumeMode = ins.action === 'authorize' ? 'pre_authorize' : 'sales';
+  const card = openCard(row, tx.secrets);
+  const payment: OpenPaymentInput['payment'] = {
+    uuid: paymentUuid(batch.id, row.row_number),
+    ...(ins.token !== null
+      ? { payment_token: { token: ins.token, entry_type: 'mit', consume_mode: consumeMode } }
+      : { credit_card: { number: card!.number, exp_month: String(card!.expMonth).padStart(2, '0'), exp_year: String(card!.expYear), ...(card!.cvv !== undefined && { cvv: card!.cvv }), consume_mode: consumeMode } }),
+  };
+  try {
+    const order = existing ?? (await createOrder(tx, {
+      order: { reference_number: ins.reference, currency: ins.currency, charge_fee: formatAmount(ins.amount, exponent) }, customer_uuid: customerId,
+    }, batch.app_id === null ? {} : { appId: batch.app_id })).order;
+    let start: PaymentStart;
+    try {
+      start = await beginPayment(tx, { order: { number: order.number }, payment });
+    } catch (error) {
+      if (error instanceof AppError && error.definition === ORDER_ERRORS.orderNothingToPay) return alreadyPaid(tx, row, order.id);
+      throw error;
+    }
+    const transaction = 'begun' in start ? start.begun.transaction : start.before;
+    await updateRow(tx.db, tx.merchant.id, batch.id, row.row_number, {
+      state: 'running', order_id: order.id, transaction_id: transaction.id, card_sealed: null, updated_at: tx.clock.now().getTime(),
+    });
+    return { row: { ...row, order_id: order.id, transaction_id: transaction.id }, start };
+  } catch (error) {
+    if (!(error instanceof AppError) || error.definition.status >= 500) throw error;
+    return refuse('', error.message);
+  }
+}
+
+/** The order of a payment row is paid already (by an earlier batch, or by the API): nothing is charged again. */
+async function alreadyPaid(tx: Context, row: BatchRowRecord, orderId: string): Promise<PaymentRow> {
+  const paid = (await transactionsOfOrder(tx, orderId)).find((t) => (t.type === 'Sales' || t.type === 'Authorization') && t.status === 'succeeded');
+  return {
+    row,
+    ending: {
+      state: 'succeeded', orderId, ...(paid && { transactionId: paid.id }),
+      outcome: `The order was paid already${paid ? ` (transaction ${paid.id})` : ''}: nothing was charged again.`,
+    },
+  };
+}
+
+/** The round's new payments, sent once the transaction that recorded them has committed. */
+async function sendPayments(ctx: Context, rows: PaymentRow[]): Promise<void> {
+  const sending = rows.filter((one) => one.start !== undefined && 'begun' in one.start);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(PAYMENTS_AT_ONCE, sending.length) }, async () => {
+    while (next < sending.length) {
+      const one = sending[next++]!;
+      const { begun } = one.start as { begun: BegunPayment };
+      // No answer: the payment stays pending for recovery, and the row is looked at again later.
+      one.answer = await callRail(ctx, begun.transaction.id, () => sendPayment(ctx, begun)).catch(() => undefined);
+    }
+  }));
+}
+
+/** What a payment row's payment came to, recorded; undefined while its answer is not known. */
+async function paymentEnding(tx: Context, one: PaymentRow): Promise<Ending | undefined> {
+  const start = one.start!;
+  if ('begun' in start && one.answer === undefined) return undefined;
+  const { transaction } = await finishPayment(tx, start, one.answer);
+  return transactionEnding(transaction, one.row.order_id!);
+}
+
+function transactionEnding(transaction: TransactionRow, orderId: string): Ending | undefined {
+  const ids = { transactionId: transaction.id, orderId };
+  if (transaction.status === 'succeeded') {
+    const what = { Sales: 'Paid', Authorization: 'Authorised', Capture: 'Captured', Refund: 'Refunded' }[transaction.type];
+    return { state: 'succeeded', outcome: transaction.voided === 1 ? 'Voided' : what, ...ids };
+  }
+  if (transaction.status === 'failed') {
+    const message = (JSON.parse(transaction.payment_data) as { resp_msg?: string }).resp_msg ?? 'no message';
+    const reason = acquirerAnswer(transaction.payment_data).declinedByCard ? `Declined: ${message}.` : `The acquirer failed the transaction: ${message}.`;
+    return { state: 'failed', reason, outcome: reason, ...ids };
+  }
+  if (transaction.payer_action !== null) {
+    // A batch has no cardholder at hand: the row counts as failed, and the challenge is the merchant's to pass on.
+    const reason = 'The card asks for 3-D Secure: a batch row cannot pass it. The transaction waits for the cardholder (its 3ds.redirect_url) until it expires.';
+    return { state: 'failed', reason, outcome: reason, ...ids };
+  }
+  return undefined;
+}
+
+async function endRow(tx: Context, batch: BatchRecord, row: BatchRowRecord, ending: Ending): Promise<void> {
+  await updateRow(tx.db, tx.merchant.id, batch.id, row.row_number, {
+    state: ending.state, card_sealed: null, outcome: ending.outcome,
+    error_column: ending.state === 'failed' ? ending.column ?? '' : null, error_reason: ending.state === 'failed' ? ending.reason ?? ending.outcome : null,
+    order_id: ending.orderId ?? row.order_id, transaction_id: ending.transactionId ?? row.transaction_id, updated_at: tx.clock.now().getTime(),
+  });
+}
+
+// ---- capture, void (cancellation) and refund rows ----
+
+/** Rows acting on a transaction, one at a time through the API's own verbs. Answers how many are still unanswered. */
+async function runAdjustments(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]): Promise<number> {
+  let unanswered = 0;
+  for (const row of rows) {
+    const key = { key: paymentUuid(batch.id, row.row_number), expiresAt: ctx.wallClock.now().getTime() + ROW_KEY_MS };
+    const rowCtx: Context = { ...ctx, idempotency: key };
+    const started = await inTransaction(ctx, async (tx) => {
+      const [current] = await unfinishedRows(tx.db, tx.merchant.id, batch.id, row.row_number, row.row_number, 1, true);
+      if (!current) return false;
+      if (current.state === 'waiting') await updateRow(tx.db, tx.merchant.id, batch.id, row.row_number, { state: 'running', updated_at: tx.clock.now().getTime() });
+      return true;
+    });
+    if (!started) continue;
+    const ending = await adjust(rowCtx, instructionOf(row) as Exclude<StoredInstruction, { action: 'payment' | 'authorize' }>);
+    if (ending === undefined) {
+      unanswered += 1;
+      continue;
+    }
+    await inTransaction(ctx, async (tx) => {
+      await endRow(tx, batch, row, ending);
+      await countRows(tx.db, tx.merchant.id, batch.id, { successful: ending.state === 'succeeded' ? 1 : 0, failed: ending.state === 'failed' ? 1 : 0 }, tx.clock.now().getTime());
+    });
+  }
+  return unanswered;
+}
+
+async function adjust(ctx: Context, ins: Exclude<StoredInstruction, { action: 'payment' | 'authorize' }>): Promise<Ending | undefined> {
+  const target = { transactionId: ins.originalTransactionId, ...(ins.reference !== null && { order: { reference_number: ins.reference } }) };
+  const refuse = (column: keyof typeof BATCH_COLUMNS | '', reason: string): Ending =>
+    ({ state: 'failed', column: column === '' ? '' : BATCH_COLUMNS[column], reason, outcome: reason });
+  try {
+    const { order, transaction } = await resolveTransaction(ctx, target, { lock: false });
+    if (ins.action !== 'void' && ins.amount !== null && ins.currency !== order.currency) {
+      return refuse('currency', `is ${ins.currency}; the original transaction is in ${order.currency}.`);
+    }
+    let outcome: TransactionOutcome;
+    if (ins.action === 'void') {
+      outcome = await voidTransaction(ctx, target);
+      return outcome.transaction.void_is_pending === 1 ? undefined : { state: 'succeeded', outcome: 'Voided', transactionId: transaction.id, orderId: order.id };
+    }
+    const amount = ins.amount === null ? undefined : formatAmount(ins.amount, order.currency_exponent);
+    if (ins.action === 'capture') {
+      outcome = await captureAuthorization(ctx, target, amount);
+    } else {
+      const left = refundable(transaction, await transactionsOfOrder(ctx, order.id)).left;
+      outcome = await refundTransaction(ctx, target, { amount: amount ?? formatAmount(left, order.currency_exponent) });
+    }
+    return transactionEnding(outcome.transaction, order.id);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.definition.status >= 500) throw error;
+    if (error.definition === ORDER_ERRORS.transactionNotFound) return refuse('originalTransaction', `"${ins.originalTransactionId}" is not a transaction of yours.`);
+    if (error.definition === ORDER_ERRORS.orderMismatch) return refuse('reference', "is not the original transaction's order.");
+    return refuse('', error.message);
+  }
+}

@@ -1,0 +1,159 @@
+import type { Selectable } from 'kysely';
+import { isPostgres, type Db } from '../platform/database/database.js';
+import { forUpdate } from '../platform/database/locking.js';
+import type { BatchesTable, BatchRowsTable } from '../platform/database/schema.js';
+import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
+import { conditionSql } from '../platform/query/sql.js';
+
+export type BatchRecord = Selectable<BatchesTable>;
+export type BatchRowRecord = Selectable<BatchRowsTable>;
+
+export const UPLOAD_STATUSES = ['pending', 'processing', 'success', 'failed', 'cancelled'] as const;
+export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
+export const ROW_STATES = ['waiting', 'running', 'succeeded', 'failed', 'skipped'] as const;
+export type RowState = (typeof ROW_STATES)[number];
+
+/** The fields `GET batch_mit_transactions` filters on. */
+export const BATCH_FILTERS: FilterCatalogue = {
+  id: { type: 'text', column: 'batches.id' },
+  batch_name: { type: 'text', column: 'batches.batch_name' },
+  upload_status: { type: 'text', column: 'batches.upload_status', values: UPLOAD_STATUSES },
+  total_records: { type: 'integer', column: 'batches.total_records' },
+  successful_records: { type: 'integer', column: 'batches.successful_records' },
+  failed_records: { type: 'integer', column: 'batches.failed_records' },
+  created_by: { type: 'text', column: 'batches.created_by' },
+  created_at: { type: 'time', column: 'batches.created_at' },
+  updated_at: { type: 'time', column: 'batches.updated_at' },
+  deleted_at: { type: 'time', column: 'batches.deleted_at' },
+};
+
+export async function insertBatch(db: Db, row: BatchRecord): Promise<void> {
+  await db.insertInto('batches').values(row).execute();
+}
+
+export async function findBatch(db: Db, merchantId: string, id: string, lock = false): Promise<BatchRecord | undefined> {
+  const query = db.selectFrom('batches').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id);
+  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
+}
+
+/** Changes a batch; with `from`, only while its status is one of those. Answers whether it changed. */
+export async function updateBatch(
+  db: Db, merchantId: string, id: string, patch: Partial<Omit<BatchRecord, 'id' | 'merchant_id'>>, from?: readonly UploadStatus[],
+): Promise<boolean> {
+  let query = db.updateTable('batches').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id);
+  if (from) query = query.where('upload_status', 'in', from);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Adds to a batch's counters in one statement: processes finishing rows at once never lose a count. */
+export async function countRows(db: Db, merchantId: string, id: string, counts: { successful: number; failed: number }, now: number): Promise<void> {
+  if (counts.successful === 0 && counts.failed === 0) return;
+  await db.updateTable('batches')
+    .set((eb) => ({
+      successful_records: eb('successful_records', '+', counts.successful),
+      failed_records: eb('failed_records', '+', counts.failed),
+      updated_at: now,
+    }))
+    .where('merchant_id', '=', merchantId).where('id', '=', id).execute();
+}
+
+/** A page of the merchant's batches, newest first, and how many match in all. */
+export async function listBatches(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: BatchRecord[]; total: number }> {
+  const postgres = isPostgres(db);
+  let query = db.selectFrom('batches').where('batches.merchant_id', '=', merchantId);
+  for (const condition of conditions) query = query.where(conditionSql(condition, BATCH_FILTERS, postgres));
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('batches.created_at', 'desc').orderBy('batches.id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+// ---- the file sent as a body, until it is read ----
+
+export async function insertFilePart(db: Db, merchantId: string, batchId: string, part: number, bytes: Buffer): Promise<void> {
+  await db.insertInto('batch_file_parts').values({ batch_id: batchId, part, merchant_id: merchantId, content: bytes.toString('base64') }).execute();
+}
+
+/** The file's parts in order, one at a time: the whole file is never held in memory. */
+export async function* readFileParts(db: Db, merchantId: string, batchId: string): AsyncGenerator<Buffer> {
+  for (let part = 0; ; part += 1) {
+    const row = await db.selectFrom('batch_file_parts').select('content')
+      .where('batch_id', '=', batchId).where('part', '=', part).where('merchant_id', '=', merchantId).executeTakeFirst();
+    if (!row) return;
+    yield Buffer.from(row.content, 'base64');
+  }
+}
+
+export async function dropFileParts(db: Db, merchantId: string, batchId: string): Promise<void> {
+  await db.deleteFrom('batch_file_parts').where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).execute();
+}
+
+// ---- rows ----
+
+export async function insertRows(db: Db, rows: BatchRowRecord[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('batch_rows').values(rows).execute();
+}
+
+/** A batch's rows as a load cut short left them: none has run (rows run only once the whole file is read). */
+export async function dropRows(db: Db, merchantId: string, batchId: string): Promise<void> {
+  await db.deleteFrom('batch_rows').where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).execute();
+}
+
+/** Up to `limit` rows from `first` to `last` that have not finished, in order; locked when asked. */
+export async function unfinishedRows(
+  db: Db, merchantId: string, batchId: string, first: number, last: number, limit: number, lock = false,
+): Promise<BatchRowRecord[]> {
+  const query = db.selectFrom('batch_rows').selectAll()
+    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId)
+    .where('row_number', '>=', first).where('row_number', '<=', last)
+    .where('state', 'in', ['waiting', 'running'])
+    .orderBy('row_number').limit(limit);
+  return (lock ? forUpdate(db, query) : query).execute();
+}
+
+export async function updateRow(db: Db, merchantId: string, batchId: string, rowNumber: number, patch: Partial<Omit<BatchRowRecord, 'batch_id' | 'row_number' | 'merchant_id'>>): Promise<void> {
+  await db.updateTable('batch_rows').set(patch)
+    .where('batch_id', '=', batchId).where('row_number', '=', rowNumber).where('merchant_id', '=', merchantId).execute();
+}
+
+/** Rows not yet begun are skipped (a cancellation): how many. */
+export async function skipWaitingRows(db: Db, merchantId: string, batchId: string, now: number): Promise<number> {
+  const result = await db.updateTable('batch_rows')
+    .set({ state: 'skipped', card_sealed: null, outcome: 'Skipped: the batch was cancelled before this row ran.', updated_at: now })
+    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('state', '=', 'waiting')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function countUnfinishedRows(db: Db, merchantId: string, batchId: string): Promise<number> {
+  const row = await db.selectFrom('batch_rows').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('state', 'in', ['waiting', 'running'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A page of a batch's failed rows, in row order, and how many there are. */
+export async function failedRows(db: Db, merchantId: string, batchId: string, page: Page): Promise<{ rows: BatchRowRecord[]; total: number }> {
+  const query = db.selectFrom('batch_rows').where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('state', '=', 'failed');
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('row_number').offset(page.offset).limit(page.limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+/** A page of the rows that made a transaction, in row order. */
+export async function rowsWithTransactions(db: Db, merchantId: string, batchId: string, page: Page): Promise<BatchRowRecord[]> {
+  return db.selectFrom('batch_rows').selectAll()
+    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('transaction_id', 'is not', null)
+    .orderBy('row_number').offset(page.offset).limit(page.limit).execute();
+}
+
+/** Up to `limit` rows after row `after`, in order: a whole batch read a page at a time. */
+export async function rowsAfter(db: Db, merchantId: string, batchId: string, after: number, limit: number): Promise<BatchRowRecord[]> {
+  return db.selectFrom('batch_rows').selectAll()
+    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('row_number', '>', after)
+    .orderBy('row_number').limit(limit).execute();
+}
