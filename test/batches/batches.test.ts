@@ -240,6 +240,36 @@ describe('operation 5: defaults and paging', () => {
   });
 });
 
+describe('cancelling a batch while its rows run', () => {
+  test('rows not yet run are skipped; rows already sent finish; every row is counted once', async () => {
+    const { customer, token } = await customerWithToken(client);
+    const rows = Array.from({ length: 3000 }, (_, i) => ['payment', ref(`CX${i}`), customer, '1.00', token]);
+    const created = await client.batches.upload(csv([['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Token ID'], ...rows]), { kind: 'csv' });
+    for (let i = 0; i < 400; i += 1) {
+      const { batch_info: info } = await client.batches.get(created.id, { limit: 1 });
+      if (info.successful_records > 0 || info.upload_status !== 'pending' && info.upload_status !== 'processing') break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const cancelled = await client.batches.cancel(created.id);
+    assert.equal(cancelled.upload_status, 'cancelled');
+    // Rows already begun finish on their own: wait until none is running.
+    for (let i = 0; i < 400; i += 1) {
+      const running = await server.platform.db.selectFrom('batch_rows').select('row_number').where('batch_id', '=', created.id).where('state', 'in', ['waiting', 'running']).execute();
+      if (running.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const batch = (await client.batches.get(created.id, { limit: 1 })).batch_info;
+    assert.equal(batch.upload_status, 'cancelled');
+    assert.equal(batch.successful_records + batch.failed_records + batch.skipped_records, 3000);
+    assert.ok(batch.skipped_records > 0, 'some rows were skipped');
+    const byState = await server.platform.db.selectFrom('batch_rows').select(['state']).where('batch_id', '=', created.id).execute();
+    assert.equal(byState.filter((row) => row.state === 'skipped').length, batch.skipped_records);
+    assert.equal(byState.filter((row) => row.state === 'succeeded').length, batch.successful_records);
+    const paid = await server.platform.db.selectFrom('transactions').select('id').where('payment_uuid', 'like', `batch:${created.id}:%`).execute();
+    assert.equal(paid.length, batch.successful_records + batch.failed_records);
+  });
+});
+
 describe('another merchant', () => {
   test("cannot read a batch, nor name the first merchant's customers, tokens or transactions in its rows", async () => {
     const { customer, token } = await customerWithToken(client);
