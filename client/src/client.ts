@@ -76,6 +76,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Send these exact bytes instead of `JSON.stringify(body)`. */
   rawBody?: string | Uint8Array;
+  /** The media type of `rawBody` when it is not JSON (a batch file: text/csv). */
+  contentType?: string;
 }
 
 export interface RawReply {
@@ -184,7 +186,7 @@ export class PaygateClient {
       credential: signed.Credential,
       nonce: signed.Nonce,
       signature: signed.Signature,
-      ...(hasBody && headers['content-type'] === undefined && { 'content-type': 'application/json' }),
+      ...(hasBody && { 'content-type': options.contentType ?? 'application/json' }),
       ...(options.idempotencyKey !== undefined && { 'idempotency-key': options.idempotencyKey }),
     });
     const response = await this.fetchImpl(url, {
@@ -483,7 +485,7 @@ class BatchesApi {
     const query = how.batchName === undefined ? '' : `?${new URLSearchParams({ batch_name: how.batchName }).toString()}`;
     const type = how.kind === 'csv' ? 'text/csv' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
     const data = await this.client.call<ReplyData<'createBatch'>>('POST', `${BATCHES}${query}`, undefined, {
-      ...options, rawBody: file, headers: { ...options.headers, 'content-type': type },
+      ...options, rawBody: file, contentType: type,
     });
     return data.batch_info;
   }

@@ -38,7 +38,7 @@ const server = createServer((request, response) => {
 
 /**
  * The shop's own work, by kind of event (docs/webhooks.md lists them). Order events carry the order as it was at
- * the event; payment token events carry the customer and the token; plan events the plan and the billing. A kind this shop does not know yet (paygate
+ * the event; payment token events carry the customer and the token; plan events the plan and the billing; batch events the batch. A kind this shop does not know yet (paygate
  * may add some) is noted and left alone: it was answered 200 all the same, and is never sent again.
  */
 function handle(event) {
@@ -51,6 +51,9 @@ function handle(event) {
   } else if (event.action.startsWith('recurring.')) {
     const { plan, billing } = data;
     log({ action: event.action, plan: plan.reference_number, plan_state: plan.state, order: billing?.order_number, retry_at: billing?.retry_at });
+  } else if (event.action.startsWith('batch.')) {
+    const { batch_info: batch } = data;
+    log({ action: event.action, batch: batch.id, status: batch.upload_status, succeeded: batch.successful_records, failed: batch.failed_records });
   } else {
     log({ action: event.action, unhandled: true });
   }

@@ -66,7 +66,7 @@ interface Loaded {
 }
 
 async function readRows(ctx: Context, batch: BatchRecord, path: string): Promise<Loaded> {
-  const today = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
+  const context = { today: localTime(ctx.clock.now().getTime(), ctx.merchant.timezone), currency: ctx.config.defaultCurrency };
   const loaded: Loaded = { total: 0, refused: 0, chunks: [] };
   let pending: BatchRowRecord[] = [];
   let waiting: number[] = [];
@@ -75,7 +75,7 @@ async function readRows(ctx: Context, batch: BatchRecord, path: string): Promise
     pending = [];
   };
   for await (const row of readBatchFile(path)) {
-    const record = rowRecord(batch, checkRow(row, today), ctx.secrets, row.fields.remark, ctx.clock.now().getTime());
+    const record = rowRecord(batch, checkRow(row, context), ctx.secrets, row.fields.remark, ctx.clock.now().getTime());
     loaded.total += 1;
     if (record.state === 'failed') loaded.refused += 1;
     else waiting.push(record.row_number);

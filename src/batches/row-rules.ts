@@ -24,8 +24,12 @@ export interface RowRefusal {
   reason: string;
 }
 
-/** Rows without a `Currency` are in this currency: the platform's default (a setting per merchant is to come). */
-export const DEFAULT_BATCH_CURRENCY = 'HKD';
+/** What a row is checked against: the month on the merchant's clock, and the currency of rows without one. */
+export interface RowContext {
+  today: { year: number; month: number };
+  /** The platform's default currency (PAYGATE_DEFAULT_CURRENCY). */
+  currency: string;
+}
 
 class Refused extends Error {
   constructor(readonly column: BatchColumn, reason: string) {
@@ -38,22 +42,22 @@ class Refused extends Error {
  * exponent, a token or a card (number by its check digit, expiry on the merchant's clock), the reference of a new
  * order, the original transaction of a capture, void or refund.
  */
-export function checkRow(input: BatchRow, today: { year: number; month: number }): RowInstruction | RowRefusal {
+export function checkRow(input: BatchRow, context: RowContext): RowInstruction | RowRefusal {
   try {
-    return instructionOf(input, today);
+    return instructionOf(input, context);
   } catch (error) {
     if (error instanceof Refused) return { row: input.row, column: BATCH_COLUMNS[error.column], reason: error.message };
     throw error;
   }
 }
 
-function instructionOf({ row, fields }: BatchRow, today: { year: number; month: number }): RowInstruction {
+function instructionOf({ row, fields }: BatchRow, { today, currency: defaultCurrency }: RowContext): RowInstruction {
   const actionText = required(fields, 'action').toLowerCase();
   if (!(BATCH_ACTIONS as readonly string[]).includes(actionText)) {
     throw new Refused('action', `"${fields.action}" is not an action: use one of ${BATCH_ACTIONS.join(', ')}.`);
   }
   const action = actionText as BatchActionName;
-  const currency = currencyOf(fields);
+  const currency = currencyOf(fields, defaultCurrency);
   const remark = fields.remark;
   if (action === 'payment' || action === 'authorize') {
     const reference = required(fields, 'reference');
@@ -74,9 +78,9 @@ function required(fields: BatchRow['fields'], column: BatchColumn): string {
   return text;
 }
 
-function currencyOf(fields: BatchRow['fields']): Currency {
+function currencyOf(fields: BatchRow['fields'], defaultCurrency: string): Currency {
   try {
-    return readCurrency(fields.currency ?? DEFAULT_BATCH_CURRENCY, BATCH_COLUMNS.currency);
+    return readCurrency(fields.currency ?? defaultCurrency, BATCH_COLUMNS.currency);
   } catch (error) {
     if (error instanceof AppError) throw new Refused('currency', `"${fields.currency}" is not an ISO 4217 currency code.`);
     throw error;

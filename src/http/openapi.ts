@@ -82,8 +82,11 @@ function withMediaExamples(document: OpenApiDocument): OpenApiDocument {
       delete operation[EXAMPLE_KEY];
       const body = operation.requestBody?.content?.['application/json'];
       if (body && example.body !== undefined) body.example = example.body;
-      const reply = operation.responses?.['200']?.content?.['application/json'];
-      if (reply && example.reply !== undefined) reply.example = example.reply;
+      const content = (operation.responses?.['200']?.content ?? {}) as Record<string, { example?: unknown }>;
+      if (example.reply === undefined) continue;
+      if (content['application/json']) content['application/json'].example = example.reply;
+      // A file (a route with `download`) is shown as itself, not in the envelope.
+      else for (const media of Object.values(content)) media.example = (example.reply as { data: unknown }).data;
     }
   }
   return document;

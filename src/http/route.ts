@@ -180,7 +180,6 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
         ...(route.querystring !== undefined && { querystring: route.querystring }),
         ...(route.params !== undefined && { params: route.params }),
         ...(upload && { consumes: ['application/json', ...upload.mediaTypes] }),
-        ...(route.download && { produces: [route.download.mediaType] }),
       },
       config: { declaredErrors: new Set(errors.map((error) => error.code)) },
       preValidation,

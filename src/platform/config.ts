@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { currencyExponent } from './money/currencies.js';
 import { parseCidr, type Cidr } from './net.js';
 
 export type Mode = 'sandbox' | 'live';
@@ -59,6 +60,8 @@ export interface Config {
   eventRetentionMs: number;
   /** A TrueType/OpenType font for PDF receipts (`path`, or `path#PostScriptName` in a collection); Helvetica when absent. */
   receiptFont: { path: string; family: string | undefined } | undefined;
+  /** The currency of a batch row that names none (ISO 4217). */
+  defaultCurrency: string;
   /** A batch file's size limit: as a request's body, and as fetched from its file_url. */
   batchFileMaxBytes: number;
   /** How long fetching a batch's file_url may take, from connecting to the last byte. */
@@ -134,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
   const pageDeclineLimit = read('PAYGATE_PAGE_DECLINE_LIMIT', 5, integer(1, 100));
   const receiptFont = readFontSetting(env.PAYGATE_RECEIPT_FONT, problems);
   const eventRetentionMs = read('PAYGATE_EVENT_RETENTION_DAYS', 90, integer(1, 3650)) * 24 * 60 * 60_000;
+  const defaultCurrency = read('PAYGATE_DEFAULT_CURRENCY', 'HKD', (raw) => (/^[A-Z]{3}$/.test(raw) && currencyExponent(raw) !== undefined ? raw : 'must be an ISO 4217 currency code such as HKD'));
   const batchFileMaxBytes = read('PAYGATE_BATCH_FILE_LIMIT', 20 * 1024 * 1024, integer(1024, 1024 * 1024 * 1024));
   const batchFetchTimeoutMs = read('PAYGATE_BATCH_FETCH_TIMEOUT_MS', 30_000, integer(100, 600_000));
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
@@ -158,7 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
     pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
     rateLimitPerSecond, rateLimitBurst, pageRateLimit, linkRateLimit, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
-    eventRetentionMs, receiptFont, batchFileMaxBytes, batchFetchTimeoutMs,
+    eventRetentionMs, receiptFont, defaultCurrency, batchFileMaxBytes, batchFetchTimeoutMs,
   };
 }
 

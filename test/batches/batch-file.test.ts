@@ -10,6 +10,7 @@ import { readBatchFile, type BatchRow } from '../../src/batches/batch-file.js';
 import { readCsvRows } from '../../src/batches/read-csv.js';
 import { readXlsxRows } from '../../src/batches/read-xlsx.js';
 import { BatchFileError, type SheetRow } from '../../src/batches/sheet-row.js';
+import { checkRow } from '../../src/batches/row-rules.js';
 
 // Reading batch files (issue 13, point 2): CSV and XLSX, streamed, headers matched loosely, rows numbered as a
 // spreadsheet shows them, and a file that cannot be used refused as a whole with the reason.
@@ -172,3 +173,15 @@ function crc32(bytes: Buffer): number {
   }
   return (crc ^ 0xffffffff) >>> 0;
 }
+
+describe('the samples of docs/batches.md', () => {
+  test('docs/examples/batch-sample.csv and .xlsx read alike: one row of each action, each valid on its own', async () => {
+    const root = new URL('../../../', import.meta.url).pathname;
+    const csvRows = await rowsOf(join(root, 'docs/examples/batch-sample.csv'));
+    const xlsxRows = await rowsOf(join(root, 'docs/examples/batch-sample.xlsx'));
+    assert.deepEqual(xlsxRows, csvRows);
+    assert.deepEqual(csvRows.map((row) => row.fields.action), ['payment', 'authorize', 'capture', 'void', 'cancellation', 'refund']);
+    const context = { today: { year: 2026, month: 12 }, currency: 'HKD' };
+    assert.ok(csvRows.every((row) => !('reason' in checkRow(row, context))));
+  });
+});

@@ -106,7 +106,7 @@ describe('the file as the body', () => {
 
   test('another media type is refused (415)', async () => {
     await assert.rejects(
-      client.call('POST', '/svc/payment/api/v1/openapi/batch_mit_transactions', undefined, { rawBody: payments(1), headers: { 'content-type': 'application/pdf' } }),
+      client.call('POST', '/svc/payment/api/v1/openapi/batch_mit_transactions', undefined, { rawBody: payments(1), contentType: 'application/pdf' }),
       (error: PaygateError) => error.status === 415,
     );
   });

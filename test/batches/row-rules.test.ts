@@ -5,29 +5,33 @@ import { checkRow } from '../../src/batches/row-rules.js';
 
 // Each row of a batch file checked on its own (issue 13, point 2): refused with its row number, column and reason.
 
-const today = { year: 2026, month: 11 };
+const context = { today: { year: 2026, month: 11 }, currency: 'HKD' };
 const row = (fields: BatchRow['fields'], number = 7): BatchRow => ({ row: number, fields });
 const card = { cardNumber: '4000 0000 0000 3055', expiryMonth: '3', expiryYear: '29' };
 
 describe('batch rows', () => {
   test('payments and authorisations: a new order of the reference, paid with a token or a card', () => {
-    assert.deepEqual(checkRow(row({ action: 'payment', reference: 'INV-1', customer: 'c-1', amount: '12.50', token: 'tok', remark: 'March' }), today), {
+    assert.deepEqual(checkRow(row({ action: 'payment', reference: 'INV-1', customer: 'c-1', amount: '12.50', token: 'tok', remark: 'March' }), context), {
       row: 7, action: 'payment', reference: 'INV-1', customerUuid: 'c-1', amount: { minor: 1250, currency: { code: 'HKD', exponent: 2 } }, means: { token: 'tok' }, remark: 'March',
     });
-    const authorised = checkRow(row({ action: 'Authorize', reference: 'INV-2', amount: '1500', currency: 'jpy', ...card, cvc: '123' }), today);
+    const authorised = checkRow(row({ action: 'Authorize', reference: 'INV-2', amount: '1500', currency: 'jpy', ...card, cvc: '123' }), context);
     assert.ok('action' in authorised && authorised.action === 'authorize');
     assert.deepEqual(authorised.amount, { minor: 1500, currency: { code: 'JPY', exponent: 0 } });
     assert.deepEqual(authorised.means, { card: { number: '4000000000003055', expMonth: 3, expYear: 2029, cvv: '123', holderName: '' } });
+    // A row without a currency is in the platform's default (PAYGATE_DEFAULT_CURRENCY), whose exponent then rules.
+    const yen = checkRow(row({ action: 'payment', reference: 'INV-3', amount: '1500', token: 'tok' }), { ...context, currency: 'JPY' });
+    assert.ok('amount' in yen && yen.amount?.currency.code === 'JPY' && yen.amount.minor === 1500);
+    assert.ok('reason' in checkRow(row({ action: 'payment', reference: 'INV-4', amount: '15.5', token: 'tok' }), { ...context, currency: 'JPY' }));
   });
 
   test('captures, refunds and voids name their original transaction; cancellation is a void', () => {
-    assert.deepEqual(checkRow(row({ action: 'capture', originalTransaction: 'tr-1', amount: '5' }), today), {
+    assert.deepEqual(checkRow(row({ action: 'capture', originalTransaction: 'tr-1', amount: '5' }), context), {
       row: 7, action: 'capture', originalTransactionId: 'tr-1', reference: undefined, amount: { minor: 500, currency: { code: 'HKD', exponent: 2 } }, remark: undefined,
     });
-    assert.deepEqual(checkRow(row({ action: 'refund', originalTransaction: 'tr-2', reference: 'INV-1' }), today), {
+    assert.deepEqual(checkRow(row({ action: 'refund', originalTransaction: 'tr-2', reference: 'INV-1' }), context), {
       row: 7, action: 'refund', originalTransactionId: 'tr-2', reference: 'INV-1', amount: undefined, remark: undefined,
     });
-    assert.deepEqual(checkRow(row({ action: 'cancellation', originalTransaction: 'tr-3', amount: 'ignored' }), today), {
+    assert.deepEqual(checkRow(row({ action: 'cancellation', originalTransaction: 'tr-3', amount: 'ignored' }), context), {
       row: 7, action: 'void', named: 'cancellation', originalTransactionId: 'tr-3', reference: undefined, remark: undefined,
     });
   });
@@ -59,7 +63,7 @@ describe('batch rows', () => {
       [{ action: 'capture', originalTransaction: 'tr', amount: '1.001' }, 'Amount', /HKD/],
     ];
     for (const [fields, column, reason] of refusals) {
-      const refused = checkRow(row(fields, 12), today);
+      const refused = checkRow(row(fields, 12), context);
       assert.ok('column' in refused, `${JSON.stringify(fields)} was accepted`);
       assert.equal(refused.row, 12);
       assert.equal(refused.column, column, JSON.stringify(fields));

@@ -460,9 +460,13 @@ function* routeCases(rng: Rng, route: Route, count: number): Generator<FuzzCase>
 // Checking replies
 
 /** Why the reply breaks the envelope contract or the case's expectation; undefined when it is fine. */
-function replyProblem(reply: RawReply, fuzzCase: FuzzCase): string | undefined {
+function replyProblem(reply: RawReply, fuzzCase: FuzzCase, fileType?: string): string | undefined {
   if (reply.status >= 500) return `status ${reply.status}`;
   if (!reply.headers['x-request-id']) return 'no x-request-id header';
+  if (reply.status === 200 && fileType !== undefined) {
+    // A file (result.csv) is its own success, in its media type; failures are still the envelope.
+    return reply.headers['content-type'] === fileType ? undefined : `a 200 reply of ${reply.headers['content-type']}, not the file (${fileType})`;
+  }
   const envelope: unknown = reply.json;
   if (!isRecord(envelope)) return 'the reply is not a JSON object';
   if (!Number.isInteger(envelope.code)) return 'code is not an integer';
@@ -598,7 +602,7 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
         try {
           const reply = await send(route.world, operation.method, fuzzCase);
           statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-          const problem = replyProblem(reply, fuzzCase);
+          const problem = replyProblem(reply, fuzzCase, operation.fileType);
           if (problem) problems.push(`#${index} ${describeCase(fuzzCase)}: ${problem}; got ${reply.status} ${preview(reply.text)}`);
         } catch (error) {
           problems.push(`#${index} ${describeCase(fuzzCase)}: request failed: ${String(error)}`);

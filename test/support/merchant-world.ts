@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { card, CARDS } from './fixtures.js';
 import { signedRaw, type RawReply, type TestMerchant, type TestServer } from './server.js';
@@ -26,6 +28,30 @@ export interface Payment {
 
 const DAY_SECONDS = 24 * 60 * 60;
 
+/** How long the file host holds a request for a held file before it answers 404. */
+const HOLD_MS = 5_000;
+let fileHost: Promise<string> | undefined;
+
+/**
+ * Where batches' files are fetched from: `/held/...` is answered only after HOLD_MS (404), so that a batch made
+ * from it stays `processing` meanwhile; any other path is answered 404 at once (the batch fails).
+ */
+function batchFileHost(): Promise<string> {
+  fileHost ??= new Promise((resolve) => {
+    const host = createServer((request, response) => {
+      if (!request.url?.startsWith('/held/')) return void response.writeHead(404).end();
+      const timer = setTimeout(() => response.writeHead(404).end(), HOLD_MS);
+      timer.unref();
+      response.on('close', () => clearTimeout(timer));
+    });
+    host.listen(0, '127.0.0.1', () => {
+      host.unref();
+      resolve(`http://127.0.0.1:${(host.address() as AddressInfo).port}`);
+    });
+  });
+  return fileHost;
+}
+
 export class MerchantWorld {
   private readonly readers = new Map<string, () => Promise<unknown>>();
   customer!: { uuid: string; reference: string };
@@ -35,6 +61,8 @@ export class MerchantWorld {
   paidOrder!: Payment;
   /** A large settled sale, refunded a cent at a time: refunds of it keep succeeding. */
   refundable!: Payment;
+  /** A batch whose file could not be fetched: failed, so it reads the same every time. */
+  batch!: { id: string };
   /** The paid order's first event, delivered. */
   event!: { id: string; order: OrderNames };
   /** A recurring item and a billing config, not deleted. */
@@ -92,6 +120,9 @@ export class MerchantWorld {
     assert.equal(generated.length, 1, 'the annual plan billed once');
     this.planOrder = { number: generated[0].order.order_number };
     this.remember([this.planOrder.number], () => this.call('POST', `${API}/recurring_payments/orders/check`, { order: this.planOrder }));
+
+    this.batch = { id: await this.newBatch() };
+    for (let i = 0; i < 200 && (await this.call('GET', `${API}/batch_mit_transactions/${this.batch.id}`)).batch_info.upload_status !== 'failed'; i += 1) await sleep(25);
 
     const events = await this.deliveredEvents(this.paidOrder.order);
     this.event = { id: events[0]!.event_id, order: this.paidOrder.order };
@@ -182,6 +213,16 @@ export class MerchantWorld {
     const { config } = await this.call('POST', `${API}/recurring_payments/billing_configs`, { config: { billing_interval: 'monthly', billing_type: 'automated' } });
     this.remember([config.id], () => this.call('GET', `${API}/recurring_payments/billing_configs/${config.id}`));
     return config.id;
+  }
+
+  /** A batch from a file_url: `held`, it stays processing for a few seconds (to cancel); else it fails at once. */
+  async newBatch(options: { held?: boolean } = {}): Promise<string> {
+    const fileUrl = `${await batchFileHost()}/${options.held ? 'held/' : ''}${this.unique('dues')}.csv`;
+    const { batch_info: batch } = await this.call('POST', `${API}/batch_mit_transactions`, { batch: { file_url: fileUrl, batch_name: 'Dues' } });
+    this.remember([batch.id], () => this.call('GET', `${API}/batch_mit_transactions/${batch.id}`));
+    // A held batch is read back unchanged only once its load has begun (pending becomes processing at once).
+    for (let i = 0; options.held && i < 200 && (await this.call('GET', `${API}/batch_mit_transactions/${batch.id}`)).batch_info.upload_status === 'pending'; i += 1) await sleep(10);
+    return batch.id;
   }
 
   /** A card binding waiting for its 3-D Secure challenge. */

@@ -29,12 +29,15 @@ export interface Operation {
   /** The JSON body's schema, when the operation takes one. */
   body?: JsonSchema;
   bodyRequired: boolean;
+  /** The media type of a success that is a file, not the envelope (a batch's result.csv). */
+  fileType?: string;
 }
 
 interface DocumentOperation {
   operationId?: string;
   parameters?: Array<{ name: string; in: string; required?: boolean; schema?: JsonSchema }>;
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
+  responses?: Record<string, { content?: Record<string, unknown> }>;
 }
 
 interface Document {
@@ -60,6 +63,7 @@ export async function signedOperations(baseUrl: string): Promise<Operation[]> {
         schema: resolve(p.schema ?? {}),
       }));
       const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+      const fileType = Object.keys(operation.responses?.['200']?.content ?? {}).find((type) => type !== 'application/json');
       operations.push({
         operationId: operation.operationId,
         method: method.toUpperCase() as HttpMethod,
@@ -68,6 +72,7 @@ export async function signedOperations(baseUrl: string): Promise<Operation[]> {
         queryParameters: parameters.filter((p) => p.in === 'query'),
         ...(bodySchema && { body: resolve(bodySchema) }),
         bodyRequired: operation.requestBody?.required === true,
+        ...(fileType && { fileType }),
       });
     }
   }

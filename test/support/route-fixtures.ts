@@ -92,6 +92,7 @@ const notAnObject = (why: string): NotAnObject => ({ kind: 'not-an-object', why 
 
 const CUSTOMER = lookup(unknownUuid, 'customerNotFound');
 const TRANSACTION = lookup(unknownUuid, 'transactionNotFound');
+const BATCH = lookup(unknownUuid, 'batchNotFound');
 const PAYMENT_TOKEN = lookup(unknownToken, 'paymentTokenNotFound');
 const CARD_NUMBER = notAnObject('a card number: the card is the payer\'s, not an object of the merchant');
 
@@ -365,6 +366,41 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
         async (world) => request({ query: { 'filter[reference_number][_eq]': world.paidOrder.order.reference_number } })),
     },
     fuzzShare: 0.25,
+  },
+
+  createBatch: {
+    // The file is fetched in the background; this world's host answers 404, so each batch made fails on its own.
+    valid: async () => request({ body: { batch: { file_url: 'http://127.0.0.1:9/dues.csv', batch_name: 'December dues' } } }),
+    repeatable: true,
+    freeText: 'body.batch.batch_name',
+  },
+  listBatches: {
+    valid: async () => request({ query: { offset: '0', limit: '5', 'filter[upload_status][_eq]': 'failed' } }),
+    repeatable: true,
+    names: {
+      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[id][_eq]': world.batch.id } })),
+    },
+  },
+  getBatchTransactions: {
+    valid: async (world) => request({ path: { id: world.batch.id }, query: { offset: '0', limit: '20' } }),
+    repeatable: true,
+    names: { 'path.id': BATCH },
+  },
+  listBatchErrors: {
+    valid: async (world) => request({ path: { id: world.batch.id } }),
+    repeatable: true,
+    names: { 'path.id': BATCH },
+  },
+  getBatchResultFile: {
+    valid: async (world) => request({ path: { id: world.batch.id } }),
+    repeatable: true,
+    names: { 'path.id': BATCH },
+  },
+  cancelBatch: {
+    valid: async (world) => request({ path: { id: await world.newBatch({ held: true }) } }),
+    repeatable: false,
+    names: { 'path.id': BATCH },
+    fuzzShare: 0.2,
   },
 
   createRecurringItem: {
