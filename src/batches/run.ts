@@ -170,6 +170,11 @@ const paymentUuid = (batchId: string, row: number) => `batch:${batchId}:${row}`;
  * recorded pending under the row's key, and the row `running`, its card erased. A row begun before finds its payment.
  */
 async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): Promise<PaymentRow> {
+  // Begun before (a crash, a lease lost): its payment is recorded under the row's key; its card is gone.
+  if (row.state === 'running' && row.transaction_id !== null) {
+    const { transaction } = await resolveTransaction(tx, { transactionId: row.transaction_id }, { lock: false });
+    return { row, start: { before: transaction } };
+  }
   const ins = instructionOf(row) as Extract<StoredInstruction, { action: 'payment' | 'authorize' }>;
   const refuse = (column: keyof typeof BATCH_COLUMNS | '', reason: string): PaymentRow =>
     ({ row, ending: { state: 'failed', column: column === '' ? '' : BATCH_COLUMNS[column], reason, outcome: reason } });
@@ -295,12 +300,14 @@ async function runAdjustments(ctx: Context, batch: BatchRecord, rows: BatchRowRe
     const rowCtx: Context = { ...ctx, idempotency: key };
     const started = await inTransaction(ctx, async (tx) => {
       const [current] = await unfinishedRows(tx.db, tx.merchant.id, batch.id, row.row_number, row.row_number, 1, true);
-      if (!current) return false;
-      if (current.state === 'waiting') await updateRow(tx.db, tx.merchant.id, batch.id, row.row_number, { state: 'running', updated_at: tx.clock.now().getTime() });
-      return true;
+      if (!current) return undefined;
+      if (current.state === 'running') return instructionOf(current) as Adjustment;
+      const ins = await settledAmount(tx, instructionOf(current) as Adjustment);
+      await updateRow(tx.db, tx.merchant.id, batch.id, row.row_number, { state: 'running', instruction: JSON.stringify(ins), updated_at: tx.clock.now().getTime() });
+      return ins;
     });
-    if (!started) continue;
-    const ending = await adjust(rowCtx, instructionOf(row) as Exclude<StoredInstruction, { action: 'payment' | 'authorize' }>);
+    if (started === undefined) continue;
+    const ending = await adjust(rowCtx, started);
     if (ending === undefined) {
       unanswered += 1;
       continue;
@@ -313,7 +320,26 @@ async function runAdjustments(ctx: Context, batch: BatchRecord, rows: BatchRowRe
   return unanswered;
 }
 
-async function adjust(ctx: Context, ins: Exclude<StoredInstruction, { action: 'payment' | 'authorize' }>): Promise<Ending | undefined> {
+type Adjustment = Exclude<StoredInstruction, { action: 'payment' | 'authorize' }>;
+
+/**
+ * A refund row without an amount refunds what is left: fixed as the row begins and kept with it, so that the row run
+ * again asks for the same refund (its key names that refund), not for what is left after it.
+ */
+async function settledAmount(tx: Context, ins: Adjustment): Promise<Adjustment> {
+  if (ins.action !== 'refund' || ins.amount !== null) return ins;
+  try {
+    const { order, transaction } = await resolveTransaction(tx, { transactionId: ins.originalTransactionId }, { lock: false });
+    const { refusal, left } = refundable(transaction, await transactionsOfOrder(tx, order.id));
+    return refusal === undefined ? { ...ins, amount: left, currency: order.currency } : ins;
+  } catch (error) {
+    // The row's own run refuses it with the reason.
+    if (error instanceof AppError) return ins;
+    throw error;
+  }
+}
+
+async function adjust(ctx: Context, ins: Adjustment): Promise<Ending | undefined> {
   const target = { transactionId: ins.originalTransactionId, ...(ins.reference !== null && { order: { reference_number: ins.reference } }) };
   const refuse = (column: keyof typeof BATCH_COLUMNS | '', reason: string): Ending =>
     ({ state: 'failed', column: column === '' ? '' : BATCH_COLUMNS[column], reason, outcome: reason });
@@ -331,8 +357,9 @@ async function adjust(ctx: Context, ins: Exclude<StoredInstruction, { action: 'p
     if (ins.action === 'capture') {
       outcome = await captureAuthorization(ctx, target, amount);
     } else {
-      const left = refundable(transaction, await transactionsOfOrder(ctx, order.id)).left;
-      outcome = await refundTransaction(ctx, target, { amount: amount ?? formatAmount(left, order.currency_exponent) });
+      if (ins.amount === 0) return refuse('amount', 'is empty, and nothing is left to refund of the original transaction.');
+      // No amount fixed: the transaction cannot be refunded, and the refund says why.
+      outcome = await refundTransaction(ctx, target, { amount: amount ?? formatAmount(transaction.amount, order.currency_exponent) });
     }
     return transactionEnding(outcome.transaction, order.id);
   } catch (error) {

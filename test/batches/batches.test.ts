@@ -4,6 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { PaygateError } from '@paygate/client';
 import writeXlsxFile from 'write-excel-file/node';
+import { merchantContext } from '../../src/context/context.js';
+import { RUN_JOB, runRows } from '../../src/batches/run.js';
+import { toMerchant } from '../../src/platform/tenants.js';
 import { CARDS } from '../support/fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { csv, customerWithToken, finished } from './support.js';
@@ -237,6 +240,26 @@ describe('operation 5: defaults and paging', () => {
     assert.deepEqual(rest.transactions.map((t) => t.extra?.row), [22, 23, 24, 25, 26]);
     await assert.rejects(client.batches.get(batch.id, { limit: 1001 }), (error: PaygateError) => error.errorCode === '100207');
     await assert.rejects(client.batches.get(randomUUID()), (error: PaygateError) => error.errorCode === '600101');
+  });
+});
+
+describe('a row found running', () => {
+  test('its process died after its payment was recorded: the row finishes from that payment, without its card, once', async () => {
+    const reference = ref('RESUME');
+    const created = await client.batches.upload(csv([HEADER, ['payment', reference, '', '', '7.00', '', CARDS.visa, '12', '40', '321', '']]), { kind: 'csv' });
+    await finished(client, created.id);
+    const { db } = server.platform;
+    // As a SIGKILL between the payment's two phases leaves it: the row running, its card erased, not yet counted.
+    await db.updateTable('batch_rows').set({ state: 'running', outcome: null }).where('batch_id', '=', created.id).execute();
+    await db.updateTable('batches').set({ upload_status: 'processing', successful_records: 0 }).where('id', '=', created.id).execute();
+    const { merchant_id: merchantId } = await db.selectFrom('batches').select('merchant_id').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const merchant = await db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirstOrThrow();
+    const ctx = merchantContext(server.platform, toMerchant(merchant), { kind: 'system', job: RUN_JOB }, 'test-resume');
+    await runRows(ctx, { batchId: created.id, first: 2, last: 2, look: 0 });
+    const batch = (await client.batches.get(created.id)).batch_info;
+    assert.deepEqual([batch.upload_status, batch.successful_records, batch.failed_records], ['success', 1, 0]);
+    const order = await client.orders.check({ order: { reference_number: reference } });
+    assert.equal(order.transactions!.length, 1);
   });
 });
 
