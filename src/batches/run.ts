@@ -6,7 +6,7 @@ import { ORDER_ERRORS } from '../orders/errors.js';
 import { findMerchantOrder, resolveTransaction, transactionsOfOrder } from '../orders/lookup.js';
 import type { TransactionOutcome } from '../orders/outcomes.js';
 import { acquirerAnswer } from '../orders/payment-data.js';
-import { beginPayment, finishPayment, sendPayment, type BegunPayment, type OpenPaymentInput, type PaymentStart } from '../orders/payments.js';
+import { beginPayment, finishPayment, sendPayments, type BegunPayment, type OpenPaymentInput, type PaymentStart } from '../orders/payments.js';
 import { refundable } from '../orders/rules.js';
 import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 import { chargeableToken } from '../payment-tokens/tokens.js';
@@ -14,7 +14,6 @@ import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
 import type { AcquirerResult } from '../rails/acquirer.js';
-import { callRail } from '../rails/operation.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { BATCH_COLUMNS } from './columns.js';
 import { emitBatchEvent } from './events.js';
@@ -144,7 +143,7 @@ async function runPayments(ctx: Context, batch: BatchRecord, rows: BatchRowRecor
     if (failure !== undefined) throw failure;
     return unanswered;
   }
-  await sendPayments(ctx, begun);
+  await sendRowPayments(ctx, begun);
   return inTransaction(ctx, async (tx) => {
     let unanswered = 0;
     const counts = { successful: 0, failed: 0 };
@@ -242,17 +241,11 @@ async function alreadyPaid(tx: Context, row: BatchRowRecord, orderId: string): P
 }
 
 /** The round's new payments, sent once the transaction that recorded them has committed. */
-async function sendPayments(ctx: Context, rows: PaymentRow[]): Promise<void> {
+async function sendRowPayments(ctx: Context, rows: PaymentRow[]): Promise<void> {
   const sending = rows.filter((one) => one.start !== undefined && 'begun' in one.start);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(PAYMENTS_AT_ONCE, sending.length) }, async () => {
-    while (next < sending.length) {
-      const one = sending[next++]!;
-      const { begun } = one.start as { begun: BegunPayment };
-      // No answer: the payment stays pending for recovery, and the row is looked at again later.
-      one.answer = await callRail(ctx, begun.transaction.id, () => sendPayment(ctx, begun)).catch(() => undefined);
-    }
-  }));
+  // No answer: the payment stays pending for recovery, and the row is looked at again later.
+  const answers = await sendPayments(ctx, sending.map((one) => (one.start as { begun: BegunPayment }).begun), PAYMENTS_AT_ONCE);
+  sending.forEach((one, index) => (one.answer = answers[index]));
 }
 
 /** What a payment row's payment came to, recorded; undefined while its answer is not known. */

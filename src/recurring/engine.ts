@@ -4,7 +4,7 @@ import { createOrder } from '../orders/create-order.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
 import type { TransactionOutcome } from '../orders/outcomes.js';
 import { acquirerAnswer } from '../orders/payment-data.js';
-import { beginPayment, finishPayment, sendPayment, type BegunPayment, type PaymentStart } from '../orders/payments.js';
+import { beginPayment, finishPayment, sendPayments, type BegunPayment, type PaymentStart } from '../orders/payments.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
@@ -12,7 +12,6 @@ import { newSortableId } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { instantOf, localTime } from '../platform/time-zone.js';
 import type { AcquirerResult } from '../rails/acquirer.js';
-import { callRail } from '../rails/operation.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { prorate, type Billing } from './calendar.js';
 import { cancelNow } from './cancellation.js';
@@ -117,7 +116,7 @@ type Stepped =
 async function stepTogether(ctx: Context, planIds: string[]): Promise<string[]> {
   const stepped = await inTransaction(ctx, (tx) => beginSteps(tx, planIds));
   const charges = stepped.filter((one) => one.kind === 'charge');
-  await sendPayments(ctx, charges);
+  await sendCharges(ctx, charges);
   let next: Map<string, number | null | undefined>;
   try {
     next = await inTransaction(ctx, (tx) => recordOutcomes(tx, charges));
@@ -178,17 +177,11 @@ async function beginSteps(tx: Context, planIds: string[]): Promise<Stepped[]> {
 }
 
 /** The round's new payments, sent once the transaction that recorded them has committed. */
-async function sendPayments(ctx: Context, charges: Array<Extract<Stepped, { kind: 'charge' }>>): Promise<void> {
+async function sendCharges(ctx: Context, charges: Array<Extract<Stepped, { kind: 'charge' }>>): Promise<void> {
   const sending = charges.filter((one) => one.start !== undefined && 'begun' in one.start);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(CHARGES_AT_ONCE, sending.length) }, async () => {
-    while (next < sending.length) {
-      const one = sending[next++]!;
-      const { begun } = one.start as { begun: BegunPayment };
-      // No answer: the payment stays pending for recovery, and the plan looks at it again later.
-      one.answer = await callRail(ctx, begun.transaction.id, () => sendPayment(ctx, begun)).catch(() => undefined);
-    }
-  }));
+  // No answer: the payment stays pending for recovery, and the plan looks at it again later.
+  const answers = await sendPayments(ctx, sending.map((one) => (one.start as { begun: BegunPayment }).begun), CHARGES_AT_ONCE);
+  sending.forEach((one, index) => (one.answer = answers[index]));
 }
 
 /** Every charge's answer recorded on its payment and its plan, in the caller's transaction: each plan's next due time. */
