@@ -3,7 +3,7 @@ import { findCustomer } from '../customers/customers.js';
 import { captureAuthorization, refundTransaction, voidTransaction } from '../orders/adjustments.js';
 import { createOrder } from '../orders/create-order.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
-import { findMerchantOrder, resolveTransaction, transactionsOfOrder } from '../orders/lookup.js';
+import { findMerchantOrder, paymentByUuid, resolveTransaction, transactionsOfOrder } from '../orders/lookup.js';
 import type { TransactionOutcome } from '../orders/outcomes.js';
 import { acquirerAnswer } from '../orders/payment-data.js';
 import { beginPayment, finishPayment, sendPayments, type BegunPayment, type OpenPaymentInput, type PaymentStart } from '../orders/payments.js';
@@ -18,7 +18,7 @@ import { scheduleJob } from '../scheduler/scheduler.js';
 import { BATCH_COLUMNS } from './columns.js';
 import { emitBatchEvent } from './events.js';
 import { instructionOf, openCard, type StoredInstruction } from './rows.js';
-import { countRows, countUnfinishedRows, findBatch, unfinishedRows, updateBatch, updateRow, type BatchRecord, type BatchRowRecord } from './store.js';
+import { countRows, countUnfinishedRows, findBatch, startRows, unfinishedRows, updateBatch, updateRow, type BatchRecord, type BatchRowRecord } from './store.js';
 
 /**
  * The runner: each job takes a chunk of a batch's rows (a range of row numbers) and runs them through the same
@@ -46,6 +46,8 @@ export interface RunPayload {
 const ROWS_PER_ROUND = 100;
 /** Payments of a round out at the acquirer at once. */
 const PAYMENTS_AT_ONCE = 16;
+/** Rounds of payment rows run at once. */
+const ROUNDS_AT_ONCE = 4;
 /** A payment whose answer is not known (the acquirer did not answer) is looked at again this much later. */
 const LOOK_AGAIN_MS = 30_000;
 /** How long a capture, void or refund row's key names what it did: far longer than a batch takes to run. */
@@ -59,7 +61,7 @@ export async function runRows(ctx: Context, payload: unknown): Promise<void> {
   let unanswered = 0;
   let failure: unknown;
   for (;;) {
-    const rows = await unfinishedRows(ctx.db, ctx.merchant.id, batch.id, next, job.last, ROWS_PER_ROUND);
+    const rows = await unfinishedRows(ctx.db, ctx.merchant.id, batch.id, next, job.last, ROWS_PER_ROUND * ROUNDS_AT_ONCE);
     if (rows.length === 0) break;
     next = rows.at(-1)!.row_number + 1;
     for (const part of runsOfOneKind(rows)) {
@@ -117,8 +119,27 @@ interface PaymentRow {
   ending?: Ending;
 }
 
-/** One round of payment rows: begun together, sent, finished together. Answers how many are still unanswered. */
+/**
+ * Payment rows, a round of {@link ROWS_PER_ROUND} at a time and {@link ROUNDS_AT_ONCE} rounds at once: on PostgreSQL
+ * their round trips overlap; on SQLite one round's transaction runs while another's payments are out. Answers how
+ * many are still unanswered.
+ */
 async function runPayments(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]): Promise<number> {
+  const rounds = Array.from({ length: Math.ceil(rows.length / ROWS_PER_ROUND) }, (_, i) => rows.slice(i * ROWS_PER_ROUND, (i + 1) * ROWS_PER_ROUND));
+  let unanswered = 0;
+  let failure: unknown;
+  for (let i = 0; i < rounds.length; i += ROUNDS_AT_ONCE) {
+    for (const outcome of await Promise.allSettled(rounds.slice(i, i + ROUNDS_AT_ONCE).map((round) => runRound(ctx, batch, round)))) {
+      if (outcome.status === 'fulfilled') unanswered += outcome.value;
+      else failure ??= outcome.reason;
+    }
+  }
+  if (failure !== undefined) throw failure;
+  return unanswered;
+}
+
+/** One round of payment rows: begun together, sent, finished together. Answers how many are still unanswered. */
+async function runRound(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]): Promise<number> {
   let begun: PaymentRow[];
   try {
     begun = await inTransaction(ctx, async (tx) => {
@@ -126,6 +147,9 @@ async function runPayments(ctx: Context, batch: BatchRecord, rows: BatchRowRecor
       for (const row of await unfinishedRows(tx.db, tx.merchant.id, batch.id, rows[0]!.row_number, rows.at(-1)!.row_number, rows.length, true)) {
         out.push(await beginRow(tx, batch, row));
       }
+      // The rows whose payment is now recorded are running, their cards erased: one statement for the round.
+      const started = out.filter((one) => one.start !== undefined && one.row.state === 'waiting').map((one) => one.row.row_number);
+      await startRows(tx.db, tx.merchant.id, batch.id, started, tx.clock.now().getTime());
       return out;
     });
   } catch (error) {
@@ -135,7 +159,7 @@ async function runPayments(ctx: Context, batch: BatchRecord, rows: BatchRowRecor
     let failure: unknown;
     for (const row of rows) {
       try {
-        unanswered += await runPayments(ctx, batch, [row]);
+        unanswered += await runRound(ctx, batch, [row]);
       } catch (alone) {
         failure ??= alone;
       }
@@ -170,9 +194,9 @@ const paymentUuid = (batchId: string, row: number) => `batch:${batchId}:${row}`;
  */
 async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): Promise<PaymentRow> {
   // Begun before (a crash, a lease lost): its payment is recorded under the row's key; its card is gone.
-  if (row.state === 'running' && row.transaction_id !== null) {
-    const { transaction } = await resolveTransaction(tx, { transactionId: row.transaction_id }, { lock: false });
-    return { row, start: { before: transaction } };
+  if (row.state === 'running') {
+    const payment = await paymentByUuid(tx, paymentUuid(batch.id, row.row_number));
+    if (payment) return { row, start: { before: payment } };
   }
   const ins = instructionOf(row) as Extract<StoredInstruction, { action: 'payment' | 'authorize' }>;
   const refuse = (column: keyof typeof BATCH_COLUMNS | '', reason: string): PaymentRow =>
@@ -192,12 +216,6 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
       return refuse('token', error.definition === TOKEN_ERRORS.paymentTokenNotFound ? 'is not a token of this customer.' : `${error.message}`);
     }
   }
-  const exponent = exponentOf(ins.currency);
-  const existing = await findMerchantOrder(tx, { referenceNumber: ins.reference });
-  if (existing && (existing.currency !== ins.currency || existing.initial_total !== ins.amount)) {
-    return refuse('reference', `names order ${existing.number} of ${formatAmount(existing.initial_total, existing.currency_exponent)} ${existing.currency}; this row's amount is ${formatAmount(ins.amount, exponent)} ${ins.currency}: one reference names one order.`);
-  }
-  if (existing && existing.customer_id !== customerId) return refuse('reference', `names order ${existing.number}, which is another customer's.`);
   const consumeMode = ins.action === 'authorize' ? 'pre_authorize' : 'sales';
   const card = openCard(row, tx.secrets);
   const payment: OpenPaymentInput['payment'] = {
@@ -207,9 +225,8 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
       : { credit_card: { number: card!.number, exp_month: String(card!.expMonth).padStart(2, '0'), exp_year: String(card!.expYear), ...(card!.cvv !== undefined && { cvv: card!.cvv }), consume_mode: consumeMode } }),
   };
   try {
-    const order = existing ?? (await createOrder(tx, {
-      order: { reference_number: ins.reference, currency: ins.currency, charge_fee: formatAmount(ins.amount, exponent) }, customer_uuid: customerId,
-    }, batch.app_id === null ? {} : { appId: batch.app_id })).order;
+    const order = await orderOf(tx, batch, ins, customerId);
+    if (typeof order === 'string') return refuse('reference', order);
     let start: PaymentStart;
     try {
       start = await beginPayment(tx, { order: { number: order.number }, payment });
@@ -218,14 +235,33 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
       throw error;
     }
     const transaction = 'begun' in start ? start.begun.transaction : start.before;
-    await updateRow(tx.db, tx.merchant.id, batch.id, row.row_number, {
-      state: 'running', order_id: order.id, transaction_id: transaction.id, card_sealed: null, updated_at: tx.clock.now().getTime(),
-    });
     return { row: { ...row, order_id: order.id, transaction_id: transaction.id }, start };
   } catch (error) {
     if (!(error instanceof AppError) || error.definition.status >= 500) throw error;
     return refuse('', error.message);
   }
+}
+
+/**
+ * The order a payment row pays: made, or found by its reference (an order's natural key) when it has the row's
+ * amount, currency and customer, however it was made. Another order of that reference refuses the row: the reason.
+ */
+async function orderOf(
+  tx: Context, batch: BatchRecord, ins: Extract<StoredInstruction, { action: 'payment' | 'authorize' }>, customerId: string | null,
+): Promise<{ id: string; number: string } | string> {
+  try {
+    return (await createOrder(tx, {
+      order: { reference_number: ins.reference, currency: ins.currency, charge_fee: formatAmount(ins.amount, exponentOf(ins.currency)) }, customer_uuid: customerId,
+    }, batch.app_id === null ? {} : { appId: batch.app_id })).order;
+  } catch (error) {
+    if (!(error instanceof AppError) || error.definition !== ORDER_ERRORS.orderReferenceTaken) throw error;
+  }
+  const existing = (await findMerchantOrder(tx, { referenceNumber: ins.reference }))!;
+  if (existing.currency !== ins.currency || existing.initial_total !== ins.amount) {
+    return `names order ${existing.number} of ${formatAmount(existing.initial_total, existing.currency_exponent)} ${existing.currency}; this row's amount is ${formatAmount(ins.amount, exponentOf(ins.currency))} ${ins.currency}: one reference names one order.`;
+  }
+  if (existing.customer_id !== customerId) return `names order ${existing.number}, which is another customer's.`;
+  return existing;
 }
 
 /** The order of a payment row is paid already (by an earlier batch, or by the API): nothing is charged again. */

@@ -118,6 +118,13 @@ export async function updateRow(db: Db, merchantId: string, batchId: string, row
     .where('batch_id', '=', batchId).where('row_number', '=', rowNumber).where('merchant_id', '=', merchantId).execute();
 }
 
+/** Rows whose payments are recorded are running: their cards erased, in one statement. */
+export async function startRows(db: Db, merchantId: string, batchId: string, rowNumbers: number[], now: number): Promise<void> {
+  if (rowNumbers.length === 0) return;
+  await db.updateTable('batch_rows').set({ state: 'running', card_sealed: null, updated_at: now })
+    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('row_number', 'in', rowNumbers).execute();
+}
+
 /** Rows not yet begun are skipped (a cancellation): how many. */
 export async function skipWaitingRows(db: Db, merchantId: string, batchId: string, now: number): Promise<number> {
   const result = await db.updateTable('batch_rows')
