@@ -15,6 +15,6 @@ export const batchesModule = defineModule({
   tags: [{ name: 'batches', description: 'Merchant-initiated transactions in batches, from CSV and XLSX files.' }],
   errors: BATCH_ERRORS,
   events: Object.values(BATCH_EVENTS),
-  jobs: [merchantJob(LOAD_JOB, loadBatch), merchantJob(RUN_JOB, runRows)],
+  jobs: [merchantJob(LOAD_JOB, loadBatch), merchantJob(RUN_JOB, runRows, { alone: true })],
   commands: [BATCH_COMMAND],
 });

@@ -5,11 +5,11 @@ import type { RowInstruction, RowRefusal } from './row-rules.js';
 
 /** What a row asks for, as kept in its record: checked, in minor units, without a card number. */
 export type StoredInstruction =
-  | { action: 'payment' | 'authorize'; reference: string; customerUuid: string | null; amount: number; currency: string; token: string | null }
+  | { action: 'payment' | 'authorize'; reference: string; customerUuid: string | null; amount: number; currency: string; token: string | null; attempt?: number }
   | { action: 'capture' | 'refund'; originalTransactionId: string; reference: string | null; amount: number | null; currency: string }
   | { action: 'void'; named: 'void' | 'cancellation'; originalTransactionId: string; reference: string | null };
 
-/** A card row's card, sealed in its record until the row has run. */
+/** A card row's card, sealed in its record until the row has ended. */
 type SealedCard = Pick<CheckedCard, 'number' | 'expMonth' | 'expYear' | 'cvv'>;
 
 /** A row of the file as its record starts: waiting to run, or failed already by its own cells. */

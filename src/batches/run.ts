@@ -18,7 +18,7 @@ import { scheduleJob } from '../scheduler/scheduler.js';
 import { BATCH_COLUMNS } from './columns.js';
 import { emitBatchEvent } from './events.js';
 import { instructionOf, openCard, type StoredInstruction } from './rows.js';
-import { countRows, countUnfinishedRows, findBatch, startRows, unfinishedRows, updateBatch, updateRow, type BatchRecord, type BatchRowRecord } from './store.js';
+import { countRows, countUnfinishedRows, finishRow, findBatch, startRows, unfinishedRows, updateBatch, updateRow, type BatchRecord, type BatchRowRecord } from './store.js';
 
 /**
  * The runner: each job takes a chunk of a batch's rows (a range of row numbers) and runs them through the same
@@ -50,6 +50,8 @@ const PAYMENTS_AT_ONCE = 16;
 const ROUNDS_AT_ONCE = 4;
 /** A payment whose answer is not known (the acquirer did not answer) is looked at again this much later. */
 const LOOK_AGAIN_MS = 30_000;
+/** How many times a payment row is sent again after the acquirer failed it without asking the card. */
+const RESENDS_PER_ROW = 3;
 /** How long a capture, void or refund row's key names what it did: far longer than a batch takes to run. */
 const ROW_KEY_MS = 90 * 24 * 60 * 60 * 1000;
 
@@ -57,25 +59,33 @@ export async function runRows(ctx: Context, payload: unknown): Promise<void> {
   const job = payload as RunPayload;
   const batch = await findBatch(ctx.db, ctx.merchant.id, job.batchId);
   if (!batch || batch.upload_status === 'failed') return;
-  let next = job.first;
-  let unanswered = 0;
+  const tally: Tally = { unanswered: 0, resent: 0 };
   let failure: unknown;
-  for (;;) {
-    const rows = await unfinishedRows(ctx.db, ctx.merchant.id, batch.id, next, job.last, ROWS_PER_ROUND * ROUNDS_AT_ONCE);
-    if (rows.length === 0) break;
-    next = rows.at(-1)!.row_number + 1;
-    for (const part of runsOfOneKind(rows)) {
-      try {
-        unanswered += part.payments ? await runPayments(ctx, batch, part.rows) : await runAdjustments(ctx, batch, part.rows);
-      } catch (error) {
-        // The others go on; the job fails after, and is tried again for what is left.
-        failure ??= error;
+  // A payment the acquirer never had (cut off by a crash, a fault) puts its row back to waiting, under a new key:
+  // the chunk is gone through again until none is (a row is sent again at most RESENDS_PER_ROW times).
+  for (let pass = 0; pass === 0 || tally.resent > 0; pass += 1) {
+    tally.resent = 0;
+    tally.unanswered = 0;
+    let next = job.first;
+    for (;;) {
+      const rows = await unfinishedRows(ctx.db, ctx.merchant.id, batch.id, next, job.last, ROWS_PER_ROUND * ROUNDS_AT_ONCE);
+      if (rows.length === 0) break;
+      next = rows.at(-1)!.row_number + 1;
+      for (const part of runsOfOneKind(rows)) {
+        try {
+          if (part.payments) await runPayments(ctx, batch, part.rows, tally);
+          else await runAdjustments(ctx, batch, part.rows, tally);
+        } catch (error) {
+          // The others go on; the job fails after, and is tried again for what is left.
+          failure ??= error;
+        }
       }
+      await yieldToEventLoop();
     }
-    await yieldToEventLoop();
+    if (failure !== undefined) break;
   }
   if (failure !== undefined) throw failure;
-  if (unanswered > 0) {
+  if (tally.unanswered > 0) {
     const look: RunPayload = { ...job, look: job.look + 1 };
     const dueAt = ctx.clock.now().getTime() + LOOK_AGAIN_MS;
     await scheduleJob(ctx, { kind: RUN_JOB, merchantId: ctx.merchant.id, dueAt, payload: look, dedupeKey: `${RUN_JOB}:${batch.id}:${job.first}:${look.look}` });
@@ -111,7 +121,17 @@ export async function finishIfDone(tx: Context, batchId: string): Promise<void> 
 // ---- payment and authorize rows ----
 
 /** How a row ended, or (for a payment) how far it got. */
-type Ending = { state: 'succeeded' | 'failed'; column?: string; reason?: string; outcome: string; transactionId?: string; orderId?: string };
+type Ending = {
+  state: 'succeeded' | 'failed'; column?: string; reason?: string; outcome: string; transactionId?: string; orderId?: string;
+  /** The acquirer failed it without asking the card: nothing was charged, and the card was never tried. */
+  unsent?: boolean;
+};
+type PaymentInstruction = Extract<StoredInstruction, { action: 'payment' | 'authorize' }>;
+/** How a chunk's rows stand after a pass: answers not known yet, and rows sent again. */
+interface Tally {
+  unanswered: number;
+  resent: number;
+}
 interface PaymentRow {
   row: BatchRowRecord;
   start?: PaymentStart;
@@ -124,22 +144,19 @@ interface PaymentRow {
  * their round trips overlap; on SQLite one round's transaction runs while another's payments are out. Answers how
  * many are still unanswered.
  */
-async function runPayments(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]): Promise<number> {
+async function runPayments(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[], tally: Tally): Promise<void> {
   const rounds = Array.from({ length: Math.ceil(rows.length / ROWS_PER_ROUND) }, (_, i) => rows.slice(i * ROWS_PER_ROUND, (i + 1) * ROWS_PER_ROUND));
-  let unanswered = 0;
   let failure: unknown;
   for (let i = 0; i < rounds.length; i += ROUNDS_AT_ONCE) {
-    for (const outcome of await Promise.allSettled(rounds.slice(i, i + ROUNDS_AT_ONCE).map((round) => runRound(ctx, batch, round)))) {
-      if (outcome.status === 'fulfilled') unanswered += outcome.value;
-      else failure ??= outcome.reason;
+    for (const outcome of await Promise.allSettled(rounds.slice(i, i + ROUNDS_AT_ONCE).map((round) => runRound(ctx, batch, round, tally)))) {
+      if (outcome.status === 'rejected') failure ??= outcome.reason;
     }
   }
   if (failure !== undefined) throw failure;
-  return unanswered;
 }
 
-/** One round of payment rows: begun together, sent, finished together. Answers how many are still unanswered. */
-async function runRound(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]): Promise<number> {
+/** One round of payment rows: begun together, sent, finished together. */
+async function runRound(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[], tally: Tally): Promise<void> {
   let begun: PaymentRow[];
   try {
     begun = await inTransaction(ctx, async (tx) => {
@@ -147,7 +164,7 @@ async function runRound(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]
       for (const row of await unfinishedRows(tx.db, tx.merchant.id, batch.id, rows[0]!.row_number, rows.at(-1)!.row_number, rows.length, true)) {
         out.push(await beginRow(tx, batch, row));
       }
-      // The rows whose payment is now recorded are running, their cards erased: one statement for the round.
+      // The rows whose payment is now recorded are running: one statement for the round.
       const started = out.filter((one) => one.start !== undefined && one.row.state === 'waiting').map((one) => one.row.row_number);
       await startRows(tx.db, tx.merchant.id, batch.id, started, tx.clock.now().getTime());
       return out;
@@ -155,37 +172,48 @@ async function runRound(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]
   } catch (error) {
     // One row's fault (not a refusal) undoes the round: the rows go on one by one, so only that row is left.
     if (rows.length === 1) throw error;
-    let unanswered = 0;
     let failure: unknown;
     for (const row of rows) {
       try {
-        unanswered += await runRound(ctx, batch, [row]);
+        await runRound(ctx, batch, [row], tally);
       } catch (alone) {
         failure ??= alone;
       }
     }
     if (failure !== undefined) throw failure;
-    return unanswered;
+    return;
   }
   await sendRowPayments(ctx, begun);
-  return inTransaction(ctx, async (tx) => {
-    let unanswered = 0;
+  await inTransaction(ctx, async (tx) => {
     const counts = { successful: 0, failed: 0 };
     for (const one of begun) {
       const ending = one.ending ?? (await paymentEnding(tx, one));
       if (ending === undefined) {
-        unanswered += 1;
+        tally.unanswered += 1;
         continue;
       }
-      await endRow(tx, batch, one.row, ending);
-      counts[ending.state === 'succeeded' ? 'successful' : 'failed'] += 1;
+      const attempt = one.row.instruction === null ? 0 : (instructionOf(one.row) as PaymentInstruction).attempt ?? 0;
+      if (ending.unsent && attempt < RESENDS_PER_ROW) {
+        if (await resendRow(tx, batch, one.row, attempt + 1, ending)) tally.resent += 1;
+        continue;
+      }
+      // A row another runner ended meanwhile (its chunk run twice) is not counted again.
+      if (await endRow(tx, batch, one.row, ending)) counts[ending.state === 'succeeded' ? 'successful' : 'failed'] += 1;
     }
     await countRows(tx.db, tx.merchant.id, batch.id, counts, tx.clock.now().getTime());
-    return unanswered;
   });
 }
 
-const paymentUuid = (batchId: string, row: number) => `batch:${batchId}:${row}`;
+/** The row goes back to waiting, to be sent again under a new key (its card is still sealed in it). */
+async function resendRow(tx: Context, batch: BatchRecord, row: BatchRowRecord, attempt: number, ending: Ending): Promise<boolean> {
+  const instruction = JSON.stringify({ ...(instructionOf(row) as PaymentInstruction), attempt });
+  return finishRow(tx.db, tx.merchant.id, batch.id, row.row_number, {
+    state: 'waiting', instruction, outcome: `Sent again: ${ending.reason}`, updated_at: tx.clock.now().getTime(),
+  });
+}
+
+/** A row's key: `batch:<batch>:<row>`, and `.1`, `.2`... for a payment sent again after the acquirer never had it. */
+const paymentUuid = (batchId: string, row: number, attempt = 0) => `batch:${batchId}:${row}${attempt > 0 ? `.${attempt}` : ''}`;
 
 /**
  * A payment row's first phase, in the round's transaction: the customer, the token and the order checked, the
@@ -194,11 +222,11 @@ const paymentUuid = (batchId: string, row: number) => `batch:${batchId}:${row}`;
  */
 async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): Promise<PaymentRow> {
   // Begun before (a crash, a lease lost): its payment is recorded under the row's key; its card is gone.
+  const ins = instructionOf(row) as PaymentInstruction;
   if (row.state === 'running') {
-    const payment = await paymentByUuid(tx, paymentUuid(batch.id, row.row_number));
+    const payment = await paymentByUuid(tx, paymentUuid(batch.id, row.row_number, ins.attempt ?? 0));
     if (payment) return { row, start: { before: payment } };
   }
-  const ins = instructionOf(row) as Extract<StoredInstruction, { action: 'payment' | 'authorize' }>;
   const refuse = (column: keyof typeof BATCH_COLUMNS | '', reason: string): PaymentRow =>
     ({ row, ending: { state: 'failed', column: column === '' ? '' : BATCH_COLUMNS[column], reason, outcome: reason } });
   let customerId: string | null = null;
@@ -219,7 +247,7 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
   const consumeMode = ins.action === 'authorize' ? 'pre_authorize' : 'sales';
   const card = openCard(row, tx.secrets);
   const payment: OpenPaymentInput['payment'] = {
-    uuid: paymentUuid(batch.id, row.row_number),
+    uuid: paymentUuid(batch.id, row.row_number, ins.attempt ?? 0),
     ...(ins.token !== null
       ? { payment_token: { token: ins.token, entry_type: 'mit', consume_mode: consumeMode } }
       : { credit_card: { number: card!.number, exp_month: String(card!.expMonth).padStart(2, '0'), exp_year: String(card!.expYear), ...(card!.cvv !== undefined && { cvv: card!.cvv }), consume_mode: consumeMode } }),
@@ -247,7 +275,7 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
  * amount, currency and customer, however it was made. Another order of that reference refuses the row: the reason.
  */
 async function orderOf(
-  tx: Context, batch: BatchRecord, ins: Extract<StoredInstruction, { action: 'payment' | 'authorize' }>, customerId: string | null,
+  tx: Context, batch: BatchRecord, ins: PaymentInstruction, customerId: string | null,
 ): Promise<{ id: string; number: string } | string> {
   try {
     return (await createOrder(tx, {
@@ -289,19 +317,21 @@ async function paymentEnding(tx: Context, one: PaymentRow): Promise<Ending | und
   const start = one.start!;
   if ('begun' in start && one.answer === undefined) return undefined;
   const { transaction } = await finishPayment(tx, start, one.answer);
-  return transactionEnding(transaction, one.row.order_id!);
+  return transactionEnding(transaction);
 }
 
-function transactionEnding(transaction: TransactionRow, orderId: string): Ending | undefined {
-  const ids = { transactionId: transaction.id, orderId };
+function transactionEnding(transaction: TransactionRow): Ending | undefined {
+  const ids = { transactionId: transaction.id, orderId: transaction.order_id };
   if (transaction.status === 'succeeded') {
     const what = { Sales: 'Paid', Authorization: 'Authorised', Capture: 'Captured', Refund: 'Refunded' }[transaction.type];
     return { state: 'succeeded', outcome: transaction.voided === 1 ? 'Voided' : what, ...ids };
   }
   if (transaction.status === 'failed') {
     const message = (JSON.parse(transaction.payment_data) as { resp_msg?: string }).resp_msg ?? 'no message';
-    const reason = acquirerAnswer(transaction.payment_data).declinedByCard ? `Declined: ${message}.` : `The acquirer failed the transaction: ${message}.`;
-    return { state: 'failed', reason, outcome: reason, ...ids };
+    if (acquirerAnswer(transaction.payment_data).declinedByCard) return { state: 'failed', reason: `Declined: ${message}.`, outcome: `Declined: ${message}.`, ...ids };
+    // Failed without the card being asked (a fault, or a payment cut off by a crash and cancelled by recovery).
+    const reason = `The acquirer failed the transaction: ${message}.`;
+    return { state: 'failed', reason, outcome: reason, unsent: true, ...ids };
   }
   if (transaction.payer_action !== null) {
     // A batch has no cardholder at hand: the row counts as failed, and the challenge is the merchant's to pass on.
@@ -311,8 +341,9 @@ function transactionEnding(transaction: TransactionRow, orderId: string): Ending
   return undefined;
 }
 
-async function endRow(tx: Context, batch: BatchRecord, row: BatchRowRecord, ending: Ending): Promise<void> {
-  await updateRow(tx.db, tx.merchant.id, batch.id, row.row_number, {
+/** Ends a row not ended yet (it may have been, by another runner of its chunk): whether this did. Its card is erased. */
+async function endRow(tx: Context, batch: BatchRecord, row: BatchRowRecord, ending: Ending): Promise<boolean> {
+  return finishRow(tx.db, tx.merchant.id, batch.id, row.row_number, {
     state: ending.state, card_sealed: null, outcome: ending.outcome,
     error_column: ending.state === 'failed' ? ending.column ?? '' : null, error_reason: ending.state === 'failed' ? ending.reason ?? ending.outcome : null,
     order_id: ending.orderId ?? row.order_id, transaction_id: ending.transactionId ?? row.transaction_id, updated_at: tx.clock.now().getTime(),
@@ -321,9 +352,8 @@ async function endRow(tx: Context, batch: BatchRecord, row: BatchRowRecord, endi
 
 // ---- capture, void (cancellation) and refund rows ----
 
-/** Rows acting on a transaction, one at a time through the API's own verbs. Answers how many are still unanswered. */
-async function runAdjustments(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[]): Promise<number> {
-  let unanswered = 0;
+/** Rows acting on a transaction, one at a time through the API's own verbs. */
+async function runAdjustments(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[], tally: Tally): Promise<void> {
   for (const row of rows) {
     const key = { key: paymentUuid(batch.id, row.row_number), expiresAt: ctx.wallClock.now().getTime() + ROW_KEY_MS };
     const rowCtx: Context = { ...ctx, idempotency: key };
@@ -338,15 +368,14 @@ async function runAdjustments(ctx: Context, batch: BatchRecord, rows: BatchRowRe
     if (started === undefined) continue;
     const ending = await adjust(rowCtx, started);
     if (ending === undefined) {
-      unanswered += 1;
+      tally.unanswered += 1;
       continue;
     }
     await inTransaction(ctx, async (tx) => {
-      await endRow(tx, batch, row, ending);
+      if (!(await endRow(tx, batch, row, ending))) return;
       await countRows(tx.db, tx.merchant.id, batch.id, { successful: ending.state === 'succeeded' ? 1 : 0, failed: ending.state === 'failed' ? 1 : 0 }, tx.clock.now().getTime());
     });
   }
-  return unanswered;
 }
 
 type Adjustment = Exclude<StoredInstruction, { action: 'payment' | 'authorize' }>;
@@ -390,7 +419,7 @@ async function adjust(ctx: Context, ins: Adjustment): Promise<Ending | undefined
       // No amount fixed: the transaction cannot be refunded, and the refund says why.
       outcome = await refundTransaction(ctx, target, { amount: amount ?? formatAmount(transaction.amount, order.currency_exponent) });
     }
-    return transactionEnding(outcome.transaction, order.id);
+    return transactionEnding(outcome.transaction);
   } catch (error) {
     if (!(error instanceof AppError) || error.definition.status >= 500) throw error;
     if (error.definition === ORDER_ERRORS.transactionNotFound) return refuse('originalTransaction', `"${ins.originalTransactionId}" is not a transaction of yours.`);

@@ -118,11 +118,19 @@ export async function updateRow(db: Db, merchantId: string, batchId: string, row
     .where('batch_id', '=', batchId).where('row_number', '=', rowNumber).where('merchant_id', '=', merchantId).execute();
 }
 
-/** Rows whose payments are recorded are running: their cards erased, in one statement. */
+/** Rows whose payments are recorded are running, in one statement. */
 export async function startRows(db: Db, merchantId: string, batchId: string, rowNumbers: number[], now: number): Promise<void> {
   if (rowNumbers.length === 0) return;
-  await db.updateTable('batch_rows').set({ state: 'running', card_sealed: null, updated_at: now })
+  await db.updateTable('batch_rows').set({ state: 'running', updated_at: now })
     .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('row_number', 'in', rowNumbers).execute();
+}
+
+/** Changes a row that has not finished (waiting or running): whether it did (another runner may have finished it). */
+export async function finishRow(db: Db, merchantId: string, batchId: string, rowNumber: number, patch: Partial<Omit<BatchRowRecord, 'batch_id' | 'row_number' | 'merchant_id'>>): Promise<boolean> {
+  const result = await db.updateTable('batch_rows').set(patch)
+    .where('batch_id', '=', batchId).where('row_number', '=', rowNumber).where('merchant_id', '=', merchantId).where('state', 'in', ['waiting', 'running'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Rows not yet begun are skipped (a cancellation): how many. */

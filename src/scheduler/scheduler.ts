@@ -13,12 +13,17 @@ export type MerchantJobHandler = (ctx: Context, payload: unknown, job: JobRow) =
 
 /** A kind of job and what runs it: a capability's (in its module), or the platform's own upkeep. */
 export type JobDefinition =
-  /** Work for one merchant, due on that merchant's business clock. */
-  | { kind: string; scope: 'merchant'; run: MerchantJobHandler }
+  /**
+   * Work for one merchant, due on that merchant's business clock. `alone`: a long job (a batch's chunk of rows),
+   * claimed one at a time, so that processes sharing a database share such jobs, and none waits out its lease in
+   * another's claim.
+   */
+  | { kind: string; scope: 'merchant'; run: MerchantJobHandler; alone?: boolean }
   /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic. */
   | { kind: string; scope: 'platform'; run: PlatformJobHandler; everyMs?: number };
 
-export const merchantJob = (kind: string, run: MerchantJobHandler): JobDefinition => ({ kind, scope: 'merchant', run });
+export const merchantJob = (kind: string, run: MerchantJobHandler, options: { alone?: boolean } = {}): JobDefinition =>
+  ({ kind, scope: 'merchant', run, ...(options.alone && { alone: true }) });
 export const platformJob = (kind: string, run: PlatformJobHandler, options: { everyMs?: number } = {}): JobDefinition =>
   ({ kind, scope: 'platform', run, everyMs: options.everyMs });
 
@@ -105,15 +110,16 @@ export class Scheduler implements DueWork {
     let count = 0;
     // A merchant's run (the sandbox clock, answering a request) finishes even while stopping.
     while (!this.stopping || filter.merchantId !== undefined) {
-      const claimed = await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
-        owner: this.owner,
-        token: newId(),
-        now: this.now(),
-        leaseMs: this.leaseMs,
-        limit: this.options.batchSize ?? 20,
-        kinds: [...this.jobs.keys()],
-        merchantId: filter.merchantId,
-      });
+      const claim = { owner: this.owner, token: newId(), now: this.now(), leaseMs: this.leaseMs, merchantId: filter.merchantId };
+      const kinds = [...this.jobs.values()];
+      const claimed = [
+        ...await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
+          ...claim, limit: this.options.batchSize ?? 20, kinds: kinds.filter((job) => !('alone' in job && job.alone)).map((job) => job.kind),
+        }),
+        ...await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
+          ...claim, token: newId(), limit: 1, kinds: kinds.filter((job) => 'alone' in job && job.alone).map((job) => job.kind),
+        }),
+      ];
       if (claimed.length === 0) return count;
       for (const job of claimed) {
         if (this.stopping && filter.merchantId === undefined) break;
