@@ -160,7 +160,7 @@ export function recurringReport(r: RecurringResult): string[] {
 }
 
 /** Runs `task(0..count-1)` with at most `concurrency` at once; the first failure stops the rest. */
-async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+export async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   let failed: unknown;
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
@@ -189,7 +189,7 @@ async function countOrders(client: PaygateClient): Promise<{ orders: number; pai
 }
 
 /** Resets the process's peak resident memory (VmHWM) to what it holds now (Linux; the bench started the process). */
-function clearPeak(pid: number | undefined): void {
+export function clearPeak(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -199,7 +199,7 @@ function clearPeak(pid: number | undefined): void {
 }
 
 /** VmHWM (peak since the last reset) and VmRSS of a process, in MiB, from /proc (Linux). */
-function memory(pid: number | undefined): { peak: number | undefined; rss: number | undefined } {
+export function memory(pid: number | undefined): { peak: number | undefined; rss: number | undefined } {
   if (pid === undefined) return { peak: undefined, rss: undefined };
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -213,11 +213,11 @@ function memory(pid: number | undefined): { peak: number | undefined; rss: numbe
   }
 }
 
-function maxOf(values: Array<number | undefined>): number | undefined {
+export function maxOf(values: Array<number | undefined>): number | undefined {
   const known = values.filter((value): value is number => value !== undefined);
   return known.length === 0 ? undefined : Math.max(...known);
 }
 
-function round(value: number): number {
+export function round(value: number): number {
   return Math.round(value * 100) / 100;
 }

@@ -8,6 +8,7 @@
  *   BENCH_ONLY=webhook npm run bench    # webhook deliveries per second to a local receiver (bench/webhooks.ts)
  *   BENCH_ONLY=anonymous npm run bench  # orders/check beside anonymous receipt and payment-page traffic (bench/anonymous-pages.ts)
  *   BENCH_ONLY=recurring npm run bench  # 10,000 monthly plans billed twice by moving the clock (bench/recurring.ts; only when named)
+ *   BENCH_ONLY=batch npm run bench      # a CSV batch of 100,000 token payments, upload to success (bench/batch.ts; only when named)
  *   BENCH_CPU_PROF=/tmp/prof npm run bench   # also writes a V8 CPU profile of the paygate server there
  *
  * Prints a table and writes bench/results/<time>.json. Requests are signed ahead of time, each with its own
@@ -23,6 +24,7 @@ import { Worker } from 'node:worker_threads';
 import { PaygateClient } from '@paygate/client';
 import pg from 'pg';
 import { ANONYMOUS_SCENARIO, anonymousReport, anonymousScenario, type AnonymousResult } from './anonymous-pages.js';
+import { BATCH_SCENARIO, batchReport, batchScenario, type BatchResult } from './batch.js';
 import type { LoadPlan, LoadResult } from './load-generator.js';
 import { RECURRING_SCENARIO, recurringReport, recurringScenario, type RecurringResult } from './recurring.js';
 import type { RequestTemplate, SignJob } from './sign-worker.js';
@@ -171,6 +173,19 @@ async function main(): Promise<void> {
         analyze: process.env.DATABASE_URL ? () => analyzePostgres(process.env.DATABASE_URL!) : undefined,
       });
     }
+    // Only when named: it takes minutes, and leaves BENCH_BATCH_ROWS paid orders behind.
+    let batch: BatchResult | undefined;
+    if (only && BATCH_SCENARIO.includes(only)) {
+      batch = await batchScenario({
+        // The upload of the whole file is one request, never sent twice.
+        client: new PaygateClient({
+          baseUrl: `http://127.0.0.1:${paygatePort}`, appId: demo.app_id, privateKey: privateKeyPem, timeoutMs: 3_600_000, retry: { maxAttempts: 1 },
+        }),
+        paygatePid: paygate.pid, paygatePort, run,
+        progress: (text) => process.stderr.write(text),
+        analyze: process.env.DATABASE_URL ? () => analyzePostgres(process.env.DATABASE_URL!) : undefined,
+      });
+    }
     // Last: from here on, every order event of the demo merchant is a delivery to make.
     let webhooks: WebhookResult | undefined;
     if (!only || WEBHOOK_SCENARIO.includes(only)) {
@@ -182,7 +197,7 @@ async function main(): Promise<void> {
         progress: (text) => process.stderr.write(text),
       });
     }
-    report(rows, anonymous, webhooks, recurring);
+    report(rows, anonymous, webhooks, recurring, batch);
   } finally {
     // Each child ends on SIGTERM (paygate after its requests in flight, writing its CPU profile if asked for).
     await Promise.all(children.map((child) => new Promise((resolve) => {
@@ -195,7 +210,9 @@ async function main(): Promise<void> {
   }
 }
 
-function report(rows: Row[], anonymous: AnonymousResult | undefined, webhooks: WebhookResult | undefined, recurring: RecurringResult | undefined): void {
+function report(
+  rows: Row[], anonymous: AnonymousResult | undefined, webhooks: WebhookResult | undefined, recurring: RecurringResult | undefined, batch: BatchResult | undefined,
+): void {
   const database = process.env.DATABASE_URL ? 'PostgreSQL' : `SQLite (synchronous=${process.env.PAYGATE_SQLITE_SYNCHRONOUS ?? 'FULL'})`;
   const lines = [
     `paygate benchmark: ${database}, ${CONNECTIONS} connections, ${SECONDS} s after ${WARMUP_SECONDS} s warm-up, ${cpus().length} cores, node ${process.version}`,
@@ -218,6 +235,7 @@ function report(rows: Row[], anonymous: AnonymousResult | undefined, webhooks: W
   for (const row of rows.filter((r) => r.paygate.exhausted)) lines.push(`\n${row.scenario}: ran out of prepared operations; raise BENCH_HEADROOM`);
   if (anonymous) lines.push('', ...anonymousReport(anonymous));
   if (recurring) lines.push('', ...recurringReport(recurring));
+  if (batch) lines.push('', ...batchReport(batch));
   if (webhooks) {
     lines.push('', ...webhookReport(webhooks));
     if (webhooks.endToEnd.create.exhausted) lines.push(`\n${WEBHOOK_SCENARIO}: ran out of prepared operations; raise BENCH_HEADROOM`);
@@ -227,7 +245,7 @@ function report(rows: Row[], anonymous: AnonymousResult | undefined, webhooks: W
   process.stdout.write(`${lines.join('\n')}\n`);
   const resultsDir = join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows, anonymous, webhooks, recurring }, null, 2));
+  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows, anonymous, webhooks, recurring, batch }, null, 2));
 }
 
 async function signInWorkers(job: SignJob): Promise<string[][]> {
