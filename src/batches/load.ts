@@ -19,7 +19,7 @@ import { dropFileParts, dropRows, findBatch, insertRows, readFileParts, skipWait
 /** Rows written per transaction while a file is read: the write lock is never held for long. */
 const ROWS_PER_WRITE = 1000;
 /** Rows one job of the runner takes: processes sharing a batch take different chunks. */
-export const ROWS_PER_CHUNK = 500;
+const ROWS_PER_CHUNK = 500;
 
 /**
  * The load job: fetches the batch's file (or takes the one its request left), reads every row and checks it on
