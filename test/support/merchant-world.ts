@@ -219,9 +219,13 @@ export class MerchantWorld {
   async newBatch(options: { held?: boolean } = {}): Promise<string> {
     const fileUrl = `${await batchFileHost()}/${options.held ? 'held/' : ''}${this.unique('dues')}.csv`;
     const { batch_info: batch } = await this.call('POST', `${API}/batch_mit_transactions`, { batch: { file_url: fileUrl, batch_name: 'Dues' } });
-    this.remember([batch.id], () => this.call('GET', `${API}/batch_mit_transactions/${batch.id}`));
-    // A held batch is read back unchanged only once its load has begun (pending becomes processing at once).
-    for (let i = 0; options.held && i < 200 && (await this.call('GET', `${API}/batch_mit_transactions/${batch.id}`)).batch_info.upload_status === 'pending'; i += 1) await sleep(10);
+    const read = () => this.call('GET', `${API}/batch_mit_transactions/${batch.id}`);
+    // A held batch moves on by itself (processing, then failed when the hold ends): what no other merchant may
+    // change is whether it was cancelled, and what the owner gave it.
+    this.remember([batch.id], options.held ? async () => {
+      const { batch_info: info } = await read();
+      return { id: info.id, batch_name: info.batch_name, created_by: info.created_by, deleted_at: info.deleted_at, cancelled: info.upload_status === 'cancelled' };
+    } : read);
     return batch.id;
   }
 

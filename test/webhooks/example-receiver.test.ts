@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +79,25 @@ describe('the example webhook receiver of docs/', () => {
       });
       await client.recurring.cancelPlan(cancelled.id, { activate_type: 'immediate' });
       await client.sandbox.advanceClock(2 * DAY + 60);
+
+      // Batches: one processed (its only row refused by its own cells, so no order), one whose file cannot be read,
+      // and one cancelled while its file is being fetched.
+      await client.batches.upload('Action,Reference Number,Customer UUID,Amount,Token ID\r\npayment,B-1,,1.001,tok\r\n', { kind: 'csv' });
+      await client.batches.upload('Action,Amount\r\npayment,1.00\r\n', { kind: 'csv' });
+      let answerFile = () => {};
+      const files = createServer((_request, response) => {
+        answerFile = () => response.writeHead(404).end();
+      });
+      await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+      try {
+        const held = await client.batches.create({ file_url: `http://127.0.0.1:${(files.address() as AddressInfo).port}/dues.csv` });
+        for (let i = 0; i < 400 && (await client.batches.get(held.id)).batch_info.upload_status !== 'processing'; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+        await client.batches.cancel(held.id);
+      } finally {
+        answerFile();
+        files.closeAllConnections();
+        files.close();
+      }
 
       const sent = MODULES.flatMap((module) => (module.events ?? []).map((type) => type.action)).sort();
       await until(() => new Set(handled().map((line) => line.action)).size === sent.length, 'every kind of event arrived');
