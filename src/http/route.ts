@@ -162,30 +162,30 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
   }
 
   function addRoutes(target: FastifyInstance): void {
-  [route.url, ...(route.aliases ?? [])].forEach((url, index) => {
-    target.route({
-      method: route.method,
-      url,
-      schema: {
-        operationId: index === 0 ? route.operationId : `${route.operationId}Alias${index}`,
-        summary: route.summary,
-        tags: route.tags,
-        response,
-        security: SIGNED,
-        // The alias is documented beside its operation, with the operation's example.
-        ...(index === 0 ? exampleExtensions(route.method, url, route.example) : { 'x-alias-of': route.operationId }),
-        // Only the parts a route has: a part present but undefined reads as a mistake to Fastify.
-        ...(route.description !== undefined && { description: route.description }),
-        ...(route.body !== undefined && { body: route.body }),
-        ...(route.querystring !== undefined && { querystring: route.querystring }),
-        ...(route.params !== undefined && { params: route.params }),
-        ...(upload && { consumes: ['application/json', ...upload.mediaTypes] }),
-      },
-      config: { declaredErrors: new Set(errors.map((error) => error.code)) },
-      preValidation,
-      handler: (request, reply) => handle(deps, route, request, reply),
+    [route.url, ...(route.aliases ?? [])].forEach((url, index) => {
+      target.route({
+        method: route.method,
+        url,
+        schema: {
+          operationId: index === 0 ? route.operationId : `${route.operationId}Alias${index}`,
+          summary: route.summary,
+          tags: route.tags,
+          response,
+          security: SIGNED,
+          // The alias is documented beside its operation, with the operation's example.
+          ...(index === 0 ? exampleExtensions(route.method, url, route.example) : { 'x-alias-of': route.operationId }),
+          // Only the parts a route has: a part present but undefined reads as a mistake to Fastify.
+          ...(route.description !== undefined && { description: route.description }),
+          ...(route.body !== undefined && { body: route.body }),
+          ...(route.querystring !== undefined && { querystring: route.querystring }),
+          ...(route.params !== undefined && { params: route.params }),
+          ...(upload && { consumes: ['application/json', ...upload.mediaTypes] }),
+        },
+        config: { declaredErrors: new Set(errors.map((error) => error.code)) },
+        preValidation,
+        handler: (request, reply) => handle(deps, route, request, reply),
+      });
     });
-  });
   }
 }
 
