@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { isPostgres, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
+import { isUuid } from '../platform/ids.js';
 import type { BatchesTable, BatchRowsTable } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
@@ -32,6 +33,8 @@ export async function insertBatch(db: Db, row: BatchRecord): Promise<void> {
 }
 
 export async function findBatch(db: Db, merchantId: string, id: string, lock = false): Promise<BatchRecord | undefined> {
+  // Batch ids are UUIDs: any other text names none (and never reaches the database, where U+0000 cannot go).
+  if (!isUuid(id)) return undefined;
   const query = db.selectFrom('batches').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id);
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }

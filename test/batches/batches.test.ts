@@ -240,6 +240,11 @@ describe('operation 5: defaults and paging', () => {
     assert.deepEqual(rest.transactions.map((t) => t.extra?.row), [22, 23, 24, 25, 26]);
     await assert.rejects(client.batches.get(batch.id, { limit: 1001 }), (error: PaygateError) => error.errorCode === '100207');
     await assert.rejects(client.batches.get(randomUUID()), (error: PaygateError) => error.errorCode === '600101');
+    // An id that is no UUID names no batch, whatever it holds (U+0000 cannot even reach PostgreSQL).
+    for (const id of [`${batch.id}\u0000`, 'a\u0000b', 'DROP TABLE batches']) {
+      await assert.rejects(client.batches.get(id), (error: PaygateError) => error.errorCode === '600101', JSON.stringify(id));
+      await assert.rejects(client.batches.cancel(id), (error: PaygateError) => error.errorCode === '600101', JSON.stringify(id));
+    }
   });
 });
 
