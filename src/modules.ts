@@ -9,6 +9,7 @@ import { customersModule } from './customers/module.js';
 import { echoModule } from './echo/module.js';
 import { EVENT_ERRORS } from './events/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
+import { ledgerModule } from './ledger/module.js';
 import { merchantsModule } from './merchants/module.js';
 import type { Module } from './module.js';
 import { ordersModule } from './orders/module.js';
@@ -34,6 +35,7 @@ export const MODULES: readonly Module[] = [
   ordersModule,
   recurringModule,
   batchesModule,
+  ledgerModule,
   webhooksModule,
   sandboxModule,
 ];

@@ -20,6 +20,8 @@ import type {
   BatchInput,
   BatchInfo,
   BatchPage,
+  Balance,
+  BalanceTransactionPage,
   BatchWithTransactions,
   BatchErrorPage,
   RecurringPlanPage,
@@ -98,6 +100,7 @@ export class PaygateClient {
   readonly transactions: TransactionsApi;
   readonly recurring: RecurringApi;
   readonly batches: BatchesApi;
+  readonly balances: BalancesApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
   private readonly baseUrl: string;
@@ -116,6 +119,7 @@ export class PaygateClient {
     this.transactions = new TransactionsApi(this);
     this.recurring = new RecurringApi(this);
     this.batches = new BatchesApi(this);
+    this.balances = new BalancesApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
   }
@@ -300,6 +304,7 @@ class CustomersApi {
 const GATEWAY = '/svc/payment/api/v1/openapi';
 const RECURRING = `${GATEWAY}/recurring_payments`;
 const BATCHES = `${GATEWAY}/batch_mit_transactions`;
+const TREASURY = '/svc/ts/api/v1/openapi';
 
 class OrdersApi {
   constructor(private readonly client: PaygateClient) {}
@@ -521,6 +526,21 @@ class BatchesApi {
   }
 }
 
+/** The merchant's balances and the ledger entries behind them (docs/ledger.md). */
+class BalancesApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  /** One balance per currency: available, incoming, reserved, on hold. */
+  async get(options?: RequestOptions): Promise<Balance[]> {
+    return (await invoke<'getBalances'>(this.client, 'GET', `${TREASURY}/balances`, undefined, options)).balances;
+  }
+
+  /** The entries that moved the merchant's money, newest first; filters as `{ 'filter[type][_eq]': 'refund' }`. */
+  async transactions(page: ListPage = {}, options?: RequestOptions): Promise<BalanceTransactionPage> {
+    return invoke<'listBalanceTransactions'>(this.client, 'GET', `${TREASURY}/balance_transactions${listQuery(page)}`, undefined, options);
+  }
+}
+
 class TransactionsApi {
   constructor(private readonly client: PaygateClient) {}
 
@@ -583,6 +603,11 @@ class SandboxApi {
     return invoke<'failSandboxTransaction'>(
       this.client, 'POST', `${SANDBOX}/transactions/${encodeURIComponent(transactionUuid)}/fail`, undefined, options,
     );
+  }
+
+  /** Funds the available balance, as money arriving from the merchant's bank would. */
+  async topUp(topUp: RequestBody<'topUpSandboxBalance'>, options?: RequestOptions): Promise<ReplyData<'topUpSandboxBalance'>> {
+    return invoke<'topUpSandboxBalance'>(this.client, 'POST', `${SANDBOX}/balance/top_up`, topUp, options);
   }
 
   /** Settles a pending card binding as the cardholder passing (`succeed`) or failing 3-D Secure would. */

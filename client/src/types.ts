@@ -166,6 +166,12 @@ export type BatchWithTransactions = ReplyData<'getBatchTransactions'>;
 export type BatchPage = ReplyData<'listBatches'>;
 export type BatchErrorPage = ReplyData<'listBatchErrors'>;
 
+// ---- balances and the ledger ----
+
+export type Balance = ReplyData<'getBalances'>['balances'][number];
+export type BalanceTransaction = ReplyData<'listBalanceTransactions'>['balance_transactions'][number];
+export type BalanceTransactionPage = ReplyData<'listBalanceTransactions'>;
+
 export type SandboxClock = ReplyData<'readSandboxClock'>;
 
 // ---- checks that the hand-written parts still agree with the declarations ----

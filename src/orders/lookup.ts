@@ -5,7 +5,7 @@ import { ORDER_ERRORS } from './errors.js';
 import type { OrderView } from './present.js';
 import { findOrder, lineItemsOfOrders, lockOrderOfTransaction, orderOfTransaction, updateOrder, type OrderRow } from './store.js';
 import { orderTotals } from './totals.js';
-import { findPaymentByUuid, findTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
+import { findPaymentByUuid, findTransaction, orderTransactions, succeededMoneyTransactions, type TransactionRow } from './transactions-store.js';
 
 /** How clients name an order: by number, by reference number, or both (which must then name the same order). */
 export interface OrderReference {
@@ -20,6 +20,11 @@ export function hasOrderReference(reference: OrderReference | undefined): refere
 /** The merchant's order with this id or reference number, if there is one (no error when there is none). */
 export async function findMerchantOrder(ctx: Context, by: { id: string } | { referenceNumber: string }): Promise<OrderRow | undefined> {
   return findOrder(ctx.db, ctx.merchant.id, by);
+}
+
+/** Every sale, capture and refund of the merchant that went through (voided or not, settled or not). */
+export async function moneyTransactions(ctx: Context): Promise<TransactionRow[]> {
+  return succeededMoneyTransactions(ctx.db, ctx.merchant.id);
 }
 
 /** The payment made under this `payment.uuid`, if there is one. */

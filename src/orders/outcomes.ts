@@ -4,6 +4,7 @@ import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { ORDER_ERRORS } from './errors.js';
 import { emitOrderEvent, type OrderAction } from './events.js';
+import { postTransactionChange } from './ledger-postings.js';
 import { refreshOrder } from './lookup.js';
 import { buildPaymentData, inheritedCard, storedPayerAction } from './payment-data.js';
 import type { OrderView } from './present.js';
@@ -49,6 +50,8 @@ export function recordRailAnswer(
     const outcome = await outcomeOf(tx, order, transactionId);
     const action = eventOf(transaction, outcome.transaction);
     if (action) await emitOrderEvent(tx, action, outcome.view);
+    // Last: the ledger's accounts are rows every payment of the merchant writes, held until this commits.
+    await postTransactionChange(tx, transaction, outcome.transaction);
     return outcome;
   }, { completesRequest: options.completesRequest });
 }

@@ -1,7 +1,8 @@
-import type { Context, PlatformContext } from '../context/context.js';
+import { inTransaction, type Context, type PlatformContext } from '../context/context.js';
 import type { Merchant } from '../platform/tenants.js';
 import { nextLocalHour } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
+import { postSettled } from './ledger-postings.js';
 import { settleTransactions } from './transactions-store.js';
 
 export const SETTLE_JOB = 'orders.settle';
@@ -21,10 +22,13 @@ export async function scheduleNextSettlement(
 
 /**
  * The sandbox acquirer's daily settlement: every successful, unvoided sale, capture and refund made up to the
- * settlement time is settled. From then on it can be refunded and no longer voided.
+ * settlement time is settled. From then on it can be refunded and no longer voided. The sales and captures it
+ * settles move to the merchant's available balance, less their fees, in the same transaction.
  */
 export async function settle(ctx: Context, payload: unknown): Promise<void> {
   const { at } = payload as { at: number };
-  await settleTransactions(ctx.db, ctx.merchant.id, at);
-  await scheduleNextSettlement(ctx, ctx.merchant, at);
+  await inTransaction(ctx, async (tx) => {
+    await postSettled(tx, await settleTransactions(tx.db, tx.merchant.id, at));
+    await scheduleNextSettlement(tx, tx.merchant, at);
+  });
 }

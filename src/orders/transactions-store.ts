@@ -57,9 +57,16 @@ export async function updateTransaction(db: Db, merchantId: string, id: string, 
     .returningAll().executeTakeFirstOrThrow();
 }
 
+/** Every sale, capture and refund that went through: the records the ledger's check recomputes balances from. */
+export async function succeededMoneyTransactions(db: Db, merchantId: string): Promise<TransactionRow[]> {
+  return db.selectFrom('transactions').selectAll()
+    .where('merchant_id', '=', merchantId).where('status', '=', 'succeeded').where('type', 'in', ['Sales', 'Capture', 'Refund'])
+    .execute();
+}
+
 /** Settles what the acquirer's cut-off covers: successful, unvoided money movements made up to `at`. */
-export async function settleTransactions(db: Db, merchantId: string, at: number): Promise<number> {
-  const result = await db.updateTable('transactions')
+export async function settleTransactions(db: Db, merchantId: string, at: number): Promise<Array<Pick<TransactionRow, 'id' | 'type' | 'currency' | 'amount' | 'payment_method'>>> {
+  return db.updateTable('transactions')
     .set({ settled_at: at, updated_at: at })
     .where('merchant_id', '=', merchantId)
     .where('settled_at', 'is', null)
@@ -69,8 +76,8 @@ export async function settleTransactions(db: Db, merchantId: string, at: number)
     .where('void_is_pending', '=', 0)
     .where('type', 'in', ['Sales', 'Capture', 'Refund'])
     .where('created_at', '<=', at)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning(['id', 'type', 'currency', 'amount', 'payment_method'])
+    .execute();
 }
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { currencyExponent } from './money/currencies.js';
+import { parseFeeSchedule, SANDBOX_FEES, type FeeSchedule } from './money/fees.js';
 import { parseCidr, type Cidr } from './net.js';
 
 export type Mode = 'sandbox' | 'live';
@@ -66,6 +67,13 @@ export interface Config {
   batchFileMaxBytes: number;
   /** How long fetching a batch's file_url may take, from connecting to the last byte. */
   batchFetchTimeoutMs: number;
+  /** What settlement charges per payment method (docs/ledger.md): the sandbox's rates, laid over by PAYGATE_FEES. */
+  fees: FeeSchedule;
+  /**
+   * Whether money movements post to the ledger. Off only to measure what posting costs (bench/): a ledger left
+   * behind by a run without it fails `paygate ledger check`.
+   */
+  ledgerPosting: boolean;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +148,9 @@ export function loadConfig(env: Env = process.env): Config {
   const defaultCurrency = read('PAYGATE_DEFAULT_CURRENCY', 'HKD', (raw) => (/^[A-Z]{3}$/.test(raw) && currencyExponent(raw) !== undefined ? raw : 'must be an ISO 4217 currency code such as HKD'));
   const batchFileMaxBytes = read('PAYGATE_BATCH_FILE_LIMIT', 20 * 1024 * 1024, integer(1024, 1024 * 1024 * 1024));
   const batchFetchTimeoutMs = read('PAYGATE_BATCH_FETCH_TIMEOUT_MS', 30_000, integer(100, 600_000));
+  const baseFees = mode === 'sandbox' ? SANDBOX_FEES : {};
+  const fees = read<FeeSchedule>('PAYGATE_FEES', baseFees, (raw) => parseFeeSchedule(raw, baseFees));
+  const ledgerPosting = oneOf('PAYGATE_LEDGER', ['on', 'off'], 'on') === 'on';
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
 
   const trustedProxies: Cidr[] = [];
@@ -162,7 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
     pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, recoveryAfterMs, idempotencyLockMs,
     rateLimitPerSecond, rateLimitBurst, pageRateLimit, linkRateLimit, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
-    eventRetentionMs, receiptFont, defaultCurrency, batchFileMaxBytes, batchFetchTimeoutMs,
+    eventRetentionMs, receiptFont, defaultCurrency, batchFileMaxBytes, batchFetchTimeoutMs, fees, ledgerPosting,
   };
 }
 

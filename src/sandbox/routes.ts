@@ -7,11 +7,16 @@ import { challengedExample, EXAMPLE_ORDER } from '../orders/examples.js';
 import { completePayerAction } from '../orders/payments.js';
 import { presentOrder, presentTransaction } from '../orders/present.js';
 import { OrderTransactionData } from '../orders/schemas.js';
+import { topUp } from '../ledger/balances.js';
+import { EXAMPLE_BALANCE, EXAMPLE_TOP_UP } from '../ledger/examples.js';
+import { presentBalance, presentTopUp } from '../ledger/present.js';
+import { TopUpBody, TopUpData } from '../ledger/schemas.js';
 import { completeBinding } from '../payment-tokens/bind.js';
 import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 import { presentToken } from '../payment-tokens/present.js';
 import { TokenData } from '../payment-tokens/schemas.js';
 import { requireToken, type TokenRow } from '../payment-tokens/tokens.js';
+import { PLATFORM_ERRORS } from '../platform/errors.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
 import { advanceClock, MAX_ADVANCE_SECONDS, readClock } from './clock.js';
 
@@ -59,6 +64,26 @@ export const sandboxRoutes = [
       request: { body: { advance_seconds: 86400 } },
       reply: { now: '2026-11-22T08:00:00.000Z', business_date: '2026-11-22', timezone: 'Asia/Hong_Kong', offset_seconds: 86400 },
       client: clientCall('sandbox.advanceClock', 86400),
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/balance/top_up`,
+    operationId: 'topUpSandboxBalance',
+    summary: "Fund the merchant's available balance, as money arriving from its bank would (docs/ledger.md).",
+    tags: TAGS,
+    body: TopUpBody,
+    data: TopUpData,
+    errors: [PLATFORM_ERRORS.currencyInvalid],
+    handler: ({ ctx, body }) => topUp(ctx, body),
+    present: ({ topUp: record, balance }) => ({ top_up: presentTopUp(record), balance: presentBalance(balance) }),
+    example: {
+      request: { body: EXAMPLE_TOP_UP },
+      reply: {
+        top_up: { id: '019ad0a0-1b2c-7000-8d3e-4f5a6b7c8d9e', ...EXAMPLE_TOP_UP, created_at: '2026-12-01T02:00:00.000Z' },
+        balance: { ...EXAMPLE_BALANCE, available: '2172.54' },
+      },
+      client: clientCall('sandbox.topUp', EXAMPLE_TOP_UP),
     },
   }),
   ...(['succeed', 'fail'] as const).map((outcome) => defineRoute({

@@ -550,6 +550,24 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     fuzzShare: 0.25,
   },
 
+  getBalances: {
+    valid: async () => request({}),
+    repeatable: true,
+  },
+  listBalanceTransactions: {
+    valid: async () => request({ query: { offset: '0', limit: '5', 'filter[type][_eq]': 'payment' } }),
+    repeatable: true,
+    names: {
+      'query.filter[source.id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[source.id][_eq]': world.paidOrder.transactionUuid } })),
+      'query.filter[id][_eq]': lookup(unknownUuid, 'success'),
+    },
+  },
+
+  topUpSandboxBalance: {
+    valid: async () => request({ body: { currency: 'HKD', amount: '10.00' } }),
+    repeatable: true,
+    fuzzShare: 0.25,
+  },
   readSandboxClock: {
     valid: async () => request({}),
     repeatable: true,

@@ -665,6 +665,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/ts/api/v1/openapi/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's balances, one per currency: available, incoming, reserved and on hold (docs/ledger.md). */
+        get: operations["getBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/balance_transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ledger's entries that moved the merchant's money, newest first, with filter[field][operator]=value (docs/ledger.md). */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -700,6 +734,23 @@ export interface paths {
          * @description Settlement, authorisation expiry and due-date voids (and later billing, payouts, webhook retries) run in time order as the clock passes their times. Only this merchant's clock moves.
          */
         post: operations["advanceSandboxClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/balance/top_up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fund the merchant's available balance, as money arriving from its bank would (docs/ledger.md). */
+        post: operations["topUpSandboxBalance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5077,6 +5128,107 @@ export interface operations {
             };
         };
     };
+    getBalances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            balances: {
+                                currency: string;
+                                /** @description What the merchant may spend or pay out now. Decimal text with the currency's decimals, like paid_total. */
+                                available: string;
+                                /** @description Captured, not yet settled. Decimal text with the currency's decimals, like paid_total. */
+                                incoming: string;
+                                /** @description Held for payouts in flight. Decimal text with the currency's decimals, like paid_total. */
+                                reserved: string;
+                                /** @description Held for card authorisations. Decimal text with the currency's decimals, like paid_total. */
+                                on_hold: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            balance_transactions: {
+                                id: string;
+                                type: "payment" | "capture" | "void" | "settlement" | "refund" | "top_up";
+                                /** @description What the entry changes the merchant's funds by, before its fee (a settlement only moves funds: 0). Decimal text with the currency's decimals, like paid_total. */
+                                amount: string;
+                                /** @description The fee the entry takes: settlements, by the fee schedule. Decimal text with the currency's decimals, like paid_total. */
+                                fee: string;
+                                /** @description amount less fee: the sum of every entry's net is the merchant's funds. Decimal text with the currency's decimals, like paid_total. */
+                                net: string;
+                                currency: string;
+                                source: {
+                                    type: "transaction" | "top_up";
+                                    /** @description The transaction's uuid, or the top-up's id. */
+                                    id: string;
+                                };
+                                /** @description Business time, ISO 8601 UTC. */
+                                created_at: string;
+                                /** @description When the funds become available: for a payment or capture, the settlement it waits for, fixed when posted; null for a void. */
+                                available_on: string | null;
+                                /** @description paygate: how the entry moved the merchant's balances. */
+                                lines: {
+                                    account: "available" | "incoming" | "reserved" | "on_hold";
+                                    /** @description What the entry adds to that balance (negative: takes). */
+                                    amount: string;
+                                }[];
+                            }[];
+                            offset: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
     redeliverEvent: {
         parameters: {
             query?: never;
@@ -5219,6 +5371,61 @@ export interface operations {
                             timezone: string;
                             /** @description How far business time is ahead of wall time. */
                             offset_seconds: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    topUpSandboxBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ISO 4217. */
+                    currency: string;
+                    /** @description Positive, with at most the currency's decimals: "1000.00". */
+                    amount: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            top_up: {
+                                id: string;
+                                currency: string;
+                                amount: string;
+                                created_at: string;
+                            };
+                            balance: {
+                                currency: string;
+                                /** @description What the merchant may spend or pay out now. Decimal text with the currency's decimals, like paid_total. */
+                                available: string;
+                                /** @description Captured, not yet settled. Decimal text with the currency's decimals, like paid_total. */
+                                incoming: string;
+                                /** @description Held for payouts in flight. Decimal text with the currency's decimals, like paid_total. */
+                                reserved: string;
+                                /** @description Held for card authorisations. Decimal text with the currency's decimals, like paid_total. */
+                                on_hold: string;
+                            };
                         };
                     };
                 };

@@ -11,6 +11,7 @@ import * as recurringCatalogue from './migrations/008_recurring_catalogue.js';
 import * as recurringPlans from './migrations/009_recurring_plans.js';
 import * as recurringBillingIndexes from './migrations/010_recurring_billing_indexes.js';
 import * as batches from './migrations/011_batches.js';
+import * as ledger from './migrations/012_ledger.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '009_recurring_plans': recurringPlans,
   '010_recurring_billing_indexes': recurringBillingIndexes,
   '011_batches': batches,
+  '012_ledger': ledger,
 };
 
 /**

@@ -1,0 +1,109 @@
+import { inTransaction, type Context } from '../context/context.js';
+import { newSortableId } from '../platform/ids.js';
+import { currencyExponent } from '../platform/money/currencies.js';
+import { feeOf } from '../platform/money/fees.js';
+import type { Minor } from '../platform/money/money.js';
+import { nextLocalHour } from '../platform/time-zone.js';
+import { isMerchantAccount, type Account, type EntryType, type SourceType } from './accounts.js';
+import { insertEntries, type EntryRecord, type LineRecord } from './store.js';
+
+/**
+ * The one way money moves (docs/ledger.md): a journal entry whose lines sum to zero, written in the transaction of
+ * the change that causes it. The functions below are what each change posts; later capabilities (card holds,
+ * payouts) add theirs here, on the same `post`.
+ */
+export interface Posting {
+  type: EntryType;
+  currency: string;
+  source: { type: SourceType; id: string };
+  /** What each account gains (negative: loses). Zero lines are left out. */
+  lines: Partial<Record<Account, Minor>>;
+  /** The fee the entry takes: its merchant lines then change the funds by amount less fee. */
+  fee?: Minor;
+  /** When the funds become available, if not now. */
+  availableOn?: number | null;
+}
+
+/** A transaction of an order that moved money, as the ledger needs it. */
+export interface MoneyMovement {
+  transactionId: string;
+  currency: string;
+  amount: Minor;
+  /** The payment method (credit_card, payment_token, a wallet): what the fee schedule is keyed by. */
+  method: string;
+}
+
+/** Posts entries; each (source, type) once: one posted before is left as it was. Answers the entries written. */
+export async function post(ctx: Context, postings: Posting[]): Promise<EntryRecord[]> {
+  if (!ctx.config.ledgerPosting || postings.length === 0) return [];
+  const now = ctx.clock.now().getTime();
+  const entries: EntryRecord[] = [];
+  const lines: LineRecord[] = [];
+  for (const posting of postings) {
+    const id = newSortableId(now);
+    let total = 0;
+    let funds = 0;
+    for (const [account, amount] of Object.entries(posting.lines) as Array<[Account, Minor]>) {
+      if (amount === 0) continue;
+      if (!Number.isSafeInteger(amount)) throw new RangeError(`ledger line ${account} of ${amount} is not whole minor units`);
+      total += amount;
+      if (isMerchantAccount(account)) funds += amount;
+      lines.push({ entry_id: id, merchant_id: ctx.merchant.id, currency: posting.currency, account, amount });
+    }
+    // A programming error, never the caller's: an unbalanced entry is refused before anything is written.
+    if (total !== 0) throw new Error(`ledger entry ${posting.type} of ${posting.source.type} ${posting.source.id} does not balance: ${total}`);
+    const fee = posting.fee ?? 0;
+    entries.push({
+      id, merchant_id: ctx.merchant.id, currency: posting.currency, currency_exponent: currencyExponent(posting.currency) ?? 2,
+      type: posting.type, amount: funds + fee, fee, source_type: posting.source.type, source_id: posting.source.id,
+      available_on: posting.availableOn === undefined ? now : posting.availableOn, created_at: now,
+    });
+  }
+  return inTransaction(ctx, (tx) => insertEntries(tx.db, entries, lines, now));
+}
+
+const transactionSource = (movement: MoneyMovement) => ({ type: 'transaction' as const, id: movement.transactionId });
+
+/** A sale or capture went through: `incoming` until it settles, available then (at the next settlement). */
+export function postPayment(ctx: Context, movement: MoneyMovement, type: 'payment' | 'capture'): Promise<EntryRecord[]> {
+  const availableOn = nextLocalHour(ctx.clock.now().getTime(), ctx.merchant.settlementHour, ctx.merchant.timezone);
+  return post(ctx, [{
+    type, currency: movement.currency, source: transactionSource(movement), availableOn,
+    lines: { incoming: movement.amount, acquirer_clearing: -movement.amount },
+  }]);
+}
+
+/** A sale or capture voided before it settled: what it brought in is taken back; nothing net. */
+export function postVoid(ctx: Context, movement: MoneyMovement): Promise<EntryRecord[]> {
+  return post(ctx, [{
+    type: 'void', currency: movement.currency, source: transactionSource(movement), availableOn: null,
+    lines: { incoming: -movement.amount, acquirer_clearing: movement.amount },
+  }]);
+}
+
+/** A refund (of a settled transaction: the only kind there is) comes out of `available`. */
+export function postRefund(ctx: Context, movement: MoneyMovement): Promise<EntryRecord[]> {
+  return post(ctx, [{
+    type: 'refund', currency: movement.currency, source: transactionSource(movement),
+    lines: { available: -movement.amount, acquirer_clearing: movement.amount },
+  }]);
+}
+
+/** The day's settlement of sales and captures: each moves from `incoming` to `available`, less its fee. */
+export function postSettlements(ctx: Context, movements: MoneyMovement[]): Promise<EntryRecord[]> {
+  return post(ctx, movements.map((movement) => {
+    const fee = feeOf(ctx.config.fees, ctx.merchant.id, movement.method, movement.currency, movement.amount);
+    return {
+      type: 'settlement', currency: movement.currency, source: transactionSource(movement), fee,
+      lines: { incoming: -movement.amount, available: movement.amount - fee, fees: fee },
+    };
+  }));
+}
+
+/** Sandbox funding: money from the bank, available at once. */
+export function postTopUp(ctx: Context, topUp: { id: string; currency: string; amount: Minor }): Promise<EntryRecord[]> {
+  return post(ctx, [{
+    type: 'top_up', currency: topUp.currency, source: { type: 'top_up', id: topUp.id },
+    lines: { available: topUp.amount, bank: -topUp.amount },
+  }]);
+}

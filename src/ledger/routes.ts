@@ -1,0 +1,42 @@
+import { clientCall } from '../http/examples.js';
+import { defineRoute } from '../http/route.js';
+import { listBalanceTransactions, readBalances } from './balances.js';
+import { EXAMPLE_BALANCE, EXAMPLE_ENTRIES } from './examples.js';
+import { presentBalance, presentEntry } from './present.js';
+import { BalancesData, BalanceTransactionsData, BalanceTransactionsQuery } from './schemas.js';
+
+const BASE = '/svc/ts/api/v1/openapi';
+const TAGS = ['ledger'];
+
+export const LEDGER_ROUTES = [
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/balances`,
+    operationId: 'getBalances',
+    summary: "The merchant's balances, one per currency: available, incoming, reserved and on hold (docs/ledger.md).",
+    tags: TAGS,
+    data: BalancesData,
+    errors: [],
+    handler: async ({ ctx }) => ({ balances: (await readBalances(ctx)).map(presentBalance) }),
+    example: { request: {}, reply: { balances: [EXAMPLE_BALANCE] }, client: clientCall('balances.get') },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/balance_transactions`,
+    operationId: 'listBalanceTransactions',
+    summary: "The ledger's entries that moved the merchant's money, newest first, with filter[field][operator]=value (docs/ledger.md).",
+    tags: TAGS,
+    querystring: BalanceTransactionsQuery,
+    data: BalanceTransactionsData,
+    errors: [],
+    handler: async ({ ctx, query }) => {
+      const { rows, total } = await listBalanceTransactions(ctx, query as Record<string, unknown>, query);
+      return { balance_transactions: rows.map(({ entry, lines }) => presentEntry(entry, lines)), offset: query.offset, limit: query.limit, total };
+    },
+    example: {
+      request: { query: { 'filter[source.id][_eq]': EXAMPLE_ENTRIES[0]!.source.id } },
+      reply: { balance_transactions: EXAMPLE_ENTRIES, offset: 0, limit: 20, total: 2 },
+      client: clientCall('balances.transactions', { filters: { 'filter[source.id][_eq]': EXAMPLE_ENTRIES[0]!.source.id } }),
+    },
+  }),
+];
