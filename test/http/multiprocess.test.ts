@@ -10,6 +10,7 @@ import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from '../support/keys.js';
 import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
 import { freePort, runCli, startServe, type ServeProcess } from '../support/processes.js';
 import { rawRequest, signedHeaders } from '../support/server.js';
+import { card, CARDS, uniqueReference } from '../support/fixtures.js';
 
 const ECHO = '/svc/payment/api/v1/openapi/echo';
 
@@ -92,5 +93,35 @@ describe('two server processes on one PostgreSQL', { skip: POSTGRES_URL ? false 
       if (reply.status === 409) assert.equal((reply.json as { error_code: string }).error_code, '100303');
       else assert.equal(reply.text, fresh[0]!.text);
     }
+  });
+  test('refunds, payments and a settlement at once, split across both processes, leave the ledger consistent', async () => {
+    const clients = urls.map((baseUrl) => new PaygateClient({ baseUrl, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 } }));
+    const pay = async (i: number, total: string) => {
+      const client = clients[i % 2]!;
+      const order = await client.orders.create({ reference_number: uniqueReference('LEDGER'), currency: 'HKD', charge_fee: total });
+      const paid = await client.orders.pay({ number: order.number }, { credit_card: card(CARDS.visa) });
+      assert.equal(paid.transaction.success, true);
+      return paid.transaction.uuid;
+    };
+    const sales = await Promise.all(Array.from({ length: 12 }, (_, i) => pay(i, '100.00')));
+    // A day on: the sales settle, and can be refunded.
+    await clients[0]!.sandbox.advanceClock(86_400 + 60);
+    const refunds = sales.flatMap((uuid, i) => [1, 2].map((n) => clients[(i + n) % 2]!.transactions.refund(uuid, { amount: '10.00' })));
+    const payments = Array.from({ length: 12 }, (_, i) => pay(i, '7.00'));
+    const settlement = clients[1]!.sandbox.advanceClock(86_400);
+    const outcomes = await Promise.allSettled([...refunds, ...payments, settlement]);
+    for (const outcome of outcomes) assert.equal(outcome.status, 'fulfilled', outcome.status === 'rejected' ? String(outcome.reason) : '');
+
+    const env = { PAYGATE_DATA_DIR: dataDirs[0]!, DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
+    const check = await runCli(['ledger', 'check', '--json'], env);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
+    const [balance] = await clients[0]!.balances.get();
+    // 12 sales of 100.00 settled less 5.25 each, 24 refunds of 10.00; the 12 payments of 7.00 settled or still incoming.
+    assert.equal(balance!.reserved, '0.00');
+    const available = Math.round(Number(balance!.available) * 100);
+    const incoming = Math.round(Number(balance!.incoming) * 100);
+    const settledSmall = (available - (12 * 9475 - 24 * 1000)) / (700 - 255);
+    assert.ok(Number.isInteger(settledSmall) && settledSmall >= 0 && settledSmall <= 12, `available ${balance!.available}`);
+    assert.equal(incoming, (12 - settledSmall) * 700);
   });
 });

@@ -6,6 +6,10 @@ import { describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { openDatabase } from '../../src/platform/database/database.js';
 import { migrate, MIGRATIONS } from '../../src/platform/database/migrate.js';
+import type { PlatformContext } from '../../src/context/context.js';
+import { checkLedger } from '../../src/ledger/check.js';
+import { systemClock } from '../../src/platform/clock.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
 
 async function withDatabase(work: (database: ReturnType<typeof openDatabase>) => Promise<void>): Promise<void> {
@@ -119,6 +123,51 @@ describe('migrations', () => {
       const columns = (await database.db.introspection.getTables())
         .find((t) => t.name === 'transactions' && t.schema === current)!.columns.map((c) => c.name);
       assert.ok(columns.includes('payer_action') && !columns.includes('three_ds'));
+    });
+  });
+  test('a database made before the ledger is backfilled from its transactions, so that the check finds nothing', async () => {
+    await withDatabase(async (database) => {
+      const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '012'));
+      await migrate(database, before);
+      const db = database.db;
+      await sql`INSERT INTO merchants (id, name, timezone, clock_offset_ms, settlement_hour, created_at, updated_at)
+        VALUES ('m1', 'M', 'Asia/Hong_Kong', 0, 23, 1, 1), ('m2', 'N', 'UTC', 0, 23, 1, 1)`.execute(db);
+      await sql`INSERT INTO orders (id, merchant_id, number, reference_number, source, type, currency, currency_exponent, initial_total,
+        initial_tips, subtotal, paid_total, state, correspondence_state, notify_url, content_hash, app_id, created_at, updated_at)
+        VALUES ('o1', 'm1', '1', 'R-1', 'OpenAPI', 'Online', 'HKD', 2, 100000, 0, 100000, 0, 'invoiced', 'unpaid', NULL, 'h', NULL, 1, 1),
+               ('o2', 'm2', '2', 'R-2', 'OpenAPI', 'Online', 'JPY', 0, 5000, 0, 5000, 0, 'invoiced', 'unpaid', NULL, 'h', NULL, 1, 1)`.execute(db);
+      const transaction = (id: string, merchant: string, order: string, type: string, currency: string, amount: number, status: string,
+        extra: { voided?: number; settledAt?: number | null; original?: string | null; createdAt?: number } = {}) => sql`
+        INSERT INTO transactions (id, merchant_id, order_id, type, payment_method, currency, amount, status, progress, captured, voided,
+          void_reason, voided_at, void_is_pending, settled_at, expires_at, original_transaction_id, payment_uuid, idempotency_key,
+          idempotency_expires_at, void_idempotency_key, note, payment_data, payer_action, rail_started_at, created_at, updated_at)
+        VALUES (${id}, ${merchant}, ${order}, ${type}, 'credit_card', ${currency}, ${amount}, ${status}, 'done', 0, ${extra.voided ?? 0},
+          NULL, ${extra.voided ? 5 : null}, 0, ${extra.settledAt ?? null}, NULL, ${extra.original ?? null}, NULL, NULL, NULL, NULL, NULL, '{}',
+          NULL, NULL, ${extra.createdAt ?? 2}, 2)`.execute(db);
+      await transaction('t-settled', 'm1', 'o1', 'Sales', 'HKD', 30000, 'succeeded', { settledAt: 10 });
+      await transaction('t-refund', 'm1', 'o1', 'Refund', 'HKD', 5000, 'succeeded', { original: 't-settled', settledAt: 20, createdAt: 15 });
+      await transaction('t-voided', 'm1', 'o1', 'Sales', 'HKD', 20000, 'succeeded', { voided: 1 });
+      await transaction('t-open', 'm1', 'o1', 'Sales', 'HKD', 12345, 'succeeded');
+      await transaction('t-failed', 'm1', 'o1', 'Sales', 'HKD', 999, 'failed');
+      await transaction('t-auth', 'm2', 'o2', 'Authorization', 'JPY', 5000, 'succeeded');
+      await transaction('t-capture', 'm2', 'o2', 'Capture', 'JPY', 4000, 'succeeded', { original: 't-auth' });
+
+      assert.deepEqual(await migrate(database), Object.keys(MIGRATIONS).filter((name) => name >= '012'));
+      const platform = { db, database, wallClock: systemClock, config: loadConfig({ PAYGATE_DATA_DIR: tmpdir() }) } as unknown as PlatformContext;
+      assert.deepEqual((await checkLedger(platform)).differences, []);
+      const balances = await db.selectFrom('ledger_accounts').select(['merchant_id', 'currency', 'account', 'balance'])
+        .orderBy('merchant_id').orderBy('account').execute();
+      assert.deepEqual(balances.map((b) => [b.merchant_id, b.currency, b.account, Number(b.balance)]), [
+        ['m1', 'HKD', 'acquirer_clearing', -30000 + 5000 - 12345],
+        ['m1', 'HKD', 'available', 30000 - 5000],
+        ['m1', 'HKD', 'incoming', 12345],
+        ['m2', 'JPY', 'acquirer_clearing', -4000],
+        ['m2', 'JPY', 'incoming', 4000],
+      ]);
+      const types = await db.selectFrom('ledger_entries').select(['source_id', 'type']).orderBy('source_id').orderBy('type').execute();
+      assert.deepEqual(types.map((t) => `${t.source_id} ${t.type}`), [
+        't-capture capture', 't-open payment', 't-refund refund', 't-settled payment', 't-settled settlement', 't-voided payment', 't-voided void',
+      ]);
     });
   });
 });
