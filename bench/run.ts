@@ -9,6 +9,7 @@
  *   BENCH_ONLY=anonymous npm run bench  # orders/check beside anonymous receipt and payment-page traffic (bench/anonymous-pages.ts)
  *   BENCH_ONLY=recurring npm run bench  # 10,000 monthly plans billed twice by moving the clock (bench/recurring.ts; only when named)
  *   BENCH_ONLY=batch npm run bench      # a CSV batch of 100,000 token payments, upload to success (bench/batch.ts; only when named)
+ *   BENCH_ONLY=ledger npm run bench     # create + pay on two fresh servers, ledger on and off, in alternating rounds (bench/ledger-cost.ts)
  *   BENCH_CPU_PROF=/tmp/prof npm run bench   # also writes a V8 CPU profile of the paygate server there
  *
  * Prints a table and writes bench/results/<time>.json. Requests are signed ahead of time, each with its own
@@ -25,6 +26,7 @@ import { PaygateClient } from '@paygate/client';
 import pg from 'pg';
 import { ANONYMOUS_SCENARIO, anonymousReport, anonymousScenario, type AnonymousResult } from './anonymous-pages.js';
 import { BATCH_SCENARIO, batchReport, batchScenario, type BatchResult } from './batch.js';
+import { LEDGER_SCENARIO, ledgerCostReport, ledgerCostScenario, type LedgerCostResult } from './ledger-cost.js';
 import type { LoadPlan, LoadResult } from './load-generator.js';
 import { RECURRING_SCENARIO, recurringReport, recurringScenario, type RecurringResult } from './recurring.js';
 import type { RequestTemplate, SignJob } from './sign-worker.js';
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
   const baselinePort = paygatePort + 1;
   const floorPort = paygatePort + 2;
   const children: ChildProcess[] = [];
+  const extraDirs: string[] = [];
   try {
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
     const paygate = await startProcess(children, [...profile, join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
@@ -160,6 +163,27 @@ async function main(): Promise<void> {
         progress: (text) => process.stderr.write(text),
       });
     }
+    let ledgerCost: LedgerCostResult | undefined;
+    if (!only || LEDGER_SCENARIO.includes(only)) {
+      const perRound = Math.ceil(1_500 * HEADROOM * (SECONDS + WARMUP_SECONDS));
+      ledgerCost = await ledgerCostScenario({
+        run, rounds: Number(process.env.BENCH_LEDGER_ROUNDS ?? 3), perRound,
+        async start(ledger) {
+          const folder = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
+          extraDirs.push(folder);
+          const port = paygatePort + (ledger === 'on' ? 3 : 4);
+          await startProcess(children, [join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
+            PAYGATE_DATA_DIR: folder, PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+            PAYGATE_WEBHOOK_TIMEOUT_MS: String(BENCH_WEBHOOK_TIMEOUT_MS), PAYGATE_LEDGER: ledger,
+          }, /API reference/);
+          const app = JSON.parse(readFileSync(join(folder, 'demo-app.json'), 'utf8')) as { app_id: string; private_key_path: string };
+          const key = readFileSync(app.private_key_path, 'utf8');
+          return { port, sign: (operations) => signInWorkers({ appId: app.app_id, privateKeyPem: key, host: `127.0.0.1:${port}`, operations }) };
+        },
+        load: (plan) => load(dataDir, plan),
+        progress: (text) => process.stderr.write(text),
+      });
+    }
     // Only when named: it takes minutes, and moves the demo merchant's clock a month.
     let recurring: RecurringResult | undefined;
     if (only && RECURRING_SCENARIO.includes(only)) {
@@ -197,7 +221,7 @@ async function main(): Promise<void> {
         progress: (text) => process.stderr.write(text),
       });
     }
-    report(rows, anonymous, webhooks, recurring, batch);
+    report(rows, anonymous, webhooks, recurring, batch, ledgerCost);
   } finally {
     // Each child ends on SIGTERM (paygate after its requests in flight, writing its CPU profile if asked for).
     await Promise.all(children.map((child) => new Promise((resolve) => {
@@ -207,11 +231,13 @@ async function main(): Promise<void> {
       setTimeout(resolve, 10_000).unref();
     })));
     rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of extraDirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 
 function report(
   rows: Row[], anonymous: AnonymousResult | undefined, webhooks: WebhookResult | undefined, recurring: RecurringResult | undefined, batch: BatchResult | undefined,
+  ledgerCost: LedgerCostResult | undefined,
 ): void {
   const database = process.env.DATABASE_URL ? 'PostgreSQL' : `SQLite (synchronous=${process.env.PAYGATE_SQLITE_SYNCHRONOUS ?? 'FULL'})`;
   const lines = [
@@ -233,6 +259,7 @@ function report(
   const failures = rows.filter((r) => Object.keys(r.paygate.statuses).some((s) => s !== '200'));
   for (const row of failures) lines.push(`\n${row.scenario}: non-200 replies ${JSON.stringify(row.paygate.statuses)}`);
   for (const row of rows.filter((r) => r.paygate.exhausted)) lines.push(`\n${row.scenario}: ran out of prepared operations; raise BENCH_HEADROOM`);
+  if (ledgerCost) lines.push('', ...ledgerCostReport(ledgerCost));
   if (anonymous) lines.push('', ...anonymousReport(anonymous));
   if (recurring) lines.push('', ...recurringReport(recurring));
   if (batch) lines.push('', ...batchReport(batch));
@@ -245,7 +272,7 @@ function report(
   process.stdout.write(`${lines.join('\n')}\n`);
   const resultsDir = join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows, anonymous, webhooks, recurring, batch }, null, 2));
+  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows, ledgerCost, anonymous, webhooks, recurring, batch }, null, 2));
 }
 
 async function signInWorkers(job: SignJob): Promise<string[][]> {

@@ -5,7 +5,7 @@ import { parseFilters, type Page } from '../platform/query/filters.js';
 import { isMerchantAccount } from './accounts.js';
 import { postTopUp } from './post.js';
 import type { Balance } from './present.js';
-import { accountBalances, ENTRY_FILTERS, insertTopUp, linesOf, listEntries, type EntryRecord, type LineRecord, type TopUpRecord } from './store.js';
+import { accountBalances, ENTRY_FILTERS, insertTopUp, listEntries, type EntryRecord, type TopUpRecord } from './store.js';
 
 const empty = (currency: string): Balance => ({ currency, available: 0, incoming: 0, reserved: 0, on_hold: 0 });
 
@@ -29,13 +29,9 @@ export async function balanceIn(ctx: Context, currency: string): Promise<Balance
   return (await readBalances(ctx)).find((balance) => balance.currency === currency) ?? empty(currency);
 }
 
-/** The journal entries of the merchant, newest first, each with its lines. */
-export async function listBalanceTransactions(
-  ctx: Context, query: Record<string, unknown>, page: Page,
-): Promise<{ rows: Array<{ entry: EntryRecord; lines: LineRecord[] }>; total: number }> {
-  const { rows, total } = await listEntries(ctx.db, ctx.merchant.id, parseFilters(query, ENTRY_FILTERS), page);
-  const lines = await linesOf(ctx.db, ctx.merchant.id, rows.map((row) => row.id));
-  return { rows: rows.map((entry) => ({ entry, lines: lines.filter((line) => line.entry_id === entry.id) })), total };
+/** The journal entries of the merchant, newest first. */
+export async function listBalanceTransactions(ctx: Context, query: Record<string, unknown>, page: Page): Promise<{ rows: EntryRecord[]; total: number }> {
+  return listEntries(ctx.db, ctx.merchant.id, parseFilters(query, ENTRY_FILTERS), page);
 }
 
 /** Sandbox funding: credits `available` with money from the bank, recorded as a top-up. */

@@ -2,8 +2,8 @@ import { merchantContext, type PlatformContext } from '../context/context.js';
 import { moneyTransactions } from '../orders/lookup.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
 import { findMerchant } from '../platform/tenants.js';
-import { MERCHANT_ACCOUNTS, type Account } from './accounts.js';
-import { ledgerMerchants, lineSums, settlementFees, sourceSums, storedBalances, topUps, unbalancedEntries } from './store.js';
+import { isMerchantAccount, type Account } from './accounts.js';
+import { accountBalances, allEntries, ledgerMerchants, linesOf, topUps } from './store.js';
 
 /** One thing the check found wrong, said so that an operator can act on it. */
 export interface LedgerDifference {
@@ -48,22 +48,32 @@ async function checkMerchant(platform: PlatformContext, merchantId: string): Pro
     found.push({ merchant_id: merchantId, currency, kind, subject, account, expected: formatAmount(expected, exponent), found: formatAmount(actual, exponent) });
   };
 
-  // The journal against itself.
-  const stored: Sums = new Map();
-  for (const row of await storedBalances(ctx.db, merchantId)) stored.set(key(row.currency, '', row.account), row.balance);
+  // One pass over the journal: each account's sum of lines, each source's lines by account, each settlement's fee;
+  // and each entry against zero and against its amount less fee.
   const summed: Sums = new Map();
-  for (const row of await lineSums(ctx.db, merchantId)) summed.set(key(row.currency, '', row.account), row.total);
+  const posted: Sums = new Map();
+  const fees = new Map<string, number>();
+  for await (const entry of allEntries(ctx.db, merchantId)) {
+    let total = 0;
+    let funds = 0;
+    for (const [account, amount] of Object.entries(linesOf(entry))) {
+      total += amount;
+      if (isMerchantAccount(account)) funds += amount;
+      add(summed, key(entry.currency, '', account), amount);
+      add(posted, key(entry.currency, `${entry.source_type}:${entry.source_id}`, account), amount);
+    }
+    if (total !== 0) differ('entry', entry.currency, entry.id, 'all lines', 0, total);
+    if (funds !== entry.amount - entry.fee) differ('entry', entry.currency, entry.id, 'amount less fee', funds, entry.amount - entry.fee);
+    if (entry.type === 'settlement') fees.set(entry.source_id, entry.fee);
+  }
+  const stored: Sums = new Map();
+  for (const row of await accountBalances(ctx.db, merchantId)) stored.set(key(row.currency, '', row.account), row.balance);
   for (const k of new Set([...stored.keys(), ...summed.keys()])) {
     const [currency, , account] = k.split('\u0000') as [string, string, string];
     if ((stored.get(k) ?? 0) !== (summed.get(k) ?? 0)) differ('balance', currency, 'sum of its lines', account, summed.get(k) ?? 0, stored.get(k) ?? 0);
   }
-  for (const entry of await unbalancedEntries(ctx.db, merchantId, MERCHANT_ACCOUNTS)) {
-    if (entry.total !== 0) differ('entry', entry.currency, entry.id, 'all lines', 0, entry.total);
-    if (entry.funds !== entry.net) differ('entry', entry.currency, entry.id, 'amount less fee', entry.funds, entry.net);
-  }
 
   // The journal against the records.
-  const fees = await settlementFees(ctx.db, merchantId);
   const expected: Sums = new Map();
   const expect = (currency: string, subject: string, lines: Partial<Record<Account, number>>) => {
     for (const [account, amount] of Object.entries(lines)) add(expected, key(currency, subject, account), amount);
@@ -83,8 +93,6 @@ async function checkMerchant(platform: PlatformContext, merchantId: string): Pro
     }
   }
   for (const topUp of await topUps(ctx.db, merchantId)) expect(topUp.currency, `top_up:${topUp.id}`, { available: topUp.amount, bank: -topUp.amount });
-  const posted: Sums = new Map();
-  for (const row of await sourceSums(ctx.db, merchantId)) add(posted, key(row.currency, `${row.source_type}:${row.source_id}`, row.account), row.total);
   for (const k of new Set([...expected.keys(), ...posted.keys()])) {
     const want = expected.get(k) ?? 0;
     const have = posted.get(k) ?? 0;

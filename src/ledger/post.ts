@@ -5,7 +5,7 @@ import { feeOf } from '../platform/money/fees.js';
 import type { Minor } from '../platform/money/money.js';
 import { nextLocalHour } from '../platform/time-zone.js';
 import { isMerchantAccount, type Account, type EntryType, type SourceType } from './accounts.js';
-import { insertEntries, type EntryRecord, type LineRecord } from './store.js';
+import { insertEntries, type EntryRecord, type Lines } from './store.js';
 
 /**
  * The one way money moves (docs/ledger.md): a journal entry whose lines sum to zero, written in the transaction of
@@ -38,17 +38,17 @@ export async function post(ctx: Context, postings: Posting[]): Promise<EntryReco
   if (!ctx.config.ledgerPosting || postings.length === 0) return [];
   const now = ctx.clock.now().getTime();
   const entries: EntryRecord[] = [];
-  const lines: LineRecord[] = [];
   for (const posting of postings) {
     const id = newSortableId(now);
     let total = 0;
     let funds = 0;
+    const lines: Lines = {};
     for (const [account, amount] of Object.entries(posting.lines) as Array<[Account, Minor]>) {
       if (amount === 0) continue;
       if (!Number.isSafeInteger(amount)) throw new RangeError(`ledger line ${account} of ${amount} is not whole minor units`);
       total += amount;
       if (isMerchantAccount(account)) funds += amount;
-      lines.push({ entry_id: id, merchant_id: ctx.merchant.id, currency: posting.currency, account, amount });
+      lines[account] = amount;
     }
     // A programming error, never the caller's: an unbalanced entry is refused before anything is written.
     if (total !== 0) throw new Error(`ledger entry ${posting.type} of ${posting.source.type} ${posting.source.id} does not balance: ${total}`);
@@ -56,10 +56,10 @@ export async function post(ctx: Context, postings: Posting[]): Promise<EntryReco
     entries.push({
       id, merchant_id: ctx.merchant.id, currency: posting.currency, currency_exponent: currencyExponent(posting.currency) ?? 2,
       type: posting.type, amount: funds + fee, fee, source_type: posting.source.type, source_id: posting.source.id,
-      available_on: posting.availableOn === undefined ? now : posting.availableOn, created_at: now,
+      available_on: posting.availableOn === undefined ? now : posting.availableOn, lines: JSON.stringify(lines), created_at: now,
     });
   }
-  return inTransaction(ctx, (tx) => insertEntries(tx.db, entries, lines, now));
+  return inTransaction(ctx, (tx) => insertEntries(tx.db, tx.merchant.id, entries, now));
 }
 
 const transactionSource = (movement: MoneyMovement) => ({ type: 'transaction' as const, id: movement.transactionId });

@@ -4,7 +4,7 @@ import { formatAmount } from '../platform/money/money.js';
 import { exponentOf } from '../platform/money/money.js';
 import { isMerchantAccount, MERCHANT_ACCOUNTS, type MerchantAccount } from './accounts.js';
 import type { BalanceSchema, BalanceTransactionSchema } from './schemas.js';
-import type { EntryRecord, LineRecord, TopUpRecord } from './store.js';
+import { linesOf, type EntryRecord, type TopUpRecord } from './store.js';
 
 export type Balance = { currency: string } & Record<MerchantAccount, number>;
 export type BalanceReply = Static<typeof BalanceSchema>;
@@ -16,7 +16,7 @@ export function presentBalance(balance: Balance): BalanceReply {
   return { currency: balance.currency, available: available!, incoming: incoming!, reserved: reserved!, on_hold: onHold! };
 }
 
-export function presentEntry(entry: EntryRecord, lines: LineRecord[]): BalanceTransactionReply {
+export function presentEntry(entry: EntryRecord): BalanceTransactionReply {
   const money = (minor: number) => formatAmount(minor, entry.currency_exponent);
   return {
     id: entry.id,
@@ -28,10 +28,10 @@ export function presentEntry(entry: EntryRecord, lines: LineRecord[]): BalanceTr
     source: { type: entry.source_type as BalanceTransactionReply['source']['type'], id: entry.source_id },
     created_at: iso(entry.created_at),
     available_on: entry.available_on === null ? null : iso(entry.available_on),
-    lines: lines
-      .filter((line) => isMerchantAccount(line.account))
-      .sort((a, b) => MERCHANT_ACCOUNTS.indexOf(a.account as MerchantAccount) - MERCHANT_ACCOUNTS.indexOf(b.account as MerchantAccount))
-      .map((line) => ({ account: line.account as MerchantAccount, amount: money(line.amount) })),
+    lines: Object.entries(linesOf(entry))
+      .filter((line): line is [MerchantAccount, number] => isMerchantAccount(line[0]))
+      .sort(([a], [b]) => MERCHANT_ACCOUNTS.indexOf(a) - MERCHANT_ACCOUNTS.indexOf(b))
+      .map(([account, amount]) => ({ account, amount: money(amount) })),
   };
 }
 

@@ -31,7 +31,7 @@ export const LEDGER_ROUTES = [
     errors: [],
     handler: async ({ ctx, query }) => {
       const { rows, total } = await listBalanceTransactions(ctx, query as Record<string, unknown>, query);
-      return { balance_transactions: rows.map(({ entry, lines }) => presentEntry(entry, lines)), offset: query.offset, limit: query.limit, total };
+      return { balance_transactions: rows.map(presentEntry), offset: query.offset, limit: query.limit, total };
     },
     example: {
       request: { query: { 'filter[source.id][_eq]': EXAMPLE_ENTRIES[0]!.source.id } },

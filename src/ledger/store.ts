@@ -1,17 +1,20 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../platform/database/database.js';
 import { isPostgres } from '../platform/database/database.js';
-import type { LedgerEntriesTable, LedgerLinesTable, LedgerTopUpsTable } from '../platform/database/schema.js';
+import type { LedgerEntriesTable, LedgerTopUpsTable } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
-import { ENTRY_TYPES, SOURCE_TYPES } from './accounts.js';
+import { ENTRY_TYPES, SOURCE_TYPES, type Account } from './accounts.js';
 
 /** Rows per statement: well within both engines' limits on bound parameters. */
 const CHUNK = 200;
 
 export type EntryRecord = Selectable<LedgerEntriesTable>;
-export type LineRecord = Selectable<LedgerLinesTable>;
 export type TopUpRecord = Selectable<LedgerTopUpsTable>;
+/** An entry's lines: what it adds to each account it moves. */
+export type Lines = Partial<Record<Account, number>>;
+
+export const linesOf = (entry: Pick<EntryRecord, 'lines'>): Lines => JSON.parse(entry.lines) as Lines;
 
 export const ENTRY_FILTERS: FilterCatalogue = {
   id: { type: 'text', column: 'ledger_entries.id' },
@@ -26,11 +29,11 @@ export const ENTRY_FILTERS: FilterCatalogue = {
 };
 
 /**
- * Writes entries and their lines, and adds the lines to their accounts, in the caller's transaction. An entry
- * whose (source, type) is posted already is left out, with its lines: posting is once, whatever runs twice.
- * Accounts are updated in one order (by currency, then account) so that concurrent postings never deadlock.
+ * Writes entries and adds their lines to their accounts, in the caller's transaction. An entry whose (source,
+ * type) is posted already is left out: posting is once, whatever runs twice. Accounts are updated in one order
+ * (by currency, then account) so that concurrent postings never deadlock.
  */
-export async function insertEntries(db: Db, entries: EntryRecord[], lines: LineRecord[], now: number): Promise<EntryRecord[]> {
+export async function insertEntries(db: Db, merchantId: string, entries: EntryRecord[], now: number): Promise<EntryRecord[]> {
   if (entries.length === 0) return [];
   const written = new Set<string>();
   for (let i = 0; i < entries.length; i += CHUNK) {
@@ -39,15 +42,16 @@ export async function insertEntries(db: Db, entries: EntryRecord[], lines: LineR
       .returning('id').execute();
     for (const row of rows) written.add(row.id);
   }
-  const kept = lines.filter((line) => written.has(line.entry_id));
+  const kept = entries.filter((entry) => written.has(entry.id));
   if (kept.length === 0) return [];
-  for (let i = 0; i < kept.length; i += CHUNK) await db.insertInto('ledger_lines').values(kept.slice(i, i + CHUNK)).execute();
   const sums = new Map<string, { merchant_id: string; currency: string; account: string; balance: number; updated_at: number }>();
-  for (const line of kept) {
-    const key = `${line.merchant_id}\u0000${line.currency}\u0000${line.account}`;
-    const sum = sums.get(key) ?? { merchant_id: line.merchant_id, currency: line.currency, account: line.account, balance: 0, updated_at: now };
-    sum.balance += line.amount;
-    sums.set(key, sum);
+  for (const entry of kept) {
+    for (const [account, amount] of Object.entries(linesOf(entry))) {
+      const key = `${entry.currency}\u0000${account}`;
+      const sum = sums.get(key) ?? { merchant_id: merchantId, currency: entry.currency, account, balance: 0, updated_at: now };
+      sum.balance += amount;
+      sums.set(key, sum);
+    }
   }
   const ordered = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, sum]) => sum);
   await db.insertInto('ledger_accounts').values(ordered)
@@ -56,13 +60,7 @@ export async function insertEntries(db: Db, entries: EntryRecord[], lines: LineR
       updated_at: sql<number>`excluded.updated_at`,
     }))
     .execute();
-  return entries.filter((entry) => written.has(entry.id));
-}
-
-export async function findEntry(db: Db, merchantId: string, source: { type: string; id: string }, type: string): Promise<EntryRecord | undefined> {
-  return db.selectFrom('ledger_entries').selectAll()
-    .where('merchant_id', '=', merchantId).where('source_type', '=', source.type).where('source_id', '=', source.id).where('type', '=', type)
-    .executeTakeFirst();
+  return kept;
 }
 
 export async function accountBalances(db: Db, merchantId: string): Promise<Array<{ currency: string; account: string; balance: number }>> {
@@ -81,65 +79,27 @@ export async function listEntries(db: Db, merchantId: string, conditions: Condit
   return { rows, total: Number(count.total) };
 }
 
-export async function linesOf(db: Db, merchantId: string, entryIds: string[]): Promise<LineRecord[]> {
-  if (entryIds.length === 0) return [];
-  return db.selectFrom('ledger_lines').selectAll().where('merchant_id', '=', merchantId).where('entry_id', 'in', entryIds).execute();
-}
-
 export async function insertTopUp(db: Db, row: TopUpRecord): Promise<void> {
   await db.insertInto('ledger_top_ups').values(row).execute();
 }
 
 // ---- what the check reads ----
 
-/** Merchants with anything in the ledger or anything that should be there. */
 export async function ledgerMerchants(db: Db): Promise<string[]> {
   const rows = await db.selectFrom('merchants').select('id').orderBy('id').execute();
   return rows.map((row) => row.id);
 }
 
-export async function storedBalances(db: Db, merchantId: string): Promise<Array<{ currency: string; account: string; balance: number }>> {
-  return accountBalances(db, merchantId);
-}
-
-/** Each account's sum of lines. */
-export async function lineSums(db: Db, merchantId: string): Promise<Array<{ currency: string; account: string; total: number }>> {
-  const rows = await db.selectFrom('ledger_lines').select((eb) => ['currency', 'account', eb.fn.sum<number | string>('amount').as('total')])
-    .where('merchant_id', '=', merchantId).groupBy(['currency', 'account']).execute();
-  return rows.map((row) => ({ currency: row.currency, account: row.account, total: Number(row.total) }));
-}
-
-/** Entries whose lines do not sum to zero, or whose amount less fee is not what they change the merchant's funds by. */
-export async function unbalancedEntries(db: Db, merchantId: string, merchantAccounts: readonly string[]): Promise<Array<{ id: string; currency: string; total: number; funds: number; net: number }>> {
-  const rows = await db.selectFrom('ledger_entries as e').innerJoin('ledger_lines as l', 'l.entry_id', 'e.id')
-    .select((eb) => [
-      'e.id', 'e.currency', 'e.amount', 'e.fee',
-      eb.fn.sum<number | string>('l.amount').as('total'),
-      eb.fn.sum<number | string>(eb.case().when('l.account', 'in', merchantAccounts).then(eb.ref('l.amount')).else(sql.lit(0)).end()).as('funds'),
-    ])
-    .where('e.merchant_id', '=', merchantId)
-    .groupBy(['e.id', 'e.currency', 'e.amount', 'e.fee'])
-    .execute();
-  return rows
-    .map((row) => ({ id: row.id, currency: row.currency, total: Number(row.total), funds: Number(row.funds), net: Number(row.amount) - Number(row.fee) }))
-    .filter((row) => row.total !== 0 || row.funds !== row.net);
-}
-
-/** Each source's lines, summed by account: what the check compares with what the records say they should be. */
-export async function sourceSums(db: Db, merchantId: string): Promise<Array<{ source_type: string; source_id: string; currency: string; account: string; total: number }>> {
-  const rows = await db.selectFrom('ledger_entries as e').innerJoin('ledger_lines as l', 'l.entry_id', 'e.id')
-    .select((eb) => ['e.source_type', 'e.source_id', 'l.currency', 'l.account', eb.fn.sum<number | string>('l.amount').as('total')])
-    .where('e.merchant_id', '=', merchantId)
-    .groupBy(['e.source_type', 'e.source_id', 'l.currency', 'l.account'])
-    .execute();
-  return rows.map((row) => ({ ...row, total: Number(row.total) }));
-}
-
-/** Settlement fees as posted, by the transaction settled. */
-export async function settlementFees(db: Db, merchantId: string): Promise<Map<string, number>> {
-  const rows = await db.selectFrom('ledger_entries').select(['source_id', 'fee'])
-    .where('merchant_id', '=', merchantId).where('type', '=', 'settlement').execute();
-  return new Map(rows.map((row) => [row.source_id, Number(row.fee)]));
+/** Every entry of the merchant, a page at a time (the check never holds the whole journal). */
+export async function* allEntries(db: Db, merchantId: string): AsyncGenerator<EntryRecord> {
+  let after = '';
+  for (;;) {
+    const rows = await db.selectFrom('ledger_entries').selectAll()
+      .where('merchant_id', '=', merchantId).where('id', '>', after).orderBy('id').limit(5_000).execute();
+    yield* rows;
+    if (rows.length < 5_000) return;
+    after = rows.at(-1)!.id;
+  }
 }
 
 export async function topUps(db: Db, merchantId: string): Promise<TopUpRecord[]> {

@@ -31,7 +31,6 @@ export interface Schema {
   batch_rows: BatchRowsTable;
   ledger_accounts: LedgerAccountsTable;
   ledger_entries: LedgerEntriesTable;
-  ledger_lines: LedgerLinesTable;
   ledger_top_ups: LedgerTopUpsTable;
 }
 
@@ -603,17 +602,10 @@ export interface LedgerEntriesTable {
   source_id: string;
   /** Business time the funds become available: the settlement a payment waits for, fixed when posted. */
   available_on: number | null;
+  /** JSON: each account the entry moves, and what it adds to it (signed minor units); the amounts sum to zero. */
+  lines: string;
   /** Business time. */
   created_at: number;
-}
-
-export interface LedgerLinesTable {
-  entry_id: string;
-  merchant_id: string;
-  currency: string;
-  account: string;
-  /** Signed: what the line adds to its account. */
-  amount: number;
 }
 
 /** Sandbox funding: what a top-up credited to `available`. */

@@ -5,7 +5,7 @@ import { nextLocalHour } from '../../time-zone.js';
 
 /**
  * The ledger (docs/ledger.md): per merchant and currency, the balance of each account; the journal of entries, each
- * with lines that sum to zero; and the sandbox's top-ups. A database made before it is backfilled here from its
+ * with its lines (JSON: account to amount, one B-tree insert per entry rather than one per line) that sum to zero; and the sandbox's top-ups. A database made before it is backfilled here from its
  * transactions, so that `paygate ledger check` passes on it: a payment and capture credit `incoming`, a void takes
  * it back, a settlement moves it to `available` (with no fee: none was charged before the ledger existed), a refund
  * debits `available`. The rules are written out again here on purpose: a migration is frozen as it shipped.
@@ -33,22 +33,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('source_type', 'text', (c) => c.notNull())
     .addColumn('source_id', 'text', (c) => c.notNull())
     .addColumn('available_on', 'bigint')
+    .addColumn('lines', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   // One entry of a kind per source: what makes posting twice impossible, whatever runs twice.
   await db.schema.createIndex('ledger_entries_once').on('ledger_entries').columns(['merchant_id', 'source_type', 'source_id', 'type']).unique().execute();
   await db.schema.createIndex('ledger_entries_list').on('ledger_entries').columns(['merchant_id', 'created_at']).execute();
-
-  await db.schema
-    .createTable('ledger_lines')
-    .addColumn('entry_id', 'text', (c) => c.notNull().references('ledger_entries.id'))
-    .addColumn('merchant_id', 'text', (c) => c.notNull())
-    .addColumn('currency', 'text', (c) => c.notNull())
-    .addColumn('account', 'text', (c) => c.notNull())
-    .addColumn('amount', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('ledger_lines_key', ['entry_id', 'account'])
-    .execute();
-  await db.schema.createIndex('ledger_lines_account').on('ledger_lines').columns(['merchant_id', 'currency', 'account']).execute();
 
   await db.schema
     .createTable('ledger_top_ups')
@@ -91,16 +81,14 @@ async function backfill(db: Kysely<unknown>): Promise<void> {
     if (rows.length === 0) break;
     after = rows.at(-1)!.id;
     const entries: Array<Record<string, unknown>> = [];
-    const lines: Array<Record<string, unknown>> = [];
     const add = (t: PastTransaction, type: string, at: number, accountLines: Lines, availableOn: number | null) => {
       const id = newSortableId(at);
       const net = (accountLines.incoming ?? 0) + (accountLines.available ?? 0);
       entries.push({
         id, merchant_id: t.merchant_id, currency: t.currency, currency_exponent: currencyExponent(t.currency) ?? 2, type, amount: net, fee: 0,
-        source_type: 'transaction', source_id: t.id, available_on: availableOn, created_at: at,
+        source_type: 'transaction', source_id: t.id, available_on: availableOn, lines: JSON.stringify(accountLines), created_at: at,
       });
       for (const [account, amount] of Object.entries(accountLines)) {
-        lines.push({ entry_id: id, merchant_id: t.merchant_id, currency: t.currency, account, amount });
         const key = `${t.merchant_id}\u0000${t.currency}\u0000${account}`;
         const held = balances.get(key) ?? { merchant: t.merchant_id, currency: t.currency, account, balance: 0 };
         held.balance += amount;
@@ -120,8 +108,7 @@ async function backfill(db: Kysely<unknown>): Promise<void> {
       if (Number(t.voided) === 1) add(t, 'void', Number(t.voided_at ?? created), { acquirer_clearing: amount, incoming: -amount }, null);
       else if (settledAt !== null) add(t, 'settlement', settledAt, { available: amount, incoming: -amount }, settledAt);
     }
-    await db.insertInto('ledger_entries' as never).values(entries as never).execute();
-    for (let i = 0; i < lines.length; i += 500) await db.insertInto('ledger_lines' as never).values(lines.slice(i, i + 500) as never).execute();
+    for (let i = 0; i < entries.length; i += 200) await db.insertInto('ledger_entries' as never).values(entries.slice(i, i + 200) as never).execute();
   }
   const accounts = [...balances.values()].map((a) => ({ merchant_id: a.merchant, currency: a.currency, account: a.account, balance: a.balance, updated_at: 0 }));
   for (let i = 0; i < accounts.length; i += 500) await db.insertInto('ledger_accounts' as never).values(accounts.slice(i, i + 500) as never).execute();
