@@ -88,6 +88,24 @@ describe('the ledger: what each money movement posts', () => {
     await assertLedgerAgrees(server, merchant);
   });
 
+  test('a recurring plan billed by its engine posts its charge as any payment', async () => {
+    const other = await server.newMerchant();
+    const { customer, token } = await customerWithToken(other.client);
+    const item = await other.client.recurring.createItem({ label: 'Gold membership', price: '99.90', currency: 'HKD' });
+    const yearly = await other.client.recurring.createBillingConfig({ billing_interval: 'yearly', billing_type: 'automated' });
+    const plan = await other.client.recurring.createPlan({
+      name: 'Annual', reference_number: uniqueReference('PLAN'), customer_uuid: customer, default_payment_token: token,
+      cycles: [{ recurring_items: [{ id: item.id }], recurring_billing_config: yearly.id }],
+    });
+    await other.client.sandbox.advanceClock(3_600);
+    const [billed] = await other.client.recurring.listOrders({ filters: { 'filter[plan.id][_eq]': plan.id } });
+    assert.ok(billed, 'the plan billed its first year');
+    const order = await other.client.orders.check({ order: { number: billed.order.order_number } });
+    const sale = order.transactions.find((t) => t.success)!;
+    assert.deepEqual((await entriesOf(other.client, sale.uuid)).map(summary), [['payment', '99.90', '0.00', '99.90', 'incoming 99.90']]);
+    await assertLedgerAgrees(server, other);
+  });
+
   test('a sale voided before settlement posts nothing net', async () => {
     const before = await hkd(client);
     const sale = await paidOrder(client, '25.00');

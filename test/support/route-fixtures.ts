@@ -559,7 +559,6 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     repeatable: true,
     names: {
       'query.filter[source.id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[source.id][_eq]': world.paidOrder.transactionUuid } })),
-      'query.filter[id][_eq]': lookup(unknownUuid, 'success'),
     },
   },
 
