@@ -49,6 +49,12 @@ export interface PlatformContext {
   eventReactions?: ReadonlyMap<string, ReadonlyArray<EventReaction>>;
   /** Inside a transaction: runs `callback` once the transaction has committed (never if it rolls back). */
   afterCommit?(callback: () => void): void;
+  /**
+   * Inside a transaction: runs `work` in it at its end, just before it commits, once per `key` however often it is
+   * asked. For writes to rows many transactions share (a merchant's ledger balances): taken last, their locks are
+   * held the shortest, and always after the transaction's other locks, so they never invert another order of locking.
+   */
+  beforeCommit?(key: string, work: () => Promise<void>): void;
 }
 
 /** A capability's response to an event of the platform, in that event's transaction. */
@@ -92,8 +98,13 @@ export async function inTransaction<C extends PlatformContext, T>(
 ): Promise<T> {
   if (ctx.db.isTransaction) return work(ctx);
   const committed: Array<() => void> = [];
+  const finishing = new Map<string, () => Promise<void>>();
   const result = await ctx.db.transaction().execute(async (tx) => {
-    const result = await work({ ...ctx, db: tx, afterCommit: (callback) => committed.push(callback) });
+    const result = await work({
+      ...ctx, db: tx, afterCommit: (callback) => committed.push(callback),
+      beforeCommit: (key, last) => void (finishing.has(key) || finishing.set(key, last)),
+    });
+    for (const last of finishing.values()) await last();
     const outcome = (ctx as Partial<Context>).outcome;
     if (outcome && options.completesRequest) await outcome.record(tx, result);
     return result;

@@ -1,9 +1,10 @@
-import { merchantContext, type PlatformContext } from '../context/context.js';
-import { moneyTransactions } from '../orders/lookup.js';
+import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
+import { moneyTransactionPages, moneyTransactionsAmong } from '../orders/lookup.js';
+import type { TransactionOutcome } from '../orders/outcomes.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
 import { findMerchant } from '../platform/tenants.js';
 import { isMerchantAccount, type Account } from './accounts.js';
-import { accountBalances, allEntries, ledgerMerchants, linesOf, topUps } from './store.js';
+import { accountBalances, entriesOfSources, entryPages, ledgerMerchants, linesOf, topUpPages, topUpsAmong, type EntryRecord, type Lines, type TopUpRecord } from './store.js';
 
 /** One thing the check found wrong, said so that an operator can act on it. */
 export interface LedgerDifference {
@@ -22,83 +23,105 @@ export interface LedgerCheck {
   differences: LedgerDifference[];
 }
 
-type Sums = Map<string, number>;
-const key = (currency: string, subject: string, account: string) => `${currency}\u0000${subject}\u0000${account}`;
-const add = (sums: Sums, k: string, amount: number) => sums.set(k, (sums.get(k) ?? 0) + amount);
+type Differ = (kind: LedgerDifference['kind'], currency: string, subject: string, account: string, expected: number, found: number) => void;
 
 /**
- * Recomputes every balance twice: from the journal (each account's stored balance against the sum of its lines,
- * each entry's lines against zero and against its amount less fee), and from the records that caused it (what each
- * transaction and top-up should have posted, as they stand now, against what it did post). Answers every difference.
+ * Recomputes every balance twice, and answers every difference:
+ * - from the records that caused it: what each transaction and top-up should have posted, as it stands now,
+ *   against what was posted under its name;
+ * - from the journal: each entry's lines against zero and against its amount less fee, each entry's source against
+ *   the records (an entry naming nothing that moved money), and each account's stored balance against the sum of
+ *   its lines.
+ * Both go a page at a time: the check never holds a merchant's whole history.
  */
 export async function checkLedger(platform: PlatformContext, options: { merchantIds?: string[] } = {}): Promise<LedgerCheck> {
   const merchantIds = options.merchantIds ?? (await ledgerMerchants(platform.db));
   const differences: LedgerDifference[] = [];
-  for (const merchantId of merchantIds) differences.push(...(await checkMerchant(platform, merchantId)));
+  for (const merchantId of merchantIds) {
+    const merchant = await findMerchant(platform.db, merchantId);
+    if (!merchant) continue;
+    const ctx = merchantContext(platform, merchant, { kind: 'operator' }, 'ledger-check');
+    const differ: Differ = (kind, currency, subject, account, expected, found) => {
+      const exponent = exponentOf(currency);
+      differences.push({ merchant_id: merchantId, currency, kind, subject, account, expected: formatAmount(expected, exponent), found: formatAmount(found, exponent) });
+    };
+    await checkRecords(ctx, differ);
+    await checkJournal(ctx, differ);
+  }
   return { merchants: merchantIds.length, differences };
 }
 
-async function checkMerchant(platform: PlatformContext, merchantId: string): Promise<LedgerDifference[]> {
-  const merchant = await findMerchant(platform.db, merchantId);
-  if (!merchant) return [];
-  const ctx = merchantContext(platform, merchant, { kind: 'operator' }, 'ledger-check');
-  const found: LedgerDifference[] = [];
-  const differ = (kind: LedgerDifference['kind'], currency: string, subject: string, account: string, expected: number, actual: number) => {
-    const exponent = exponentOf(currency);
-    found.push({ merchant_id: merchantId, currency, kind, subject, account, expected: formatAmount(expected, exponent), found: formatAmount(actual, exponent) });
-  };
+/** What a transaction, as it stands now, should have posted in all: its lines summed over its entries. */
+function expectedOfTransaction(t: TransactionOutcome['transaction'], settlementFee: number): Lines {
+  if (t.type === 'Refund') return { available: -t.amount, acquirer_clearing: t.amount };
+  // Voided before settlement: its payment and its void cancel out.
+  if (t.voided === 1) return {};
+  if (t.settled_at !== null) return { acquirer_clearing: -t.amount, available: t.amount - settlementFee, fees: settlementFee };
+  return { incoming: t.amount, acquirer_clearing: -t.amount };
+}
 
-  // One pass over the journal: each account's sum of lines, each source's lines by account, each settlement's fee;
-  // and each entry against zero and against its amount less fee.
-  const summed: Sums = new Map();
-  const posted: Sums = new Map();
-  const fees = new Map<string, number>();
-  for await (const entry of allEntries(ctx.db, merchantId)) {
-    let total = 0;
-    let funds = 0;
-    for (const [account, amount] of Object.entries(linesOf(entry))) {
-      total += amount;
-      if (isMerchantAccount(account)) funds += amount;
-      add(summed, key(entry.currency, '', account), amount);
-      add(posted, key(entry.currency, `${entry.source_type}:${entry.source_id}`, account), amount);
-    }
-    if (total !== 0) differ('entry', entry.currency, entry.id, 'all lines', 0, total);
-    if (funds !== entry.amount - entry.fee) differ('entry', entry.currency, entry.id, 'amount less fee', funds, entry.amount - entry.fee);
-    if (entry.type === 'settlement') fees.set(entry.source_id, entry.fee);
-  }
-  const stored: Sums = new Map();
-  for (const row of await accountBalances(ctx.db, merchantId)) stored.set(key(row.currency, '', row.account), row.balance);
-  for (const k of new Set([...stored.keys(), ...summed.keys()])) {
-    const [currency, , account] = k.split('\u0000') as [string, string, string];
-    if ((stored.get(k) ?? 0) !== (summed.get(k) ?? 0)) differ('balance', currency, 'sum of its lines', account, summed.get(k) ?? 0, stored.get(k) ?? 0);
-  }
+const expectedOfTopUp = (topUp: TopUpRecord): Lines => ({ available: topUp.amount, bank: -topUp.amount });
 
-  // The journal against the records.
-  const expected: Sums = new Map();
-  const expect = (currency: string, subject: string, lines: Partial<Record<Account, number>>) => {
-    for (const [account, amount] of Object.entries(lines)) add(expected, key(currency, subject, account), amount);
-  };
-  for (const t of await moneyTransactions(ctx)) {
-    const subject = `transaction:${t.id}`;
-    if (t.type === 'Refund') {
-      expect(t.currency, subject, { available: -t.amount, acquirer_clearing: t.amount });
-    } else if (t.voided === 1) {
-      expect(t.currency, subject, {});
-    } else if (t.settled_at !== null) {
-      const fee = fees.get(t.id) ?? 0;
-      if (fee < 0 || fee > t.amount) differ('source', t.currency, subject, 'fees', Math.min(Math.max(fee, 0), t.amount), fee);
-      expect(t.currency, subject, { acquirer_clearing: -t.amount, available: t.amount - fee, fees: fee });
-    } else {
-      expect(t.currency, subject, { incoming: t.amount, acquirer_clearing: -t.amount });
+async function checkRecords(ctx: Context, differ: Differ): Promise<void> {
+  for await (const page of moneyTransactionPages(ctx)) {
+    const entries = await entriesOfSources(ctx.db, ctx.merchant.id, 'transaction', page.map((t) => t.id));
+    for (const t of page) {
+      const own = entries.get(t.id) ?? [];
+      const fee = own.find((entry) => entry.type === 'settlement')?.fee ?? 0;
+      if (fee < 0 || fee > t.amount) differ('source', t.currency, `transaction:${t.id}`, 'fees', Math.min(Math.max(fee, 0), t.amount), fee);
+      compare(differ, `transaction:${t.id}`, t.currency, expectedOfTransaction(t, fee), own);
     }
   }
-  for (const topUp of await topUps(ctx.db, merchantId)) expect(topUp.currency, `top_up:${topUp.id}`, { available: topUp.amount, bank: -topUp.amount });
-  for (const k of new Set([...expected.keys(), ...posted.keys()])) {
-    const want = expected.get(k) ?? 0;
+  for await (const page of topUpPages(ctx.db, ctx.merchant.id)) {
+    const entries = await entriesOfSources(ctx.db, ctx.merchant.id, 'top_up', page.map((topUp) => topUp.id));
+    for (const topUp of page) compare(differ, `top_up:${topUp.id}`, topUp.currency, expectedOfTopUp(topUp), entries.get(topUp.id) ?? []);
+  }
+}
+
+/** A source's expected lines against the sum of its entries' lines, account by account (and currency by currency). */
+function compare(differ: Differ, subject: string, currency: string, expected: Lines, entries: EntryRecord[]): void {
+  const posted = new Map<string, number>();
+  for (const entry of entries) {
+    for (const [account, amount] of Object.entries(linesOf(entry))) posted.set(`${entry.currency}\u0000${account}`, (posted.get(`${entry.currency}\u0000${account}`) ?? 0) + amount);
+  }
+  const wanted = new Map(Object.entries(expected).map(([account, amount]) => [`${currency}\u0000${account}`, amount]));
+  for (const k of new Set([...wanted.keys(), ...posted.keys()])) {
+    const want = wanted.get(k) ?? 0;
     const have = posted.get(k) ?? 0;
     if (want === have) continue;
-    const [currency, subject, account] = k.split('\u0000') as [string, string, string];
-    differ('source', currency, subject, account, want, have);
+    const [inCurrency, account] = k.split('\u0000') as [string, Account];
+    differ('source', inCurrency, subject, account, want, have);
   }
-  return found;
+}
+
+async function checkJournal(ctx: Context, differ: Differ): Promise<void> {
+  const summed = new Map<string, number>();
+  for await (const page of entryPages(ctx.db, ctx.merchant.id)) {
+    for (const entry of page) {
+      let total = 0;
+      let funds = 0;
+      for (const [account, amount] of Object.entries(linesOf(entry))) {
+        total += amount;
+        if (isMerchantAccount(account)) funds += amount;
+        summed.set(`${entry.currency}\u0000${account}`, (summed.get(`${entry.currency}\u0000${account}`) ?? 0) + amount);
+      }
+      if (total !== 0) differ('entry', entry.currency, entry.id, 'all lines', 0, total);
+      if (funds !== entry.amount - entry.fee) differ('entry', entry.currency, entry.id, 'amount less fee', funds, entry.amount - entry.fee);
+    }
+    // Entries whose source moved no money (a failed payment, a transaction or top-up that does not exist).
+    const named = (type: string) => [...new Set(page.filter((entry) => entry.source_type === type).map((entry) => entry.source_id))];
+    const transactions = await moneyTransactionsAmong(ctx, named('transaction'));
+    const topUps = await topUpsAmong(ctx.db, ctx.merchant.id, named('top_up'));
+    for (const entry of page) {
+      const known = entry.source_type === 'transaction' ? transactions.has(entry.source_id) : entry.source_type === 'top_up' && topUps.has(entry.source_id);
+      if (known) continue;
+      for (const [account, amount] of Object.entries(linesOf(entry))) differ('source', entry.currency, `${entry.source_type}:${entry.source_id}`, account, 0, amount);
+    }
+  }
+  const stored = new Map<string, number>();
+  for (const row of await accountBalances(ctx.db, ctx.merchant.id)) stored.set(`${row.currency}\u0000${row.account}`, row.balance);
+  for (const k of new Set([...stored.keys(), ...summed.keys()])) {
+    const [currency, account] = k.split('\u0000') as [string, string];
+    if ((stored.get(k) ?? 0) !== (summed.get(k) ?? 0)) differ('balance', currency, 'sum of its lines', account, summed.get(k) ?? 0, stored.get(k) ?? 0);
+  }
 }

@@ -5,7 +5,7 @@ import { feeOf } from '../platform/money/fees.js';
 import type { Minor } from '../platform/money/money.js';
 import { nextLocalHour } from '../platform/time-zone.js';
 import { isMerchantAccount, type Account, type EntryType, type SourceType } from './accounts.js';
-import { insertEntries, type EntryRecord, type Lines } from './store.js';
+import { accountDeltas, addToAccounts, insertEntries, type EntryRecord, type Lines } from './store.js';
 
 /**
  * The one way money moves (docs/ledger.md): a journal entry whose lines sum to zero, written in the transaction of
@@ -33,8 +33,15 @@ export interface MoneyMovement {
   method: string;
 }
 
-/** Posts entries; each (source, type) once: one posted before is left as it was. Answers the entries written. */
-export async function post(ctx: Context, postings: Posting[]): Promise<EntryRecord[]> {
+/** What a transaction has still to add to its accounts, by transaction: added once, just before it commits. */
+const pendingDeltas = new WeakMap<object, ReturnType<typeof accountDeltas>>();
+
+/**
+ * Posts entries; each (source, type) once: one posted before is left as it was. Answers the entries written. Their
+ * lines are added to the accounts at the end of the transaction (one statement for all its postings), unless
+ * `accountsNow` asks for it at once (to read the balance back in the same transaction).
+ */
+export async function post(ctx: Context, postings: Posting[], options: { accountsNow?: boolean } = {}): Promise<EntryRecord[]> {
   if (!ctx.config.ledgerPosting || postings.length === 0) return [];
   const now = ctx.clock.now().getTime();
   const entries: EntryRecord[] = [];
@@ -59,7 +66,27 @@ export async function post(ctx: Context, postings: Posting[]): Promise<EntryReco
       available_on: posting.availableOn === undefined ? now : posting.availableOn, lines: JSON.stringify(lines), created_at: now,
     });
   }
-  return inTransaction(ctx, (tx) => insertEntries(tx.db, tx.merchant.id, entries, now));
+  return inTransaction(ctx, async (tx) => {
+    const written = await insertEntries(tx.db, entries);
+    const deltas = accountDeltas(tx.merchant.id, written, now);
+    if (options.accountsNow || !tx.beforeCommit) {
+      await addToAccounts(tx.db, deltas);
+      return written;
+    }
+    let pending = pendingDeltas.get(tx.db);
+    if (!pending) {
+      const created: ReturnType<typeof accountDeltas> = new Map();
+      pendingDeltas.set(tx.db, created);
+      pending = created;
+      tx.beforeCommit('ledger.accounts', () => addToAccounts(tx.db, created));
+    }
+    for (const [key, delta] of deltas) {
+      const held = pending.get(key);
+      if (held) held.balance += delta.balance;
+      else pending.set(key, { ...delta });
+    }
+    return written;
+  });
 }
 
 const transactionSource = (movement: MoneyMovement) => ({ type: 'transaction' as const, id: movement.transactionId });
@@ -100,10 +127,10 @@ export function postSettlements(ctx: Context, movements: MoneyMovement[]): Promi
   }));
 }
 
-/** Sandbox funding: money from the bank, available at once. */
+/** Sandbox funding: money from the bank, available at once (and in the balance the top-up answers with). */
 export function postTopUp(ctx: Context, topUp: { id: string; currency: string; amount: Minor }): Promise<EntryRecord[]> {
   return post(ctx, [{
     type: 'top_up', currency: topUp.currency, source: { type: 'top_up', id: topUp.id },
     lines: { available: topUp.amount, bank: -topUp.amount },
-  }]);
+  }], { accountsNow: true });
 }

@@ -28,12 +28,14 @@ export const ENTRY_FILTERS: FilterCatalogue = {
   available_on: { type: 'time', column: 'ledger_entries.available_on' },
 };
 
+type AccountDelta = { merchant_id: string; currency: string; account: string; balance: number; updated_at: number };
+
 /**
- * Writes entries and adds their lines to their accounts, in the caller's transaction. An entry whose (source,
- * type) is posted already is left out: posting is once, whatever runs twice. Accounts are updated in one order
- * (by currency, then account) so that concurrent postings never deadlock.
+ * Writes entries, in the caller's transaction, and returns those written: an entry whose (source, type) is posted
+ * already is left out, so posting is once, whatever runs twice. Their lines are added to the accounts by
+ * `addToAccounts`.
  */
-export async function insertEntries(db: Db, merchantId: string, entries: EntryRecord[], now: number): Promise<EntryRecord[]> {
+export async function insertEntries(db: Db, entries: EntryRecord[]): Promise<EntryRecord[]> {
   if (entries.length === 0) return [];
   const written = new Set<string>();
   for (let i = 0; i < entries.length; i += CHUNK) {
@@ -42,25 +44,38 @@ export async function insertEntries(db: Db, merchantId: string, entries: EntryRe
       .returning('id').execute();
     for (const row of rows) written.add(row.id);
   }
-  const kept = entries.filter((entry) => written.has(entry.id));
-  if (kept.length === 0) return [];
-  const sums = new Map<string, { merchant_id: string; currency: string; account: string; balance: number; updated_at: number }>();
-  for (const entry of kept) {
+  return entries.filter((entry) => written.has(entry.id));
+}
+
+/** Each account's sum of these entries' lines. */
+export function accountDeltas(merchantId: string, entries: EntryRecord[], now: number): Map<string, AccountDelta> {
+  const sums = new Map<string, AccountDelta>();
+  for (const entry of entries) {
     for (const [account, amount] of Object.entries(linesOf(entry))) {
       const key = `${entry.currency}\u0000${account}`;
       const sum = sums.get(key) ?? { merchant_id: merchantId, currency: entry.currency, account, balance: 0, updated_at: now };
       sum.balance += amount;
+      sum.updated_at = now;
       sums.set(key, sum);
     }
   }
-  const ordered = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, sum]) => sum);
+  return sums;
+}
+
+/**
+ * Adds to the accounts, in one statement, in one order (by currency, then account): concurrent transactions on
+ * PostgreSQL then wait for each other on these rows instead of deadlocking.
+ */
+export async function addToAccounts(db: Db, deltas: Iterable<[string, AccountDelta]>): Promise<void> {
+  const ordered = [...deltas].filter(([, delta]) => delta.balance !== 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
+  if (ordered.length === 0) return;
   await db.insertInto('ledger_accounts').values(ordered)
     .onConflict((oc) => oc.columns(['merchant_id', 'currency', 'account']).doUpdateSet({
       balance: sql<number>`ledger_accounts.balance + excluded.balance`,
       updated_at: sql<number>`excluded.updated_at`,
     }))
     .execute();
-  return kept;
 }
 
 export async function accountBalances(db: Db, merchantId: string): Promise<Array<{ currency: string; account: string; balance: number }>> {
@@ -90,18 +105,45 @@ export async function ledgerMerchants(db: Db): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-/** Every entry of the merchant, a page at a time (the check never holds the whole journal). */
-export async function* allEntries(db: Db, merchantId: string): AsyncGenerator<EntryRecord> {
+/** Rows per page of the check. */
+const PAGE = 2_000;
+
+/** Every entry of the merchant, a page at a time in id order. */
+export async function* entryPages(db: Db, merchantId: string): AsyncGenerator<EntryRecord[]> {
   let after = '';
   for (;;) {
     const rows = await db.selectFrom('ledger_entries').selectAll()
-      .where('merchant_id', '=', merchantId).where('id', '>', after).orderBy('id').limit(5_000).execute();
-    yield* rows;
-    if (rows.length < 5_000) return;
+      .where('merchant_id', '=', merchantId).where('id', '>', after).orderBy('id').limit(PAGE).execute();
+    if (rows.length > 0) yield rows;
+    if (rows.length < PAGE) return;
     after = rows.at(-1)!.id;
   }
 }
 
-export async function topUps(db: Db, merchantId: string): Promise<TopUpRecord[]> {
-  return db.selectFrom('ledger_top_ups').selectAll().where('merchant_id', '=', merchantId).execute();
+/** The entries posted under these sources, by source. */
+export async function entriesOfSources(db: Db, merchantId: string, sourceType: string, sourceIds: string[]): Promise<Map<string, EntryRecord[]>> {
+  const bySource = new Map<string, EntryRecord[]>();
+  if (sourceIds.length === 0) return bySource;
+  const rows = await db.selectFrom('ledger_entries').selectAll()
+    .where('merchant_id', '=', merchantId).where('source_type', '=', sourceType).where('source_id', 'in', sourceIds).execute();
+  for (const row of rows) bySource.set(row.source_id, [...(bySource.get(row.source_id) ?? []), row]);
+  return bySource;
+}
+
+export async function* topUpPages(db: Db, merchantId: string): AsyncGenerator<TopUpRecord[]> {
+  let after = '';
+  for (;;) {
+    const rows = await db.selectFrom('ledger_top_ups').selectAll()
+      .where('merchant_id', '=', merchantId).where('id', '>', after).orderBy('id').limit(PAGE).execute();
+    if (rows.length > 0) yield rows;
+    if (rows.length < PAGE) return;
+    after = rows.at(-1)!.id;
+  }
+}
+
+/** Which of these ids are top-ups of the merchant. */
+export async function topUpsAmong(db: Db, merchantId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('ledger_top_ups').select('id').where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+  return new Set(rows.map((row) => row.id));
 }

@@ -50,7 +50,6 @@ export function recordRailAnswer(
     const outcome = await outcomeOf(tx, order, transactionId);
     const action = eventOf(transaction, outcome.transaction);
     if (action) await emitOrderEvent(tx, action, outcome.view);
-    // Last: the ledger's accounts are rows every payment of the merchant writes, held until this commits.
     await postTransactionChange(tx, transaction, outcome.transaction);
     return outcome;
   }, { completesRequest: options.completesRequest });

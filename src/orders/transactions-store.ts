@@ -57,11 +57,21 @@ export async function updateTransaction(db: Db, merchantId: string, id: string, 
     .returningAll().executeTakeFirstOrThrow();
 }
 
-/** Every sale, capture and refund that went through: the records the ledger's check recomputes balances from. */
-export async function succeededMoneyTransactions(db: Db, merchantId: string): Promise<TransactionRow[]> {
+/** Sales, captures and refunds that went through, in id order after `afterId`: the records the ledger's check reads. */
+export async function succeededMoneyTransactions(db: Db, merchantId: string, afterId: string, limit: number): Promise<TransactionRow[]> {
   return db.selectFrom('transactions').selectAll()
     .where('merchant_id', '=', merchantId).where('status', '=', 'succeeded').where('type', 'in', ['Sales', 'Capture', 'Refund'])
+    .where('id', '>', afterId).orderBy('id').limit(limit)
     .execute();
+}
+
+/** Which of these transactions are sales, captures or refunds of the merchant that went through. */
+export async function succeededMoneyTransactionIds(db: Db, merchantId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('transactions').select('id')
+    .where('merchant_id', '=', merchantId).where('status', '=', 'succeeded').where('type', 'in', ['Sales', 'Capture', 'Refund'])
+    .where('id', 'in', ids).execute();
+  return new Set(rows.map((row) => row.id));
 }
 
 /** Settles what the acquirer's cut-off covers: successful, unvoided money movements made up to `at`. */

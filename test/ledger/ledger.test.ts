@@ -207,5 +207,23 @@ describe('the ledger: what each money movement posts', () => {
       await sql`UPDATE ledger_accounts SET balance = balance - 1 WHERE merchant_id = ${merchant.merchantId} AND account = 'available' AND currency = 'HKD'`
         .execute(server.platform.db);
     }
+
+    // A payment's entry moved to a transaction that never existed: the payment lacks it, and the entry names nothing.
+    const sale = await paidOrder(client, '3.00');
+    const [payment] = await entriesOf(client, sale.transaction.uuid);
+    const stray = '00000000-0000-4000-8000-000000000000';
+    await sql`UPDATE ledger_entries SET source_id = ${stray} WHERE id = ${payment!.id}`.execute(server.platform.db);
+    try {
+      const { differences } = await checkLedger(server.platform, { merchantIds: [merchant.merchantId] });
+      assert.deepEqual(differences.map((d) => [d.kind, d.subject, d.account, d.expected, d.found]).sort(), [
+        ['source', `transaction:${sale.transaction.uuid}`, 'acquirer_clearing', '-3.00', '0.00'],
+        ['source', `transaction:${sale.transaction.uuid}`, 'incoming', '3.00', '0.00'],
+        ['source', `transaction:${stray}`, 'acquirer_clearing', '0.00', '-3.00'],
+        ['source', `transaction:${stray}`, 'incoming', '0.00', '3.00'],
+      ].sort());
+    } finally {
+      await sql`UPDATE ledger_entries SET source_id = ${sale.transaction.uuid} WHERE id = ${payment!.id}`.execute(server.platform.db);
+    }
+    await assertLedgerAgrees(server, merchant);
   });
 });
