@@ -172,10 +172,11 @@ async function main(): Promise<void> {
           const folder = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
           extraDirs.push(folder);
           const port = paygatePort + (ledger === 'on' ? 3 : 4);
-          await startProcess(children, [join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
+          const server = await startProcess(children, [...profile, join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
             PAYGATE_DATA_DIR: folder, PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
             PAYGATE_WEBHOOK_TIMEOUT_MS: String(BENCH_WEBHOOK_TIMEOUT_MS), PAYGATE_LEDGER: ledger,
           }, /API reference/);
+          if (profile.length > 0) process.stderr.write(`(ledger ${ledger}: pid ${server.pid}) `);
           const app = JSON.parse(readFileSync(join(folder, 'demo-app.json'), 'utf8')) as { app_id: string; private_key_path: string };
           const key = readFileSync(app.private_key_path, 'utf8');
           return { port, sign: (operations) => signInWorkers({ appId: app.app_id, privateKeyPem: key, host: `127.0.0.1:${port}`, operations }) };

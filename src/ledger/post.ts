@@ -91,9 +91,26 @@ export async function post(ctx: Context, postings: Posting[], options: { account
 
 const transactionSource = (movement: MoneyMovement) => ({ type: 'transaction' as const, id: movement.transactionId });
 
+/**
+ * The merchant's next settlement after `now`, remembered per merchant: it stays the answer for every `now` from the
+ * one it was worked out at until it passes (no settlement hour lies between), and working it out reads the time zone.
+ */
+const nextSettlements = new Map<string, { from: number; at: number; hour: number; zone: string }>();
+
+function nextSettlement(ctx: Context, now: number): number {
+  const { id, settlementHour: hour, timezone: zone } = ctx.merchant;
+  const known = nextSettlements.get(id);
+  if (known && known.hour === hour && known.zone === zone && known.from <= now && now < known.at) return known.at;
+  const at = nextLocalHour(now, hour, zone);
+  if (nextSettlements.size > 10_000) nextSettlements.clear();
+  nextSettlements.set(id, { from: now, at, hour, zone });
+  return at;
+}
+
 /** A sale or capture went through: `incoming` until it settles, available then (at the next settlement). */
 export function postPayment(ctx: Context, movement: MoneyMovement, type: 'payment' | 'capture'): Promise<EntryRecord[]> {
-  const availableOn = nextLocalHour(ctx.clock.now().getTime(), ctx.merchant.settlementHour, ctx.merchant.timezone);
+  if (!ctx.config.ledgerPosting) return Promise.resolve([]);
+  const availableOn = nextSettlement(ctx, ctx.clock.now().getTime());
   return post(ctx, [{
     type, currency: movement.currency, source: transactionSource(movement), availableOn,
     lines: { incoming: movement.amount, acquirer_clearing: -movement.amount },

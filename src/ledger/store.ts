@@ -37,6 +37,13 @@ type AccountDelta = { merchant_id: string; currency: string; account: string; ba
  */
 export async function insertEntries(db: Db, entries: EntryRecord[]): Promise<EntryRecord[]> {
   if (entries.length === 0) return [];
+  if (entries.length === 1) {
+    // The common case (one payment), without RETURNING: whether the row went in is the count.
+    const result = await db.insertInto('ledger_entries').values(entries[0]!)
+      .onConflict((oc) => oc.columns(['merchant_id', 'source_type', 'source_id', 'type']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? entries : [];
+  }
   const written = new Set<string>();
   for (let i = 0; i < entries.length; i += CHUNK) {
     const rows = await db.insertInto('ledger_entries').values(entries.slice(i, i + CHUNK))

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BalanceTransaction, PaygateClient } from '@paygate/client';
 import { sql } from 'kysely';
+import { inTransaction, merchantContext } from '../../src/context/context.js';
 import { checkLedger } from '../../src/ledger/check.js';
+import { postPayment } from '../../src/ledger/post.js';
+import { findMerchant } from '../../src/platform/tenants.js';
 import { csv, customerWithToken, finished } from '../batches/support.js';
 import { card, CARDS, newOrder, paidOrder, uniqueReference } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
@@ -163,6 +166,20 @@ describe('the ledger: what each money movement posts', () => {
     }
     assert.equal((await refusal(client.sandbox.topUp({ currency: 'XXY', amount: '1.00' }))).errorCode, 'EO100102');
     await assertLedgerAgrees(server, merchant);
+  });
+
+  test('a change posted twice (a retried job, recovery, a second process) is posted once', async () => {
+    const other = await server.newMerchant();
+    const ctx = merchantContext(server.platform, (await findMerchant(server.platform.db, other.merchantId))!, { kind: 'operator' }, 'test');
+    const movement = { transactionId: '11111111-2222-4333-8444-555555555555', currency: 'HKD', amount: 1234, method: 'credit_card' };
+    assert.equal((await postPayment(ctx, movement, 'payment')).length, 1);
+    assert.equal((await postPayment(ctx, movement, 'payment')).length, 0, 'the second finds it posted');
+    await inTransaction(ctx, async (tx) => {
+      assert.equal((await postPayment(tx, movement, 'payment')).length, 0);
+      assert.equal((await postPayment(tx, { ...movement, transactionId: '11111111-2222-4333-8444-666666666666' }, 'payment')).length, 1);
+    });
+    assert.deepEqual((await other.client.balances.get())[0], { currency: 'HKD', available: '0.00', incoming: '24.68', reserved: '0.00', on_hold: '0.00' });
+    assert.equal((await other.client.balances.transactions()).total, 2);
   });
 
   test('entries are listed newest first, with the query language and paging', async () => {
