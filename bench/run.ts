@@ -167,7 +167,7 @@ async function main(): Promise<void> {
     if (!only || LEDGER_SCENARIO.includes(only)) {
       const perRound = Math.ceil(1_500 * HEADROOM * (SECONDS + WARMUP_SECONDS));
       ledgerCost = await ledgerCostScenario({
-        run, rounds: Number(process.env.BENCH_LEDGER_ROUNDS ?? 3), perRound,
+        run, rounds: Number(process.env.BENCH_LEDGER_ROUNDS ?? 5), perRound,
         async start(ledger) {
           const folder = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
           extraDirs.push(folder);
