@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PaygateClient } from '@paygate/client';
-import { openDatabase, type Database } from '../../src/platform/database/database.js';
+import type { Database } from '../../src/platform/database/database.js';
+import { startCrashBed, type CrashBed, type CrashServer } from '../support/crash-bed.js';
 import { bindingCard, CARDS } from '../support/fixtures.js';
-import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from '../support/keys.js';
-import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
-import { freePort, inParallel, runCli, startServe, type ServeProcess } from '../support/processes.js';
+import { inParallel, startServe } from '../support/processes.js';
 
 // Issue 12, "done when": the billing engine bills every billing time exactly once across SIGKILLs taken in the
 // middle of billing. Real `paygate serve` processes bill 40 monthly plans (6 billings each) while the sandbox
@@ -38,57 +33,19 @@ function monthsAfter(at: number, months: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Server {
-  env: Record<string, string>;
-  client: PaygateClient;
-  serve: ServeProcess | undefined;
-}
-
 describe('recurring billing across SIGKILLs in the middle of a run', () => {
-  const dirs: string[] = [];
-  const servers: Server[] = [];
-  let schema: { url: string; drop(): Promise<void> } | undefined;
+  let bed: CrashBed;
+  let servers: CrashServer[];
   let database: Database;
-  let appId: string;
   /** Charges a kill cut off, which recovery failed at the acquirer and the engine sent again (reported). */
   const cancelled: string[] = [];
 
   before(async () => {
-    schema = POSTGRES_URL ? await createTestSchema(POSTGRES_URL) : undefined;
     // One process per SQLite folder; two sharing the database on PostgreSQL.
-    for (let i = 0; i < (schema ? 2 : 1); i += 1) {
-      const dataDir = mkdtempSync(join(tmpdir(), 'paygate-recurring-crash-'));
-      dirs.push(dataDir);
-      const env: Record<string, string> = {
-        PAYGATE_DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', PAYGATE_DEMO: '0', PAYGATE_MODE: 'sandbox',
-        PAYGATE_SCHEDULER_POLL_MS: '50',
-        // PostgreSQL recovers pending rail calls this old, periodically (SQLite at start).
-        PAYGATE_RECOVERY_AFTER_MS: '1000',
-        ...(schema ? { DATABASE_URL: schema.url } : {}),
-      };
-      servers.push({ env, client: undefined as never, serve: undefined });
-    }
-    const env = servers[0]!.env;
-    const merchant = await runCli(['merchant', 'create', '--name', 'Recurring Crash', '--timezone', 'Asia/Hong_Kong', '--json'], env);
-    assert.equal(merchant.code, 0, merchant.stderr);
-    const merchantId = JSON.parse(merchant.stdout).merchant_id as string;
-    const keyFile = join(dirs[0]!, 'public.pem');
-    writeFileSync(keyFile, TEST_PUBLIC_KEY);
-    const app = await runCli(['app', 'create', '--merchant', merchantId, '--public-key', keyFile, '--json'], env);
-    assert.equal(app.code, 0, app.stderr);
-    appId = JSON.parse(app.stdout).app_id as string;
-    for (const server of servers) {
-      server.client = new PaygateClient({ baseUrl: `http://127.0.0.1:${server.env.PORT}`, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 }, timeoutMs: 120_000 });
-      server.serve = await startServe(server.env);
-    }
-    database = openDatabase({ databaseUrl: schema?.url, dataDir: dirs[0]!, sqliteSynchronous: 'NORMAL', pgPoolSize: 2 });
+    bed = await startCrashBed({ label: 'recurring-crash', merchantName: 'Recurring Crash', startAll: true });
+    ({ servers, database } = bed);
   });
-  after(async () => {
-    for (const server of servers) await server.serve?.stop('SIGKILL');
-    await database?.close();
-    await schema?.drop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => bed?.close());
 
   test('40 monthly plans over seven months, the billing process killed 4 times: every billing time billed exactly once', async (t) => {
     const started = Date.now();
@@ -128,7 +85,7 @@ describe('recurring billing across SIGKILLs in the middle of a run', () => {
     t.diagnostic(`setup: ${Date.now() - started} ms; ${await count('orders')} orders billed before the clock moved`);
 
     // 2. Move the clock to `target`, from wherever it stands: the kills leave it part way.
-    const remaining = async (server: Server) => Math.max(1, Math.ceil((target - Date.parse((await server.client.sandbox.clock()).now)) / 1000));
+    const remaining = async (server: CrashServer) => Math.max(1, Math.ceil((target - Date.parse((await server.client.sandbox.clock()).now)) / 1000));
     const kills: string[] = [];
     for (let round = 0; ; round += 1) {
       const server = servers[round % servers.length]!;
@@ -164,7 +121,7 @@ describe('recurring billing across SIGKILLs in the middle of a run', () => {
       kills.push(`kill ${round + 1} (process ${round % servers.length}): ${await count('orders')} orders, ${charging} billings charging, ${sending} payments at the acquirer`);
       // PostgreSQL cannot know the process died: its job leases (60 s) would have to run out first. Make them
       // run out now (SQLite frees them at start).
-      if (schema) await db.updateTable('jobs').set({ lease_expires_at: Date.now() - 1 }).where('state', '=', 'running').execute();
+      if (bed.shared) await db.updateTable('jobs').set({ lease_expires_at: Date.now() - 1 }).where('state', '=', 'running').execute();
       server.serve = await startServe(server.env);
     }
     for (const line of kills) t.diagnostic(line);
