@@ -5,6 +5,7 @@
  *   DATABASE_URL=postgres://... npm run bench
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 npm run bench
  *   BENCH_ONLY=create npm run bench     # the scenarios whose name contains the text
+ *   BENCH_ONLY=authorization npm run bench  # simulated card authorisations against cards with limits (docs/issuing.md)
  *   BENCH_ONLY=webhook npm run bench    # webhook deliveries per second to a local receiver (bench/webhooks.ts)
  *   BENCH_ONLY=anonymous npm run bench  # orders/check beside anonymous receipt and payment-page traffic (bench/anonymous-pages.ts)
  *   BENCH_ONLY=recurring npm run bench  # 10,000 monthly plans billed twice by moving the clock (bench/recurring.ts; only when named)
@@ -37,6 +38,9 @@ const root = join(here, '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** The cards the authorisation scenario spreads its purchases over. */
+const CARDS = Number(process.env.BENCH_CARDS ?? 100);
+const BENCH_SHOP = { id: 'MID-BENCH', name: 'Bench Shop', city: 'Hong Kong', country: 'HK', category: '5999' };
 /** Multiplies every scenario's prepared operations (raise it on a faster machine: a run must not run out). */
 const HEADROOM = Number(process.env.BENCH_HEADROOM ?? 1);
 /** Other processes on the machine (other engineers' test suites) change every figure: the report says how busy it was. */
@@ -90,6 +94,20 @@ async function main(): Promise<void> {
     await client.orders.create({ reference_number: 'BENCH-CHECK', currency: 'HKD', charge_fee: '21.00' });
     await client.orders.pay({ reference_number: 'BENCH-CHECK' }, { credit_card: CARD });
     const run = Date.now().toString(36);
+    // Cards with every kind of limit, far above what the run spends, on a funded balance: each authorisation checks
+    // them all, holds its amount and counts it in three limit periods.
+    await client.sandbox.topUp({ currency: 'HKD', amount: '100000000.00' });
+    const cardholder = await client.users.create({
+      reference_id: `BENCH-${run}`, calling_code: '852', phone_number: '61234567', document_type: 'PASSPORT', document_number: `B${run}`,
+      first_name: 'Bench', last_name: 'Chan', date_of_birth: '1990-01-01', issuing_country: 'HKG',
+    });
+    const cards: string[] = [];
+    for (let i = 0; i < CARDS; i += 1) {
+      cards.push((await client.cards.create({
+        user_id: cardholder, reference_id: `BENCH-${run}-${i}`, title: 'Bench', settlement_currency: 'HKD',
+        limits: ['transaction', 'daily', 'monthly', 'lifetime'].map((period) => ({ period: period as 'daily', limit_amount: '10000000.00' })),
+      })).id);
+    }
     const scenarios: Scenario[] = [
       {
         name: 'signed echo', maxPerSecond: 12_000,
@@ -105,6 +123,13 @@ async function main(): Promise<void> {
           { method: 'POST', target: '/svc/payment/api/v1/openapi/orders', body: JSON.stringify({ order: { reference_number: `B-${run}-${i}`, currency: 'HKD', charge_fee: '21.00' } }) },
           { method: 'POST', target: '/svc/payment/api/v1/openapi/open_payments', body: JSON.stringify({ reference_number: `B-${run}-${i}`, payment: { credit_card: CARD } }) },
         ],
+      },
+      {
+        name: 'card authorization (simulator)', maxPerSecond: 2_000, goal: { minPerSecond: 1_000 },
+        operation: (i) => [{
+          method: 'POST', target: '/svc/sandbox/api/v1/issuing/authorizations',
+          body: JSON.stringify({ card_id: cards[Math.abs(i) % cards.length], amount: '1.00', currency: 'HKD', merchant: BENCH_SHOP }),
+        }],
       },
       {
         name: 'orders/check', maxPerSecond: 12_000, goal: { minRatio: 0.3 },

@@ -9,6 +9,7 @@ import { customersModule } from './customers/module.js';
 import { echoModule } from './echo/module.js';
 import { EVENT_ERRORS } from './events/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
+import { issuingModule } from './issuing/module.js';
 import { ledgerModule } from './ledger/module.js';
 import { merchantsModule } from './merchants/module.js';
 import type { Module } from './module.js';
@@ -21,6 +22,7 @@ import { PLATFORM_ERRORS, type ErrorDefinition } from './platform/errors.js';
 import { RAIL_ERRORS } from './rails/errors.js';
 import { recurringModule } from './recurring/module.js';
 import { sandboxModule } from './sandbox/module.js';
+import { usersModule } from './users/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
 /**
@@ -36,6 +38,8 @@ export const MODULES: readonly Module[] = [
   recurringModule,
   batchesModule,
   ledgerModule,
+  usersModule,
+  issuingModule,
   webhooksModule,
   sandboxModule,
 ];

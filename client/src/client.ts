@@ -21,6 +21,16 @@ import type {
   BatchInfo,
   BatchPage,
   Balance,
+  User,
+  UserChange,
+  IssuedCardInput,
+  CardLimitsInput,
+  IssuedCard,
+  IssuedCardPage,
+  CardTransaction,
+  CardSpend,
+  SimulatedCardTransaction,
+  UserInput,
   BalanceTransactionPage,
   BatchWithTransactions,
   BatchErrorPage,
@@ -101,6 +111,8 @@ export class PaygateClient {
   readonly recurring: RecurringApi;
   readonly batches: BatchesApi;
   readonly balances: BalancesApi;
+  readonly users: UsersApi;
+  readonly cards: CardsApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
   private readonly baseUrl: string;
@@ -120,6 +132,8 @@ export class PaygateClient {
     this.recurring = new RecurringApi(this);
     this.batches = new BatchesApi(this);
     this.balances = new BalancesApi(this);
+    this.users = new UsersApi(this);
+    this.cards = new CardsApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
   }
@@ -541,6 +555,88 @@ class BalancesApi {
   }
 }
 
+/** Identity-verified users (operation 2): the cardholders of issued cards (docs/issuing.md). */
+class UsersApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  /** Registers a user; returns its user_id. Its identity check starts at once: read it for verification_status. */
+  async create(user: UserInput, options?: RequestOptions): Promise<string> {
+    return (await invoke<'createUser'>(this.client, 'POST', `${TREASURY}/user`, { user }, options)).user_id;
+  }
+
+  /** A user by its reference_id (or its user_id). */
+  async get(referenceId: string, options?: RequestOptions): Promise<User> {
+    return (await invoke<'getUser'>(this.client, 'GET', `${TREASURY}/user/${encodeURIComponent(referenceId)}`, undefined, options)).user;
+  }
+
+  /** Replaces the fields given; a change of identity sends the user to the identity check again. */
+  async update(referenceId: string, change: UserChange, options?: RequestOptions): Promise<User> {
+    return (await invoke<'updateUser'>(this.client, 'PUT', `${TREASURY}/user/${encodeURIComponent(referenceId)}`, { user: change }, options)).user;
+  }
+}
+
+/** Cards issued to approved users (docs/issuing.md). */
+class CardsApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  async create(card: IssuedCardInput, options?: RequestOptions): Promise<IssuedCard> {
+    return (await invoke<'createCard'>(this.client, 'POST', `${TREASURY}/cards`, { card }, options)).card;
+  }
+
+  /** A page of the merchant's cards, newest first (only one user's with `user_id`). */
+  async list(page: { offset?: number; limit?: number; user_id?: string } = {}, options?: RequestOptions): Promise<IssuedCardPage> {
+    const { user_id: userId, ...rest } = page;
+    return invoke<'listCards'>(this.client, 'GET', `${TREASURY}/cards${listQuery({ ...rest, ...(userId !== undefined && { filters: { user_id: userId } }) })}`, undefined, options);
+  }
+
+  async get(id: string, options?: RequestOptions): Promise<IssuedCard> {
+    return (await invoke<'getCard'>(this.client, 'GET', `${TREASURY}/cards/${encodeURIComponent(id)}`, undefined, options)).card;
+  }
+
+  /** The full number and CVV (every read is audited). */
+  async fullNumber(id: string, options?: RequestOptions): Promise<ReplyData<'getCardFullNumber'>['card']> {
+    return (await invoke<'getCardFullNumber'>(this.client, 'GET', `${TREASURY}/cards/${encodeURIComponent(id)}/full_number`, undefined, options)).card;
+  }
+
+  async lock(id: string, options?: RequestOptions): Promise<IssuedCard> {
+    return (await invoke<'lockCard'>(this.client, 'POST', `${TREASURY}/cards/${encodeURIComponent(id)}/lock`, undefined, options)).card;
+  }
+
+  async unlock(id: string, options?: RequestOptions): Promise<IssuedCard> {
+    return (await invoke<'unlockCard'>(this.client, 'POST', `${TREASURY}/cards/${encodeURIComponent(id)}/unlock`, undefined, options)).card;
+  }
+
+  /** For good. */
+  async terminate(id: string, options?: RequestOptions): Promise<IssuedCard> {
+    return (await invoke<'terminateCard'>(this.client, 'POST', `${TREASURY}/cards/${encodeURIComponent(id)}/terminate`, undefined, options)).card;
+  }
+
+  /** Replaces every limit: a period left out has none any more. */
+  async setLimits(id: string, limits: CardLimitsInput, options?: RequestOptions): Promise<IssuedCard> {
+    return (await invoke<'setCardLimits'>(this.client, 'PUT', `${TREASURY}/cards/${encodeURIComponent(id)}/limits`, { limits }, options)).card;
+  }
+
+  /** Operation 4: card transactions, newest first; one card's with `card`. */
+  async transactions(page: { offset?: number; limit?: number; card?: string } = {}, options?: RequestOptions): Promise<CardTransaction[]> {
+    const { card, ...rest } = page;
+    const query = listQuery({ ...rest, ...(card !== undefined && { filters: { card } }) });
+    return (await invoke<'listCardTransactions'>(this.client, 'GET', `${TREASURY}/transactions${query}`, undefined, options)).transactions;
+  }
+
+  /** Registers the real-time authorisation endpoint (signed requests; 2 seconds to answer, then the default). */
+  async setAuthorizationEndpoint(endpoint: RequestBody<'setAuthorizationEndpoint'>, options?: RequestOptions): Promise<ReplyData<'setAuthorizationEndpoint'>['authorization_endpoint']> {
+    return (await invoke<'setAuthorizationEndpoint'>(this.client, 'PUT', `${TREASURY}/issuing/authorization_endpoint`, endpoint, options)).authorization_endpoint;
+  }
+
+  async removeAuthorizationEndpoint(options?: RequestOptions): Promise<boolean> {
+    return (await invoke<'removeAuthorizationEndpoint'>(this.client, 'DELETE', `${TREASURY}/issuing/authorization_endpoint`, undefined, options)).removed;
+  }
+
+  async limitChanges(id: string, options?: RequestOptions): Promise<ReplyData<'listCardLimitChanges'>['changes']> {
+    return (await invoke<'listCardLimitChanges'>(this.client, 'GET', `${TREASURY}/cards/${encodeURIComponent(id)}/limit_changes`, undefined, options)).changes;
+  }
+}
+
 class TransactionsApi {
   constructor(private readonly client: PaygateClient) {}
 
@@ -608,6 +704,44 @@ class SandboxApi {
   /** Funds the available balance, as money arriving from the merchant's bank would. */
   async topUp(topUp: RequestBody<'topUpSandboxBalance'>, options?: RequestOptions): Promise<ReplyData<'topUpSandboxBalance'>> {
     return invoke<'topUpSandboxBalance'>(this.client, 'POST', `${SANDBOX}/balance/top_up`, topUp, options);
+  }
+
+  /** Settles a user whose identity check is pending (a last name of `Review`), as the provider finishing its review would. */
+  async approveUser(userId: string, options?: RequestOptions): Promise<User> {
+    return (await invoke<'approveSandboxUser'>(this.client, 'POST', `${SANDBOX}/users/${encodeURIComponent(userId)}/approve`, undefined, options)).user;
+  }
+
+  async rejectUser(userId: string, reason?: string, options?: RequestOptions): Promise<User> {
+    const body = reason === undefined ? {} : { reason };
+    return (await invoke<'rejectSandboxUser'>(this.client, 'POST', `${SANDBOX}/users/${encodeURIComponent(userId)}/reject`, body, options)).user;
+  }
+
+  /** The card network simulator: a purchase with an issued card, approved (held) or declined with its reason. */
+  async authorize(purchase: CardSpend, options?: RequestOptions): Promise<SimulatedCardTransaction> {
+    return invoke<'simulateAuthorization'>(this.client, 'POST', `${SANDBOX}/issuing/authorizations`, purchase, options);
+  }
+
+  async increment(authorizationId: string, amount: AmountInput, options?: RequestOptions): Promise<SimulatedCardTransaction> {
+    return invoke<'simulateIncrement'>(this.client, 'POST', `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/increment`, { amount }, options);
+  }
+
+  /** Reverses part of an authorisation, or all of it without an amount. */
+  async reverse(authorizationId: string, amount?: AmountInput, options?: RequestOptions): Promise<SimulatedCardTransaction> {
+    const body = amount === undefined ? {} : { amount };
+    return invoke<'simulateReversal'>(this.client, 'POST', `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/reverse`, body, options);
+  }
+
+  /** Clears an authorisation: the authorised amount, or another. */
+  async settle(authorizationId: string, clearing: RequestBody<'simulateSettlement'> = {}, options?: RequestOptions): Promise<SimulatedCardTransaction> {
+    return invoke<'simulateSettlement'>(this.client, 'POST', `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/settle`, clearing, options);
+  }
+
+  async refundToCard(refund: CardSpend, options?: RequestOptions): Promise<SimulatedCardTransaction> {
+    return invoke<'simulateCardRefund'>(this.client, 'POST', `${SANDBOX}/issuing/refunds`, refund, options);
+  }
+
+  async withdraw(withdrawal: CardSpend, options?: RequestOptions): Promise<SimulatedCardTransaction> {
+    return invoke<'simulateWithdrawal'>(this.client, 'POST', `${SANDBOX}/issuing/withdrawals`, withdrawal, options);
   }
 
   /** Settles a pending card binding as the cardholder passing (`succeed`) or failing 3-D Secure would. */

@@ -155,7 +155,11 @@ export type WebhookAction =
   | 'order.created' | 'order.authorized' | 'order.paid' | 'order.payment_failure' | 'order.voided' | 'order.refunded' | 'transaction.voided'
   | 'recurring.plan_created' | 'recurring.cycle_started' | 'recurring.payment_failed' | 'recurring.uncollectible' | 'recurring.plan_completed'
   | 'recurring.plan_cancelled'
-  | 'batch.completed' | 'batch.failed' | 'batch.cancelled';
+  | 'batch.completed' | 'batch.failed' | 'batch.cancelled'
+  | 'user.created' | 'user.updated' | 'user.approved' | 'user.rejected'
+  | 'card.created' | 'card.locked' | 'card.unlocked' | 'card.terminated' | 'card.limits_updated'
+  | 'card_transaction.authorized' | 'card_transaction.declined' | 'card_transaction.incremented' | 'card_transaction.reversed'
+  | 'card_transaction.expired' | 'card_transaction.settled' | 'card_transaction.refunded' | 'card_transaction.withdrawn';
 
 // ---- merchant-initiated batches ----
 
@@ -171,6 +175,22 @@ export type BatchErrorPage = ReplyData<'listBatchErrors'>;
 export type Balance = ReplyData<'getBalances'>['balances'][number];
 export type BalanceTransaction = ReplyData<'listBalanceTransactions'>['balance_transactions'][number];
 export type BalanceTransactionPage = ReplyData<'listBalanceTransactions'>;
+
+// ---- identity-verified users ----
+
+export type UserInput = RequestBody<'createUser'>['user'];
+export type UserChange = RequestBody<'updateUser'>['user'];
+export type User = ReplyData<'getUser'>['user'];
+
+// ---- issued cards ----
+
+export type IssuedCardInput = RequestBody<'createCard'>['card'];
+export type CardLimitsInput = RequestBody<'setCardLimits'>['limits'];
+export type IssuedCard = ReplyData<'getCard'>['card'];
+export type IssuedCardPage = ReplyData<'listCards'>;
+export type CardTransaction = ReplyData<'listCardTransactions'>['transactions'][number];
+export type CardSpend = RequestBody<'simulateAuthorization'>;
+export type SimulatedCardTransaction = ReplyData<'simulateAuthorization'>;
 
 export type SandboxClock = ReplyData<'readSandboxClock'>;
 

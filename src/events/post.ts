@@ -10,10 +10,13 @@ export interface PostResult {
   /** The request could not be made and never will be (an invalid or forbidden address): no retry. */
   final?: boolean;
   durationMs: number;
+  /** With `readBody`: the reply's body, when it came whole within the time and the size allowed. */
+  body?: string;
 }
 
 export interface Poster {
-  post(url: string, headers: Record<string, string>, body: string): Promise<PostResult>;
+  /** With `readBody`, waits for the reply's body (4 KiB at most) within the same time; otherwise the status is the answer. */
+  post(url: string, headers: Record<string, string>, body: string, options?: { readBody?: boolean }): Promise<PostResult>;
   close(): void;
 }
 
@@ -35,7 +38,7 @@ export function createPoster(options: { timeoutMs: number; mode: Mode; maxSocket
   const http = new HttpAgent(agentOptions);
   const https = new HttpsAgent(agentOptions);
   return {
-    post(url, headers, body) {
+    post(url, headers, body, { readBody = false } = {}) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
       return new Promise<PostResult>((resolve) => {
@@ -66,12 +69,18 @@ export function createPoster(options: { timeoutMs: number; mode: Mode; maxSocket
           headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         }, (response: IncomingMessage) => {
           // The status is the answer: a receiver that then stalls its body has answered all the same.
-          finish({ status: response.statusCode });
+          if (!readBody) finish({ status: response.statusCode });
           let read = 0;
+          const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => {
             read += chunk.length;
-            if (read > MAX_REPLY_BYTES) response.destroy();
+            if (readBody && read <= MAX_REPLY_BYTES) chunks.push(chunk);
+            if (read > MAX_REPLY_BYTES) {
+              finish({ status: response.statusCode });
+              response.destroy();
+            }
           });
+          response.on('end', () => finish({ status: response.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
           response.on('error', () => undefined);
           response.setTimeout(options.timeoutMs, () => response.destroy());
         });

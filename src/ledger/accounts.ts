@@ -9,10 +9,12 @@ export type MerchantAccount = (typeof MERCHANT_ACCOUNTS)[number];
 export type PlatformAccount = (typeof PLATFORM_ACCOUNTS)[number];
 export type Account = MerchantAccount | PlatformAccount;
 
-export const ENTRY_TYPES = ['payment', 'capture', 'void', 'settlement', 'refund', 'top_up'] as const;
+export const ENTRY_TYPES = [
+  'payment', 'capture', 'void', 'settlement', 'refund', 'top_up', 'card_hold', 'card_release', 'card_settlement', 'card_refund', 'card_withdrawal',
+] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
-export const SOURCE_TYPES = ['transaction', 'top_up'] as const;
+export const SOURCE_TYPES = ['transaction', 'top_up', 'card_transaction'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 export function isMerchantAccount(account: string): account is MerchantAccount {

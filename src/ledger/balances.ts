@@ -5,7 +5,7 @@ import { parseFilters, type Page } from '../platform/query/filters.js';
 import { isMerchantAccount } from './accounts.js';
 import { postTopUp } from './post.js';
 import type { Balance } from './present.js';
-import { accountBalances, ENTRY_FILTERS, insertTopUp, listEntries, type EntryRecord, type TopUpRecord } from './store.js';
+import { accountBalances, ENTRY_FILTERS, lockAccount, insertTopUp, listEntries, type EntryRecord, type TopUpRecord } from './store.js';
 
 const empty = (currency: string): Balance => ({ currency, available: 0, incoming: 0, reserved: 0, on_hold: 0 });
 
@@ -27,6 +27,14 @@ export async function readBalances(ctx: Context): Promise<Balance[]> {
 
 export async function balanceIn(ctx: Context, currency: string): Promise<Balance> {
   return (await readBalances(ctx)).find((balance) => balance.currency === currency) ?? empty(currency);
+}
+
+/**
+ * The merchant's `available` funds in `currency`, its account locked until the transaction ends: what a spend
+ * checks before it holds or pays, so that two spends at once cannot both take the same funds.
+ */
+export async function lockAvailable(ctx: Context, currency: string): Promise<number> {
+  return lockAccount(ctx.db, ctx.merchant.id, currency, 'available');
 }
 
 /** The journal entries of the merchant, newest first. */

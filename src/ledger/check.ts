@@ -1,4 +1,5 @@
 import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
+import { cardStepsAmong, cardTransactionsWithSteps, expectedCardLines } from '../issuing/lookup.js';
 import { moneyTransactionPages, moneyTransactionsAmong } from '../orders/lookup.js';
 import type { TransactionOutcome } from '../orders/outcomes.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
@@ -27,8 +28,8 @@ type Differ = (kind: LedgerDifference['kind'], currency: string, subject: string
 
 /**
  * Recomputes every balance twice, and answers every difference:
- * - from the records that caused it: what each transaction and top-up should have posted, as it stands now,
- *   against what was posted under its name;
+ * - from the records that caused it: what each transaction, card transaction and top-up should have posted, as it
+ *   stands now, against what was posted under its name (a card transaction's entries are named by its steps);
  * - from the journal: each entry's lines against zero and against its amount less fee, each entry's source against
  *   the records (an entry naming nothing that moved money), and each account's stored balance against the sum of
  *   its lines.
@@ -72,6 +73,13 @@ async function checkRecords(ctx: Context, differ: Differ): Promise<void> {
       compare(differ, `transaction:${t.id}`, t.currency, expectedOfTransaction(t, fee), own);
     }
   }
+  for await (const page of cardTransactionsWithSteps(ctx)) {
+    const entries = await entriesOfSources(ctx.db, ctx.merchant.id, 'card_transaction', page.flatMap((item) => item.stepIds));
+    for (const { transaction, stepIds } of page) {
+      const own = stepIds.flatMap((id) => entries.get(id) ?? []);
+      compare(differ, `card_transaction:${transaction.id}`, transaction.local_currency, expectedCardLines(transaction), own);
+    }
+  }
   for await (const page of topUpPages(ctx.db, ctx.merchant.id)) {
     const entries = await entriesOfSources(ctx.db, ctx.merchant.id, 'top_up', page.map((topUp) => topUp.id));
     for (const topUp of page) compare(differ, `top_up:${topUp.id}`, topUp.currency, expectedOfTopUp(topUp), entries.get(topUp.id) ?? []);
@@ -112,8 +120,10 @@ async function checkJournal(ctx: Context, differ: Differ): Promise<void> {
     const named = (type: string) => [...new Set(page.filter((entry) => entry.source_type === type).map((entry) => entry.source_id))];
     const transactions = await moneyTransactionsAmong(ctx, named('transaction'));
     const topUps = await topUpsAmong(ctx.db, ctx.merchant.id, named('top_up'));
+    const cardSteps = await cardStepsAmong(ctx, named('card_transaction'));
+    const sources: Record<string, Set<string>> = { top_up: topUps, card_transaction: cardSteps };
     for (const entry of page) {
-      const known = entry.source_type === 'transaction' ? transactions.has(entry.source_id) : entry.source_type === 'top_up' && topUps.has(entry.source_id);
+      const known = entry.source_type === 'transaction' ? transactions.has(entry.source_id) : sources[entry.source_type]?.has(entry.source_id) === true;
       if (known) continue;
       for (const [account, amount] of Object.entries(linesOf(entry))) differ('source', entry.currency, `${entry.source_type}:${entry.source_id}`, account, 0, amount);
     }

@@ -151,3 +151,47 @@ export function postTopUp(ctx: Context, topUp: { id: string; currency: string; a
     lines: { available: topUp.amount, bank: -topUp.amount },
   }], { accountsNow: true });
 }
+
+/** What a step of an issued card's transaction moves, in the card's currency. */
+export interface CardMovement {
+  /** The step (authorisation, increment, reversal...) the entry is named by. */
+  stepId: string;
+  currency: string;
+  amount: Minor;
+}
+
+const cardSource = (movement: CardMovement) => ({ type: 'card_transaction' as const, id: movement.stepId });
+
+/** A card authorisation (or its increment) approved: that much of `available` is held, `on_hold`, until it clears. */
+export function postCardHold(ctx: Context, movement: CardMovement): Promise<EntryRecord[]> {
+  return post(ctx, [{ type: 'card_hold', currency: movement.currency, source: cardSource(movement), lines: { available: -movement.amount, on_hold: movement.amount } }], { accountsNow: true });
+}
+
+/** A hold let go (a reversal, an expiry): back to `available`. */
+export function postCardRelease(ctx: Context, movement: CardMovement): Promise<EntryRecord[]> {
+  return post(ctx, [{ type: 'card_release', currency: movement.currency, source: cardSource(movement), lines: { on_hold: -movement.amount, available: movement.amount } }], { accountsNow: true });
+}
+
+/**
+ * An authorisation cleared: its hold (`held`) is let go and what settled (`amount`, converted) with its
+ * foreign-exchange fee is paid to the card network and the platform, out of `available`.
+ */
+export function postCardSettlement(ctx: Context, movement: CardMovement & { held: Minor; fee: Minor }): Promise<EntryRecord[]> {
+  return post(ctx, [{
+    type: 'card_settlement', currency: movement.currency, source: cardSource(movement), fee: movement.fee,
+    lines: { on_hold: -movement.held, available: movement.held - movement.amount - movement.fee, card_network: movement.amount, fees: movement.fee },
+  }], { accountsNow: true });
+}
+
+/** A cash withdrawal: paid out at once, with its fee, out of `available`. */
+export function postCardWithdrawal(ctx: Context, movement: CardMovement & { fee: Minor }): Promise<EntryRecord[]> {
+  return post(ctx, [{
+    type: 'card_withdrawal', currency: movement.currency, source: cardSource(movement), fee: movement.fee,
+    lines: { available: -movement.amount - movement.fee, card_network: movement.amount, fees: movement.fee },
+  }], { accountsNow: true });
+}
+
+/** A refund to the card (a credit from the card's merchant): back to `available`. */
+export function postCardRefund(ctx: Context, movement: CardMovement): Promise<EntryRecord[]> {
+  return post(ctx, [{ type: 'card_refund', currency: movement.currency, source: cardSource(movement), lines: { available: movement.amount, card_network: -movement.amount } }], { accountsNow: true });
+}

@@ -1,4 +1,6 @@
 import Type from 'typebox';
+import { StringEnum } from '../platform/schema.js';
+import { ENTRY_TYPES, MERCHANT_ACCOUNTS, SOURCE_TYPES } from './accounts.js';
 
 const Amount = (description: string) => Type.String({ description: `${description} Decimal text with the currency's decimals, like paid_total.` });
 
@@ -14,21 +16,21 @@ export const BalancesData = Type.Object({ balances: Type.Array(BalanceSchema) })
 
 export const BalanceTransactionSchema = Type.Object({
   id: Type.String(),
-  type: Type.Union([Type.Literal('payment'), Type.Literal('capture'), Type.Literal('void'), Type.Literal('settlement'), Type.Literal('refund'), Type.Literal('top_up')]),
+  type: StringEnum(ENTRY_TYPES),
   amount: Amount("What the entry changes the merchant's funds by, before its fee (a settlement only moves funds: 0)."),
   fee: Amount('The fee the entry takes: settlements, by the fee schedule.'),
   net: Amount('amount less fee: the sum of every entry\'s net is the merchant\'s funds.'),
   currency: Type.String(),
   source: Type.Object({
-    type: Type.Union([Type.Literal('transaction'), Type.Literal('top_up')]),
-    id: Type.String({ description: "The transaction's uuid, or the top-up's id." }),
+    type: StringEnum(SOURCE_TYPES),
+    id: Type.String({ description: "The transaction's uuid, the top-up's id, or the card transaction's step (docs/ledger.md)." }),
   }),
   created_at: Type.String({ description: 'Business time, ISO 8601 UTC.' }),
   available_on: Type.Union([Type.String(), Type.Null()], {
     description: 'When the funds become available: for a payment or capture, the settlement it waits for, fixed when posted; null for a void.',
   }),
   lines: Type.Array(Type.Object({
-    account: Type.Union([Type.Literal('available'), Type.Literal('incoming'), Type.Literal('reserved'), Type.Literal('on_hold')]),
+    account: StringEnum(MERCHANT_ACCOUNTS),
     amount: Type.String({ description: 'What the entry adds to that balance (negative: takes).' }),
   }), { description: "paygate: how the entry moved the merchant's balances." }),
 });

@@ -1,3 +1,4 @@
+import { forUpdate } from '../platform/database/locking.js';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../platform/database/database.js';
 import { isPostgres } from '../platform/database/database.js';
@@ -83,6 +84,13 @@ export async function addToAccounts(db: Db, deltas: Iterable<[string, AccountDel
       updated_at: sql<number>`excluded.updated_at`,
     }))
     .execute();
+}
+
+/** One account's balance, its row locked until the transaction ends (zero when it has none yet). */
+export async function lockAccount(db: Db, merchantId: string, currency: string, account: string): Promise<number> {
+  const row = await forUpdate(db, db.selectFrom('ledger_accounts').select('balance')
+    .where('merchant_id', '=', merchantId).where('currency', '=', currency).where('account', '=', account)).executeTakeFirst();
+  return Number(row?.balance ?? 0);
 }
 
 export async function accountBalances(db: Db, merchantId: string): Promise<Array<{ currency: string; account: string; balance: number }>> {

@@ -1,6 +1,7 @@
 import type { CheckedCard } from '../cards/card.js';
 import { AppError } from '../platform/errors.js';
 import { RAIL_ERRORS } from './errors.js';
+import type { IdentityVerifier } from './identity.js';
 
 /**
  * The card acquirer, as the platform sees it: every operation is named by our own reference (the transaction
@@ -100,6 +101,8 @@ export interface CardAcquirer {
 export interface Rails {
   /** Absent in live mode until a real connector is configured: card operations are then refused. */
   acquirer: CardAcquirer | undefined;
+  /** The identity check of issuing's users; absent in live mode until a real provider is configured. */
+  identity: IdentityVerifier | undefined;
 }
 
 /** The acquirer, or the refusal a card operation gets when the platform has none. */

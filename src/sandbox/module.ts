@@ -1,12 +1,13 @@
 import { defineModule } from '../module.js';
 import { PAYER_PAGES } from './pages/payer-pages.js';
+import { ISSUING_SIMULATOR_ROUTES } from './issuing-routes.js';
 import { sandboxRoutes } from './routes.js';
 
-/** The sandbox's simulations: the movable business clock, payers' answers, and the stand-in payer pages. */
+/** The sandbox's simulations: the movable business clock, payers' answers, the stand-in payer pages, the card network. */
 export const sandboxModule = defineModule({
   name: 'sandbox',
   sandboxOnly: true,
-  routes: sandboxRoutes,
-  tags: [{ name: 'sandbox', description: 'Sandbox mode only: the merchant\'s clock and pending transactions.' }],
+  routes: [...sandboxRoutes, ...ISSUING_SIMULATOR_ROUTES],
+  tags: [{ name: 'sandbox', description: 'Sandbox mode only: the merchant\'s clock, pending transactions, users under review and the card network simulator.' }],
   pages: PAYER_PAGES,
 });

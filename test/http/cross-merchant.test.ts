@@ -53,8 +53,8 @@ const MADE_VALUES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\d{12,}$/, '<number>'],
 ];
 
-/** What the acquirer makes up for each transaction (derived from its uuid). */
-const ACQUIRER_MADE_FIELDS = new Set(['auth_code', 'receipt_id', 'rrn']);
+/** What the acquirer makes up for each transaction (derived from its uuid), and the issuer for each card (its number, drawn at random). */
+const ACQUIRER_MADE_FIELDS = new Set(['auth_code', 'receipt_id', 'rrn', 'last_4_digits', 'pan']);
 
 /** A reply with the values that a freshly made object has of its own replaced by their kind. */
 function withMadeValuesHidden(value: unknown): unknown {

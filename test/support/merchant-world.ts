@@ -15,6 +15,7 @@ import { signedRaw, type RawReply, type TestMerchant, type TestServer } from './
 
 export const API = '/svc/payment/api/v1/openapi';
 export const SANDBOX = '/svc/sandbox/api/v1';
+export const TREASURY = '/svc/ts/api/v1/openapi';
 
 export interface OrderNames {
   number: string;
@@ -72,6 +73,12 @@ export class MerchantWorld {
   plan!: { id: string };
   /** The first order of the customer's annual plan, paid. */
   planOrder!: { number: string };
+  /** An identity-verified user, approved. */
+  user!: { id: string; reference: string };
+  /** A card of that user, Active, with limits. */
+  card!: { id: string };
+  /** An authorisation of that card, open (the merchant's HKD balance is funded). */
+  cardTransaction!: { id: string };
 
   private constructor(readonly server: TestServer, readonly merchant: TestMerchant) {}
 
@@ -121,6 +128,11 @@ export class MerchantWorld {
     this.planOrder = { number: generated[0].order.order_number };
     this.remember([this.planOrder.number], () => this.call('POST', `${API}/recurring_payments/orders/check`, { order: this.planOrder }));
 
+    this.user = await this.newUser();
+    this.card = { id: await this.newCard() };
+    await this.call('POST', `${SANDBOX}/balance/top_up`, { currency: 'HKD', amount: '1000000.00' });
+    this.cardTransaction = { id: await this.newAuthorization() };
+
     this.batch = { id: await this.newBatch() };
     for (let i = 0; i < 200 && (await this.call('GET', `${API}/batch_mit_transactions/${this.batch.id}`)).batch_info.upload_status !== 'failed'; i += 1) await sleep(25);
 
@@ -150,6 +162,38 @@ export class MerchantWorld {
     const reply = await this.send(method, target, body);
     assert.equal(reply.status, 200, `${method} ${target}: ${reply.text.slice(0, 300)}`);
     return reply.json.data;
+  }
+
+  /** A user of its own reference, phone and document; approved unless its last name steers the identity check. */
+  async newUser(lastName = 'Chan'): Promise<{ id: string; reference: string }> {
+    const reference = this.unique('user');
+    const digits = String(Math.floor(Math.random() * 1e11)).padStart(11, '0');
+    const { user_id: id } = await this.call('POST', `${TREASURY}/user`, { user: {
+      reference_id: reference, calling_code: '852', phone_number: digits, document_type: 'PASSPORT', document_number: `P${digits}`,
+      first_name: 'Tai Man', last_name: lastName, date_of_birth: '1990-04-01', issuing_country: 'HKG',
+    } });
+    this.remember([id, reference], () => this.call('GET', `${TREASURY}/user/${id}`));
+    return { id, reference };
+  }
+
+  /** A card of the world's user (Locked when asked). */
+  async newCard(options: { locked?: boolean } = {}): Promise<string> {
+    const { card } = await this.call('POST', `${TREASURY}/cards`, { card: {
+      user_id: this.user.id, reference_id: this.unique('card'), title: 'Travel', settlement_currency: 'HKD',
+      limits: [{ period: 'transaction', limit_amount: '2000.00' }, { period: 'daily', limit_amount: '5000.00' }],
+    } });
+    if (options.locked) await this.call('POST', `${TREASURY}/cards/${card.id}/lock`);
+    this.remember([card.id], () => this.call('GET', `${TREASURY}/cards/${card.id}`));
+    return card.id;
+  }
+
+  /** An open authorisation of the world's card, for a small amount (its limits allow thousands). */
+  async newAuthorization(): Promise<string> {
+    const { transaction } = await this.call('POST', `${SANDBOX}/issuing/authorizations`, {
+      card_id: this.card.id, amount: '1.00', currency: 'HKD', merchant: { id: 'MID-1', name: 'Kiosk', city: 'Hong Kong', country: 'HK', category: '5499' },
+    });
+    this.remember([transaction.id], () => this.call('GET', `${TREASURY}/transactions?card=${this.card.id}`));
+    return transaction.id;
   }
 
   /** An unpaid order of the world's customer. */

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ErrorName } from './errors.js';
 import { card, CARDS } from './fixtures.js';
-import type { MerchantWorld, OrderNames, Payment } from './merchant-world.js';
+import { TREASURY, type MerchantWorld, type OrderNames, type Payment } from './merchant-world.js';
 import { namingLocations, type Location, type Operation, type OperationRequest } from './openapi-document.js';
 
 /**
@@ -94,6 +94,13 @@ const CUSTOMER = lookup(unknownUuid, 'customerNotFound');
 const TRANSACTION = lookup(unknownUuid, 'transactionNotFound');
 const BATCH = lookup(unknownUuid, 'batchNotFound');
 const PAYMENT_TOKEN = lookup(unknownToken, 'paymentTokenNotFound');
+const USER = lookup(unknownReference, 'userNotFound');
+const CARD = lookup(unknownUuid, 'cardNotFound');
+const AUTHORIZATION = lookup(unknownUuid, 'authorizationNotFound');
+const networkSpend = (cardId: string) => ({
+  card_id: cardId, amount: '1.00', currency: 'HKD', merchant: { id: 'MID-1', name: 'Kiosk', city: 'Hong Kong', country: 'HK', category: '5499' },
+});
+const ofCard = async (id: string) => request({ path: { id } });
 const CARD_NUMBER = notAnObject('a card number: the card is the payer\'s, not an object of the merchant');
 
 /** An order named by number and reference, beside a transaction: both must name the transaction's order. */
@@ -147,6 +154,20 @@ const byCard = { credit_card: { ...card(CARDS.visa), consume_mode: 'sales' } };
 const byToken = (world: MerchantWorld) =>
   ({ payment_token: { token: world.token.token, amount: '1.00', consume_mode: 'sales', entry_type: 'mit' } });
 
+const newUserBody = (world: MerchantWorld) => {
+  const digits = String(Math.floor(Math.random() * 1e11)).padStart(11, '0');
+  return {
+    reference_id: world.unique('user'), calling_code: '852', phone_number: digits, document_type: 'ID_CARD', document_number: `Z${digits}`,
+    first_name: 'Tai Man', last_name: 'Chan', date_of_birth: '1990-04-01', issuing_country: 'HKG',
+  };
+};
+/** A user whose identity check is under review: the sandbox settles it once. */
+const pendingUser = (body?: unknown): RouteFixture => ({
+  valid: async (world) => request({ path: { user_id: (await world.newUser('Review')).id }, ...(body !== undefined && { body }) }),
+  repeatable: false,
+  names: { 'path.user_id': lookup(unknownUuid, 'userNotFound') },
+  fuzzShare: 0.25,
+});
 const settleToken: RouteFixture = {
   valid: async (world) => request({ path: { token: await world.newPendingToken() } }),
   repeatable: false,
@@ -562,6 +583,127 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     },
   },
 
+  createUser: {
+    valid: async (world) => request({ body: { user: newUserBody(world) } }),
+    // Each user takes a reference, a phone and a document of its own: the same request again is refused (300013).
+    repeatable: false,
+    freeText: 'body.user.first_name',
+    names: {
+      'body.user.reference_id': {
+        kind: 'natural-key',
+        unused: () => `unused-${randomUUID()}`,
+        readBack: (world, data) => world.call('GET', `${TREASURY}/user/${data.user_id}`),
+      },
+      'body.user.phone_number': notAnObject('a phone number, unique among the merchant\'s users'),
+      'body.user.document_number': notAnObject('an identity document\'s number, unique among the merchant\'s users'),
+    },
+  },
+  getUser: {
+    valid: async (world) => request({ path: { reference_id: world.user.reference } }),
+    repeatable: true,
+    names: { 'path.reference_id': USER },
+  },
+  updateUser: {
+    // A fresh user each time: a mutated body may give the user another reference.
+    valid: async (world) => request({ path: { reference_id: (await world.newUser()).reference }, body: { user: { first_name: 'Tai Man' } } }),
+    repeatable: false,
+    freeText: 'body.user.first_name',
+    names: {
+      'path.reference_id': USER,
+      // A new reference (or phone, or document) for the user: another merchant's is just an unused one.
+      'body.user.reference_id': notAnObject('the user\'s new reference_id: unique among the merchant\'s users, refused with 300013 when another has it'),
+      'body.user.phone_number': notAnObject('a phone number, unique among the merchant\'s users'),
+      'body.user.document_number': notAnObject('an identity document\'s number, unique among the merchant\'s users'),
+    },
+  },
+
+  createCard: {
+    valid: async (world) => request({ body: { card: {
+      user_id: world.user.id, reference_id: world.unique('card'), title: 'Travel', type: 'Expense', settlement_currency: 'HKD',
+      limits: [{ period: 'monthly', limit_amount: '10000.00' }],
+    } } }),
+    // A card's reference is its own: the same request again is refused (700103).
+    repeatable: false,
+    freeText: 'body.card.title',
+    names: {
+      'body.card.user_id': lookup(unknownUuid, 'cardUserNotFound'),
+      'body.card.reference_id': {
+        kind: 'natural-key',
+        unused: () => `unused-${randomUUID()}`,
+        readBack: (world, data) => world.call('GET', `${TREASURY}/cards/${data.card.id}`),
+      },
+    },
+  },
+  listCards: {
+    valid: async () => request({ query: { offset: '0', limit: '5' } }),
+    repeatable: true,
+    names: { 'query.user_id': lookup(unknownUuid, 'success', async (world) => request({ query: { user_id: world.user.id } })) },
+  },
+  getCard: { valid: async (world) => ofCard(world.card.id), repeatable: true, names: { 'path.id': CARD } },
+  getCardFullNumber: { valid: async (world) => ofCard(world.card.id), repeatable: true, names: { 'path.id': CARD } },
+  listCardLimitChanges: { valid: async (world) => ofCard(world.card.id), repeatable: true, names: { 'path.id': CARD } },
+  lockCard: { valid: async (world) => ofCard(await world.newCard()), repeatable: false, names: { 'path.id': CARD }, fuzzShare: 0.25 },
+  unlockCard: { valid: async (world) => ofCard(await world.newCard({ locked: true })), repeatable: false, names: { 'path.id': CARD }, fuzzShare: 0.25 },
+  terminateCard: { valid: async (world) => ofCard(await world.newCard()), repeatable: false, names: { 'path.id': CARD }, fuzzShare: 0.25 },
+  setCardLimits: {
+    valid: async (world) => request({ path: { id: await world.newCard() }, body: { limits: [{ period: 'lifetime', limit_amount: '50000' }] } }),
+    repeatable: false,
+    names: { 'path.id': CARD },
+    fuzzShare: 0.25,
+  },
+
+  listCardTransactions: {
+    valid: async (world) => request({ query: { offset: '0', limit: '5', card: world.card.id } }),
+    repeatable: true,
+    names: { 'query.card': lookup(unknownUuid, 'success') },
+  },
+  setAuthorizationEndpoint: {
+    // Nothing listens there: the world's later authorisations are refused the connection at once and approved by default.
+    valid: async () => request({ body: { url: 'http://127.0.0.1:9/authorizations', default_decision: 'approve' } }),
+    repeatable: true,
+    isolated: true,
+    fuzzShare: 0.25,
+  },
+  removeAuthorizationEndpoint: { valid: async () => request({}), repeatable: true, fuzzShare: 0.25 },
+  simulateAuthorization: {
+    valid: async (world) => request({ body: networkSpend(world.card.id) }),
+    repeatable: true,
+    names: { 'body.card_id': lookup(unknownUuid, 'cardNotFound'), 'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant") },
+    fuzzShare: 0.25,
+  },
+  simulateCardRefund: {
+    valid: async (world) => request({ body: networkSpend(world.card.id) }),
+    repeatable: true,
+    names: { 'body.card_id': lookup(unknownUuid, 'cardNotFound'), 'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant") },
+    fuzzShare: 0.25,
+  },
+  simulateWithdrawal: {
+    valid: async (world) => request({ body: networkSpend(world.card.id) }),
+    repeatable: true,
+    names: { 'body.card_id': lookup(unknownUuid, 'cardNotFound'), 'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant") },
+    fuzzShare: 0.25,
+  },
+  simulateIncrement: {
+    valid: async (world) => request({ path: { id: world.cardTransaction.id }, body: { amount: '0.01' } }),
+    repeatable: true,
+    names: { 'path.id': AUTHORIZATION },
+    fuzzShare: 0.25,
+  },
+  simulateReversal: {
+    valid: async (world) => request({ path: { id: await world.newAuthorization() }, body: { amount: '0.50' } }),
+    repeatable: false,
+    names: { 'path.id': AUTHORIZATION },
+    fuzzShare: 0.25,
+  },
+  simulateSettlement: {
+    valid: async (world) => request({ path: { id: await world.newAuthorization() }, body: { amount: '1.00', currency: 'HKD' } }),
+    repeatable: false,
+    names: { 'path.id': AUTHORIZATION },
+    fuzzShare: 0.25,
+  },
+
+  approveSandboxUser: pendingUser(),
+  rejectSandboxUser: pendingUser({ reason: 'The document has expired.' }),
   topUpSandboxBalance: {
     valid: async () => request({ body: { currency: 'HKD', amount: '10.00' } }),
     repeatable: true,

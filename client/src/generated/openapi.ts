@@ -699,6 +699,225 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/ts/api/v1/openapi/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an identity-verified user (operation 2); its identity check starts at once (docs/issuing.md).
+         * @description Unique per merchant by reference_id (300013), by calling_code and phone_number (30014), and by document type, number and issuing country (300008). The reply carries the user_id only; read the user for its verification_status.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/user/{reference_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a user by its reference_id (or its user_id), with its verification_status. */
+        get: operations["getUser"];
+        /**
+         * Edit a user: the fields sent replace the stored ones, under the rules of creation.
+         * @description A change of name, date of birth or document sends the user to the identity check again (pending until it answers).
+         */
+        put: operations["updateUser"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's cards, newest first, with their limits and what the current periods have used.
+         * @description offset 0 and limit 20 by default; limit at most 1000.
+         */
+        get: operations["listCards"];
+        put?: never;
+        /** Issue a JCB card to an approved user, with spending limits (docs/issuing.md). */
+        post: operations["createCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/cards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a card (masked), with its limits and what the current periods have used. */
+        get: operations["getCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/cards/{id}/full_number": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The full card number and CVV: the only reply that carries them; every read is recorded in an audit log. */
+        get: operations["getCardFullNumber"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/cards/{id}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lock a card: its authorisations are declined until it is unlocked. */
+        post: operations["lockCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/cards/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unlock a locked card. */
+        post: operations["unlockCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/cards/{id}/terminate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Terminate a card, for good: nothing can change it afterwards. */
+        post: operations["terminateCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/cards/{id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace a card's limits: a period left out has no limit any more. Every change is kept in the card's limit history. */
+        put: operations["setCardLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/cards/{id}/limit_changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A card's limit history: every set of limits it has had, oldest first, with who set it. */
+        get: operations["listCardLimitChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operation 4: the merchant's card transactions, newest first (Authorized, Declined, Settled); `card` narrows to one card.
+         * @description offset 0 and limit 20 by default; limit at most 1000. Every field is text.
+         */
+        get: operations["listCardTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/issuing/authorization_endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Register the merchant's real-time authorisation endpoint: it decides each purchase the rules approve (docs/issuing.md). */
+        put: operations["setAuthorizationEndpoint"];
+        post?: never;
+        /** Remove the real-time authorisation endpoint: the issuer's rules alone decide again. */
+        delete: operations["removeAuthorizationEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -819,6 +1038,142 @@ export interface paths {
         put?: never;
         /** Settle a pending binding as the cardholder failing 3-D Secure would: the token fails. */
         post: operations["failSandboxPaymentToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/users/{user_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a user whose identity check is pending (a last name of Review), as the provider finishing its review would. */
+        post: operations["approveSandboxUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/users/{user_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a user whose identity check is pending, with a reason (a default when none is given). */
+        post: operations["rejectSandboxUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A purchase with a card, as the card network would send it: approved (the amount held) or declined, with the reason. */
+        post: operations["simulateAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/authorizations/{id}/increment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Raise an open authorisation (an incremental authorisation); declined, it stays as it was. */
+        post: operations["simulateIncrement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/authorizations/{id}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reverse part of an open authorisation, or all of it when no amount is given: that much of the hold and the limits is freed. */
+        post: operations["simulateReversal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/authorizations/{id}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Clear an open authorisation, for the authorised amount or another (partial or more-than-authorised), at the settlement's rate plus the fee. */
+        post: operations["simulateSettlement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A refund to a card from the card's merchant: credited at once, at the day's rate, with no fee. */
+        post: operations["simulateCardRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A cash withdrawal at an ATM: the purchase's rules, then paid out at once with its fee. */
+        post: operations["simulateWithdrawal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5196,7 +5551,8 @@ export interface operations {
                         data: {
                             balance_transactions: {
                                 id: string;
-                                type: "payment" | "capture" | "void" | "settlement" | "refund" | "top_up";
+                                /** @enum {string} */
+                                type: "payment" | "capture" | "void" | "settlement" | "refund" | "top_up" | "card_hold" | "card_release" | "card_settlement" | "card_refund" | "card_withdrawal";
                                 /** @description What the entry changes the merchant's funds by, before its fee (a settlement only moves funds: 0). Decimal text with the currency's decimals, like paid_total. */
                                 amount: string;
                                 /** @description The fee the entry takes: settlements, by the fee schedule. Decimal text with the currency's decimals, like paid_total. */
@@ -5205,8 +5561,9 @@ export interface operations {
                                 net: string;
                                 currency: string;
                                 source: {
-                                    type: "transaction" | "top_up";
-                                    /** @description The transaction's uuid, or the top-up's id. */
+                                    /** @enum {string} */
+                                    type: "transaction" | "top_up" | "card_transaction";
+                                    /** @description The transaction's uuid, the top-up's id, or the card transaction's step (docs/ledger.md). */
                                     id: string;
                                 };
                                 /** @description Business time, ISO 8601 UTC. */
@@ -5215,6 +5572,7 @@ export interface operations {
                                 available_on: string | null;
                                 /** @description paygate: how the entry moved the merchant's balances. */
                                 lines: {
+                                    /** @enum {string} */
                                     account: "available" | "incoming" | "reserved" | "on_hold";
                                     /** @description What the entry adds to that balance (negative: takes). */
                                     amount: string;
@@ -5223,6 +5581,861 @@ export interface operations {
                             offset: number;
                             limit: number;
                             total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user: {
+                        /** @description The merchant's own id for the user; unique per merchant. */
+                        reference_id: string;
+                        /** @description 1 to 3 digits, such as 852 */
+                        calling_code: string;
+                        /** @description 1 to 11 digits; with the calling code, unique per merchant */
+                        phone_number: string;
+                        /** @enum {string} */
+                        document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
+                        document_number: string;
+                        /** @description At least one of first_name and last_name. */
+                        first_name?: string | null;
+                        /** @description At least one of first_name and last_name. */
+                        last_name?: string | null;
+                        /** @description YYYY-MM-DD, a real date in the past */
+                        date_of_birth: string;
+                        /** @description ISO 3166 alpha-3, such as HKG */
+                        issuing_country: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            user_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's reference_id, or its user_id. */
+                reference_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            user: {
+                                id: string;
+                                /** @description The same as id. */
+                                user_id: string;
+                                reference_id: string;
+                                calling_code: string;
+                                phone_number: string;
+                                /** @enum {string} */
+                                document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
+                                document_number: string;
+                                first_name: string | null;
+                                last_name: string | null;
+                                date_of_birth: string;
+                                issuing_country: string;
+                                /** @enum {string} */
+                                verification_status: "pending" | "approved" | "rejected";
+                                rejection_reason: string | null;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's reference_id, or its user_id. */
+                reference_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user: {
+                        /** @description The merchant's own id for the user; unique per merchant. */
+                        reference_id?: string;
+                        /** @description 1 to 3 digits, such as 852 */
+                        calling_code?: string;
+                        /** @description 1 to 11 digits; with the calling code, unique per merchant */
+                        phone_number?: string;
+                        /** @enum {string} */
+                        document_type?: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
+                        document_number?: string;
+                        /** @description At least one of first_name and last_name. */
+                        first_name?: string | null;
+                        /** @description At least one of first_name and last_name. */
+                        last_name?: string | null;
+                        /** @description YYYY-MM-DD, a real date in the past */
+                        date_of_birth?: string;
+                        /** @description ISO 3166 alpha-3, such as HKG */
+                        issuing_country?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            user: {
+                                id: string;
+                                /** @description The same as id. */
+                                user_id: string;
+                                reference_id: string;
+                                calling_code: string;
+                                phone_number: string;
+                                /** @enum {string} */
+                                document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
+                                document_number: string;
+                                first_name: string | null;
+                                last_name: string | null;
+                                date_of_birth: string;
+                                issuing_country: string;
+                                /** @enum {string} */
+                                verification_status: "pending" | "approved" | "rejected";
+                                rejection_reason: string | null;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCards: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+                /** @description Only this user's cards. */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            cards: {
+                                id: string;
+                                p_user_id: string;
+                                reference_id: string;
+                                type: string;
+                                title: string;
+                                /** @description MM/YY */
+                                expiration_date: string;
+                                settlement_currency: string;
+                                first_6_digits: string;
+                                last_4_digits: string;
+                                /** @enum {string} */
+                                status: "Active" | "Locked" | "Terminated";
+                                /** @description Masked: first six and last four digits. */
+                                pan: string;
+                                /** @enum {string} */
+                                issuer_brand: "JCB";
+                                /** @description Whether pan is encrypted: false, since it is masked; the full number is only in full_number. */
+                                is_encrypt: boolean;
+                                business_name: string;
+                                limits: {
+                                    /** @enum {string} */
+                                    period: "transaction" | "daily" | "monthly" | "lifetime";
+                                    limit_amount: string;
+                                    /** @description What the current period has spent (authorised and settled), in the same currency. */
+                                    used_amount: string;
+                                }[];
+                                created_at: string;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card: {
+                        /** @description An approved user of the merchant. */
+                        user_id: string;
+                        /** @description The merchant's own id for the card; unique per merchant. */
+                        reference_id: string;
+                        title: string;
+                        /** @description Expense when absent. */
+                        type?: string;
+                        /** @enum {string} */
+                        settlement_currency: "HKD" | "USD";
+                        /** @description At most one limit per period. */
+                        limits?: {
+                            /** @enum {string} */
+                            period: "transaction" | "daily" | "monthly" | "lifetime";
+                            /** @description Decimal text in the card's settlement currency, positive. */
+                            limit_amount: string | number;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            card: {
+                                id: string;
+                                p_user_id: string;
+                                reference_id: string;
+                                type: string;
+                                title: string;
+                                /** @description MM/YY */
+                                expiration_date: string;
+                                settlement_currency: string;
+                                first_6_digits: string;
+                                last_4_digits: string;
+                                /** @enum {string} */
+                                status: "Active" | "Locked" | "Terminated";
+                                /** @description Masked: first six and last four digits. */
+                                pan: string;
+                                /** @enum {string} */
+                                issuer_brand: "JCB";
+                                /** @description Whether pan is encrypted: false, since it is masked; the full number is only in full_number. */
+                                is_encrypt: boolean;
+                                business_name: string;
+                                limits: {
+                                    /** @enum {string} */
+                                    period: "transaction" | "daily" | "monthly" | "lifetime";
+                                    limit_amount: string;
+                                    /** @description What the current period has spent (authorised and settled), in the same currency. */
+                                    used_amount: string;
+                                }[];
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            card: {
+                                id: string;
+                                p_user_id: string;
+                                reference_id: string;
+                                type: string;
+                                title: string;
+                                /** @description MM/YY */
+                                expiration_date: string;
+                                settlement_currency: string;
+                                first_6_digits: string;
+                                last_4_digits: string;
+                                /** @enum {string} */
+                                status: "Active" | "Locked" | "Terminated";
+                                /** @description Masked: first six and last four digits. */
+                                pan: string;
+                                /** @enum {string} */
+                                issuer_brand: "JCB";
+                                /** @description Whether pan is encrypted: false, since it is masked; the full number is only in full_number. */
+                                is_encrypt: boolean;
+                                business_name: string;
+                                limits: {
+                                    /** @enum {string} */
+                                    period: "transaction" | "daily" | "monthly" | "lifetime";
+                                    limit_amount: string;
+                                    /** @description What the current period has spent (authorised and settled), in the same currency. */
+                                    used_amount: string;
+                                }[];
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCardFullNumber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            card: {
+                                id: string;
+                                pan: string;
+                                cvv: string;
+                                expiration_date: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    lockCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            card: {
+                                id: string;
+                                p_user_id: string;
+                                reference_id: string;
+                                type: string;
+                                title: string;
+                                /** @description MM/YY */
+                                expiration_date: string;
+                                settlement_currency: string;
+                                first_6_digits: string;
+                                last_4_digits: string;
+                                /** @enum {string} */
+                                status: "Active" | "Locked" | "Terminated";
+                                /** @description Masked: first six and last four digits. */
+                                pan: string;
+                                /** @enum {string} */
+                                issuer_brand: "JCB";
+                                /** @description Whether pan is encrypted: false, since it is masked; the full number is only in full_number. */
+                                is_encrypt: boolean;
+                                business_name: string;
+                                limits: {
+                                    /** @enum {string} */
+                                    period: "transaction" | "daily" | "monthly" | "lifetime";
+                                    limit_amount: string;
+                                    /** @description What the current period has spent (authorised and settled), in the same currency. */
+                                    used_amount: string;
+                                }[];
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    unlockCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            card: {
+                                id: string;
+                                p_user_id: string;
+                                reference_id: string;
+                                type: string;
+                                title: string;
+                                /** @description MM/YY */
+                                expiration_date: string;
+                                settlement_currency: string;
+                                first_6_digits: string;
+                                last_4_digits: string;
+                                /** @enum {string} */
+                                status: "Active" | "Locked" | "Terminated";
+                                /** @description Masked: first six and last four digits. */
+                                pan: string;
+                                /** @enum {string} */
+                                issuer_brand: "JCB";
+                                /** @description Whether pan is encrypted: false, since it is masked; the full number is only in full_number. */
+                                is_encrypt: boolean;
+                                business_name: string;
+                                limits: {
+                                    /** @enum {string} */
+                                    period: "transaction" | "daily" | "monthly" | "lifetime";
+                                    limit_amount: string;
+                                    /** @description What the current period has spent (authorised and settled), in the same currency. */
+                                    used_amount: string;
+                                }[];
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    terminateCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            card: {
+                                id: string;
+                                p_user_id: string;
+                                reference_id: string;
+                                type: string;
+                                title: string;
+                                /** @description MM/YY */
+                                expiration_date: string;
+                                settlement_currency: string;
+                                first_6_digits: string;
+                                last_4_digits: string;
+                                /** @enum {string} */
+                                status: "Active" | "Locked" | "Terminated";
+                                /** @description Masked: first six and last four digits. */
+                                pan: string;
+                                /** @enum {string} */
+                                issuer_brand: "JCB";
+                                /** @description Whether pan is encrypted: false, since it is masked; the full number is only in full_number. */
+                                is_encrypt: boolean;
+                                business_name: string;
+                                limits: {
+                                    /** @enum {string} */
+                                    period: "transaction" | "daily" | "monthly" | "lifetime";
+                                    limit_amount: string;
+                                    /** @description What the current period has spent (authorised and settled), in the same currency. */
+                                    used_amount: string;
+                                }[];
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setCardLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At most one limit per period. */
+                    limits: {
+                        /** @enum {string} */
+                        period: "transaction" | "daily" | "monthly" | "lifetime";
+                        /** @description Decimal text in the card's settlement currency, positive. */
+                        limit_amount: string | number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            card: {
+                                id: string;
+                                p_user_id: string;
+                                reference_id: string;
+                                type: string;
+                                title: string;
+                                /** @description MM/YY */
+                                expiration_date: string;
+                                settlement_currency: string;
+                                first_6_digits: string;
+                                last_4_digits: string;
+                                /** @enum {string} */
+                                status: "Active" | "Locked" | "Terminated";
+                                /** @description Masked: first six and last four digits. */
+                                pan: string;
+                                /** @enum {string} */
+                                issuer_brand: "JCB";
+                                /** @description Whether pan is encrypted: false, since it is masked; the full number is only in full_number. */
+                                is_encrypt: boolean;
+                                business_name: string;
+                                limits: {
+                                    /** @enum {string} */
+                                    period: "transaction" | "daily" | "monthly" | "lifetime";
+                                    limit_amount: string;
+                                    /** @description What the current period has spent (authorised and settled), in the same currency. */
+                                    used_amount: string;
+                                }[];
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCardLimitChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            changes: {
+                                limits: {
+                                    /** @enum {string} */
+                                    period: "transaction" | "daily" | "monthly" | "lifetime";
+                                    limit_amount: string;
+                                }[];
+                                changed_by: string;
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listCardTransactions: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+                /** @description Only this card's transactions. */
+                card?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transactions: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setAuthorizationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An http or https URL: each simulated authorisation is sent to it, signed like a webhook. */
+                    url: string;
+                    /**
+                     * @description What applies when the endpoint does not answer within 2 seconds, or answers otherwise.
+                     * @enum {string}
+                     */
+                    default_decision: "approve" | "decline";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            authorization_endpoint: {
+                                url: string;
+                                /** @enum {string} */
+                                default_decision: "approve" | "decline";
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    removeAuthorizationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            removed: boolean;
                         };
                     };
                 };
@@ -5900,6 +7113,539 @@ export interface operations {
                                     billing_currency: string;
                                 };
                             };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    approveSandboxUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            user: {
+                                id: string;
+                                /** @description The same as id. */
+                                user_id: string;
+                                reference_id: string;
+                                calling_code: string;
+                                phone_number: string;
+                                /** @enum {string} */
+                                document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
+                                document_number: string;
+                                first_name: string | null;
+                                last_name: string | null;
+                                date_of_birth: string;
+                                issuing_country: string;
+                                /** @enum {string} */
+                                verification_status: "pending" | "approved" | "rejected";
+                                rejection_reason: string | null;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rejectSandboxUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the identity check failed; a default when absent. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            user: {
+                                id: string;
+                                /** @description The same as id. */
+                                user_id: string;
+                                reference_id: string;
+                                calling_code: string;
+                                phone_number: string;
+                                /** @enum {string} */
+                                document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
+                                document_number: string;
+                                first_name: string | null;
+                                last_name: string | null;
+                                date_of_birth: string;
+                                issuing_country: string;
+                                /** @enum {string} */
+                                verification_status: "pending" | "approved" | "rejected";
+                                rejection_reason: string | null;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_id: string;
+                    /** @description Decimal text in currency, positive. */
+                    amount: string | number;
+                    currency: string;
+                    merchant: {
+                        id: string;
+                        name: string;
+                        city: string;
+                        /** @description ISO 3166 code, such as HK or HKG */
+                        country: string;
+                        /** @description A four-digit merchant category code (MCC) */
+                        category: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateIncrement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateReversal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What to reverse; all that is authorised when absent. */
+                    amount?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What clears: less or more than authorised; the authorised amount when absent. */
+                    amount?: string | number;
+                    /** @description The authorisation's currency. */
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateCardRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_id: string;
+                    /** @description Decimal text in currency, positive. */
+                    amount: string | number;
+                    currency: string;
+                    merchant: {
+                        id: string;
+                        name: string;
+                        city: string;
+                        /** @description ISO 3166 code, such as HK or HKG */
+                        country: string;
+                        /** @description A four-digit merchant category code (MCC) */
+                        category: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_id: string;
+                    /** @description Decimal text in currency, positive. */
+                    amount: string | number;
+                    currency: string;
+                    merchant: {
+                        id: string;
+                        name: string;
+                        city: string;
+                        /** @description ISO 3166 code, such as HK or HKG */
+                        country: string;
+                        /** @description A four-digit merchant category code (MCC) */
+                        category: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
                         };
                     };
                 };

@@ -12,6 +12,7 @@ import * as recurringPlans from './migrations/009_recurring_plans.js';
 import * as recurringBillingIndexes from './migrations/010_recurring_billing_indexes.js';
 import * as batches from './migrations/011_batches.js';
 import * as ledger from './migrations/012_ledger.js';
+import * as issuing from './migrations/013_issuing.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '010_recurring_billing_indexes': recurringBillingIndexes,
   '011_batches': batches,
   '012_ledger': ledger,
+  '013_issuing': issuing,
 };
 
 /**

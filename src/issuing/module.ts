@@ -1,0 +1,21 @@
+import { defineModule } from '../module.js';
+import { CARD_ROUTES } from './card-routes.js';
+import { ISSUING_COMMAND } from './cli.js';
+import { ISSUING_ERRORS } from './errors.js';
+import { CARD_EVENTS } from './events.js';
+import { expireAuthorization } from './clearing.js';
+import { EXPIRE_AUTHORIZATION_JOB } from './network.js';
+import { CARD_TRANSACTION_EVENTS } from './transaction-events.js';
+import { TRANSACTION_ROUTES } from './transaction-routes.js';
+import { merchantJob } from '../scheduler/scheduler.js';
+
+/** Issued cards (docs/issuing.md): JCB cards of the merchant's approved users, spending the merchant's funds under limits. */
+export const issuingModule = defineModule({
+  name: 'issuing',
+  routes: [...CARD_ROUTES, ...TRANSACTION_ROUTES],
+  tags: [{ name: 'issuing', description: 'Cards issued to identity-verified users, and what they do.' }],
+  errors: ISSUING_ERRORS,
+  events: [...Object.values(CARD_EVENTS), ...Object.values(CARD_TRANSACTION_EVENTS)],
+  jobs: [merchantJob(EXPIRE_AUTHORIZATION_JOB, expireAuthorization)],
+  commands: [ISSUING_COMMAND],
+});

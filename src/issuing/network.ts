@@ -1,0 +1,152 @@
+import type { Static } from 'typebox';
+import { inTransaction, type Context } from '../context/context.js';
+import { postCardHold, postCardRefund, postCardWithdrawal } from '../ledger/post.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { readCurrency, readMoney } from '../platform/money/money.js';
+import { localDate } from '../platform/time-zone.js';
+import { scheduleJob } from '../scheduler/scheduler.js';
+import { requireCard } from './cards.js';
+import { decideAtEndpoint } from './decisions.js';
+import { convert, rateOn, takesCurrency } from './fx.js';
+import type { SettlementCurrency } from './program.js';
+import { declineReason, termsOf, type DeclineReason } from './spend-rules.js';
+import { addSpend } from './spending.js';
+import type { CardRow } from './store.js';
+import { emitCardTransactionEvent } from './transaction-events.js';
+import type { SimulatedSpendBody } from './transaction-schemas.js';
+import { insertCardTransaction, insertStep, type CardTransactionRow } from './transactions-store.js';
+
+export type SpendInput = Static<typeof SimulatedSpendBody>;
+export type NetworkOutcome = { row: CardTransactionRow; declineReason: DeclineReason | null };
+
+export const EXPIRE_AUTHORIZATION_JOB = 'issuing.expire_authorization';
+/** An authorisation not settled within this much business time expires: its hold is released. */
+export const AUTHORIZATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+export const expiryKey = (transactionId: string) => `${EXPIRE_AUTHORIZATION_JOB}:${transactionId}`;
+
+/**
+ * A purchase arrives from the card network: approved or declined by the issuer's rules (spend-rules.ts), then, if
+ * the merchant has an authorisation endpoint, by its answer (which may approve less). Approved, the amount is held:
+ * `available` to `on_hold`, and counted in the card's limit periods, in the transaction that records it; the
+ * rules are checked again there, under the card's lock and the available account's.
+ */
+export async function authorizePurchase(ctx: Context, input: SpendInput): Promise<NetworkOutcome> {
+  const { card, amount, currency } = await readSpend(ctx, input);
+  let approved = amount;
+  let decidedBy = 'rules';
+  if (takesCurrency(currency)) {
+    const terms = termsOf(card, amount, currency);
+    const early = await declineReason(ctx, card, currency, terms.local, terms.local + terms.fee, false);
+    if (early === undefined) {
+      const decision = await decideAtEndpoint(ctx, card, { amount, currency, merchant: input.merchant });
+      if (decision) {
+        decidedBy = decision.by;
+        if (decision.decision === 'decline') return recordDecline(ctx, card, input, amount, currency, 'declined_by_authorization_endpoint', decidedBy);
+        approved = Math.min(decision.amount ?? amount, amount);
+      }
+    }
+  }
+  return inTransaction(ctx, async (tx) => {
+    const locked = await requireCard(tx, card.id, true);
+    const terms = takesCurrency(currency) ? termsOf(locked, approved, currency) : { rate: '1', local: 0, fee: 0 };
+    const reason = await declineReason(tx, locked, currency, terms.local, terms.local + terms.fee, true);
+    if (reason) return declined(tx, locked, input, approved, currency, reason, decidedBy);
+    const row = newRow(tx, locked, input, { type: 'Sales', status: 'Authorized', amount: approved, currency, terms, decidedBy });
+    row.held_amount = terms.local + terms.fee;
+    row.expires_at = row.created_at + AUTHORIZATION_LIFETIME_MS;
+    await insertCardTransaction(tx.db, row);
+    const stepId = await step(tx, row, 'authorization', approved, row.held_amount);
+    await postCardHold(tx, { stepId, currency: row.local_currency, amount: row.held_amount });
+    await addSpend(tx.db, tx.merchant.id, locked.id, row.spend_date, terms.local);
+    await scheduleJob(tx, { kind: EXPIRE_AUTHORIZATION_JOB, merchantId: tx.merchant.id, dueAt: row.expires_at, payload: { transactionId: row.id }, dedupeKey: expiryKey(row.id) });
+    await emitCardTransactionEvent(tx, 'card_transaction.authorized', row);
+    return { row, declineReason: null };
+  }, { completesRequest: true });
+}
+
+/** A cash withdrawal: the purchase's rules, then paid out at once (single message: no hold), with its fee. */
+export async function withdrawCash(ctx: Context, input: SpendInput): Promise<NetworkOutcome> {
+  const { card, amount, currency } = await readSpend(ctx, input);
+  return inTransaction(ctx, async (tx) => {
+    const locked = await requireCard(tx, card.id, true);
+    const terms = takesCurrency(currency) ? termsOf(locked, amount, currency) : { rate: '1', local: 0, fee: 0 };
+    const reason = await declineReason(tx, locked, currency, terms.local, terms.local + terms.fee, true);
+    if (reason) return declined(tx, locked, input, amount, currency, reason, 'rules', 'Withdrawal');
+    const row = newRow(tx, locked, input, { type: 'Withdrawal', status: 'Settled', amount, currency, terms, decidedBy: 'rules' });
+    row.final_local_amount = terms.local + terms.fee;
+    row.settle_rate = terms.rate;
+    await insertCardTransaction(tx.db, row);
+    const stepId = await step(tx, row, 'withdrawal', amount, terms.local);
+    await postCardWithdrawal(tx, { stepId, currency: row.local_currency, amount: terms.local, fee: terms.fee });
+    await addSpend(tx.db, tx.merchant.id, locked.id, row.spend_date, terms.local);
+    await emitCardTransactionEvent(tx, 'card_transaction.withdrawn', row);
+    return { row, declineReason: null };
+  }, { completesRequest: true });
+}
+
+/**
+ * A refund from a card's merchant (a credit): always accepted for a card the merchant has, whatever its status, as
+ * networks force credits through; converted at the day's rate, with no fee. Limits are not given back: a refund is
+ * no reversal.
+ */
+export async function creditRefund(ctx: Context, input: SpendInput): Promise<NetworkOutcome> {
+  const { card, amount, currency } = await readSpend(ctx, input);
+  if (!takesCurrency(currency)) throw new AppError(PLATFORM_ERRORS.validationFailed, `currency ${currency} is not one the card program takes.`);
+  return inTransaction(ctx, async (tx) => {
+    const locked = await requireCard(tx, card.id, true);
+    const local = locked.settlement_currency as SettlementCurrency;
+    const rate = rateOn(currency, local);
+    const terms = { rate, local: convert(amount, currency, local, rate), fee: 0 };
+    const row = newRow(tx, locked, input, { type: 'Refund', status: 'Settled', amount, currency, terms, decidedBy: 'rules' });
+    row.final_local_amount = terms.local;
+    row.settle_rate = rate;
+    await insertCardTransaction(tx.db, row);
+    const stepId = await step(tx, row, 'refund', amount, terms.local);
+    await postCardRefund(tx, { stepId, currency: row.local_currency, amount: terms.local });
+    await emitCardTransactionEvent(tx, 'card_transaction.refunded', row);
+    return { row, declineReason: null };
+  }, { completesRequest: true });
+}
+
+async function readSpend(ctx: Context, input: SpendInput): Promise<{ card: CardRow; amount: number; currency: string }> {
+  const card = await requireCard(ctx, input.card_id);
+  const currency = readCurrency(input.currency, 'currency');
+  return { card, currency: currency.code, amount: readMoney(input.amount, currency, 'amount').minor };
+}
+
+async function recordDecline(ctx: Context, card: CardRow, input: SpendInput, amount: number, currency: string, reason: DeclineReason, decidedBy: string): Promise<NetworkOutcome> {
+  return inTransaction(ctx, (tx) => declined(tx, card, input, amount, currency, reason, decidedBy), { completesRequest: true });
+}
+
+async function declined(ctx: Context, card: CardRow, input: SpendInput, amount: number, currency: string, reason: DeclineReason, decidedBy: string, type = 'Sales'): Promise<NetworkOutcome> {
+  const terms = takesCurrency(currency) ? termsOf(card, amount, currency) : { rate: '0', local: 0, fee: 0 };
+  const row = newRow(ctx, card, input, { type, status: 'Declined', amount, currency, terms: { ...terms, fee: 0 }, decidedBy });
+  row.decline_reason = reason;
+  await insertCardTransaction(ctx.db, row);
+  await step(ctx, row, 'decline', amount, 0);
+  await emitCardTransactionEvent(ctx, 'card_transaction.declined', row);
+  return { row, declineReason: reason };
+}
+
+function newRow(ctx: Context, card: CardRow, input: SpendInput, fields: {
+  type: string; status: string; amount: number; currency: string; terms: { rate: string; local: number; fee: number }; decidedBy: string;
+}): CardTransactionRow {
+  const now = ctx.clock.now().getTime();
+  return {
+    id: newId(), merchant_id: ctx.merchant.id, card_id: card.id, user_id: card.user_id, type: fields.type, status: fields.status, decline_reason: null,
+    transaction_currency: fields.currency, transaction_amount: fields.amount, local_currency: card.settlement_currency,
+    local_amount: fields.terms.local, held_amount: 0, calculated_fee: fields.terms.fee, final_local_amount: null,
+    auth_rate: fields.terms.rate, settle_rate: null,
+    network_merchant_id: input.merchant.id, merchant_name: input.merchant.name, merchant_city: input.merchant.city,
+    merchant_country: input.merchant.country.toUpperCase(), merchant_category: input.merchant.category,
+    spend_date: localDate(now, ctx.merchant.timezone), decided_by: fields.decidedBy, expires_at: null, created_at: now, updated_at: now,
+  };
+}
+
+/** Records a step of the transaction; its id names the ledger entry the step posts. */
+export async function step(ctx: Context, row: CardTransactionRow, kind: string, transactionAmount: number, localAmount: number): Promise<string> {
+  const id = newId();
+  await insertStep(ctx.db, { id, merchant_id: ctx.merchant.id, card_transaction_id: row.id, kind, transaction_amount: transactionAmount, local_amount: localAmount, created_at: ctx.clock.now().getTime() });
+  return id;
+}
