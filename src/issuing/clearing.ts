@@ -4,16 +4,15 @@ import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
 import { localDate } from '../platform/time-zone.js';
-import { cancelJob } from '../scheduler/scheduler.js';
 import { requireCard } from './cards.js';
 import { ISSUING_ERRORS } from './errors.js';
 import { convert, fxFee, rateOn } from './fx.js';
-import { expiryKey, step, type NetworkOutcome } from './network.js';
+import { step, type NetworkOutcome } from './network.js';
 import type { SettlementCurrency } from './program.js';
 import { declineReason } from './spend-rules.js';
 import { addSpend } from './spending.js';
 import { emitCardTransactionEvent } from './transaction-events.js';
-import { findCardTransaction, updateCardTransaction, type CardTransactionRow } from './transactions-store.js';
+import { dueAuthorizations, findCardTransaction, updateCardTransaction, type CardTransactionRow } from './transactions-store.js';
 
 /**
  * What follows an authorisation on the network: it grows (incremental authorisation), shrinks or goes (reversal),
@@ -82,24 +81,25 @@ export async function settleAuthorization(ctx: Context, id: string, input: { amo
     const stepId = await step(tx, row, 'settlement', amount, settled);
     await postCardSettlement(tx, { stepId, currency: row.local_currency, amount: settled, held: authorization.held_amount, fee });
     await addSpend(tx.db, tx.merchant.id, card.id, authorization.spend_date, settled - authorization.local_amount);
-    await cancelJob(tx, expiryKey(authorization.id));
     await emitCardTransactionEvent(tx, 'card_transaction.settled', row);
     return { row, declineReason: null };
   }, { completesRequest: true });
 }
 
-/** The expiry job: an authorisation still open 7 days of business time after it was made lets its hold go. */
-export async function expireAuthorization(ctx: Context, payload: unknown): Promise<void> {
-  const { transactionId } = payload as { transactionId: string };
-  await inTransaction(ctx, async (tx) => {
-    const found = await findCardTransaction(tx.db, tx.merchant.id, transactionId);
-    if (!found || found.status !== 'Authorized') return;
-    await requireCard(tx, found.card_id, true);
-    const authorization = (await findCardTransaction(tx.db, tx.merchant.id, transactionId, true))!;
-    if (authorization.status !== 'Authorized') return;
-    const row = await release(tx, authorization, 0, 'expiry');
-    await emitCardTransactionEvent(tx, 'card_transaction.expired', row);
-  });
+/**
+ * The expiry job: every authorisation of the merchant still open 7 days of business time after it was made lets its
+ * hold go, each in a transaction of its own (the card, then the authorisation, locked as every change locks them).
+ */
+export async function expireAuthorizations(ctx: Context): Promise<void> {
+  for (const due of await dueAuthorizations(ctx.db, ctx.merchant.id, ctx.clock.now().getTime())) {
+    await inTransaction(ctx, async (tx) => {
+      await requireCard(tx, due.card_id, true);
+      const authorization = (await findCardTransaction(tx.db, tx.merchant.id, due.id, true))!;
+      if (authorization.status !== 'Authorized' || authorization.expires_at === null || authorization.expires_at > tx.clock.now().getTime()) return;
+      const row = await release(tx, authorization, 0, 'expiry');
+      await emitCardTransactionEvent(tx, 'card_transaction.expired', row);
+    });
+  }
 }
 
 /** Lowers an authorisation to `remaining` (of the transaction currency); at 0 it is Reversed (or Expired). */
@@ -115,7 +115,6 @@ async function release(ctx: Context, authorization: CardTransactionRow, remainin
   const stepId = await step(ctx, row, kind, authorization.transaction_amount - remaining, freed);
   await postCardRelease(ctx, { stepId, currency: row.local_currency, amount: freed });
   await addSpend(ctx.db, ctx.merchant.id, authorization.card_id, authorization.spend_date, left.local - authorization.local_amount);
-  if (done) await cancelJob(ctx, expiryKey(authorization.id));
   return row;
 }
 

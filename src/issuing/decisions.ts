@@ -50,18 +50,21 @@ export async function removeAuthorizationEndpoint(ctx: Context): Promise<{ remov
   }, { completesRequest: true });
 }
 
+/** The merchant's endpoint, if it has one. */
+export async function authorizationEndpointOf(ctx: Context): Promise<EndpointRow | undefined> {
+  return ctx.db.selectFrom('issuing_authorization_endpoints').selectAll().where('merchant_id', '=', ctx.merchant.id).executeTakeFirst();
+}
+
 let poster: Poster | undefined;
 const keys = new Map<string, KeyObject>();
 
 /**
- * Asks the merchant's endpoint, if it has one, to decide a purchase the rules approved: a signed POST (as a webhook
+ * Asks the merchant's endpoint to decide a purchase the rules approved: a signed POST (as a webhook
  * is signed, by the app that registered it) carrying the authorisation; the answer `{"decision": "approve" |
  * "decline", "amount"?}` within DECISION_WINDOW_MS decides, a smaller amount approving part. No answer in time, an
  * error status or an answer that is not one of these: the endpoint's default decision.
  */
-export async function decideAtEndpoint(ctx: Context, card: CardRow, purchase: { amount: number; currency: string; merchant: Record<string, string> }): Promise<EndpointDecision | undefined> {
-  const endpoint = await ctx.db.selectFrom('issuing_authorization_endpoints').selectAll().where('merchant_id', '=', ctx.merchant.id).executeTakeFirst();
-  if (!endpoint) return undefined;
+export async function decideAtEndpoint(ctx: Context, endpoint: EndpointRow, card: CardRow, purchase: { amount: number; currency: string; merchant: Record<string, string> }): Promise<EndpointDecision> {
   const currency = readCurrency(purchase.currency, 'currency');
   const body = JSON.stringify({
     authorization: {

@@ -1,19 +1,23 @@
 import type { Context } from '../context/context.js';
-import { cardTransactionPages, stepsAmong, stepsOf, type CardTransactionRow } from './transactions-store.js';
+import { cardTransactionPages, cardTransactionsAmong, stepsAmong, stepsOf, type CardTransactionRow } from './transactions-store.js';
 
 /**
- * What the ledger's check reads of issuing: every card transaction with the steps that posted for it (each step's id
- * names its entry), a page at a time, and which entry names are steps at all.
+ * What the ledger's check reads of issuing: every card transaction with the names of its entries (its own id for the
+ * first, each later step's id for the rest), a page at a time, and which entry names are card transactions at all.
  */
 export async function* cardTransactionsWithSteps(ctx: Context): AsyncGenerator<Array<{ transaction: CardTransactionRow; stepIds: string[] }>> {
   for await (const page of cardTransactionPages(ctx.db, ctx.merchant.id)) {
     const steps = await stepsOf(ctx.db, ctx.merchant.id, page.map((row) => row.id));
-    yield page.map((transaction) => ({ transaction, stepIds: steps.filter((s) => s.card_transaction_id === transaction.id).map((s) => s.id) }));
+    yield page.map((transaction) => ({
+      transaction, stepIds: [transaction.id, ...steps.filter((s) => s.card_transaction_id === transaction.id).map((s) => s.id)],
+    }));
   }
 }
 
-export function cardStepsAmong(ctx: Context, ids: string[]): Promise<Set<string>> {
-  return stepsAmong(ctx.db, ctx.merchant.id, ids);
+/** Which of these entry names are card transactions (their first entry) or steps of one. */
+export async function cardStepsAmong(ctx: Context, ids: string[]): Promise<Set<string>> {
+  const [steps, transactions] = await Promise.all([stepsAmong(ctx.db, ctx.merchant.id, ids), cardTransactionsAmong(ctx.db, ctx.merchant.id, ids)]);
+  return new Set([...steps, ...transactions]);
 }
 
 /**

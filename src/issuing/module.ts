@@ -3,8 +3,8 @@ import { CARD_ROUTES } from './card-routes.js';
 import { ISSUING_COMMAND } from './cli.js';
 import { ISSUING_ERRORS } from './errors.js';
 import { CARD_EVENTS } from './events.js';
-import { expireAuthorization } from './clearing.js';
-import { EXPIRE_AUTHORIZATION_JOB } from './network.js';
+import { expireAuthorizations } from './clearing.js';
+import { EXPIRE_AUTHORIZATIONS_JOB } from './expiry.js';
 import { CARD_TRANSACTION_EVENTS } from './transaction-events.js';
 import { TRANSACTION_ROUTES } from './transaction-routes.js';
 import { merchantJob } from '../scheduler/scheduler.js';
@@ -16,6 +16,6 @@ export const issuingModule = defineModule({
   tags: [{ name: 'issuing', description: 'Cards issued to identity-verified users, and what they do.' }],
   errors: ISSUING_ERRORS,
   events: [...Object.values(CARD_EVENTS), ...Object.values(CARD_TRANSACTION_EVENTS)],
-  jobs: [merchantJob(EXPIRE_AUTHORIZATION_JOB, expireAuthorization)],
+  jobs: [merchantJob(EXPIRE_AUTHORIZATIONS_JOB, (ctx) => expireAuthorizations(ctx))],
   commands: [ISSUING_COMMAND],
 });

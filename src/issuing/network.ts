@@ -5,9 +5,9 @@ import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
 import { localDate } from '../platform/time-zone.js';
-import { scheduleJob } from '../scheduler/scheduler.js';
 import { requireCard } from './cards.js';
-import { decideAtEndpoint } from './decisions.js';
+import { authorizationEndpointOf, decideAtEndpoint } from './decisions.js';
+import { scheduleExpiry } from './expiry.js';
 import { convert, rateOn, takesCurrency } from './fx.js';
 import type { SettlementCurrency } from './program.js';
 import { declineReason, termsOf, type DeclineReason } from './spend-rules.js';
@@ -20,10 +20,8 @@ import { insertCardTransaction, insertStep, type CardTransactionRow } from './tr
 export type SpendInput = Static<typeof SimulatedSpendBody>;
 export type NetworkOutcome = { row: CardTransactionRow; declineReason: DeclineReason | null };
 
-export const EXPIRE_AUTHORIZATION_JOB = 'issuing.expire_authorization';
 /** An authorisation not settled within this much business time expires: its hold is released. */
 export const AUTHORIZATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
-export const expiryKey = (transactionId: string) => `${EXPIRE_AUTHORIZATION_JOB}:${transactionId}`;
 
 /**
  * A purchase arrives from the card network: approved or declined by the issuer's rules (spend-rules.ts), then, if
@@ -32,23 +30,24 @@ export const expiryKey = (transactionId: string) => `${EXPIRE_AUTHORIZATION_JOB}
  * rules are checked again there, under the card's lock and the available account's.
  */
 export async function authorizePurchase(ctx: Context, input: SpendInput): Promise<NetworkOutcome> {
-  const { card, amount, currency } = await readSpend(ctx, input);
+  const { amount, currency } = readAmount(input);
   let approved = amount;
   let decidedBy = 'rules';
-  if (takesCurrency(currency)) {
+  // Only a merchant with an endpoint pays for a first look before the locks: the endpoint is asked only about
+  // purchases the rules would approve.
+  const endpoint = takesCurrency(currency) ? await authorizationEndpointOf(ctx) : undefined;
+  if (endpoint) {
+    const card = await requireCard(ctx, input.card_id);
     const terms = termsOf(card, amount, currency);
-    const early = await declineReason(ctx, card, currency, terms.local, terms.local + terms.fee, false);
-    if (early === undefined) {
-      const decision = await decideAtEndpoint(ctx, card, { amount, currency, merchant: input.merchant });
-      if (decision) {
-        decidedBy = decision.by;
-        if (decision.decision === 'decline') return recordDecline(ctx, card, input, amount, currency, 'declined_by_authorization_endpoint', decidedBy);
-        approved = Math.min(decision.amount ?? amount, amount);
-      }
+    if ((await declineReason(ctx, card, currency, terms.local, terms.local + terms.fee, false)) === undefined) {
+      const decision = await decideAtEndpoint(ctx, endpoint, card, { amount, currency, merchant: input.merchant });
+      decidedBy = decision.by;
+      if (decision.decision === 'decline') return recordDecline(ctx, card, input, amount, currency, 'declined_by_authorization_endpoint', decidedBy);
+      approved = Math.min(decision.amount ?? amount, amount);
     }
   }
   return inTransaction(ctx, async (tx) => {
-    const locked = await requireCard(tx, card.id, true);
+    const locked = await requireCard(tx, input.card_id, true);
     const terms = takesCurrency(currency) ? termsOf(locked, approved, currency) : { rate: '1', local: 0, fee: 0 };
     const reason = await declineReason(tx, locked, currency, terms.local, terms.local + terms.fee, true);
     if (reason) return declined(tx, locked, input, approved, currency, reason, decidedBy);
@@ -56,10 +55,10 @@ export async function authorizePurchase(ctx: Context, input: SpendInput): Promis
     row.held_amount = terms.local + terms.fee;
     row.expires_at = row.created_at + AUTHORIZATION_LIFETIME_MS;
     await insertCardTransaction(tx.db, row);
-    const stepId = await step(tx, row, 'authorization', approved, row.held_amount);
-    await postCardHold(tx, { stepId, currency: row.local_currency, amount: row.held_amount });
+    // The transaction's first entry is named by the transaction itself; what follows, by its steps.
+    await postCardHold(tx, { stepId: row.id, currency: row.local_currency, amount: row.held_amount });
     await addSpend(tx.db, tx.merchant.id, locked.id, row.spend_date, terms.local);
-    await scheduleJob(tx, { kind: EXPIRE_AUTHORIZATION_JOB, merchantId: tx.merchant.id, dueAt: row.expires_at, payload: { transactionId: row.id }, dedupeKey: expiryKey(row.id) });
+    await scheduleExpiry(tx, row.expires_at);
     await emitCardTransactionEvent(tx, 'card_transaction.authorized', row);
     return { row, declineReason: null };
   }, { completesRequest: true });
@@ -77,8 +76,7 @@ export async function withdrawCash(ctx: Context, input: SpendInput): Promise<Net
     row.final_local_amount = terms.local + terms.fee;
     row.settle_rate = terms.rate;
     await insertCardTransaction(tx.db, row);
-    const stepId = await step(tx, row, 'withdrawal', amount, terms.local);
-    await postCardWithdrawal(tx, { stepId, currency: row.local_currency, amount: terms.local, fee: terms.fee });
+    await postCardWithdrawal(tx, { stepId: row.id, currency: row.local_currency, amount: terms.local, fee: terms.fee });
     await addSpend(tx.db, tx.merchant.id, locked.id, row.spend_date, terms.local);
     await emitCardTransactionEvent(tx, 'card_transaction.withdrawn', row);
     return { row, declineReason: null };
@@ -102,8 +100,7 @@ export async function creditRefund(ctx: Context, input: SpendInput): Promise<Net
     row.final_local_amount = terms.local;
     row.settle_rate = rate;
     await insertCardTransaction(tx.db, row);
-    const stepId = await step(tx, row, 'refund', amount, terms.local);
-    await postCardRefund(tx, { stepId, currency: row.local_currency, amount: terms.local });
+    await postCardRefund(tx, { stepId: row.id, currency: row.local_currency, amount: terms.local });
     await emitCardTransactionEvent(tx, 'card_transaction.refunded', row);
     return { row, declineReason: null };
   }, { completesRequest: true });
@@ -111,8 +108,12 @@ export async function creditRefund(ctx: Context, input: SpendInput): Promise<Net
 
 async function readSpend(ctx: Context, input: SpendInput): Promise<{ card: CardRow; amount: number; currency: string }> {
   const card = await requireCard(ctx, input.card_id);
+  return { card, ...readAmount(input) };
+}
+
+function readAmount(input: SpendInput): { amount: number; currency: string } {
   const currency = readCurrency(input.currency, 'currency');
-  return { card, currency: currency.code, amount: readMoney(input.amount, currency, 'amount').minor };
+  return { currency: currency.code, amount: readMoney(input.amount, currency, 'amount').minor };
 }
 
 async function recordDecline(ctx: Context, card: CardRow, input: SpendInput, amount: number, currency: string, reason: DeclineReason, decidedBy: string): Promise<NetworkOutcome> {
@@ -124,7 +125,6 @@ async function declined(ctx: Context, card: CardRow, input: SpendInput, amount: 
   const row = newRow(ctx, card, input, { type, status: 'Declined', amount, currency, terms: { ...terms, fee: 0 }, decidedBy });
   row.decline_reason = reason;
   await insertCardTransaction(ctx.db, row);
-  await step(ctx, row, 'decline', amount, 0);
   await emitCardTransactionEvent(ctx, 'card_transaction.declined', row);
   return { row, declineReason: reason };
 }
@@ -144,7 +144,10 @@ function newRow(ctx: Context, card: CardRow, input: SpendInput, fields: {
   };
 }
 
-/** Records a step of the transaction; its id names the ledger entry the step posts. */
+/**
+ * Records a step of an authorisation after the first (an increment, a reversal, an expiry, the settlement); its id
+ * names the ledger entry the step posts. The transaction's own first entry is named by the transaction's id.
+ */
 export async function step(ctx: Context, row: CardTransactionRow, kind: string, transactionAmount: number, localAmount: number): Promise<string> {
   const id = newId();
   await insertStep(ctx.db, { id, merchant_id: ctx.merchant.id, card_transaction_id: row.id, kind, transaction_amount: transactionAmount, local_amount: localAmount, created_at: ctx.clock.now().getTime() });

@@ -26,12 +26,11 @@ export async function readSpend(db: Db, cardId: string, today: string): Promise<
 /** Adds `delta` (minor units, may be negative) to the three periods of `spendDate`. */
 export async function addSpend(db: Db, merchantId: string, cardId: string, spendDate: string, delta: number): Promise<void> {
   if (delta === 0) return;
-  // Always the same order of keys: concurrent changes of one card lock its rows in one order.
-  for (const key of Object.values(periodKeys(spendDate)).sort()) {
-    await db.insertInto('issued_card_spend').values({ card_id: cardId, period_key: key, merchant_id: merchantId, amount: delta })
-      .onConflict((oc) => oc.columns(['card_id', 'period_key']).doUpdateSet({ amount: sql`issued_card_spend.amount + ${delta}` }))
-      .execute();
-  }
+  // One statement, its rows always in the same order: concurrent changes of one card lock them in one order.
+  const rows = Object.values(periodKeys(spendDate)).sort().map((key) => ({ card_id: cardId, period_key: key, merchant_id: merchantId, amount: delta }));
+  await db.insertInto('issued_card_spend').values(rows)
+    .onConflict((oc) => oc.columns(['card_id', 'period_key']).doUpdateSet({ amount: sql`issued_card_spend.amount + excluded.amount` }))
+    .execute();
 }
 
 /** The first limit that `amount` more would pass, if any. */

@@ -56,3 +56,15 @@ export async function stepsAmong(db: Db, merchantId: string, ids: string[]): Pro
   const rows = await db.selectFrom('issued_card_transaction_steps').select('id').where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
   return new Set(rows.map((row) => row.id));
 }
+
+export async function cardTransactionsAmong(db: Db, merchantId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('issued_card_transactions').select('id').where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The merchant's open authorisations whose expiry has come (expires_at is set on open ones only). */
+export async function dueAuthorizations(db: Db, merchantId: string, now: number): Promise<Array<{ id: string; card_id: string }>> {
+  return db.selectFrom('issued_card_transactions').select(['id', 'card_id']).where('merchant_id', '=', merchantId)
+    .where('expires_at', 'is not', null).where('expires_at', '<=', now).orderBy('expires_at').execute();
+}

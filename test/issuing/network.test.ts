@@ -202,9 +202,8 @@ describe('the card network simulator and operation 4', () => {
 
     // A hold's entry moved to a step that never was: the authorisation lacks its hold, and the entry names nothing.
     const { transaction: held } = await client.sandbox.authorize(spend(card.id, '40.00'));
-    const step = await server.platform.db.selectFrom('issued_card_transaction_steps').select('id').where('card_transaction_id', '=', held.id).executeTakeFirstOrThrow();
     const stray = randomUUID();
-    await server.platform.db.updateTable('ledger_entries').set({ source_id: stray }).where('source_id', '=', step.id).execute();
+    await server.platform.db.updateTable('ledger_entries').set({ source_id: stray }).where('source_id', '=', held.id).execute();
     try {
       const { differences } = await checkLedger(server.platform, { merchantIds: [merchant.merchantId] });
       assert.deepEqual(differences.map((d) => [d.kind, d.subject, d.account, d.expected, d.found]).sort(), [
@@ -214,7 +213,7 @@ describe('the card network simulator and operation 4', () => {
         ['source', `card_transaction:${stray}`, 'on_hold', '0.00', '40.00'],
       ].sort());
     } finally {
-      await server.platform.db.updateTable('ledger_entries').set({ source_id: step.id }).where('source_id', '=', stray).execute();
+      await server.platform.db.updateTable('ledger_entries').set({ source_id: held.id }).where('source_id', '=', stray).execute();
     }
     await ledgerAgrees();
   });

@@ -116,9 +116,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('issued_card_transactions_list').on('issued_card_transactions').columns(['merchant_id', 'created_at']).execute();
   await db.schema.createIndex('issued_card_transactions_card').on('issued_card_transactions').columns(['card_id', 'created_at']).execute();
+  // The expiry job's question: which of a merchant's open authorisations are due (expires_at is set on open ones only).
+  await db.schema.createIndex('issued_card_transactions_expiry').on('issued_card_transactions').columns(['merchant_id', 'expires_at']).execute();
 
-  // Each thing that happened to a card transaction (authorised, incremented, reversed, expired, settled): the
-  // ledger entry it posted names it, and the card's history is made of them.
+  // Each thing that happened to a card transaction after it was made (incremented, reversed, expired, settled): the
+  // ledger entry it posted names it. The transaction's first entry is named by the transaction itself.
   await db.schema
     .createTable('issued_card_transaction_steps')
     .addColumn('id', 'text', (c) => c.primaryKey())
