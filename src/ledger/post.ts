@@ -154,7 +154,7 @@ export function postTopUp(ctx: Context, topUp: { id: string; currency: string; a
 
 /** What a step of an issued card's transaction moves, in the card's currency. */
 export interface CardMovement {
-  /** The step (authorisation, increment, reversal...) the entry is named by. */
+  /** What names the entry: the card transaction itself for its first entry, else the step (increment, reversal...). */
   stepId: string;
   currency: string;
   amount: Minor;

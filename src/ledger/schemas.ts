@@ -23,7 +23,7 @@ export const BalanceTransactionSchema = Type.Object({
   currency: Type.String(),
   source: Type.Object({
     type: StringEnum(SOURCE_TYPES),
-    id: Type.String({ description: "The transaction's uuid, the top-up's id, or the card transaction's step (docs/ledger.md)." }),
+    id: Type.String({ description: "The transaction's uuid, the top-up's id, or the card transaction's id (its first entry) or its later step's id (docs/ledger.md)." }),
   }),
   created_at: Type.String({ description: 'Business time, ISO 8601 UTC.' }),
   available_on: Type.Union([Type.String(), Type.Null()], {

@@ -5563,7 +5563,7 @@ export interface operations {
                                 source: {
                                     /** @enum {string} */
                                     type: "transaction" | "top_up" | "card_transaction";
-                                    /** @description The transaction's uuid, the top-up's id, or the card transaction's step (docs/ledger.md). */
+                                    /** @description The transaction's uuid, the top-up's id, or the card transaction's id (its first entry) or its later step's id (docs/ledger.md). */
                                     id: string;
                                 };
                                 /** @description Business time, ISO 8601 UTC. */
