@@ -38,7 +38,9 @@ const server = createServer((request, response) => {
 
 /**
  * The shop's own work, by kind of event (docs/webhooks.md lists them). Order events carry the order as it was at
- * the event; payment token events carry the customer and the token; plan events the plan and the billing; batch events the batch. A kind this shop does not know yet (paygate
+ * the event; payment token events carry the customer and the token; plan events the plan and the billing; batch events the
+ * batch; user events the user; card events the card (masked); card transaction events what the card did (as operation 4
+ * shows it) with its own state and, when declined, why. A kind this shop does not know yet (paygate
  * may add some) is noted and left alone: it was answered 200 all the same, and is never sent again.
  */
 function handle(event) {
@@ -54,6 +56,15 @@ function handle(event) {
   } else if (event.action.startsWith('batch.')) {
     const { batch_info: batch } = data;
     log({ action: event.action, batch: batch.id, status: batch.upload_status, succeeded: batch.successful_records, failed: batch.failed_records });
+  } else if (event.action.startsWith('user.')) {
+    const { user } = data;
+    log({ action: event.action, user: user.reference_id, verification_status: user.verification_status, rejection_reason: user.rejection_reason });
+  } else if (event.action.startsWith('card.')) {
+    const { card } = data;
+    log({ action: event.action, card: card.id, status: card.status, pan: card.pan });
+  } else if (event.action.startsWith('card_transaction.')) {
+    const { transaction, state, decline_reason: declineReason } = data;
+    log({ action: event.action, card: transaction.card, transaction: transaction.id, state, amount: transaction.transaction_amount, decline_reason: declineReason });
   } else {
     log({ action: event.action, unhandled: true });
   }

@@ -10,6 +10,7 @@ import { setAppWebhookUrl } from '../../src/merchants/apps.js';
 import { MODULES } from '../../src/modules.js';
 import { PROJECT_ROOT } from '../../src/platform/version.js';
 import { bindingCard, card, CARDS, newCustomer, newOrder } from '../support/fixtures.js';
+import { spend, userInput } from '../support/issuing.js';
 import { freePort } from '../support/processes.js';
 import { startTestServer } from '../support/server.js';
 
@@ -99,6 +100,29 @@ describe('the example webhook receiver of docs/', () => {
         files.close();
       }
 
+      // Issuing: users approved, rejected and edited; a card locked, unlocked, given new limits, and one terminated;
+      // what a card does: authorised, incremented, reversed in part, settled; declined; a refund; a withdrawal; an
+      // authorisation left to expire.
+      await client.sandbox.topUp({ currency: 'HKD', amount: '1000.00' });
+      const cardholder = await client.users.create(userInput());
+      await client.users.update(cardholder, { first_name: 'Tai Man' });
+      await client.users.create(userInput({ last_name: 'Reject' }));
+      const issued = await client.cards.create({ user_id: cardholder, reference_id: `CARD-${cardholder}`, title: 'Travel', settlement_currency: 'HKD' });
+      await client.cards.lock(issued.id);
+      await client.cards.unlock(issued.id);
+      await client.cards.setLimits(issued.id, [{ period: 'transaction', limit_amount: '100.00' }]);
+      const { transaction: purchase } = await client.sandbox.authorize(spend(issued.id, '10.00'));
+      await client.sandbox.increment(purchase.id, '1.00');
+      await client.sandbox.reverse(purchase.id, '1.00');
+      await client.sandbox.settle(purchase.id);
+      await client.sandbox.authorize(spend(issued.id, '500.00'));
+      await client.sandbox.refundToCard(spend(issued.id, '1.00'));
+      await client.sandbox.withdraw(spend(issued.id, '5.00'));
+      await client.sandbox.authorize(spend(issued.id, '2.00'));
+      await client.sandbox.advanceClock(7 * DAY + 120);
+      const spare = await client.cards.create({ user_id: cardholder, reference_id: `SPARE-${cardholder}`, title: 'Spare', settlement_currency: 'HKD' });
+      await client.cards.terminate(spare.id);
+
       const sent = MODULES.flatMap((module) => (module.events ?? []).map((type) => type.action)).sort();
       await until(() => new Set(handled().map((line) => line.action)).size === sent.length, 'every kind of event arrived');
       assert.deepEqual([...new Set(handled().map((line) => line.action))].sort(), sent, 'the receiver saw every kind paygate sends');
@@ -108,6 +132,9 @@ describe('the example webhook receiver of docs/', () => {
       assert.deepEqual(byAction('order.paid').map((line) => line.order), [paid.reference_number]);
       assert.deepEqual(byAction('payment_token.deleted').map((line) => [line.customer, line.token]), [[customer.uuid, bound.token]]);
       assert.deepEqual(byAction('payment_token.failed').map((line) => line.token_state), ['failed']);
+      assert.deepEqual(byAction('card_transaction.declined').map((line) => line.decline_reason), ['transaction_limit_exceeded']);
+      assert.deepEqual(byAction('card_transaction.expired').map((line) => line.state), ['Expired']);
+      assert.deepEqual(byAction('user.rejected').map((line) => line.verification_status), ['rejected']);
       assert.equal(child.exitCode, null, `the receiver is still running; stderr: ${stderr}`);
     } finally {
       child.kill();
