@@ -86,6 +86,8 @@ export async function readCard(ctx: Context, id: string): Promise<CardReply> {
 }
 
 export async function listCards(ctx: Context, page: { offset: number; limit: number; user_id?: string | undefined }): Promise<{ cards: CardReply[]; total: number }> {
+  // A user id is a uuid: any other value names no user, and has no cards.
+  if (page.user_id !== undefined && !isUuid(page.user_id)) return { cards: [], total: 0 };
   const { rows, total } = await listCardRows(ctx.db, ctx.merchant.id, { offset: page.offset, limit: page.limit, ...(page.user_id !== undefined && { userId: page.user_id }) });
   const cards: CardReply[] = [];
   for (const row of rows) cards.push(await view(ctx, row));

@@ -96,7 +96,8 @@ export async function findUserByUserId(ctx: Context, userId: string): Promise<Us
 
 /** A user by reference_id, or by user id; another merchant's is not found. */
 async function lookUp(ctx: Context, name: string, lock: boolean): Promise<UserRow> {
-  const user = await findUser(ctx.db, ctx.merchant.id, { reference: name, ...(isUuid(name) && { id: name }) }, lock);
+  // No reference holds U+0000 (bodies holding it are refused), and PostgreSQL text cannot be compared with it.
+  const user = name.includes('\u0000') ? undefined : await findUser(ctx.db, ctx.merchant.id, { reference: name, ...(isUuid(name) && { id: name }) }, lock);
   if (!user) throw new AppError(USER_ERRORS.userNotFound);
   return user;
 }

@@ -1,5 +1,6 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
+import { isUuid } from '../platform/ids.js';
 import { identityOf, type IdentityAnswer } from '../rails/identity.js';
 import type { RailOperationKind } from '../rails/operation.js';
 import { USER_ERRORS } from './errors.js';
@@ -51,7 +52,7 @@ async function recordAnswer(ctx: Context, userId: string, reference: string, ans
  */
 export async function settlePendingUser(ctx: Context, userId: string, answer: Exclude<IdentityAnswer, { status: 'pending' }>): Promise<UserRow> {
   return inTransaction(ctx, async (tx) => {
-    const user = await findUserById(tx.db, tx.merchant.id, userId, true);
+    const user = isUuid(userId) ? await findUserById(tx.db, tx.merchant.id, userId, true) : undefined;
     if (!user) throw new AppError(USER_ERRORS.userNotFound);
     if (user.verification_status !== 'pending') throw new AppError(USER_ERRORS.userNotPending);
     return decide(tx, user, answer);

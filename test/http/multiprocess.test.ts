@@ -11,6 +11,7 @@ import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
 import { freePort, runCli, startServe, type ServeProcess } from '../support/processes.js';
 import { rawRequest, signedHeaders } from '../support/server.js';
 import { card, CARDS, uniqueReference } from '../support/fixtures.js';
+import { spend, userInput } from '../support/issuing.js';
 
 const ECHO = '/svc/payment/api/v1/openapi/echo';
 
@@ -123,5 +124,30 @@ describe('two server processes on one PostgreSQL', { skip: POSTGRES_URL ? false 
     const settledSmall = (available - (12 * 9475 - 24 * 1000)) / (700 - 255);
     assert.ok(Number.isInteger(settledSmall) && settledSmall >= 0 && settledSmall <= 12, `available ${balance!.available}`);
     assert.equal(incoming, (12 - settledSmall) * 700);
+  });
+
+  test('card authorisations at once, split across both processes, never hold more than the funds; the ledger agrees', async () => {
+    const clients = urls.map((baseUrl) => new PaygateClient({ baseUrl, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 } }));
+    await clients[0]!.sandbox.topUp({ currency: 'USD', amount: '100.00' });
+    const user = await clients[0]!.users.create(userInput());
+    const cards = await Promise.all([0, 1, 2].map((i) => clients[i % 2]!.cards.create({
+      user_id: user, reference_id: uniqueReference('CARD'), title: `Card ${i}`, settlement_currency: 'USD',
+    })));
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 2]!.sandbox.authorize(spend(cards[i % 3]!.id, '10.00', { currency: 'USD' }))));
+    const approved = outcomes.filter((o) => o.decline_reason === null).map((o) => o.transaction.id);
+    assert.equal(approved.length, 10, 'USD 100.00 holds ten purchases of 10.00, whichever process took them');
+    assert.deepEqual(new Set(outcomes.filter((o) => o.decline_reason !== null).map((o) => o.decline_reason)), new Set(['insufficient_funds']));
+    // Settled, reversed and settled again at once from both processes: each authorisation changes once.
+    const closing = await Promise.allSettled(approved.flatMap((id, i) => [
+      clients[i % 2]!.sandbox.settle(id), clients[(i + 1) % 2]!.sandbox.reverse(id),
+    ]));
+    assert.equal(closing.filter((o) => o.status === 'fulfilled').length, 10, 'one of the two moves of each authorisation ran');
+    const [balance] = (await clients[1]!.balances.get()).filter((b) => b.currency === 'USD');
+    assert.equal(balance!.on_hold, '0.00');
+    const settled = (await clients[0]!.cards.transactions({ limit: 1000 })).filter((t) => t.status === 'Settled').length;
+    assert.equal(balance!.available, `${100 - 10 * settled}.00`);
+    const env = { PAYGATE_DATA_DIR: dataDirs[0]!, DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
+    const check = await runCli(['ledger', 'check', '--json'], env);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
   });
 });

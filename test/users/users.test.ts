@@ -149,6 +149,12 @@ describe('identity-verified users (operation 2)', () => {
     const stored = await server.platform.db.selectFrom('issuing_users').select('id')
       .where('merchant_id', '=', merchant.merchantId).where('document_number', '=', document.document_number).execute();
     assert.equal(stored.length, 1);
+
+    const phone = newUser();
+    const samePhone = Array.from({ length: 8 }, () => post(merchant, newUser({ phone_number: phone.phone_number })));
+    const phoneReplies = await Promise.all(samePhone);
+    assert.equal(phoneReplies.filter((reply) => reply.status === 200).length, 1);
+    assert.deepEqual(new Set(phoneReplies.filter((reply) => reply.status !== 200).map((reply) => reply.json.code)), new Set([30014]));
   });
 
   test('verification: Reject is rejected with a reason, Review stays pending until the sandbox settles it', async () => {
