@@ -1,5 +1,5 @@
 import type { CommandEntry } from './cli/command.js';
-import type { Context, EventReaction, PlatformContext } from './context/context.js';
+import type { Context, EventReaction, LedgerSource, PlatformContext } from './context/context.js';
 import type { EventType } from './events/event-type.js';
 import type { AnyRoute } from './http/route.js';
 import type { ErrorDefinition } from './platform/errors.js';
@@ -38,6 +38,8 @@ export interface Module {
   merchantCreated?(ctx: PlatformContext, merchant: Merchant): Promise<void>;
   /** What it does when another capability's event happens (by action), in the transaction that records it. */
   readonly reactions?: ReadonlyArray<{ action: string; run: EventReaction }>;
+  /** Its records that post to the ledger, for the ledger's check. */
+  readonly ledgerSources?: readonly LedgerSource[];
   /** What it does before a process takes requests. */
   atStart?(platform: PlatformContext): Promise<void>;
 }

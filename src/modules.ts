@@ -74,13 +74,16 @@ function joinErrors(lists: ReadonlyArray<Readonly<Record<string, ErrorDefinition
   return Object.freeze(Object.fromEntries(entries));
 }
 
+/** Every capability's records that post to the ledger: what `paygate ledger check` compares with the journal. */
+export const LEDGER_SOURCES = MODULES.flatMap((module) => module.ledgerSources ?? []);
+
 /** Opens the database (migrated) with every module's part in the platform: what the server, the CLI and tests share. */
 export function openComposedPlatform(config: Config, options: { wallClock?: Clock; logger?: Logger } = {}): Promise<OpenedPlatform> {
   const modules = modulesFor(config.mode);
   const merchantSetup = modules.flatMap((module) => (module.merchantCreated ? [module.merchantCreated.bind(module)] : []));
   const eventReactions = new Map<string, EventReaction[]>();
   for (const { action, run } of modules.flatMap((module) => module.reactions ?? [])) eventReactions.set(action, [...(eventReactions.get(action) ?? []), run]);
-  return openPlatform(config, { ...options, merchantSetup, eventReactions });
+  return openPlatform(config, { ...options, merchantSetup, eventReactions, ledgerSources: LEDGER_SOURCES });
 }
 
 /** Runs each module's start-up work: before a process takes requests. */

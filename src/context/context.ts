@@ -47,6 +47,8 @@ export interface PlatformContext {
    * (a plan waiting for a card starts billing when the customer's token binds): the event's `data` as rendered.
    */
   eventReactions?: ReadonlyMap<string, ReadonlyArray<EventReaction>>;
+  /** The records of every capability that post to the ledger, as the ledger's check reads them. */
+  ledgerSources?: readonly LedgerSource[];
   /** Inside a transaction: runs `callback` once the transaction has committed (never if it rolls back). */
   afterCommit?(callback: () => void): void;
   /**
@@ -59,6 +61,30 @@ export interface PlatformContext {
 
 /** A capability's response to an event of the platform, in that event's transaction. */
 export type EventReaction = (ctx: Context, data: unknown) => Promise<void>;
+
+/**
+ * A kind of record that moves money (a transaction, a card transaction, a payout), as the ledger's check reads it:
+ * a capability supplies it in its module, so that the ledger knows no capability.
+ */
+export interface LedgerSource {
+  /** The `source_type` its entries carry. */
+  readonly type: string;
+  /** Every record of the merchant that posts, a page at a time. */
+  pages(ctx: Context): AsyncIterable<LedgerRecord[]>;
+  /** Which of these entry names (`source_id`s) a record of this kind posts under. */
+  among(ctx: Context, names: string[]): Promise<Set<string>>;
+}
+
+/** One record, as the check compares it with what was posted under its names. */
+export interface LedgerRecord {
+  /** Names it in a difference: `payout:<id>`. */
+  subject: string;
+  currency: string;
+  /** The `source_id`s of its entries (its own id, and its steps' where it posts more than once). */
+  entryNames: string[];
+  /** What its entries should sum to, account by account, as it stands now (given its entries, for a fee it took). */
+  expected(entries: ReadonlyArray<{ type: string; fee: number }>): Readonly<Record<string, number>>;
+}
 
 /** The first argument of every domain verb. */
 export interface Context extends PlatformContext {

@@ -18,7 +18,9 @@ export interface OpenedPlatform {
 /** Opens the database, applies migrations and loads the secrets: what the server and every command share. */
 export async function openPlatform(
   config: Config,
-  options: { wallClock?: Clock; logger?: Logger; merchantSetup?: PlatformContext['merchantSetup']; eventReactions?: PlatformContext['eventReactions'] } = {},
+  options: { wallClock?: Clock; logger?: Logger; merchantSetup?: PlatformContext['merchantSetup']; eventReactions?: PlatformContext['eventReactions'];
+    ledgerSources?: PlatformContext['ledgerSources'];
+  } = {},
 ): Promise<OpenedPlatform> {
   const logger = options.logger ?? createLogger(config);
   const database = openDatabase({
@@ -39,6 +41,7 @@ export async function openPlatform(
       rails: createRails({ db: database.db, wallClock, config }),
       merchantSetup: options.merchantSetup ?? [],
       ...(options.eventReactions && { eventReactions: options.eventReactions }),
+      ...(options.ledgerSources && { ledgerSources: options.ledgerSources }),
     };
     return { platform, database, logger, migrations };
   } catch (error) {

@@ -5,6 +5,7 @@ import { ISSUING_ERRORS } from './errors.js';
 import { CARD_EVENTS } from './events.js';
 import { expireAuthorizations } from './clearing.js';
 import { EXPIRE_AUTHORIZATIONS_JOB } from './expiry.js';
+import { CARD_TRANSACTION_LEDGER } from './lookup.js';
 import { CARD_TRANSACTION_EVENTS } from './transaction-events.js';
 import { TRANSACTION_ROUTES } from './transaction-routes.js';
 import { merchantJob } from '../scheduler/scheduler.js';
@@ -18,4 +19,5 @@ export const issuingModule = defineModule({
   events: [...Object.values(CARD_EVENTS), ...Object.values(CARD_TRANSACTION_EVENTS)],
   jobs: [merchantJob(EXPIRE_AUTHORIZATIONS_JOB, (ctx) => expireAuthorizations(ctx))],
   commands: [ISSUING_COMMAND],
+  ledgerSources: [CARD_TRANSACTION_LEDGER],
 });

@@ -1,11 +1,8 @@
-import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
-import { cardStepsAmong, cardTransactionsWithSteps, expectedCardLines } from '../issuing/lookup.js';
-import { moneyTransactionPages, moneyTransactionsAmong } from '../orders/lookup.js';
-import type { TransactionOutcome } from '../orders/outcomes.js';
+import { merchantContext, type Context, type LedgerSource, type PlatformContext } from '../context/context.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
 import { findMerchant } from '../platform/tenants.js';
 import { isMerchantAccount, type Account } from './accounts.js';
-import { accountBalances, entriesOfSources, entryPages, ledgerMerchants, linesOf, topUpPages, topUpsAmong, type EntryRecord, type Lines, type TopUpRecord } from './store.js';
+import { accountBalances, entriesOfSources, entryPages, ledgerMerchants, linesOf, topUpPages, topUpsAmong, type EntryRecord } from './store.js';
 
 /** One thing the check found wrong, said so that an operator can act on it. */
 export interface LedgerDifference {
@@ -52,42 +49,35 @@ export async function checkLedger(platform: PlatformContext, options: { merchant
   return { merchants: merchantIds.length, differences };
 }
 
-/** What a transaction, as it stands now, should have posted in all: its lines summed over its entries. */
-function expectedOfTransaction(t: TransactionOutcome['transaction'], settlementFee: number): Lines {
-  if (t.type === 'Refund') return { available: -t.amount, acquirer_clearing: t.amount };
-  // Voided before settlement: its payment and its void cancel out.
-  if (t.voided === 1) return {};
-  if (t.settled_at !== null) return { acquirer_clearing: -t.amount, available: t.amount - settlementFee, fees: settlementFee };
-  return { incoming: t.amount, acquirer_clearing: -t.amount };
-}
+const TOP_UP_LEDGER: LedgerSource = {
+  type: 'top_up',
+  async *pages(ctx) {
+    for await (const page of topUpPages(ctx.db, ctx.merchant.id)) {
+      yield page.map((topUp) => ({
+        subject: `top_up:${topUp.id}`, currency: topUp.currency, entryNames: [topUp.id], expected: () => ({ available: topUp.amount, bank: -topUp.amount }),
+      }));
+    }
+  },
+  among: (ctx, ids) => topUpsAmong(ctx.db, ctx.merchant.id, ids),
+};
 
-const expectedOfTopUp = (topUp: TopUpRecord): Lines => ({ available: topUp.amount, bank: -topUp.amount });
+/** The ledger's own top-ups, and what every capability moves (its module's ledger sources). */
+const sourcesOf = (ctx: Context): LedgerSource[] => [...(ctx.ledgerSources ?? []), TOP_UP_LEDGER];
 
 async function checkRecords(ctx: Context, differ: Differ): Promise<void> {
-  for await (const page of moneyTransactionPages(ctx)) {
-    const entries = await entriesOfSources(ctx.db, ctx.merchant.id, 'transaction', page.map((t) => t.id));
-    for (const t of page) {
-      const own = entries.get(t.id) ?? [];
-      const fee = own.find((entry) => entry.type === 'settlement')?.fee ?? 0;
-      if (fee < 0 || fee > t.amount) differ('source', t.currency, `transaction:${t.id}`, 'fees', Math.min(Math.max(fee, 0), t.amount), fee);
-      compare(differ, `transaction:${t.id}`, t.currency, expectedOfTransaction(t, fee), own);
+  for (const source of sourcesOf(ctx)) {
+    for await (const page of source.pages(ctx)) {
+      const entries = await entriesOfSources(ctx.db, ctx.merchant.id, source.type, page.flatMap((record) => record.entryNames));
+      for (const record of page) {
+        const own = record.entryNames.flatMap((name) => entries.get(name) ?? []);
+        compare(differ, record.subject, record.currency, record.expected(own), own);
+      }
     }
-  }
-  for await (const page of cardTransactionsWithSteps(ctx)) {
-    const entries = await entriesOfSources(ctx.db, ctx.merchant.id, 'card_transaction', page.flatMap((item) => item.stepIds));
-    for (const { transaction, stepIds } of page) {
-      const own = stepIds.flatMap((id) => entries.get(id) ?? []);
-      compare(differ, `card_transaction:${transaction.id}`, transaction.local_currency, expectedCardLines(transaction), own);
-    }
-  }
-  for await (const page of topUpPages(ctx.db, ctx.merchant.id)) {
-    const entries = await entriesOfSources(ctx.db, ctx.merchant.id, 'top_up', page.map((topUp) => topUp.id));
-    for (const topUp of page) compare(differ, `top_up:${topUp.id}`, topUp.currency, expectedOfTopUp(topUp), entries.get(topUp.id) ?? []);
   }
 }
 
 /** A source's expected lines against the sum of its entries' lines, account by account (and currency by currency). */
-function compare(differ: Differ, subject: string, currency: string, expected: Lines, entries: EntryRecord[]): void {
+function compare(differ: Differ, subject: string, currency: string, expected: Readonly<Record<string, number>>, entries: EntryRecord[]): void {
   const posted = new Map<string, number>();
   for (const entry of entries) {
     for (const [account, amount] of Object.entries(linesOf(entry))) posted.set(`${entry.currency}\u0000${account}`, (posted.get(`${entry.currency}\u0000${account}`) ?? 0) + amount);
@@ -117,14 +107,13 @@ async function checkJournal(ctx: Context, differ: Differ): Promise<void> {
       if (funds !== entry.amount - entry.fee) differ('entry', entry.currency, entry.id, 'amount less fee', funds, entry.amount - entry.fee);
     }
     // Entries whose source moved no money (a failed payment, a transaction or top-up that does not exist).
-    const named = (type: string) => [...new Set(page.filter((entry) => entry.source_type === type).map((entry) => entry.source_id))];
-    const transactions = await moneyTransactionsAmong(ctx, named('transaction'));
-    const topUps = await topUpsAmong(ctx.db, ctx.merchant.id, named('top_up'));
-    const cardSteps = await cardStepsAmong(ctx, named('card_transaction'));
-    const sources: Record<string, Set<string>> = { top_up: topUps, card_transaction: cardSteps };
+    const known = new Map<string, Set<string>>();
+    for (const source of sourcesOf(ctx)) {
+      const names = [...new Set(page.filter((entry) => entry.source_type === source.type).map((entry) => entry.source_id))];
+      known.set(source.type, names.length === 0 ? new Set() : await source.among(ctx, names));
+    }
     for (const entry of page) {
-      const known = entry.source_type === 'transaction' ? transactions.has(entry.source_id) : sources[entry.source_type]?.has(entry.source_id) === true;
-      if (known) continue;
+      if (known.get(entry.source_type)?.has(entry.source_id) === true) continue;
       for (const [account, amount] of Object.entries(linesOf(entry))) differ('source', entry.currency, `${entry.source_type}:${entry.source_id}`, account, 0, amount);
     }
   }

@@ -5,7 +5,7 @@ import { ORDER_ERRORS } from './errors.js';
 import type { OrderView } from './present.js';
 import { findOrder, lineItemsOfOrders, lockOrderOfTransaction, orderOfTransaction, updateOrder, type OrderRow } from './store.js';
 import { orderTotals } from './totals.js';
-import { findPaymentByUuid, findTransaction, orderTransactions, succeededMoneyTransactionIds, succeededMoneyTransactions, type TransactionRow } from './transactions-store.js';
+import { findPaymentByUuid, findTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
 
 /** How clients name an order: by number, by reference number, or both (which must then name the same order). */
 export interface OrderReference {
@@ -20,22 +20,6 @@ export function hasOrderReference(reference: OrderReference | undefined): refere
 /** The merchant's order with this id or reference number, if there is one (no error when there is none). */
 export async function findMerchantOrder(ctx: Context, by: { id: string } | { referenceNumber: string }): Promise<OrderRow | undefined> {
   return findOrder(ctx.db, ctx.merchant.id, by);
-}
-
-/** Every sale, capture and refund of the merchant that went through (voided or not, settled or not), a page at a time. */
-export async function* moneyTransactionPages(ctx: Context, pageSize = 2_000): AsyncGenerator<TransactionRow[]> {
-  let after = '';
-  for (;;) {
-    const page = await succeededMoneyTransactions(ctx.db, ctx.merchant.id, after, pageSize);
-    if (page.length > 0) yield page;
-    if (page.length < pageSize) return;
-    after = page.at(-1)!.id;
-  }
-}
-
-/** Which of these ids name a sale, capture or refund of the merchant that went through. */
-export async function moneyTransactionsAmong(ctx: Context, ids: string[]): Promise<Set<string>> {
-  return succeededMoneyTransactionIds(ctx.db, ctx.merchant.id, ids);
 }
 
 /** The payment made under this `payment.uuid`, if there is one. */

@@ -3,6 +3,7 @@ import { listMerchants, toMerchant } from '../platform/tenants.js';
 import { ORDER_ERRORS } from './errors.js';
 import { ORDER_EVENTS } from './events.js';
 import { ORDER_JOBS } from './jobs.js';
+import { TRANSACTION_LEDGER } from './ledger-source.js';
 import { CHECKOUT_PAGES } from './pages/checkout.js';
 import { RECEIPT_PAGES } from './pages/receipt.js';
 import { TRANSACTION_OPERATIONS } from './recovery.js';
@@ -19,6 +20,7 @@ export const ordersModule = defineModule({
   pages: [...CHECKOUT_PAGES, ...RECEIPT_PAGES],
   jobs: ORDER_JOBS,
   railOperations: [TRANSACTION_OPERATIONS],
+  ledgerSources: [TRANSACTION_LEDGER],
   merchantCreated: (ctx, merchant) => scheduleNextSettlement(ctx, merchant),
   // Every merchant has its next settlement scheduled, merchants made before settlement existed too.
   async atStart(platform) {

@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/platform/database/database.js';
 import { migrate, MIGRATIONS } from '../../src/platform/database/migrate.js';
 import type { PlatformContext } from '../../src/context/context.js';
 import { checkLedger } from '../../src/ledger/check.js';
+import { LEDGER_SOURCES } from '../../src/modules.js';
 import { systemClock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
@@ -153,7 +154,7 @@ describe('migrations', () => {
       await transaction('t-capture', 'm2', 'o2', 'Capture', 'JPY', 4000, 'succeeded', { original: 't-auth' });
 
       assert.deepEqual(await migrate(database), Object.keys(MIGRATIONS).filter((name) => name >= '012'));
-      const platform = { db, database, wallClock: systemClock, config: loadConfig({ PAYGATE_DATA_DIR: tmpdir() }) } as unknown as PlatformContext;
+      const platform = { db, database, wallClock: systemClock, config: loadConfig({ PAYGATE_DATA_DIR: tmpdir() }), ledgerSources: LEDGER_SOURCES } as unknown as PlatformContext;
       assert.deepEqual((await checkLedger(platform)).differences, []);
       const balances = await db.selectFrom('ledger_accounts').select(['merchant_id', 'currency', 'account', 'balance'])
         .orderBy('merchant_id').orderBy('account').execute();

@@ -97,6 +97,8 @@ function condition(key: string, field: string, op: Operator, text: string, spec:
 function value(key: string, text: string, spec: FilterField): FilterValue {
   switch (spec.type) {
     case 'text':
+      // No stored text holds U+0000, and PostgreSQL cannot compare text with it.
+      if (text.includes('\u0000')) throw refused(key, 'must not hold U+0000');
       if (spec.values && !spec.values.includes(text)) throw refused(key, `must be one of ${spec.values.join(', ')}`);
       return text;
     case 'integer':
