@@ -16,6 +16,7 @@ import type { Module } from './module.js';
 import { ordersModule } from './orders/module.js';
 import { DEFAULT_TOKENS } from './payment-tokens/default-token.js';
 import { paymentTokensModule } from './payment-tokens/module.js';
+import { payoutsModule } from './payouts/module.js';
 import type { Clock } from './platform/clock.js';
 import type { Config, Mode } from './platform/config.js';
 import { PLATFORM_ERRORS, type ErrorDefinition } from './platform/errors.js';
@@ -40,6 +41,7 @@ export const MODULES: readonly Module[] = [
   ledgerModule,
   usersModule,
   issuingModule,
+  payoutsModule,
   webhooksModule,
   sandboxModule,
 ];

@@ -24,6 +24,12 @@ import type {
   User,
   UserChange,
   IssuedCardInput,
+  Payee,
+  PayeeInput,
+  PayeePage,
+  PayoutInput,
+  PayoutRequest,
+  PayoutRequestPage,
   CardLimitsInput,
   IssuedCard,
   IssuedCardPage,
@@ -113,6 +119,8 @@ export class PaygateClient {
   readonly balances: BalancesApi;
   readonly users: UsersApi;
   readonly cards: CardsApi;
+  readonly payees: PayeesApi;
+  readonly payouts: PayoutsApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
   private readonly baseUrl: string;
@@ -134,6 +142,8 @@ export class PaygateClient {
     this.balances = new BalancesApi(this);
     this.users = new UsersApi(this);
     this.cards = new CardsApi(this);
+    this.payees = new PayeesApi(this);
+    this.payouts = new PayoutsApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
   }
@@ -637,6 +647,61 @@ class CardsApi {
   }
 }
 
+/** Payees: who payouts go to, each with a Hong Kong FPS account (docs/payouts.md). */
+class PayeesApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  async create(payee: PayeeInput, options?: RequestOptions): Promise<Payee> {
+    return (await invoke<'createPayee'>(this.client, 'POST', `${TREASURY}/payees`, { payee }, options)).payee;
+  }
+
+  /** A page of the merchant's payees, newest first. */
+  async list(page: { offset?: number; limit?: number } = {}, options?: RequestOptions): Promise<PayeePage> {
+    return invoke<'listPayees'>(this.client, 'GET', `${TREASURY}/payees${listQuery(page)}`, undefined, options);
+  }
+
+  async get(id: string, options?: RequestOptions): Promise<Payee> {
+    return (await invoke<'getPayee'>(this.client, 'GET', `${TREASURY}/payees/${encodeURIComponent(id)}`, undefined, options)).payee;
+  }
+
+  /** Refused while a payout to the payee is in flight. */
+  async delete(id: string, options?: RequestOptions): Promise<ReplyData<'deletePayee'>> {
+    return invoke<'deletePayee'>(this.client, 'DELETE', `${TREASURY}/payees/${encodeURIComponent(id)}`, undefined, options);
+  }
+}
+
+/** Payout requests (operation 9): approval, scheduling, and the transfer's progress at the bank (docs/payouts.md). */
+class PayoutsApi {
+  constructor(private readonly client: PaygateClient) {}
+
+  async create(payoutRequest: PayoutInput, options?: RequestOptions): Promise<PayoutRequest> {
+    return (await invoke<'createPayoutRequest'>(this.client, 'POST', `${TREASURY}/payout_requests`, { payout_request: payoutRequest }, options)).payout_request;
+  }
+
+  /** Newest first; filters as `{ 'filter[schedule_status][_eq]': 'Pending Approval' }`. */
+  async list(page: ListPage = {}, options?: RequestOptions): Promise<PayoutRequestPage> {
+    return invoke<'listPayoutRequests'>(this.client, 'GET', `${TREASURY}/payout_requests${listQuery(page)}`, undefined, options);
+  }
+
+  async get(id: string, options?: RequestOptions): Promise<PayoutRequest> {
+    return (await invoke<'getPayoutRequest'>(this.client, 'GET', `${TREASURY}/payout_requests/${encodeURIComponent(id)}`, undefined, options)).payout_request;
+  }
+
+  async approve(id: string, options?: RequestOptions): Promise<PayoutRequest> {
+    return (await invoke<'approvePayoutRequest'>(this.client, 'POST', `${TREASURY}/payout_requests/${encodeURIComponent(id)}/approve`, undefined, options)).payout_request;
+  }
+
+  async reject(id: string, reason?: string, options?: RequestOptions): Promise<PayoutRequest> {
+    const body = reason === undefined ? {} : { reason };
+    return (await invoke<'rejectPayoutRequest'>(this.client, 'POST', `${TREASURY}/payout_requests/${encodeURIComponent(id)}/reject`, body, options)).payout_request;
+  }
+
+  async cancel(id: string, reason?: string, options?: RequestOptions): Promise<PayoutRequest> {
+    const body = reason === undefined ? {} : { reason };
+    return (await invoke<'cancelPayoutRequest'>(this.client, 'POST', `${TREASURY}/payout_requests/${encodeURIComponent(id)}/cancel`, body, options)).payout_request;
+  }
+}
+
 class TransactionsApi {
   constructor(private readonly client: PaygateClient) {}
 
@@ -714,6 +779,11 @@ class SandboxApi {
   async rejectUser(userId: string, reason?: string, options?: RequestOptions): Promise<User> {
     const body = reason === undefined ? {} : { reason };
     return (await invoke<'rejectSandboxUser'>(this.client, 'POST', `${SANDBOX}/users/${encodeURIComponent(userId)}/reject`, body, options)).user;
+  }
+
+  /** The sandbox bank: moves a payout to its next state now, without moving the clock. */
+  async advancePayout(id: string, options?: RequestOptions): Promise<PayoutRequest> {
+    return (await invoke<'advanceSandboxPayout'>(this.client, 'POST', `${SANDBOX}/payout_requests/${encodeURIComponent(id)}/advance`, undefined, options)).payout_request;
   }
 
   /** The card network simulator: a purchase with an issued card, approved (held) or declined with its reason. */

@@ -192,6 +192,15 @@ export type CardTransaction = ReplyData<'listCardTransactions'>['transactions'][
 export type CardSpend = RequestBody<'simulateAuthorization'>;
 export type SimulatedCardTransaction = ReplyData<'simulateAuthorization'>;
 
+// ---- payees and payouts ----
+
+export type PayeeInput = RequestBody<'createPayee'>['payee'];
+export type Payee = ReplyData<'getPayee'>['payee'];
+export type PayeePage = ReplyData<'listPayees'>;
+export type PayoutInput = RequestBody<'createPayoutRequest'>['payout_request'];
+export type PayoutRequest = ReplyData<'getPayoutRequest'>['payout_request'];
+export type PayoutRequestPage = ReplyData<'listPayoutRequests'>;
+
 export type SandboxClock = ReplyData<'readSandboxClock'>;
 
 // ---- checks that the hand-written parts still agree with the declarations ----

@@ -51,7 +51,7 @@ export interface PhpCall {
 }
 
 type AnyMethod = (...args: any[]) => Promise<unknown>;
-type Api = 'customers' | 'orders' | 'transactions' | 'recurring' | 'batches' | 'balances' | 'users' | 'cards' | 'sandbox' | 'webhooks';
+type Api = 'customers' | 'orders' | 'transactions' | 'recurring' | 'batches' | 'balances' | 'users' | 'cards' | 'payees' | 'payouts' | 'sandbox' | 'webhooks';
 type MethodsOf<T> = { [K in keyof T & string]: T[K] extends AnyMethod ? K : never }[keyof T & string];
 export type ClientMethodName = 'echo' | { [A in Api]: `${A}.${MethodsOf<PaygateClient[A]>}` }[Api];
 type MethodAt<N extends string> = N extends `${infer A}.${infer M}`

@@ -11,10 +11,11 @@ export type Account = MerchantAccount | PlatformAccount;
 
 export const ENTRY_TYPES = [
   'payment', 'capture', 'void', 'settlement', 'refund', 'top_up', 'card_hold', 'card_release', 'card_settlement', 'card_refund', 'card_withdrawal',
+  'payout_reserve', 'payout_release', 'payout_settlement', 'payout_return', 'payout_refund',
 ] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
-export const SOURCE_TYPES = ['transaction', 'top_up', 'card_transaction'] as const;
+export const SOURCE_TYPES = ['transaction', 'top_up', 'card_transaction', 'payout_request'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 export function isMerchantAccount(account: string): account is MerchantAccount {

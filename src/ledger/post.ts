@@ -195,3 +195,31 @@ export function postCardWithdrawal(ctx: Context, movement: CardMovement & { fee:
 export function postCardRefund(ctx: Context, movement: CardMovement): Promise<EntryRecord[]> {
   return post(ctx, [{ type: 'card_refund', currency: movement.currency, source: cardSource(movement), lines: { available: movement.amount, card_network: -movement.amount } }], { accountsNow: true });
 }
+
+/** What a payout moves: its whole amount, in its currency, under its own id (each of its steps posts once). */
+export interface PayoutMovement {
+  payoutId: string;
+  currency: string;
+  amount: Minor;
+}
+
+const PAYOUT_LINES = {
+  /** It runs: its amount leaves `available` for `reserved` until the bank settles or rejects it. */
+  payout_reserve: (amount: Minor) => ({ available: -amount, reserved: amount }),
+  /** The bank rejected it (Terminated): the reservation goes back to `available`. */
+  payout_release: (amount: Minor) => ({ reserved: -amount, available: amount }),
+  /** The bank paid it (Settled): the reservation leaves for the bank. */
+  payout_settlement: (amount: Minor) => ({ reserved: -amount, bank: amount }),
+  /** The payee's bank returned it (Reversed): the money is on its way back, reserved until it arrives. */
+  payout_return: (amount: Minor) => ({ bank: -amount, reserved: amount }),
+  /** The returned money arrived (Refunded): `available` again. */
+  payout_refund: (amount: Minor) => ({ reserved: -amount, available: amount }),
+} as const;
+
+export type PayoutEntryType = keyof typeof PAYOUT_LINES;
+
+/** A step of a payout, posted under the payout's id (once per step: the ledger keeps each source's type once). */
+export function postPayoutStep(ctx: Context, type: PayoutEntryType, movement: PayoutMovement): Promise<EntryRecord[]> {
+  return post(ctx, [{ type, currency: movement.currency, source: { type: 'payout_request', id: movement.payoutId }, lines: PAYOUT_LINES[type](movement.amount) }],
+    { accountsNow: true });
+}

@@ -1,6 +1,7 @@
 import type { CheckedCard } from '../cards/card.js';
 import { AppError } from '../platform/errors.js';
 import { RAIL_ERRORS } from './errors.js';
+import type { PayoutBank } from './bank.js';
 import type { IdentityVerifier } from './identity.js';
 
 /**
@@ -103,6 +104,8 @@ export interface Rails {
   acquirer: CardAcquirer | undefined;
   /** The identity check of issuing's users; absent in live mode until a real provider is configured. */
   identity: IdentityVerifier | undefined;
+  /** The bank that carries payouts; absent in live mode until a real connector is configured. */
+  bank: PayoutBank | undefined;
 }
 
 /** The acquirer, or the refusal a card operation gets when the platform has none. */

@@ -9,4 +9,5 @@ export const RAIL_ERRORS = defineErrors({
       'retry with the same Idempotency-Key (or payment.uuid), or check the transaction.',
   },
   identityUnavailable: { code: '400303', status: 503, message: 'No identity verification provider is configured for this platform.' },
+  bankUnavailable: { code: '400304', status: 503, message: 'No bank is configured for payouts on this platform.' },
 });

@@ -3,18 +3,21 @@ import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/database/database.js';
 import type { Rails } from './acquirer.js';
 import { SandboxAcquirer } from './sandbox/acquirer.js';
+import { SandboxBank } from './sandbox/bank.js';
 import { SandboxIdentityVerifier } from './sandbox/identity.js';
 
 /**
  * The outside world. Sandbox mode has the built-in simulations; live mode has none of them, and no real
- * connector ships with paygate yet, so a card operation or an identity check in live mode is refused (acquirerUnavailable, identityUnavailable).
+ * connector ships with paygate yet, so a card operation, an identity check or a payout in live mode is refused (acquirerUnavailable, identityUnavailable,
+ * bankUnavailable).
  */
 export function createRails(deps: { db: Db; wallClock: Clock; config: Config }): Rails {
   if (deps.config.mode === 'sandbox') {
     return {
       acquirer: new SandboxAcquirer({ db: deps.db, wallClock: deps.wallClock, config: deps.config }),
       identity: new SandboxIdentityVerifier(),
+      bank: new SandboxBank(),
     };
   }
-  return { acquirer: undefined, identity: undefined };
+  return { acquirer: undefined, identity: undefined, bank: undefined };
 }

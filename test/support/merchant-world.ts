@@ -79,6 +79,9 @@ export class MerchantWorld {
   card!: { id: string };
   /** An authorisation of that card, open (the merchant's HKD balance is funded). */
   cardTransaction!: { id: string };
+  /** A payee with an FPS id, and a payout to it waiting for approval (it reads the same until decided). */
+  payee!: { id: string };
+  payout!: { id: string };
 
   private constructor(readonly server: TestServer, readonly merchant: TestMerchant) {}
 
@@ -132,6 +135,8 @@ export class MerchantWorld {
     this.card = { id: await this.newCard() };
     await this.call('POST', `${SANDBOX}/balance/top_up`, { currency: 'HKD', amount: '1000000.00' });
     this.cardTransaction = { id: await this.newAuthorization() };
+    this.payee = { id: await this.newPayee() };
+    this.payout = { id: await this.newPayout() };
 
     this.batch = { id: await this.newBatch() };
     for (let i = 0; i < 200 && (await this.call('GET', `${API}/batch_mit_transactions/${this.batch.id}`)).batch_info.upload_status !== 'failed'; i += 1) await sleep(25);
@@ -194,6 +199,28 @@ export class MerchantWorld {
     });
     this.remember([transaction.id], () => this.call('GET', `${TREASURY}/transactions?card=${this.card.id}`));
     return transaction.id;
+  }
+
+  /** A payee paid by FPS id; the sandbox bank settles its transfers (its id ends in 1). */
+  async newPayee(): Promise<string> {
+    const { payee } = await this.call('POST', `${TREASURY}/payees`, { payee: {
+      type: 'People', nickname: 'Chan Tai Man',
+      payout_account: { country: 'HK', currency: 'HKD', transfer_method: 'HK FPS- FPS ID', hk_fps: { fps_id: `${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}1` } },
+    } });
+    this.remember([payee.id], () => this.call('GET', `${TREASURY}/payees/${payee.id}`));
+    return payee.id;
+  }
+
+  /**
+   * A payout to the world's payee, scheduled in 2099 so that it never runs by itself: pending approval by default
+   * (at or above the default threshold), approved for an amount below it.
+   */
+  async newPayout(amount = '20000.00'): Promise<string> {
+    const { payout_request: payout } = await this.call('POST', `${TREASURY}/payout_requests`, { payout_request: {
+      payee_id: this.payee.id, currency: 'HKD', amount, callback_url: 'http://127.0.0.1:9/payouts', reference_id: this.unique('payout'), schedule_at: '2099-01-01T00:00:00Z',
+    } });
+    this.remember([payout.id], () => this.call('GET', `${TREASURY}/payout_requests/${payout.id}`));
+    return payout.id;
   }
 
   /** An unpaid order of the world's customer. */

@@ -97,6 +97,10 @@ const PAYMENT_TOKEN = lookup(unknownToken, 'paymentTokenNotFound');
 const USER = lookup(unknownReference, 'userNotFound');
 const CARD = lookup(unknownUuid, 'cardNotFound');
 const AUTHORIZATION = lookup(unknownUuid, 'authorizationNotFound');
+const PAYEE = lookup(unknownUuid, 'payeeNotFound');
+const PAYOUT = lookup(unknownUuid, 'payoutNotFound');
+const FPS_ID = notAnObject("the payee's FPS id at the bank: not an object of the merchant");
+const ofPayout = (id: string, body?: unknown) => request({ path: { id }, ...(body !== undefined && { body }) });
 const networkSpend = (cardId: string) => ({
   card_id: cardId, amount: '1.00', currency: 'HKD', merchant: { id: 'MID-1', name: 'Kiosk', city: 'Hong Kong', country: 'HK', category: '5499' },
 });
@@ -701,6 +705,50 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     names: { 'path.id': AUTHORIZATION },
     fuzzShare: 0.25,
   },
+
+  createPayee: {
+    valid: async () => request({ body: { payee: {
+      type: 'Company', nickname: 'Kowloon Stationery', email: 'accounts@kowloon.example', phone_country_code: '852', phone_number: '21234567',
+      payout_account: { country: 'HK', currency: 'HKD', transfer_method: 'HK FPS- FPS ID', hk_fps: { fps_id: '1234561' } },
+    } } }),
+    repeatable: true,
+    freeText: 'body.payee.nickname',
+    names: {
+      'body.payee.phone_number': notAnObject("the payee's phone number"),
+      'body.payee.payout_account.hk_fps.fps_id': FPS_ID,
+      'body.payee.payout_account.hk_fps.bank_account.account_number': notAnObject("the payee's bank account number"),
+    },
+  },
+  listPayees: { valid: async () => request({ query: { offset: '0', limit: '5' } }), repeatable: true },
+  getPayee: { valid: async (world) => request({ path: { id: world.payee.id } }), repeatable: true, names: { 'path.id': PAYEE } },
+  deletePayee: { valid: async (world) => request({ path: { id: await world.newPayee() } }), repeatable: false, names: { 'path.id': PAYEE }, fuzzShare: 0.25 },
+  createPayoutRequest: {
+    // Scheduled in 2099: nothing runs. The same reference and content again is the same payout.
+    valid: async (world) => request({ body: { payout_request: {
+      payee_id: world.payee.id, currency: 'HKD', amount: '1.00', callback_url: 'http://127.0.0.1:9/payouts', remark: 'Invoice 118',
+      reference_id: world.unique('payout'), schedule_at: '2099-01-01T00:00:00Z',
+    } } }),
+    repeatable: true,
+    freeText: 'body.payout_request.remark',
+    names: {
+      'body.payout_request.payee_id': PAYEE,
+      'body.payout_request.reference_id': {
+        kind: 'natural-key',
+        unused: () => `unused-${randomUUID()}`,
+        readBack: (world, data) => world.call('GET', `${TREASURY}/payout_requests/${data.payout_request.id}`),
+      },
+    },
+    fuzzShare: 0.5,
+  },
+  listPayoutRequests: {
+    valid: async () => request({ query: { offset: '0', limit: '5', 'filter[schedule_status][_eq]': 'Pending Approval' } }),
+    repeatable: true,
+  },
+  getPayoutRequest: { valid: async (world) => ofPayout(world.payout.id), repeatable: true, names: { 'path.id': PAYOUT } },
+  approvePayoutRequest: { valid: async (world) => ofPayout(await world.newPayout()), repeatable: false, names: { 'path.id': PAYOUT }, fuzzShare: 0.25 },
+  rejectPayoutRequest: { valid: async (world) => ofPayout(await world.newPayout(), { reason: 'Duplicate.' }), repeatable: false, names: { 'path.id': PAYOUT }, fuzzShare: 0.25 },
+  cancelPayoutRequest: { valid: async (world) => ofPayout(await world.newPayout(), { reason: 'Paid by cheque.' }), repeatable: false, names: { 'path.id': PAYOUT }, fuzzShare: 0.25 },
+  advanceSandboxPayout: { valid: async (world) => ofPayout(await world.newPayout('1.00')), repeatable: false, names: { 'path.id': PAYOUT }, fuzzShare: 0.25 },
 
   approveSandboxUser: pendingUser(),
   rejectSandboxUser: pendingUser({ reason: 'The document has expired.' }),

@@ -918,6 +918,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/ts/api/v1/openapi/payees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the merchant's payees, newest first (deleted ones left out). */
+        get: operations["listPayees"];
+        put?: never;
+        /** Register a payee with a Hong Kong FPS account: the rules of each transfer method are in docs/payouts.md. */
+        post: operations["createPayee"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/payees/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a payee. */
+        get: operations["getPayee"];
+        put?: never;
+        post?: never;
+        /** Delete a payee; refused while a payout to it is in flight (not yet Settled, Terminated or Refunded, nor Rejected, Cancelled or Failed). */
+        delete: operations["deletePayee"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/payout_requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payout requests, newest first, with filter[field][operator]=value (docs/payouts.md). */
+        get: operations["listPayoutRequests"];
+        put?: never;
+        /**
+         * Operation 9: ask for a payout to a payee; it waits for approval at or above the threshold, and runs at schedule_at (docs/payouts.md).
+         * @description callback_url must be an http or https URL (820007 otherwise); it is told of every change of either status. reference_id is unique per merchant: the same reference with the same content answers the same payout, other content is refused (820004).
+         */
+        post: operations["createPayoutRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/payout_requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a payout request: its schedule and transfer status. */
+        get: operations["getPayoutRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/payout_requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a payout request pending approval; it runs at its schedule_at (at once when none, or past). */
+        post: operations["approvePayoutRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/payout_requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a payout request pending approval, for good. */
+        post: operations["rejectPayoutRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/ts/api/v1/openapi/payout_requests/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a payout request pending approval, or approved and not yet run, for good. */
+        post: operations["cancelPayoutRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -1174,6 +1299,23 @@ export interface paths {
         put?: never;
         /** A cash withdrawal at an ATM: the purchase's rules, then paid out at once with its fee. */
         post: operations["simulateWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/payout_requests/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a payout to its next state now, without moving the clock: an approved payout runs; a transfer takes the bank's next report. */
+        post: operations["advanceSandboxPayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5552,7 +5694,7 @@ export interface operations {
                             balance_transactions: {
                                 id: string;
                                 /** @enum {string} */
-                                type: "payment" | "capture" | "void" | "settlement" | "refund" | "top_up" | "card_hold" | "card_release" | "card_settlement" | "card_refund" | "card_withdrawal";
+                                type: "payment" | "capture" | "void" | "settlement" | "refund" | "top_up" | "card_hold" | "card_release" | "card_settlement" | "card_refund" | "card_withdrawal" | "payout_reserve" | "payout_release" | "payout_settlement" | "payout_return" | "payout_refund";
                                 /** @description What the entry changes the merchant's funds by, before its fee (a settlement only moves funds: 0). Decimal text with the currency's decimals, like paid_total. */
                                 amount: string;
                                 /** @description The fee the entry takes: settlements, by the fee schedule. Decimal text with the currency's decimals, like paid_total. */
@@ -5562,7 +5704,7 @@ export interface operations {
                                 currency: string;
                                 source: {
                                     /** @enum {string} */
-                                    type: "transaction" | "top_up" | "card_transaction";
+                                    type: "transaction" | "top_up" | "card_transaction" | "payout_request";
                                     /** @description The transaction's uuid, the top-up's id, or the card transaction's id (its first entry) or its later step's id (docs/ledger.md). */
                                     id: string;
                                 };
@@ -6436,6 +6578,624 @@ export interface operations {
                         message: string;
                         data: {
                             removed: boolean;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listPayees: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payees: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "Company" | "People";
+                                nickname: string;
+                                email: string | null;
+                                phone_country_code: string | null;
+                                phone_number: string | null;
+                                payout_account: {
+                                    country: string;
+                                    currency: string;
+                                    /** @enum {string} */
+                                    transfer_method: "HK FPS - Account Number" | "HK FPS - Mobile" | "HK FPS - Email" | "HK FPS- FPS ID";
+                                    hk_fps: {
+                                        bank_account: {
+                                            bank_code: string;
+                                            account_name: string;
+                                            account_number: string;
+                                        } | null;
+                                        email: string | null;
+                                        /** @description As +852-XXXXXXXX. */
+                                        mobile: string | null;
+                                        fps_id: string | null;
+                                    };
+                                };
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createPayee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payee: {
+                        /** @enum {string} */
+                        type: "Company" | "People";
+                        nickname: string;
+                        /** @description The payee's own email address */
+                        email?: string | null;
+                        /** @description 1 to 3 digits, optionally after + */
+                        phone_country_code?: string | null;
+                        /** @description 4 to 15 digits */
+                        phone_number?: string | null;
+                        payout_account: {
+                            /** @description ISO 3166 alpha-2: HK (every method is Hong Kong FPS) */
+                            country: string;
+                            /** @description HKD or CNY: the currencies FPS carries */
+                            currency: string;
+                            /** @enum {string} */
+                            transfer_method: "HK FPS - Account Number" | "HK FPS - Mobile" | "HK FPS - Email" | "HK FPS- FPS ID";
+                            hk_fps: {
+                                bank_account?: {
+                                    /** @description HK FPS - Account Number: the 3-digit bank code */
+                                    bank_code?: string | null;
+                                    /** @description HK FPS - Account Number: the name on the account */
+                                    account_name?: string | null;
+                                    /** @description HK FPS - Account Number: 6 to 12 digits */
+                                    account_number?: string | null;
+                                } | null;
+                                /** @description HK FPS - Email: the email address registered with FPS */
+                                email?: string | null;
+                                /** @description HK FPS - Mobile: a Hong Kong mobile number, 8 digits from 4 to 9, optionally after +852 */
+                                mobile?: string | null;
+                                /** @description HK FPS- FPS ID: 7 to 9 digits */
+                                fps_id?: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payee: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "Company" | "People";
+                                nickname: string;
+                                email: string | null;
+                                phone_country_code: string | null;
+                                phone_number: string | null;
+                                payout_account: {
+                                    country: string;
+                                    currency: string;
+                                    /** @enum {string} */
+                                    transfer_method: "HK FPS - Account Number" | "HK FPS - Mobile" | "HK FPS - Email" | "HK FPS- FPS ID";
+                                    hk_fps: {
+                                        bank_account: {
+                                            bank_code: string;
+                                            account_name: string;
+                                            account_number: string;
+                                        } | null;
+                                        email: string | null;
+                                        /** @description As +852-XXXXXXXX. */
+                                        mobile: string | null;
+                                        fps_id: string | null;
+                                    };
+                                };
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPayee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payee: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "Company" | "People";
+                                nickname: string;
+                                email: string | null;
+                                phone_country_code: string | null;
+                                phone_number: string | null;
+                                payout_account: {
+                                    country: string;
+                                    currency: string;
+                                    /** @enum {string} */
+                                    transfer_method: "HK FPS - Account Number" | "HK FPS - Mobile" | "HK FPS - Email" | "HK FPS- FPS ID";
+                                    hk_fps: {
+                                        bank_account: {
+                                            bank_code: string;
+                                            account_name: string;
+                                            account_number: string;
+                                        } | null;
+                                        email: string | null;
+                                        /** @description As +852-XXXXXXXX. */
+                                        mobile: string | null;
+                                        fps_id: string | null;
+                                    };
+                                };
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deletePayee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listPayoutRequests: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payout_requests: {
+                                id: string;
+                                /** @description Decimal text. */
+                                amount: string;
+                                currency: string;
+                                /** @enum {string} */
+                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
+                                /** @enum {string} */
+                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                                /** @description paygate: the payee paid. */
+                                payee_id: string;
+                                reference_id: string | null;
+                                remark: string | null;
+                                callback_url: string;
+                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
+                                schedule_at: string | null;
+                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
+                                status_reason: string | null;
+                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
+                                decided_by: string | null;
+                                updated_at: string;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createPayoutRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    payout_request: {
+                        /** @description Required: one of the merchant's payees. */
+                        payee_id: string;
+                        /** @description The payee account's currency. */
+                        currency: string;
+                        /** @description Decimal text, positive, within the currency's exponent: "1500.00". */
+                        amount: string;
+                        /** @description An http or https URL; anything else is refused with 820007. */
+                        callback_url: string;
+                        remark?: string;
+                        /** @description Unique per merchant: the same reference with the same content is the same payout. */
+                        reference_id?: string;
+                        /** @description YYYY-MM-DDTHH:mm:ssZ exactly (UTC, seconds, the Z), in the future on the business clock. */
+                        schedule_at?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payout_request: {
+                                id: string;
+                                /** @description Decimal text. */
+                                amount: string;
+                                currency: string;
+                                /** @enum {string} */
+                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
+                                /** @enum {string} */
+                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                                /** @description paygate: the payee paid. */
+                                payee_id: string;
+                                reference_id: string | null;
+                                remark: string | null;
+                                callback_url: string;
+                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
+                                schedule_at: string | null;
+                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
+                                status_reason: string | null;
+                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
+                                decided_by: string | null;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPayoutRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payout_request: {
+                                id: string;
+                                /** @description Decimal text. */
+                                amount: string;
+                                currency: string;
+                                /** @enum {string} */
+                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
+                                /** @enum {string} */
+                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                                /** @description paygate: the payee paid. */
+                                payee_id: string;
+                                reference_id: string | null;
+                                remark: string | null;
+                                callback_url: string;
+                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
+                                schedule_at: string | null;
+                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
+                                status_reason: string | null;
+                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
+                                decided_by: string | null;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    approvePayoutRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payout_request: {
+                                id: string;
+                                /** @description Decimal text. */
+                                amount: string;
+                                currency: string;
+                                /** @enum {string} */
+                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
+                                /** @enum {string} */
+                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                                /** @description paygate: the payee paid. */
+                                payee_id: string;
+                                reference_id: string | null;
+                                remark: string | null;
+                                callback_url: string;
+                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
+                                schedule_at: string | null;
+                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
+                                status_reason: string | null;
+                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
+                                decided_by: string | null;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rejectPayoutRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it was rejected or cancelled. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payout_request: {
+                                id: string;
+                                /** @description Decimal text. */
+                                amount: string;
+                                currency: string;
+                                /** @enum {string} */
+                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
+                                /** @enum {string} */
+                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                                /** @description paygate: the payee paid. */
+                                payee_id: string;
+                                reference_id: string | null;
+                                remark: string | null;
+                                callback_url: string;
+                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
+                                schedule_at: string | null;
+                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
+                                status_reason: string | null;
+                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
+                                decided_by: string | null;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelPayoutRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it was rejected or cancelled. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payout_request: {
+                                id: string;
+                                /** @description Decimal text. */
+                                amount: string;
+                                currency: string;
+                                /** @enum {string} */
+                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
+                                /** @enum {string} */
+                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                                /** @description paygate: the payee paid. */
+                                payee_id: string;
+                                reference_id: string | null;
+                                remark: string | null;
+                                callback_url: string;
+                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
+                                schedule_at: string | null;
+                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
+                                status_reason: string | null;
+                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
+                                decided_by: string | null;
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -7646,6 +8406,61 @@ export interface operations {
                             };
                             /** @description Why it was declined (docs/issuing.md); null when approved. */
                             decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    advanceSandboxPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payout_request: {
+                                id: string;
+                                /** @description Decimal text. */
+                                amount: string;
+                                currency: string;
+                                /** @enum {string} */
+                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
+                                /** @enum {string} */
+                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                                /** @description paygate: the payee paid. */
+                                payee_id: string;
+                                reference_id: string | null;
+                                remark: string | null;
+                                callback_url: string;
+                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
+                                schedule_at: string | null;
+                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
+                                status_reason: string | null;
+                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
+                                decided_by: string | null;
+                                updated_at: string;
+                            };
                         };
                     };
                 };

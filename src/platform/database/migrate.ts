@@ -13,6 +13,7 @@ import * as recurringBillingIndexes from './migrations/010_recurring_billing_ind
 import * as batches from './migrations/011_batches.js';
 import * as ledger from './migrations/012_ledger.js';
 import * as issuing from './migrations/013_issuing.js';
+import * as payouts from './migrations/014_payouts.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '011_batches': batches,
   '012_ledger': ledger,
   '013_issuing': issuing,
+  '014_payouts': payouts,
 };
 
 /**

@@ -1,0 +1,113 @@
+import { clientCall } from '../http/examples.js';
+import { defineRoute } from '../http/route.js';
+import { PLATFORM_ERRORS } from '../platform/errors.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
+import { PAYOUT_ERRORS } from './errors.js';
+import { EXAMPLE_NEW_PAYOUT, EXAMPLE_PAYOUT, EXAMPLE_PAYOUT_ID } from './examples.js';
+import { approvePayout, cancelPayout, createPayout, getPayout, listMerchantPayouts, rejectPayout, type PayoutRow } from './payouts.js';
+import { presentPayout } from './present.js';
+import { CreatePayoutBody, DecisionBody, PageQuery, PayoutData, PayoutListData, PayoutParams } from './schemas.js';
+
+const BASE = '/svc/ts/api/v1/openapi/payout_requests';
+const TAGS = ['payouts'];
+const reply = (row: PayoutRow) => ({ payout_request: presentPayout(row) });
+const decidedBy = { decided_by: 'app:00000000-0000-4000-8000-0000000000aa', updated_at: '2026-12-01T03:00:00.000Z' };
+
+export const PAYOUT_ROUTES = [
+  defineRoute({
+    method: 'POST',
+    url: BASE,
+    operationId: 'createPayoutRequest',
+    summary: 'Operation 9: ask for a payout to a payee; it waits for approval at or above the threshold, and runs at schedule_at (docs/payouts.md).',
+    description: 'callback_url must be an http or https URL (820007 otherwise); it is told of every change of either status. '
+      + 'reference_id is unique per merchant: the same reference with the same content answers the same payout, other content is refused (820004).',
+    tags: TAGS,
+    body: CreatePayoutBody,
+    data: PayoutData,
+    errors: [PLATFORM_ERRORS.currencyInvalid, PAYOUT_ERRORS.payeeNotFound, PAYOUT_ERRORS.payoutCallbackInvalid, PAYOUT_ERRORS.payoutCurrencyMismatch, PAYOUT_ERRORS.payoutReferenceUsed, RAIL_ERRORS.bankUnavailable],
+    handler: ({ ctx, body }) => createPayout(ctx, body.payout_request),
+    present: reply,
+    example: { request: { body: { payout_request: EXAMPLE_NEW_PAYOUT } }, reply: { payout_request: EXAMPLE_PAYOUT }, client: clientCall('payouts.create', EXAMPLE_NEW_PAYOUT) },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: BASE,
+    operationId: 'listPayoutRequests',
+    summary: 'List payout requests, newest first, with filter[field][operator]=value (docs/payouts.md).',
+    tags: TAGS,
+    querystring: PageQuery,
+    data: PayoutListData,
+    errors: [],
+    handler: async ({ ctx, query }) => {
+      const { rows, total } = await listMerchantPayouts(ctx, query as Record<string, unknown>, query);
+      return { payout_requests: rows.map(presentPayout), offset: query.offset, limit: query.limit, total };
+    },
+    example: {
+      request: { query: { 'filter[schedule_status][_eq]': 'Approved' } },
+      reply: { payout_requests: [EXAMPLE_PAYOUT], offset: 0, limit: 20, total: 1 },
+      client: clientCall('payouts.list', { filters: { 'filter[schedule_status][_eq]': 'Approved' } }),
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: `${BASE}/:id`,
+    operationId: 'getPayoutRequest',
+    summary: 'Read a payout request: its schedule and transfer status.',
+    tags: TAGS,
+    params: PayoutParams,
+    data: PayoutData,
+    errors: [PAYOUT_ERRORS.payoutNotFound],
+    handler: ({ ctx, params }) => getPayout(ctx, params.id),
+    present: reply,
+    example: { request: { params: { id: EXAMPLE_PAYOUT_ID } }, reply: { payout_request: EXAMPLE_PAYOUT }, client: clientCall('payouts.get', EXAMPLE_PAYOUT_ID) },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/:id/approve`,
+    operationId: 'approvePayoutRequest',
+    summary: 'Approve a payout request pending approval; it runs at its schedule_at (at once when none, or past).',
+    tags: TAGS,
+    params: PayoutParams,
+    data: PayoutData,
+    errors: [PAYOUT_ERRORS.payoutNotFound, PAYOUT_ERRORS.payoutNotPendingApproval],
+    handler: ({ ctx, params }) => approvePayout(ctx, params.id),
+    present: reply,
+    example: { request: { params: { id: EXAMPLE_PAYOUT_ID } }, reply: { payout_request: { ...EXAMPLE_PAYOUT, ...decidedBy } }, client: clientCall('payouts.approve', EXAMPLE_PAYOUT_ID) },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/:id/reject`,
+    operationId: 'rejectPayoutRequest',
+    summary: 'Reject a payout request pending approval, for good.',
+    tags: TAGS,
+    params: PayoutParams,
+    body: DecisionBody,
+    data: PayoutData,
+    errors: [PAYOUT_ERRORS.payoutNotFound, PAYOUT_ERRORS.payoutNotPendingApproval],
+    handler: ({ ctx, params, body }) => rejectPayout(ctx, params.id, body.reason),
+    present: reply,
+    example: {
+      request: { params: { id: EXAMPLE_PAYOUT_ID }, body: { reason: 'Duplicate invoice.' } },
+      reply: { payout_request: { ...EXAMPLE_PAYOUT, schedule_status: 'Rejected', status_reason: 'Duplicate invoice.', ...decidedBy } },
+      client: clientCall('payouts.reject', EXAMPLE_PAYOUT_ID, 'Duplicate invoice.'),
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    url: `${BASE}/:id/cancel`,
+    operationId: 'cancelPayoutRequest',
+    summary: 'Cancel a payout request pending approval, or approved and not yet run, for good.',
+    tags: TAGS,
+    params: PayoutParams,
+    body: DecisionBody,
+    data: PayoutData,
+    errors: [PAYOUT_ERRORS.payoutNotFound, PAYOUT_ERRORS.payoutNotCancellable],
+    handler: ({ ctx, params, body }) => cancelPayout(ctx, params.id, body.reason),
+    present: reply,
+    example: {
+      request: { params: { id: EXAMPLE_PAYOUT_ID }, body: { reason: 'Paid by cheque instead.' } },
+      reply: { payout_request: { ...EXAMPLE_PAYOUT, schedule_status: 'Cancelled', status_reason: 'Paid by cheque instead.', ...decidedBy } },
+      client: clientCall('payouts.cancel', EXAMPLE_PAYOUT_ID, 'Paid by cheque instead.'),
+    },
+  }),
+];
