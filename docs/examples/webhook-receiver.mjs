@@ -40,7 +40,7 @@ const server = createServer((request, response) => {
  * The shop's own work, by kind of event (docs/webhooks.md lists them). Order events carry the order as it was at
  * the event; payment token events carry the customer and the token; plan events the plan and the billing; batch events the
  * batch; user events the user; card events the card (masked); card transaction events what the card did (as operation 4
- * shows it) with its own state and, when declined, why. A kind this shop does not know yet (paygate
+ * shows it) with its own state and, when declined, why; payout events the payout request (as operation 9 shows it). A kind this shop does not know yet (paygate
  * may add some) is noted and left alone: it was answered 200 all the same, and is never sent again.
  */
 function handle(event) {
@@ -65,6 +65,9 @@ function handle(event) {
   } else if (event.action.startsWith('card_transaction.')) {
     const { transaction, state, decline_reason: declineReason } = data;
     log({ action: event.action, card: transaction.card, transaction: transaction.id, state, amount: transaction.transaction_amount, decline_reason: declineReason });
+  } else if (event.action.startsWith('payout.')) {
+    const { payout_request: payout } = data;
+    log({ action: event.action, payout: payout.id, schedule_status: payout.schedule_status, transfer_status: payout.transfer_status, reason: payout.status_reason });
   } else {
     log({ action: event.action, unhandled: true });
   }

@@ -150,4 +150,32 @@ describe('two server processes on one PostgreSQL', { skip: POSTGRES_URL ? false 
     const check = await runCli(['ledger', 'check', '--json'], env);
     assert.equal(check.code, 0, check.stdout + check.stderr);
   });
+
+  test('payouts at once, run by both processes, never spend more than the balance; each runs once; the ledger agrees', async () => {
+    const clients = urls.map((baseUrl) => new PaygateClient({ baseUrl, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 } }));
+    await clients[0]!.sandbox.topUp({ currency: 'CNY', amount: '100.00' });
+    const payee = await clients[1]!.payees.create({
+      type: 'People', nickname: 'Wong', payout_account: { country: 'HK', currency: 'CNY', transfer_method: 'HK FPS- FPS ID', hk_fps: { fps_id: '7654321' } },
+    });
+    const created = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % 2]!.payouts.create({
+      payee_id: payee.id, currency: 'CNY', amount: '10.00', callback_url: 'http://127.0.0.1:9/payouts',
+    })));
+    // Each process's scheduler runs them, and the sandbox's push runs them from the other process at the same time.
+    await Promise.allSettled(created.map((p, i) => clients[(i + 1) % 2]!.sandbox.advancePayout(p.id)));
+    let payouts = created;
+    for (let i = 0; i < 400 && payouts.some((p) => p.schedule_status === 'Approved' && p.transfer_status === 'Initiated'); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      payouts = await Promise.all(created.map((p) => clients[0]!.payouts.get(p.id)));
+    }
+    const ran = payouts.filter((p) => p.transfer_status !== 'Initiated');
+    assert.equal(ran.length, 10, 'CNY 100.00 pays ten payouts of 10.00, whichever process ran them');
+    assert.equal(payouts.filter((p) => p.schedule_status === 'Failed').length, 20);
+    const [balance] = (await clients[1]!.balances.get()).filter((b) => b.currency === 'CNY');
+    assert.equal(balance!.available, '0.00');
+    const entries = await clients[0]!.balances.transactions({ filters: { 'filter[type][_eq]': 'payout_reserve' }, limit: 1000 });
+    assert.equal(entries.balance_transactions.filter((e) => e.currency === 'CNY').length, 10, 'each payout reserved once');
+    const env = { PAYGATE_DATA_DIR: dataDirs[0]!, DATABASE_URL: schema.url, LOG_LEVEL: 'warn' };
+    const check = await runCli(['ledger', 'check', '--json'], env);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
+  });
 });

@@ -123,6 +123,26 @@ describe('the example webhook receiver of docs/', () => {
       const spare = await client.cards.create({ user_id: cardholder, reference_id: `SPARE-${cardholder}`, title: 'Spare', settlement_currency: 'HKD' });
       await client.cards.terminate(spare.id);
 
+      // Payouts: one settled, one rejected by the bank, one returned after it settled; approval decided three ways, one
+      // short of funds.
+      const payee = async (fpsId: string) => (await client.payees.create({
+        type: 'People', nickname: fpsId, payout_account: { country: 'HK', currency: 'HKD', transfer_method: 'HK FPS- FPS ID', hk_fps: { fps_id: fpsId } },
+      })).id;
+      const payout = async (payeeId: string, amount = '10.00') => (await client.payouts.create({
+        payee_id: payeeId, currency: 'HKD', amount, callback_url: 'http://127.0.0.1:9/payouts', schedule_at: '2099-01-01T00:00:00Z',
+      })).id;
+      const [settles, rejects, returns] = [await payee('12345671'), await payee('12340002'), await payee('12340003')];
+      for (const [payeeId, steps] of [[settles, 2], [rejects, 2], [returns, 4]] as const) {
+        const id = await payout(payeeId);
+        for (let step = 0; step < steps; step += 1) await client.sandbox.advancePayout(id);
+      }
+      await client.payouts.approve(await payout(settles, '20000.00'));
+      await client.payouts.reject(await payout(settles, '20000.00'));
+      await client.payouts.cancel(await payout(settles, '20000.00'));
+      // Without a schedule_at, approved: the scheduler runs it at once, and the balance is short.
+      const short = (await client.payouts.create({ payee_id: settles, currency: 'HKD', amount: '20000.00', callback_url: 'http://127.0.0.1:9/payouts' })).id;
+      await client.payouts.approve(short);
+
       const sent = MODULES.flatMap((module) => (module.events ?? []).map((type) => type.action)).sort();
       await until(() => new Set(handled().map((line) => line.action)).size === sent.length, 'every kind of event arrived');
       assert.deepEqual([...new Set(handled().map((line) => line.action))].sort(), sent, 'the receiver saw every kind paygate sends');
@@ -135,6 +155,8 @@ describe('the example webhook receiver of docs/', () => {
       assert.deepEqual(byAction('card_transaction.declined').map((line) => line.decline_reason), ['transaction_limit_exceeded']);
       assert.deepEqual(byAction('card_transaction.expired').map((line) => line.state), ['Expired']);
       assert.deepEqual(byAction('user.rejected').map((line) => line.verification_status), ['rejected']);
+      assert.deepEqual(byAction('payout.refunded').map((line) => line.transfer_status), ['Refunded']);
+      assert.deepEqual(byAction('payout.failed').map((line) => line.schedule_status), ['Failed']);
       assert.equal(child.exitCode, null, `the receiver is still running; stderr: ${stderr}`);
     } finally {
       child.kill();
