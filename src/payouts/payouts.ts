@@ -33,9 +33,18 @@ export async function createPayout(ctx: Context, input: PayoutInput): Promise<Pa
   const { minor: amount } = readMoney(input.amount, currency, `${field}.amount`);
   const callbackUrl = readCallbackUrl(ctx, input.callback_url);
   const now = ctx.clock.now().getTime();
-  const scheduleAt = input.schedule_at === undefined ? null : readScheduleAt(input.schedule_at, now, `${field}.schedule_at`);
+  const scheduleAt = input.schedule_at === undefined ? null : readScheduleAt(input.schedule_at, `${field}.schedule_at`);
   const remark = input.remark === undefined || input.remark === '' ? null : input.remark;
   return inTransaction(ctx, async (tx) => {
+    // A retry of a payout made before is answered as it stands, even once its schedule_at has passed or its payee is gone.
+    const before = input.reference_id === undefined ? undefined : await findPayoutByReference(tx.db, tx.merchant.id, input.reference_id);
+    if (before) {
+      if (before.payee_id === input.payee_id && sameRequest(before, { currency: currency.code, amount, callback_url: callbackUrl, remark, schedule_at: scheduleAt })) return before;
+      throw new AppError(PAYOUT_ERRORS.payoutReferenceUsed);
+    }
+    if (scheduleAt !== null && scheduleAt <= now) {
+      throw invalid(`${field}.schedule_at`, `must be in the future: the business clock is at ${new Date(now).toISOString()}`);
+    }
     const payee = await lookUpPayee(tx, input.payee_id, false);
     if (payee.currency !== currency.code) throw new AppError(PAYOUT_ERRORS.payoutCurrencyMismatch, `payout_request.currency must be ${payee.currency}, the payee account's currency.`);
     const threshold = await approvalThreshold(tx, currency.code);
@@ -65,7 +74,7 @@ export async function createPayout(ctx: Context, input: PayoutInput): Promise<Pa
     };
     if (!(await insertPayoutIfNew(tx.db, row))) {
       const existing = await findPayoutByReference(tx.db, tx.merchant.id, row.reference_id!);
-      if (existing && sameRequest(existing, row)) return existing;
+      if (existing && existing.payee_id === row.payee_id && sameRequest(existing, row)) return existing;
       throw new AppError(PAYOUT_ERRORS.payoutReferenceUsed);
     }
     await emitPayoutEvent(tx, 'payout.created', row);
@@ -97,7 +106,7 @@ export async function approvePayout(ctx: Context, id: string): Promise<PayoutRow
 export async function rejectPayout(ctx: Context, id: string, reason: string | undefined): Promise<PayoutRow> {
   return decide(ctx, id, async (tx, payout) => {
     if (payout.schedule_status !== 'Pending Approval') throw new AppError(PAYOUT_ERRORS.payoutNotPendingApproval, `The payout request is ${payout.schedule_status}: only one pending approval can be rejected.`);
-    const rejected = await updatePayout(tx.db, tx.merchant.id, payout.id, { schedule_status: 'Rejected', status_reason: reason ?? 'Rejected by the merchant.', ...decision(tx) });
+    const rejected = await updatePayout(tx.db, tx.merchant.id, payout.id, { schedule_status: 'Rejected', status_reason: reason ?? `Rejected by ${byWhom(tx.actor)}.`, ...decision(tx) });
     await emitPayoutEvent(tx, 'payout.rejected', rejected);
     return rejected;
   });
@@ -111,7 +120,7 @@ export async function cancelPayout(ctx: Context, id: string, reason: string | un
       const why = payout.schedule_status === 'Approved' ? 'it has run already' : `it is ${payout.schedule_status}`;
       throw new AppError(PAYOUT_ERRORS.payoutNotCancellable, `The payout request cannot be cancelled: ${why}.`);
     }
-    const cancelled = await updatePayout(tx.db, tx.merchant.id, payout.id, { schedule_status: 'Cancelled', status_reason: reason ?? 'Cancelled by the merchant.', ...decision(tx) });
+    const cancelled = await updatePayout(tx.db, tx.merchant.id, payout.id, { schedule_status: 'Cancelled', status_reason: reason ?? `Cancelled by ${byWhom(tx.actor)}.`, ...decision(tx) });
     await cancelJob(tx, runJobKey(payout.id));
     await emitPayoutEvent(tx, 'payout.cancelled', cancelled);
     return cancelled;
@@ -146,8 +155,8 @@ function readCallbackUrl(ctx: Context, text: string): string {
   }
 }
 
-/** Exactly YYYY-MM-DDTHH:mm:ssZ, a real instant, after `now` (business time). */
-export function readScheduleAt(text: string, now: number, field: string): number {
+/** Exactly YYYY-MM-DDTHH:mm:ssZ, a real instant (whether it is still to come is the caller's check). */
+export function readScheduleAt(text: string, field: string): number {
   const match = SCHEDULE_AT.exec(text);
   if (!match) throw invalid(field, 'must be YYYY-MM-DDTHH:mm:ssZ exactly: a T, seconds without fractions, UTC with the Z (no offset)');
   const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
@@ -156,14 +165,17 @@ export function readScheduleAt(text: string, now: number, field: string): number
   if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) {
     throw invalid(field, 'is not a real date and time');
   }
-  if (at <= now) throw invalid(field, `must be in the future: the business clock is at ${new Date(now).toISOString()}`);
   return at;
 }
 
-function sameRequest(a: PayoutRow, b: PayoutRow): boolean {
-  return a.payee_id === b.payee_id && a.currency === b.currency && a.amount === b.amount && a.callback_url === b.callback_url &&
+type Content = Pick<PayoutRow, 'currency' | 'amount' | 'callback_url' | 'remark' | 'schedule_at'>;
+
+function sameRequest(a: Content, b: Content): boolean {
+  return a.currency === b.currency && a.amount === b.amount && a.callback_url === b.callback_url &&
     a.remark === b.remark && a.schedule_at === b.schedule_at;
 }
+
+const byWhom = (actor: Actor): string => (actor.kind === 'operator' ? 'the operator' : 'the merchant');
 
 export function actorName(actor: Actor): string {
   return actor.kind === 'app' ? `app:${actor.appId}` : actor.kind;

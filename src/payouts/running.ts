@@ -121,10 +121,8 @@ async function receiveReport(ctx: Context, payload: { payoutId: string; from: Ba
  * Refused when there is no next state: pending approval, ended, or the bank has nothing more to report.
  */
 export async function advancePayout(ctx: Context, payout: PayoutRow): Promise<PayoutRow> {
-  if (payout.schedule_status === 'Approved' && payout.executed_at === null) {
-    await cancelJob(ctx, runJobKey(payout.id));
-    return runPayout(ctx, payout.id);
-  }
+  // Its scheduled run stays: run twice, a payout runs once, and a run that fails here is still run by the job.
+  if (payout.schedule_status === 'Approved' && payout.executed_at === null) return runPayout(ctx, payout.id);
   const notAdvanceable = () => new AppError(PAYOUT_ERRORS.payoutNotAdvanceable, `The payout request is ${payout.schedule_status}, ${payout.transfer_status}: it has no next state.`);
   if (payout.executed_at === null || payout.bank_started_at !== null || payout.transfer_status === 'Initiated') throw notAdvanceable();
   const from = payout.transfer_status as BankTransferStatus;

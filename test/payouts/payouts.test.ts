@@ -199,6 +199,16 @@ describe('payees and payout requests (operation 9)', () => {
     assert.equal(new Set(replies.map((r) => r.json.data.payout_request.id)).size, 1);
     assert.equal((await client.payouts.list({ filters: { 'filter[reference_id][_eq]': together } })).total, 1);
     assert.deepEqual(await events(replies[0]!.json.data.payout_request.id), ['payout.created']);
+
+    // Retried after its schedule_at has passed (it ran meanwhile): still the same payout, as it stands.
+    const world = await fresh();
+    const at = new Date(Math.ceil((Date.parse((await world.client.sandbox.clock()).now) + HOUR * 1000) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const scheduled = payout({ payee_id: world.payeeId, reference_id: `LATER-${randomUUID()}`, schedule_at: at });
+    const made = await world.client.payouts.create(scheduled);
+    await world.client.sandbox.advanceClock(2 * HOUR);
+    const ran = await until(made.id, (p) => p.transfer_status !== 'Initiated', world.client);
+    assert.deepEqual(await world.client.payouts.create(scheduled), ran);
+    assert.deepEqual(refused(await postPayout(world.merchant, { ...scheduled, reference_id: `NEW-${randomUUID()}` })), { status: 400, code: 100207 });
   });
 
   test('every allowed move of the schedule, every refused one with its code; the decider is recorded', async () => {
