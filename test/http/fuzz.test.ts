@@ -54,13 +54,14 @@ import { signedRaw, startTestServer, type RawReply } from '../support/server.js'
  * test/support/route-fixtures.ts; the hostile ones mutate them, most from the operation's documented schema.
  *
  * `FUZZ_SEED=<n>` replays a run's inputs exactly; every failure names its seed. `FUZZ_CASES=<n>` sends n cases
- * to every operation. Without it each gets 1,100, less the share its fixture declares for operations that do
- * much per request, so that the file runs in about a minute. The long run (issue 17):
+ * to every operation. Without it each gets 1,100 (or `FUZZ_DEFAULT_CASES`), less the share its fixture declares for
+ * operations that do much per request, so that the file runs in about a minute on SQLite. CI's second and third
+ * passes (PostgreSQL, the other Node line) send fewer, the same seed's first cases (.ci/run). The long run (issue 17):
  *
  *     FUZZ_CASES=10000 npm test -- fuzz
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20260611) >>> 0;
-const DEFAULT_CASES = 1_100;
+const DEFAULT_CASES = process.env.FUZZ_DEFAULT_CASES === undefined ? 1_100 : Number(process.env.FUZZ_DEFAULT_CASES);
 const CASES = process.env.FUZZ_CASES === undefined ? undefined : Number(process.env.FUZZ_CASES);
 const CONCURRENCY = 8;
 const BODY_LIMIT = 1024 * 1024;
@@ -83,6 +84,7 @@ const MEDIA_UNSUPPORTED = codeOf('mediaTypeUnsupported');
 const REQUEST_MALFORMED = codeOf('requestMalformed');
 const SIGNATURE_INVALID = codeOf('signatureInvalid');
 
+assert.ok(Number.isInteger(DEFAULT_CASES) && DEFAULT_CASES > 0, `FUZZ_DEFAULT_CASES must be a positive whole number, not ${process.env.FUZZ_DEFAULT_CASES}`);
 assert.ok(CASES === undefined || (Number.isInteger(CASES) && CASES > 0), `FUZZ_CASES must be a positive whole number, not ${process.env.FUZZ_CASES}`);
 
 interface FuzzCase {
