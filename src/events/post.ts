@@ -24,7 +24,8 @@ export interface Poster {
 const MAX_REPLY_BYTES = 4096;
 
 /**
- * Sends webhook requests over pooled keep-alive connections. Never follows redirects (a 3xx is a final answer),
+ * Sends paygate's requests to merchants' URLs over pooled keep-alive connections: webhook deliveries, whose status
+ * is the answer, and questions whose reply is the answer (`readBody`: issuing's real-time authorisation decisions). Never follows redirects (a 3xx is a final answer),
  * gives up after `timeoutMs` for the whole exchange, and refuses to connect to an address the mode forbids
  * (platform/urls.ts: link-local and metadata addresses always, loopback and private ones in live mode), checked
  * on the address the name resolved to, not on the name. What is recorded of a failure reveals nothing of what

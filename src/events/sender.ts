@@ -1,5 +1,3 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { signRequest } from '@paygate/client';
 import type { DueWork, PlatformContext } from '../context/context.js';
 import type { Db } from '../platform/database/database.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
@@ -8,6 +6,7 @@ import type { Metrics } from '../platform/metrics.js';
 import { VERSION } from '../platform/version.js';
 import { claimDue, DELIVERY_QUEUE, nextDueOf, realignDue } from '../scheduler/lease.js';
 import { createPoster, type Poster } from './post.js';
+import { signedAsApp } from './signing.js';
 import { judgeAttempt, retryDelayMs } from './retry-schedule.js';
 import {
   eventsByIds, recordAttempts, releaseClaims, type AttemptResult, type DeliveryRow,
@@ -38,7 +37,6 @@ export interface WebhookSenderOptions {
 export class WebhookSender implements DueWork {
   readonly owner: string;
   private readonly poster: Poster;
-  private readonly keys = new Map<string, KeyObject>();
   private timer: NodeJS.Timeout | undefined;
   /** Background runs under way: more than one, so that a receiver that never answers holds up only its own round. */
   private readonly runs = new Set<Promise<unknown>>();
@@ -175,14 +173,9 @@ export class WebhookSender implements DueWork {
     };
     if (!event) return verdict(undefined, 'the event is gone', 0, true);
     try {
-      const target = new URL(delivery.url);
-      const signed = signRequest({
-        appId: delivery.app_id, privateKey: await this.keyOf(delivery.app_id), method: 'POST',
-        target: `${target.pathname}${target.search}`, body: event.payload, at: new Date(startedAt),
-      });
+      const signed = await signedAsApp(this.options.platform, { appId: delivery.app_id, url: delivery.url, body: event.payload, at: new Date(startedAt) });
       const reply = await this.poster.post(delivery.url, {
-        'content-type': 'application/json', 'user-agent': `paygate-webhooks/${VERSION}`,
-        credential: signed.Credential, nonce: signed.Nonce, signature: signed.Signature,
+        'content-type': 'application/json', 'user-agent': `paygate-webhooks/${VERSION}`, ...signed,
         'x-action': event.action, 'x-event-id': delivery.event_id,
       }, event.payload);
       return verdict(reply.status, reply.error, reply.durationMs, reply.final);
@@ -190,17 +183,6 @@ export class WebhookSender implements DueWork {
       // A fault of ours (the key could not be read, say), not the receiver's: worth trying again later.
       return verdict(undefined, `not sent: ${(error as Error).message}`.slice(0, 500), Math.max(0, this.now() - startedAt));
     }
-  }
-
-  private async keyOf(appId: string): Promise<KeyObject> {
-    let key = this.keys.get(appId);
-    if (!key) {
-      const { platform } = this.options;
-      const app = await platform.db.selectFrom('apps').select('webhook_private_key_enc').where('id', '=', appId).executeTakeFirstOrThrow();
-      key = createPrivateKey(platform.secrets.decrypt(app.webhook_private_key_enc));
-      this.keys.set(appId, key);
-    }
-    return key;
   }
 
   private get leaseMs(): number {

@@ -1,7 +1,6 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { signRequest } from '@paygate/client';
 import { inTransaction, type Context } from '../context/context.js';
 import { createPoster, type Poster } from '../events/post.js';
+import { signedAsApp } from '../events/signing.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { formatAmount, readCurrency, readMoney } from '../platform/money/money.js';
 import { checkMerchantUrl } from '../platform/urls.js';
@@ -56,7 +55,6 @@ export async function authorizationEndpointOf(ctx: Context): Promise<EndpointRow
 }
 
 let poster: Poster | undefined;
-const keys = new Map<string, KeyObject>();
 
 /**
  * Asks the merchant's endpoint to decide a purchase the rules approved: a signed POST (as a webhook
@@ -74,11 +72,9 @@ export async function decideAtEndpoint(ctx: Context, endpoint: EndpointRow, card
   });
   const fallback = (by: EndpointDecision['by']): EndpointDecision => ({ decision: endpoint.default_decision as Decision, by });
   poster ??= createPoster({ timeoutMs: DECISION_WINDOW_MS, mode: ctx.config.mode });
-  const target = new URL(endpoint.url);
-  const signed = signRequest({ appId: endpoint.app_id, privateKey: await keyOf(ctx, endpoint.app_id), method: 'POST', target: `${target.pathname}${target.search}`, body, at: ctx.wallClock.now() });
+  const signed = await signedAsApp(ctx, { appId: endpoint.app_id, url: endpoint.url, body, at: ctx.wallClock.now() });
   const reply = await poster.post(endpoint.url, {
-    'content-type': 'application/json', 'user-agent': `paygate-issuing/${VERSION}`,
-    credential: signed.Credential, nonce: signed.Nonce, signature: signed.Signature, 'x-action': 'issuing_authorization.request',
+    'content-type': 'application/json', 'user-agent': `paygate-issuing/${VERSION}`, ...signed, 'x-action': 'issuing_authorization.request',
   }, body, { readBody: true });
   if (reply.status === undefined || reply.body === undefined) return fallback('endpoint_timeout');
   if (reply.status < 200 || reply.status > 299) return fallback('endpoint_invalid');
@@ -100,14 +96,3 @@ export async function decideAtEndpoint(ctx: Context, endpoint: EndpointRow, card
     return fallback('endpoint_invalid');
   }
 }
-
-async function keyOf(ctx: Context, appId: string): Promise<KeyObject> {
-  let key = keys.get(appId);
-  if (!key) {
-    const app = await ctx.db.selectFrom('apps').select('webhook_private_key_enc').where('id', '=', appId).executeTakeFirstOrThrow();
-    key = createPrivateKey(ctx.secrets.decrypt(app.webhook_private_key_enc));
-    keys.set(appId, key);
-  }
-  return key;
-}
-
