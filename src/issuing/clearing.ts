@@ -1,6 +1,7 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { postCardHold, postCardRelease, postCardSettlement } from '../ledger/post.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
 import { isUuid } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
 import { localDate } from '../platform/time-zone.js';
@@ -33,7 +34,7 @@ export async function incrementAuthorization(ctx: Context, id: string, input: { 
       updated_at: tx.clock.now().getTime(),
     });
     const stepId = await step(tx, grown, 'increment', extra, total.hold - authorization.held_amount);
-    await postCardHold(tx, { stepId, currency: grown.local_currency, amount: total.hold - authorization.held_amount });
+    await postCardHold(tx, { entryName: stepId, currency: grown.local_currency, amount: total.hold - authorization.held_amount });
     await addSpend(tx.db, tx.merchant.id, card.id, authorization.spend_date, total.local - authorization.local_amount);
     await emitCardTransactionEvent(tx, 'card_transaction.incremented', grown);
     return { row: grown, declineReason: null };
@@ -79,7 +80,7 @@ export async function settleAuthorization(ctx: Context, id: string, input: { amo
       expires_at: null, updated_at: now,
     });
     const stepId = await step(tx, row, 'settlement', amount, settled);
-    await postCardSettlement(tx, { stepId, currency: row.local_currency, amount: settled, held: authorization.held_amount, fee });
+    await postCardSettlement(tx, { entryName: stepId, currency: row.local_currency, amount: settled, held: authorization.held_amount, fee });
     await addSpend(tx.db, tx.merchant.id, card.id, authorization.spend_date, settled - authorization.local_amount);
     await emitCardTransactionEvent(tx, 'card_transaction.settled', row);
     return { row, declineReason: null };
@@ -90,15 +91,27 @@ export async function settleAuthorization(ctx: Context, id: string, input: { amo
  * The expiry job: every authorisation of the merchant still open 7 days of business time after it was made lets its
  * hold go, each in a transaction of its own (the card, then the authorisation, locked as every change locks them).
  */
+const EXPIRY_PAGE = 200;
+
 export async function expireAuthorizations(ctx: Context): Promise<void> {
-  for (const due of await dueAuthorizations(ctx.db, ctx.merchant.id, ctx.clock.now().getTime())) {
-    await inTransaction(ctx, async (tx) => {
-      await requireCard(tx, due.card_id, true);
-      const authorization = (await findCardTransaction(tx.db, tx.merchant.id, due.id, true))!;
-      if (authorization.status !== 'Authorized' || authorization.expires_at === null || authorization.expires_at > tx.clock.now().getTime()) return;
-      const row = await release(tx, authorization, 0, 'expiry');
-      await emitCardTransactionEvent(tx, 'card_transaction.expired', row);
-    });
+  // A page at a time, the event loop let go between pages: a day of held purchases expiring at once holds
+  // neither the memory nor the process. An expired one leaves the due set, so each page is the next.
+  for (;;) {
+    const page = await dueAuthorizations(ctx.db, ctx.merchant.id, ctx.clock.now().getTime(), EXPIRY_PAGE);
+    let expired = 0;
+    for (const due of page) {
+      expired += await inTransaction(ctx, async (tx) => {
+        await requireCard(tx, due.card_id, true);
+        const authorization = (await findCardTransaction(tx.db, tx.merchant.id, due.id, true))!;
+        if (authorization.status !== 'Authorized' || authorization.expires_at === null || authorization.expires_at > tx.clock.now().getTime()) return 0;
+        const row = await release(tx, authorization, 0, 'expiry');
+        await emitCardTransactionEvent(tx, 'card_transaction.expired', row);
+        return 1;
+      });
+    }
+    // A full page of which none could expire would be the same page again.
+    if (page.length < EXPIRY_PAGE || expired === 0) return;
+    await yieldToEventLoop();
   }
 }
 
@@ -113,7 +126,7 @@ async function release(ctx: Context, authorization: CardTransactionRow, remainin
     updated_at: ctx.clock.now().getTime(),
   });
   const stepId = await step(ctx, row, kind, authorization.transaction_amount - remaining, freed);
-  await postCardRelease(ctx, { stepId, currency: row.local_currency, amount: freed });
+  await postCardRelease(ctx, { entryName: stepId, currency: row.local_currency, amount: freed });
   await addSpend(ctx.db, ctx.merchant.id, authorization.card_id, authorization.spend_date, left.local - authorization.local_amount);
   return row;
 }

@@ -56,7 +56,7 @@ export async function authorizePurchase(ctx: Context, input: SpendInput): Promis
     row.expires_at = row.created_at + AUTHORIZATION_LIFETIME_MS;
     await insertCardTransaction(tx.db, row);
     // The transaction's first entry is named by the transaction itself; what follows, by its steps.
-    await postCardHold(tx, { stepId: row.id, currency: row.local_currency, amount: row.held_amount });
+    await postCardHold(tx, { entryName: row.id, currency: row.local_currency, amount: row.held_amount });
     await addSpend(tx.db, tx.merchant.id, locked.id, row.spend_date, terms.local);
     await scheduleExpiry(tx, row.expires_at);
     await emitCardTransactionEvent(tx, 'card_transaction.authorized', row);
@@ -76,7 +76,7 @@ export async function withdrawCash(ctx: Context, input: SpendInput): Promise<Net
     row.final_local_amount = terms.local + terms.fee;
     row.settle_rate = terms.rate;
     await insertCardTransaction(tx.db, row);
-    await postCardWithdrawal(tx, { stepId: row.id, currency: row.local_currency, amount: terms.local, fee: terms.fee });
+    await postCardWithdrawal(tx, { entryName: row.id, currency: row.local_currency, amount: terms.local, fee: terms.fee });
     await addSpend(tx.db, tx.merchant.id, locked.id, row.spend_date, terms.local);
     await emitCardTransactionEvent(tx, 'card_transaction.withdrawn', row);
     return { row, declineReason: null };
@@ -100,7 +100,7 @@ export async function creditRefund(ctx: Context, input: SpendInput): Promise<Net
     row.final_local_amount = terms.local;
     row.settle_rate = rate;
     await insertCardTransaction(tx.db, row);
-    await postCardRefund(tx, { stepId: row.id, currency: row.local_currency, amount: terms.local });
+    await postCardRefund(tx, { entryName: row.id, currency: row.local_currency, amount: terms.local });
     await emitCardTransactionEvent(tx, 'card_transaction.refunded', row);
     return { row, declineReason: null };
   }, { completesRequest: true });

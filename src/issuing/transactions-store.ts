@@ -63,8 +63,8 @@ export async function cardTransactionsAmong(db: Db, merchantId: string, ids: str
   return new Set(rows.map((row) => row.id));
 }
 
-/** The merchant's open authorisations whose expiry has come (expires_at is set on open ones only). */
-export async function dueAuthorizations(db: Db, merchantId: string, now: number): Promise<Array<{ id: string; card_id: string }>> {
+/** Up to `limit` of the merchant's open authorisations whose expiry has come (expires_at is set on open ones only). */
+export async function dueAuthorizations(db: Db, merchantId: string, now: number, limit: number): Promise<Array<{ id: string; card_id: string }>> {
   return db.selectFrom('issued_card_transactions').select(['id', 'card_id']).where('merchant_id', '=', merchantId)
-    .where('expires_at', 'is not', null).where('expires_at', '<=', now).orderBy('expires_at').execute();
+    .where('expires_at', 'is not', null).where('expires_at', '<=', now).orderBy('expires_at').orderBy('id').limit(limit).execute();
 }

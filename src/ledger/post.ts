@@ -155,12 +155,12 @@ export function postTopUp(ctx: Context, topUp: { id: string; currency: string; a
 /** What a step of an issued card's transaction moves, in the card's currency. */
 export interface CardMovement {
   /** What names the entry: the card transaction itself for its first entry, else the step (increment, reversal...). */
-  stepId: string;
+  entryName: string;
   currency: string;
   amount: Minor;
 }
 
-const cardSource = (movement: CardMovement) => ({ type: 'card_transaction' as const, id: movement.stepId });
+const cardSource = (movement: CardMovement) => ({ type: 'card_transaction' as const, id: movement.entryName });
 
 /** A card authorisation (or its increment) approved: that much of `available` is held, `on_hold`, until it clears. */
 export function postCardHold(ctx: Context, movement: CardMovement): Promise<EntryRecord[]> {

@@ -326,6 +326,8 @@ describe('payees and payout requests (operation 9)', () => {
     const entries = await world.client.balances.transactions({ filters: { 'filter[source.id][_eq]': returned.id } });
     assert.deepEqual(entries.balance_transactions.map((e) => e.type).sort(), ['payout_refund', 'payout_reserve', 'payout_return', 'payout_settlement']);
     await ledgerAgrees(world.merchant);
+    const byCli = await runCli(['ledger', 'check', '--merchant', world.merchant.merchantId], server.env);
+    assert.equal(byCli.code, 0, byCli.stdout + byCli.stderr);
 
     // A tampered payout entry is caught.
     await server.platform.db.updateTable('payout_requests').set({ transfer_status: 'Settled' }).where('id', '=', rejected.id).execute();
