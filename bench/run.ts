@@ -29,7 +29,8 @@ import { ANONYMOUS_SCENARIO, anonymousReport, anonymousScenario, type AnonymousR
 import { BATCH_SCENARIO, batchReport, batchScenario, type BatchResult } from './batch.js';
 import { LEDGER_SCENARIO, ledgerCostReport, ledgerCostScenario, type LedgerCostResult } from './ledger-cost.js';
 import type { LoadPlan, LoadResult } from './load-generator.js';
-import { RECURRING_SCENARIO, recurringReport, recurringScenario, type RecurringResult } from './recurring.js';
+import { clearPeak, memory, RECURRING_SCENARIO, recurringReport, recurringScenario, type RecurringResult } from './recurring.js';
+import type { BenchMachine, BenchResults } from './results.js';
 import type { RequestTemplate, SignJob } from './sign-worker.js';
 import { BENCH_WEBHOOK_TIMEOUT_MS, WEBHOOK_SCENARIO, webhookReport, webhookScenario, type WebhookResult } from './webhooks.js';
 
@@ -57,7 +58,7 @@ interface Scenario {
   goal?: { minRatio?: number; maxP99Ms?: number; minPerSecond?: number };
 }
 
-interface Row {
+export interface Row {
   scenario: string;
   baseline: LoadResult;
   floor: LoadResult;
@@ -67,6 +68,8 @@ interface Row {
   /** The signature floor over the bare baseline: the best ratio any signature-checking server reaches here. */
   floorRatio: number;
   meetsTarget?: boolean;
+  /** paygate's peak resident memory over its load, MiB (Linux; undefined elsewhere). */
+  peakRssMiB?: number;
 }
 
 async function main(): Promise<void> {
@@ -165,7 +168,9 @@ async function main(): Promise<void> {
       process.stderr.write('signature floor... ');
       const floor = await load(dataDir, { port: floorPort, operations, cycle: true });
       process.stderr.write('paygate... ');
+      clearPeak(paygate.pid);
       const measured = await load(dataDir, { port: paygatePort, operations, cycle: false });
+      const { peak: peakRssMiB } = memory(paygate.pid);
       process.stderr.write('done\n');
       const share = (part: LoadResult) => Math.round((part.operationsPerSecond / baseline.operationsPerSecond) * 1000) / 1000;
       const ratio = share(measured);
@@ -176,7 +181,7 @@ async function main(): Promise<void> {
           (goal.minPerSecond === undefined || measured.operationsPerSecond >= goal.minPerSecond);
       rows.push({
         scenario: scenario.name, baseline, floor, paygate: measured, ratio, floorRatio: share(floor),
-        ...(meetsTarget !== undefined && { meetsTarget }),
+        ...(meetsTarget !== undefined && { meetsTarget }), ...(peakRssMiB !== undefined && { peakRssMiB }),
       });
     }
     let anonymous: AnonymousResult | undefined;
@@ -238,7 +243,9 @@ async function main(): Promise<void> {
     }
     // Last: from here on, every order event of the demo merchant is a delivery to make.
     let webhooks: WebhookResult | undefined;
+    let webhookPeakRssMiB: number | undefined;
     if (!only || WEBHOOK_SCENARIO.includes(only)) {
+      clearPeak(paygate.pid);
       webhooks = await webhookScenario({
         root, dataDir, paygatePort, paygatePid: paygate.pid, appId: demo.app_id, webhookPublicKeyPem: readFileSync(demo.webhook_public_key_path, 'utf8'),
         run, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, headroom: HEADROOM,
@@ -246,8 +253,9 @@ async function main(): Promise<void> {
         load: (plan) => load(dataDir, plan),
         progress: (text) => process.stderr.write(text),
       });
+      webhookPeakRssMiB = memory(paygate.pid).peak;
     }
-    report(rows, anonymous, webhooks, recurring, batch, ledgerCost);
+    report(rows, anonymous, webhooks, recurring, batch, ledgerCost, webhookPeakRssMiB);
   } finally {
     // Each child ends on SIGTERM (paygate after its requests in flight, writing its CPU profile if asked for).
     await Promise.all(children.map((child) => new Promise((resolve) => {
@@ -263,7 +271,7 @@ async function main(): Promise<void> {
 
 function report(
   rows: Row[], anonymous: AnonymousResult | undefined, webhooks: WebhookResult | undefined, recurring: RecurringResult | undefined, batch: BatchResult | undefined,
-  ledgerCost: LedgerCostResult | undefined,
+  ledgerCost: LedgerCostResult | undefined, webhookPeakRssMiB: number | undefined,
 ): void {
   const database = process.env.DATABASE_URL ? 'PostgreSQL' : `SQLite (synchronous=${process.env.PAYGATE_SQLITE_SYNCHRONOUS ?? 'FULL'})`;
   const lines = [
@@ -298,7 +306,14 @@ function report(
   process.stdout.write(`${lines.join('\n')}\n`);
   const resultsDir = join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ database, connections: CONNECTIONS, seconds: SECONDS, rows, ledgerCost, anonymous, webhooks, recurring, batch }, null, 2));
+  const machine: BenchMachine = {
+    date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    loadAverage: { start: LOAD_AT_START.map((n) => Math.round(n * 100) / 100), end: loadavg().map((n) => Math.round(n * 100) / 100) },
+  };
+  const results: BenchResults = {
+    database, connections: CONNECTIONS, seconds: SECONDS, machine, rows, ledgerCost, anonymous, webhooks, webhookPeakRssMiB, recurring, batch,
+  };
+  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(results, null, 2));
 }
 
 async function signInWorkers(job: SignJob): Promise<string[][]> {
