@@ -77,7 +77,7 @@ export interface LedgerSource {
 
 /** One record, as the check compares it with what was posted under its names. */
 export interface LedgerRecord {
-  /** Names it in a difference: `payout:<id>`. */
+  /** Names it in a difference: `payout_request:<id>`. */
   subject: string;
   currency: string;
   /** The `source_id`s of its entries (its own id, and its steps' where it posts more than once). */

@@ -25,8 +25,9 @@ type Differ = (kind: LedgerDifference['kind'], currency: string, subject: string
 
 /**
  * Recomputes every balance twice, and answers every difference:
- * - from the records that caused it: what each transaction, card transaction and top-up should have posted, as it
- *   stands now, against what was posted under its name (a card transaction's entries are named by its steps);
+ * - from the records that caused it: what each record of every capability's ledger source (a transaction, a card
+ *   transaction, a payout) and each top-up should have posted, as it stands now, against what was posted under its
+ *   names (a card transaction's later entries are named by its steps);
  * - from the journal: each entry's lines against zero and against its amount less fee, each entry's source against
  *   the records (an entry naming nothing that moved money), and each account's stored balance against the sum of
  *   its lines.
@@ -61,8 +62,14 @@ const TOP_UP_LEDGER: LedgerSource = {
   among: (ctx, ids) => topUpsAmong(ctx.db, ctx.merchant.id, ids),
 };
 
-/** The ledger's own top-ups, and what every capability moves (its module's ledger sources). */
-const sourcesOf = (ctx: Context): LedgerSource[] => [...(ctx.ledgerSources ?? []), TOP_UP_LEDGER];
+/**
+ * The ledger's own top-ups, and what every capability moves (its module's ledger sources). A platform opened without
+ * them would check the top-ups alone and call every other entry an orphan: refused rather than half done.
+ */
+function sourcesOf(ctx: Context): LedgerSource[] {
+  if (!ctx.ledgerSources) throw new Error('the ledger check needs the ledger sources of the modules (openComposedPlatform passes them)');
+  return [...ctx.ledgerSources, TOP_UP_LEDGER];
+}
 
 async function checkRecords(ctx: Context, differ: Differ): Promise<void> {
   for (const source of sourcesOf(ctx)) {

@@ -39,8 +39,8 @@ const CHECK = defineCommand({
   name: 'check',
   summary: 'recompute every balance from the journal and from the records that caused it; exit 1 on any difference',
   description: "Checks, for every merchant (or --merchant's): each account's stored balance against the sum of its lines; each entry's " +
-    'lines against zero; and what each transaction (sale, capture, void, settlement, refund) and top-up should have posted, as the ' +
-    'records stand, against what it did post. Prints every difference.',
+    'lines against zero; what each record should have posted, as it stands, against what it did post: transactions (sale, capture, ' +
+    'void, settlement, refund), card transactions, payouts and top-ups; and entries naming no such record. Prints every difference.',
   options: {
     merchant: { type: 'string', value: 'ID', description: 'only this merchant' },
     json: JSON_OPTION,

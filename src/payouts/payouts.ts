@@ -45,7 +45,8 @@ export async function createPayout(ctx: Context, input: PayoutInput): Promise<Pa
     if (scheduleAt !== null && scheduleAt <= now) {
       throw invalid(`${field}.schedule_at`, `must be in the future: the business clock is at ${new Date(now).toISOString()}`);
     }
-    const payee = await lookUpPayee(tx, input.payee_id, false);
+    // Locked: a payee being deleted at the same moment either gets this payout first (and refuses the deletion) or is gone.
+    const payee = await lookUpPayee(tx, input.payee_id, true);
     if (payee.currency !== currency.code) throw new AppError(PAYOUT_ERRORS.payoutCurrencyMismatch, `payout_request.currency must be ${payee.currency}, the payee account's currency.`);
     const threshold = await approvalThreshold(tx, currency.code);
     const row: PayoutRow = {

@@ -4,7 +4,7 @@ import { postPayoutStep, type PayoutEntryType } from '../ledger/post.js';
 import { AppError } from '../platform/errors.js';
 import { formatAmount } from '../platform/money/money.js';
 import { newId } from '../platform/ids.js';
-import { bankOf, type BankTransfer, type BankTransferStatus } from '../rails/bank.js';
+import { bankOf, type BankReport, type BankTransfer, type BankTransferStatus } from '../rails/bank.js';
 import { AnsweredBefore, runRailOperation, type RailOperationKind } from '../rails/operation.js';
 import { cancelJob, merchantJob, scheduleJob, type JobDefinition } from '../scheduler/scheduler.js';
 import { PAYOUT_ERRORS } from './errors.js';
@@ -14,6 +14,15 @@ import { findPayout, payeeOfPayout, interruptedTransfers, updatePayout, type Pay
 const RUN_JOB = 'payouts.run';
 const FOLLOW_JOB = 'payouts.follow';
 const REPORT_JOB = 'payouts.report';
+const FOLLOW_RETRY_MS = 5 * 60_000;
+
+/** The bank's reports a transfer can take from each status: any other is not applied (it would move money wrongly). */
+const NEXT_STATUSES: Record<string, readonly BankTransferStatus[]> = {
+  Initiated: ['Processing Transfer', 'Terminated'],
+  'Processing Transfer': ['Settled', 'Terminated'],
+  Settled: ['Reversed'],
+  Reversed: ['Refunded'],
+};
 
 export const runJobKey = (payoutId: string): string => `${RUN_JOB}:${payoutId}`;
 const reportJobKey = (payoutId: string, from: string): string => `${REPORT_JOB}:${payoutId}:${from}`;
@@ -47,7 +56,7 @@ export async function runPayout(ctx: Context, payoutId: string): Promise<PayoutR
     begin: () => inTransaction(ctx, async (tx) => {
       const payout = await findPayout(tx.db, tx.merchant.id, payoutId, true);
       if (!payout) throw new AppError(PAYOUT_ERRORS.payoutNotFound);
-      if (payout.schedule_status !== 'Approved' || payout.executed_at !== null) return new AnsweredBefore(async () => payout);
+      if (payout.schedule_status !== 'Approved' || payout.executed_at !== null) return new AnsweredBefore(() => answered(ctx, payout));
       const available = await lockAvailable(tx, payout.currency);
       const now = tx.clock.now().getTime();
       if (available < payout.amount) {
@@ -56,7 +65,7 @@ export async function runPayout(ctx: Context, payoutId: string): Promise<PayoutR
           status_reason: `Insufficient funds: ${formatAmount(available, payout.currency_exponent)} ${payout.currency} available, ${formatAmount(payout.amount, payout.currency_exponent)} needed.`,
         });
         await emitPayoutEvent(tx, 'payout.failed', failed);
-        return new AnsweredBefore(async () => failed);
+        return new AnsweredBefore(() => answered(ctx, failed));
       }
       await postPayoutStep(tx, 'payout_reserve', movementOf(payout));
       const sending = await updatePayout(tx.db, tx.merchant.id, payout.id, {
@@ -69,20 +78,30 @@ export async function runPayout(ctx: Context, payoutId: string): Promise<PayoutR
   });
 }
 
-/** The bank's answer to a send: Processing Transfer, or Terminated at once. Recorded once. */
+/**
+ * The bank's answer to a send: Processing Transfer, or Terminated at once. Recorded once, with the reply of the
+ * request that ran it, if one did (the sandbox's push, under its Idempotency-Key).
+ */
 async function recordSent(ctx: Context, payoutId: string, status: 'Processing Transfer' | 'Terminated', reason: string | null): Promise<PayoutRow> {
   return inTransaction(ctx, async (tx) => {
     const payout = (await findPayout(tx.db, tx.merchant.id, payoutId, true))!;
     if (payout.bank_started_at === null) return payout;
     return applyReport(tx, payout, status, reason, { bank_started_at: null });
-  });
+  }, { completesRequest: true });
 }
+
+/** A payout as it stands, as the reply of the request that found it so (with its Idempotency-Key, stored). */
+const answered = (ctx: Context, payout: PayoutRow): Promise<PayoutRow> => inTransaction(ctx, async () => payout, { completesRequest: true });
 
 /**
  * Records a report of the bank (the payout locked by the caller): the new transfer status, its entry, its event;
  * then asks for the bank's next report, in a job of its own (the bank is never called inside a transaction).
  */
 async function applyReport(ctx: Context, payout: PayoutRow, status: BankTransferStatus, reason: string | null, extra: { bank_started_at?: null } = {}): Promise<PayoutRow> {
+  if (!(NEXT_STATUSES[payout.transfer_status] ?? []).includes(status)) {
+    ctx.log.error({ payout_id: payout.id, from: payout.transfer_status, to: status }, 'the bank reported a move a transfer cannot make; not applied');
+    return Object.keys(extra).length === 0 ? payout : updatePayout(ctx.db, ctx.merchant.id, payout.id, extra);
+  }
   const { event, posts } = ON_REPORT[status];
   if (posts) await postPayoutStep(ctx, posts, movementOf(payout));
   const now = ctx.clock.now().getTime();
@@ -90,15 +109,32 @@ async function applyReport(ctx: Context, payout: PayoutRow, status: BankTransfer
     transfer_status: status, ...(reason !== null && { status_reason: reason }), updated_at: now, ...extra,
   });
   await emitPayoutEvent(ctx, event, updated);
-  await scheduleJob(ctx, { kind: FOLLOW_JOB, merchantId: ctx.merchant.id, dueAt: now, payload: { payoutId: payout.id, status }, dedupeKey: `${FOLLOW_JOB}:${payout.id}:${status}` });
+  await scheduleFollow(ctx, payout.id, status, 0, now);
   return updated;
 }
 
-/** Asks the bank what it reports next about a transfer in `status`, and schedules that report for when it is made. */
-async function followTransfer(ctx: Context, payoutId: string, status: BankTransferStatus): Promise<void> {
+function scheduleFollow(ctx: Context, payoutId: string, status: BankTransferStatus, attempt: number, dueAt: number): Promise<boolean> {
+  return scheduleJob(ctx, {
+    kind: FOLLOW_JOB, merchantId: ctx.merchant.id, dueAt, payload: { payoutId, status, attempt }, dedupeKey: `${FOLLOW_JOB}:${payoutId}:${status}:${attempt}`,
+  });
+}
+
+/**
+ * Asks the bank what it reports next about a transfer in `status`, and schedules that report for when it is made.
+ * A bank that does not answer is asked again later, without end (a job that failed for good would leave the amount
+ * reserved with nothing left to move it): every FOLLOW_RETRY_MS of business time, each attempt a job of its own.
+ */
+async function followTransfer(ctx: Context, payoutId: string, status: BankTransferStatus, attempt: number): Promise<void> {
   const payout = await findPayout(ctx.db, ctx.merchant.id, payoutId);
   if (!payout || payout.transfer_status !== status) return;
-  const report = await bankOf(ctx.rails).next(await transferOf(ctx, payout), status);
+  let report: BankReport | null;
+  try {
+    report = await bankOf(ctx.rails).next(await transferOf(ctx, payout), status);
+  } catch (error) {
+    ctx.log.error({ err: error, payout_id: payoutId, attempt }, 'the bank did not say what comes next of a transfer; asking again later');
+    await scheduleFollow(ctx, payoutId, status, attempt + 1, ctx.clock.now().getTime() + FOLLOW_RETRY_MS);
+    return;
+  }
   if (!report) return;
   await inTransaction(ctx, (tx) => scheduleJob(tx, {
     kind: REPORT_JOB, merchantId: tx.merchant.id, dueAt: payout.updated_at + report.afterMs,
@@ -155,8 +191,8 @@ const movementOf = (payout: PayoutRow) => ({ payoutId: payout.id, currency: payo
 export const PAYOUT_JOBS: JobDefinition[] = [
   merchantJob(RUN_JOB, async (ctx, payload) => { await runPayout(ctx, (payload as { payoutId: string }).payoutId); }),
   merchantJob(FOLLOW_JOB, (ctx, payload) => {
-    const { payoutId, status } = payload as { payoutId: string; status: BankTransferStatus };
-    return followTransfer(ctx, payoutId, status);
+    const { payoutId, status, attempt } = payload as { payoutId: string; status: BankTransferStatus; attempt?: number };
+    return followTransfer(ctx, payoutId, status, attempt ?? 0);
   }),
   merchantJob(REPORT_JOB, (ctx, payload) => receiveReport(ctx, payload as Parameters<typeof receiveReport>[1])),
 ];

@@ -62,7 +62,10 @@ const BATCH_ROWS = 40;
 /** Each clock move: four hours, so that the day's settlement comes (sales become refundable) and the plan bills. */
 const CLOCK_STEP_SECONDS = 4 * 3_600;
 
-/** A small deterministic generator (mulberry32): the same seed, the same load and the same kill times. */
+/**
+ * A small deterministic generator (mulberry32). The seed decides the kinds of operation and the pauses between kills;
+ * which request a kill cuts off depends on timing too, so two runs of one seed differ there.
+ */
 class Rng {
   constructor(private state: number) {}
   next(): number {
@@ -173,9 +176,16 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
             ackedTransactions.push({ id: pending.transaction.uuid, succeeded: pending.transaction.success });
             break;
           }
-          // The payer pays in the wallet.
-          const paid = await answered((client) => client.sandbox.succeed(pending.transaction.uuid, keyed()));
-          ackedTransactions.push({ id: paid.transaction.uuid, succeeded: paid.transaction.success });
+          // The payer pays in the wallet; unless a kill came first and recovery ended the payment (then it is as it stands).
+          const succeed = keyed();
+          try {
+            const paid = await answered((client) => client.sandbox.succeed(pending.transaction.uuid, succeed));
+            ackedTransactions.push({ id: paid.transaction.uuid, succeeded: paid.transaction.success });
+          } catch (error) {
+            if (!(error instanceof PaygateError && error.status < 500)) throw error;
+            const now = await answered((client) => client.transactions.check(pending.transaction.uuid));
+            ackedTransactions.push({ id: now.transaction.uuid, succeeded: now.transaction.success });
+          }
           break;
         }
         case 'refund': {
@@ -296,20 +306,22 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
       const running = await db.selectFrom('batches').select('upload_status').where('id', '=', batch.id).executeTakeFirstOrThrow();
       return Number(sending.n) + Number(bank.n) + Number(deliveries.n) + (['success', 'failed', 'cancelled'].includes(running.upload_status) ? 0 : 1);
     };
-    const settling = Date.now();
-    for (let i = 0; i < 600 && (await unsettled()) > 0; i += 1) {
-      if (i % 20 === 19) await expireLeases();
-      await sleep(100);
-    }
-    log(`load stopped; what the kills left settled in ${Date.now() - settling} ms`);
+    const problems: string[] = [];
+    const settle = async (when: string) => {
+      const settling = Date.now();
+      for (let i = 0; i < 600 && (await unsettled()) > 0; i += 1) {
+        if (i % 20 === 19) await expireLeases();
+        await sleep(100);
+      }
+      const left = await unsettled();
+      if (left > 0) problems.push(`${when}: ${left} payments, transfers, deliveries or batches still unsettled after 60 s`);
+      log(`${when}: settled in ${Date.now() - settling} ms`);
+    };
+    await settle('after the load');
     // Every report the sandbox bank had to make, and the day's settlements.
     await answered((client) => client.sandbox.advanceClock(2 * 3_600, keyed()));
-    for (let i = 0; i < 600 && (await unsettled()) > 0; i += 1) {
-      if (i % 20 === 19) await expireLeases();
-      await sleep(100);
-    }
+    await settle('after the last clock move');
 
-    const problems: string[] = [];
     const count = (rows: Array<{ n: number | string | bigint }>) => Number(rows[0]?.n ?? 0);
 
     // Orders: each acknowledged one exists once, paid once; no order anywhere has two successful charges.
@@ -355,13 +367,16 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
     const cardRows = await db.selectFrom('issued_card_transactions').select('id').where('id', 'in', ackedCardTransactions.length > 0 ? ackedCardTransactions : ['-']).execute();
     if (cardRows.length !== new Set(ackedCardTransactions).size) problems.push(`${ackedCardTransactions.length - cardRows.length} acknowledged card transactions missing`);
     const cardTotal = count(await db.selectFrom('issued_card_transactions').select((eb) => eb.fn.countAll<number>().as('n')).execute());
-    if (cardTotal > acknowledged.card_authorization + 1) problems.push(`${cardTotal} card transactions for ${acknowledged.card_authorization} acknowledged authorisations: some made twice`);
+    // Every authorisation sent was sent again until answered: one card transaction each, no more, no fewer.
+    if (cardTotal !== acknowledged.card_authorization) problems.push(`${cardTotal} card transactions for ${acknowledged.card_authorization} acknowledged authorisations`);
     const payoutRows = await db.selectFrom('payout_requests').select(['id', 'transfer_status', 'schedule_status']).execute();
     const missingPayouts = ackedPayouts.filter((id) => !payoutRows.some((row) => row.id === id));
     if (missingPayouts.length > 0) problems.push(`${missingPayouts.length} acknowledged payouts missing`);
-    const reserved = await db.selectFrom('ledger_entries').select(['source_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('type', '=', 'payout_reserve').groupBy('source_id').having((eb) => eb.fn.countAll(), '>', 1).execute();
-    for (const row of reserved) problems.push(`payout ${row.source_id} reserved ${row.n} times`);
+    if (payoutRows.length !== acknowledged.payout) problems.push(`${payoutRows.length} payouts for ${acknowledged.payout} acknowledged payout requests`);
+    // Each payout's events: one of each kind (created, processing, settled), never two.
+    const payoutEvents = await db.selectFrom('events').select(['subject_id', 'action', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('action', 'like', 'payout.%').groupBy(['subject_id', 'action']).having((eb) => eb.fn.countAll(), '>', 1).execute();
+    for (const row of payoutEvents) problems.push(`payout ${row.subject_id} has ${row.n} ${row.action} events`);
     const stuck = payoutRows.filter((row) => row.schedule_status === 'Approved' && row.transfer_status !== 'Settled');
     if (stuck.length > 0) problems.push(`${stuck.length} approved payouts not settled: ${stuck.slice(0, 3).map((row) => `${row.id} ${row.transfer_status}`).join(', ')}`);
 
