@@ -14,7 +14,7 @@ import { checkRow } from './row-rules.js';
 import { rowRecord } from './rows.js';
 import { RUN_JOB, finishIfDone, type RunPayload } from './run.js';
 import { BatchFileError } from './sheet-row.js';
-import { dropFileParts, dropRows, findBatch, insertRows, readFileParts, skipWaitingRows, updateBatch, type BatchRecord, type BatchRowRecord } from './store.js';
+import { countWrittenRows, dropFileParts, dropRows, findBatch, insertRows, readFileParts, skipWaitingRows, updateBatch, type BatchRecord, type BatchRowRecord } from './store.js';
 
 /** Rows written per transaction while a file is read: the write lock is never held for long. */
 const ROWS_PER_WRITE = 1000;
@@ -31,6 +31,8 @@ export async function loadBatch(ctx: Context, payload: unknown): Promise<void> {
   const { batchId } = payload as { batchId: string };
   const batch = await findBatch(ctx.db, ctx.merchant.id, batchId);
   if (!batch || (batch.upload_status !== 'pending' && batch.upload_status !== 'processing')) return;
+  // Read and handed over already (a crash came between the hand-over and the job's end): its rows may be running.
+  if (batch.file_kind !== null) return;
   const now = ctx.clock.now().getTime();
   await updateBatch(ctx.db, ctx.merchant.id, batchId, { upload_status: 'processing', started_at: batch.started_at ?? now, updated_at: now }, ['pending', 'processing']);
   const folder = join(ctx.config.dataDir, 'batch-files');
@@ -38,10 +40,11 @@ export async function loadBatch(ctx: Context, payload: unknown): Promise<void> {
   const path = join(folder, `${batchId}-${newId()}`);
   try {
     await spool(ctx, batch, path);
-    await dropRows(ctx.db, ctx.merchant.id, batchId);
+    await whileReading(ctx, batchId, (tx) => dropRows(tx.db, tx.merchant.id, batchId));
     const loaded = await readRows(ctx, batch, path);
     await handOver(ctx, batch, { ...loaded, kind: await fileKind(path), bytes: (await stat(path)).size });
   } catch (error) {
+    if (error instanceof HandedOver) return;
     if (!(error instanceof BatchFileError)) throw error;
     await failBatch(ctx, batch, error.message);
   } finally {
@@ -71,7 +74,8 @@ async function readRows(ctx: Context, batch: BatchRecord, path: string): Promise
   let pending: BatchRowRecord[] = [];
   let waiting: number[] = [];
   const write = async () => {
-    await insertRows(ctx.db, pending);
+    const rows = pending;
+    await whileReading(ctx, batch.id, (tx) => insertRows(tx.db, rows));
     pending = [];
   };
   for await (const row of readBatchFile(path)) {
@@ -96,6 +100,10 @@ async function handOver(ctx: Context, batch: BatchRecord, loaded: Loaded & { kin
   await inTransaction(ctx, async (tx) => {
     const now = tx.clock.now().getTime();
     const current = await findBatch(tx.db, tx.merchant.id, batch.id, true);
+    if (!current || current.file_kind !== null) return;
+    // Another run of this job may have dropped rows this one wrote (a lease that ran out): read again from the start.
+    const written = await countWrittenRows(tx.db, tx.merchant.id, batch.id);
+    if (written !== loaded.total) throw new Error(`batch ${batch.id}: ${written} rows written for ${loaded.total} read; the load starts over`);
     await dropFileParts(tx.db, tx.merchant.id, batch.id);
     const read = { file_kind: loaded.kind, file_bytes: loaded.bytes, total_records: loaded.total, failed_records: loaded.refused, updated_at: now };
     if (current?.upload_status === 'cancelled') {
@@ -113,10 +121,27 @@ async function handOver(ctx: Context, batch: BatchRecord, loaded: Loaded & { kin
   });
 }
 
+/** A load that finds its batch handed over by another run of its job: it stops, and leaves the rows alone. */
+class HandedOver extends Error {}
+
+/**
+ * A write of the load, made only while no run of the job has handed the rows over (the batch, locked, has no
+ * file_kind yet). Once rows may run, no other load drops or adds any.
+ */
+async function whileReading(ctx: Context, batchId: string, write: (tx: Context) => Promise<void>): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const current = await findBatch(tx.db, tx.merchant.id, batchId, true);
+    if (!current || current.file_kind !== null) throw new HandedOver();
+    await write(tx);
+  });
+}
+
 /** The file could not be fetched or read: the batch fails with the reason, and no row of it remains. */
 async function failBatch(ctx: Context, batch: BatchRecord, reason: string): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const now = tx.clock.now().getTime();
+    const current = await findBatch(tx.db, tx.merchant.id, batch.id, true);
+    if (!current || current.file_kind !== null) return;
     await dropRows(tx.db, tx.merchant.id, batch.id);
     await dropFileParts(tx.db, tx.merchant.id, batch.id);
     const patch = { upload_status: 'failed', failure_reason: reason, finished_at: now, updated_at: now } as const;

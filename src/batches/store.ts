@@ -99,6 +99,13 @@ export async function insertRows(db: Db, rows: BatchRowRecord[]): Promise<void> 
   if (rows.length > 0) await db.insertInto('batch_rows').values(rows).execute();
 }
 
+/** How many rows of a batch are written, whatever their state. */
+export async function countWrittenRows(db: Db, merchantId: string, batchId: string): Promise<number> {
+  const row = await db.selectFrom('batch_rows').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** A batch's rows as a load cut short left them: none has run (rows run only once the whole file is read). */
 export async function dropRows(db: Db, merchantId: string, batchId: string): Promise<void> {
   await db.deleteFrom('batch_rows').where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).execute();

@@ -5,6 +5,8 @@ import type { PaygateClient } from '@paygate/client';
 import { PaygateError } from '@paygate/client';
 import writeXlsxFile from 'write-excel-file/node';
 import { merchantContext } from '../../src/context/context.js';
+import { LOAD_JOB } from '../../src/batches/batches.js';
+import { loadBatch } from '../../src/batches/load.js';
 import { RUN_JOB, runRows } from '../../src/batches/run.js';
 import { toMerchant } from '../../src/platform/tenants.js';
 import { CARDS } from '../support/fixtures.js';
@@ -265,6 +267,25 @@ describe('a row found running', () => {
     assert.deepEqual([batch.upload_status, batch.successful_records, batch.failed_records], ['success', 1, 0]);
     const order = await client.orders.check({ order: { reference_number: reference } });
     assert.equal(order.transactions!.length, 1);
+  });
+});
+
+describe('the load job run again after its hand-over', () => {
+  test('a crash between the hand-over and the end of the job: the second run leaves the rows, the counters and the status', async () => {
+    const rows = [0, 1, 2].map((i) => ['payment', ref(`RELOAD-${i}`), '', '', '4.00', '', CARDS.visa, '12', '40', '321', '']);
+    const created = await client.batches.upload(csv([HEADER, ...rows]), { kind: 'csv' });
+    await finished(client, created.id);
+    const { db } = server.platform;
+    // As the crash leaves it: the file read and its parts dropped, its rows handed over (here run), the load job not
+    // yet marked done.
+    await db.updateTable('batches').set({ upload_status: 'processing' }).where('id', '=', created.id).execute();
+    const { merchant_id: merchantId } = await db.selectFrom('batches').select('merchant_id').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const merchant = await db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirstOrThrow();
+    await loadBatch(merchantContext(server.platform, toMerchant(merchant), { kind: 'system', job: LOAD_JOB }, 'test-reload'), { batchId: created.id });
+    const batch = (await client.batches.get(created.id)).batch_info;
+    assert.deepEqual([batch.upload_status, batch.total_records, batch.successful_records, batch.failure_reason], ['processing', 3, 3, '']);
+    const states = await db.selectFrom('batch_rows').select('state').where('batch_id', '=', created.id).execute();
+    assert.deepEqual(states.map((row) => row.state), ['succeeded', 'succeeded', 'succeeded']);
   });
 });
 
