@@ -1,9 +1,24 @@
 import type { AnonymousResult } from './anonymous-pages.js';
 import type { BatchResult } from './batch.js';
 import type { LedgerCostResult } from './ledger-cost.js';
+import type { LoadResult } from './load-generator.js';
 import type { RecurringResult } from './recurring.js';
-import type { Row } from './run.js';
 import type { WebhookResult } from './webhooks.js';
+
+/** One load scenario: paygate beside its bare baseline and the signature floor, on the same machine. */
+export interface Row {
+  scenario: string;
+  baseline: LoadResult;
+  floor: LoadResult;
+  paygate: LoadResult;
+  /** paygate over the bare baseline: the measure. */
+  ratio: number;
+  /** The signature floor over the bare baseline: the best ratio any signature-checking server reaches here. */
+  floorRatio: number;
+  meetsTarget?: boolean;
+  /** paygate's peak resident memory over its load, MiB (Linux; undefined elsewhere). */
+  peakRssMiB?: number;
+}
 
 /** Where a run ran: its figures mean nothing without it. */
 export interface BenchMachine {
@@ -30,4 +45,6 @@ export interface BenchResults {
   webhookPeakRssMiB?: number;
   recurring?: RecurringResult;
   batch?: BatchResult;
+  /** false while the run goes on, or when it stopped half-way (the file is written after every scenario). */
+  finished?: boolean;
 }

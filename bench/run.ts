@@ -30,7 +30,7 @@ import { BATCH_SCENARIO, batchReport, batchScenario, type BatchResult } from './
 import { LEDGER_SCENARIO, ledgerCostReport, ledgerCostScenario, type LedgerCostResult } from './ledger-cost.js';
 import type { LoadPlan, LoadResult } from './load-generator.js';
 import { clearPeak, memory, RECURRING_SCENARIO, recurringReport, recurringScenario, type RecurringResult } from './recurring.js';
-import type { BenchMachine, BenchResults } from './results.js';
+import type { BenchMachine, BenchResults, Row } from './results.js';
 import type { RequestTemplate, SignJob } from './sign-worker.js';
 import { BENCH_WEBHOOK_TIMEOUT_MS, WEBHOOK_SCENARIO, webhookReport, webhookScenario, type WebhookResult } from './webhooks.js';
 
@@ -46,6 +46,8 @@ const BENCH_SHOP = { id: 'MID-BENCH', name: 'Bench Shop', city: 'Hong Kong', cou
 const HEADROOM = Number(process.env.BENCH_HEADROOM ?? 1);
 /** Other processes on the machine (other engineers' test suites) change every figure: the report says how busy it was. */
 const LOAD_AT_START = loadavg();
+const DATABASE = process.env.DATABASE_URL ? 'PostgreSQL' : `SQLite (synchronous=${process.env.PAYGATE_SQLITE_SYNCHRONOUS ?? 'FULL'})`;
+const RESULTS_DIR = join(root, 'bench', 'results');
 const CARD = { number: '4242424242424242', exp_month: '12', exp_year: String(new Date().getUTCFullYear() + 3), cvv: '123', holder_name: 'Bench' };
 
 interface Scenario {
@@ -58,19 +60,6 @@ interface Scenario {
   goal?: { minRatio?: number; maxP99Ms?: number; minPerSecond?: number };
 }
 
-export interface Row {
-  scenario: string;
-  baseline: LoadResult;
-  floor: LoadResult;
-  paygate: LoadResult;
-  /** paygate over the bare baseline: the issue's measure. */
-  ratio: number;
-  /** The signature floor over the bare baseline: the best ratio any signature-checking server reaches here. */
-  floorRatio: number;
-  meetsTarget?: boolean;
-  /** paygate's peak resident memory over its load, MiB (Linux; undefined elsewhere). */
-  peakRssMiB?: number;
-}
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
@@ -154,7 +143,11 @@ async function main(): Promise<void> {
     const publicKeyFile = join(dataDir, 'demo-public-key.pem');
     await startProcess(children, [join(here, 'signature-floor-server.js'), String(floorPort), repliesFile, publicKeyFile], {}, /ready/);
 
-    const rows: Row[] = [];
+    // Written again after every scenario: a run that hangs or is stopped half-way keeps what it measured.
+    const results: BenchResults = { database: DATABASE, connections: CONNECTIONS, seconds: SECONDS, machine: machineNow(), rows: [], finished: false };
+    const resultsFile = join(RESULTS_DIR, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    const save = () => saveResults(resultsFile, results);
+    const rows = results.rows;
     const only = process.env.BENCH_ONLY;
     for (const scenario of scenarios.filter((candidate) => !only || candidate.name.includes(only))) {
       const count = Math.ceil(scenario.maxPerSecond * HEADROOM * (SECONDS + WARMUP_SECONDS));
@@ -183,6 +176,7 @@ async function main(): Promise<void> {
         scenario: scenario.name, baseline, floor, paygate: measured, ratio, floorRatio: share(floor),
         ...(meetsTarget !== undefined && { meetsTarget }), ...(peakRssMiB !== undefined && { peakRssMiB }),
       });
+      save();
     }
     let anonymous: AnonymousResult | undefined;
     if (!only || ANONYMOUS_SCENARIO.includes(only)) {
@@ -192,6 +186,8 @@ async function main(): Promise<void> {
         load: (plan) => load(dataDir, plan),
         progress: (text) => process.stderr.write(text),
       });
+      results.anonymous = anonymous;
+      save();
     }
     let ledgerCost: LedgerCostResult | undefined;
     if (!only || LEDGER_SCENARIO.includes(only)) {
@@ -214,6 +210,8 @@ async function main(): Promise<void> {
         load: (plan) => load(dataDir, plan),
         progress: (text) => process.stderr.write(text),
       });
+      results.ledgerCost = ledgerCost;
+      save();
     }
     // Only when named: it takes minutes, and moves the demo merchant's clock a month.
     let recurring: RecurringResult | undefined;
@@ -227,6 +225,8 @@ async function main(): Promise<void> {
         progress: (text) => process.stderr.write(text),
         analyze: process.env.DATABASE_URL ? () => analyzePostgres(process.env.DATABASE_URL!) : undefined,
       });
+      results.recurring = recurring;
+      save();
     }
     // Only when named: it takes minutes, and leaves BENCH_BATCH_ROWS paid orders behind.
     let batch: BatchResult | undefined;
@@ -240,6 +240,8 @@ async function main(): Promise<void> {
         progress: (text) => process.stderr.write(text),
         analyze: process.env.DATABASE_URL ? () => analyzePostgres(process.env.DATABASE_URL!) : undefined,
       });
+      results.batch = batch;
+      save();
     }
     // Last: from here on, every order event of the demo merchant is a delivery to make.
     let webhooks: WebhookResult | undefined;
@@ -254,8 +256,11 @@ async function main(): Promise<void> {
         progress: (text) => process.stderr.write(text),
       });
       webhookPeakRssMiB = memory(paygate.pid).peak;
+      Object.assign(results, { webhooks, webhookPeakRssMiB });
     }
-    report(rows, anonymous, webhooks, recurring, batch, ledgerCost, webhookPeakRssMiB);
+    report(rows, anonymous, webhooks, recurring, batch, ledgerCost);
+    results.finished = true;
+    save();
   } finally {
     // Each child ends on SIGTERM (paygate after its requests in flight, writing its CPU profile if asked for).
     await Promise.all(children.map((child) => new Promise((resolve) => {
@@ -269,13 +274,24 @@ async function main(): Promise<void> {
   }
 }
 
+function machineNow(): BenchMachine {
+  return {
+    date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    loadAverage: { start: LOAD_AT_START.map((n) => Math.round(n * 100) / 100), end: loadavg().map((n) => Math.round(n * 100) / 100) },
+  };
+}
+
+function saveResults(file: string, results: BenchResults): void {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(file, JSON.stringify({ ...results, machine: { ...machineNow(), date: results.machine!.date } }, null, 2));
+}
+
 function report(
   rows: Row[], anonymous: AnonymousResult | undefined, webhooks: WebhookResult | undefined, recurring: RecurringResult | undefined, batch: BatchResult | undefined,
-  ledgerCost: LedgerCostResult | undefined, webhookPeakRssMiB: number | undefined,
+  ledgerCost: LedgerCostResult | undefined,
 ): void {
-  const database = process.env.DATABASE_URL ? 'PostgreSQL' : `SQLite (synchronous=${process.env.PAYGATE_SQLITE_SYNCHRONOUS ?? 'FULL'})`;
   const lines = [
-    `paygate benchmark: ${database}, ${CONNECTIONS} connections, ${SECONDS} s after ${WARMUP_SECONDS} s warm-up, ${cpus().length} cores, node ${process.version}`,
+    `paygate benchmark: ${DATABASE}, ${CONNECTIONS} connections, ${SECONDS} s after ${WARMUP_SECONDS} s warm-up, ${cpus().length} cores, node ${process.version}`,
     `load average at the start ${LOAD_AT_START.map((n) => n.toFixed(2)).join(' ')}, at the end ${loadavg().map((n) => n.toFixed(2)).join(' ')} (anything above the bench's own share is another process competing)`,
   ];
   if (rows.length > 0) lines.push(
@@ -304,16 +320,6 @@ function report(
     if (failed) lines.push(`\n${WEBHOOK_SCENARIO}: non-200 order creations ${JSON.stringify([webhooks.backlog.create.statuses, webhooks.endToEnd.create.statuses])}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
-  const resultsDir = join(root, 'bench', 'results');
-  mkdirSync(resultsDir, { recursive: true });
-  const machine: BenchMachine = {
-    date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-    loadAverage: { start: LOAD_AT_START.map((n) => Math.round(n * 100) / 100), end: loadavg().map((n) => Math.round(n * 100) / 100) },
-  };
-  const results: BenchResults = {
-    database, connections: CONNECTIONS, seconds: SECONDS, machine, rows, ledgerCost, anonymous, webhooks, webhookPeakRssMiB, recurring, batch,
-  };
-  writeFileSync(join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(results, null, 2));
 }
 
 async function signInWorkers(job: SignJob): Promise<string[][]> {

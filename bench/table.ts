@@ -98,7 +98,8 @@ export function renderTable(all: BenchResults[]): string {
   const runs = all.map((r) => {
     const m = r.machine;
     const where = m ? `${m.date.slice(0, 10)}, Node ${m.node}, ${m.cpus} × ${m.cpuModel}, load average ${m.loadAverage.start.join(' ')} at the start` : 'machine not recorded';
-    return `- ${r.database}: ${r.connections} connections, ${r.seconds} s per scenario; ${where}.`;
+    const cut = r.finished === false ? ' The run stopped before its end: these are the scenarios it finished.' : '';
+    return `- ${r.database}: ${r.connections} connections, ${r.seconds} s per scenario; ${where}.${cut}`;
   });
   return [header, '|---|---|---|---|---|---|---|---|---|', ...rows, '', ...runs].join('\n');
 }

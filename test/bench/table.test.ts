@@ -31,6 +31,12 @@ describe('npm run bench:table', () => {
     assert.ok(lines.includes('- SQLite (synchronous=FULL): 50 connections, 5 s per scenario; 2026-11-29, Node v20.20.2, 2 × Test CPU, load average 0.5 0.4 0.3 at the start.'));
   });
 
+  test('a run that stopped half-way (its file written after each scenario) says so under the table', () => {
+    const table = renderTable([{ ...results('PostgreSQL', '2026-11-29T10:10:00.000Z', 3_000), finished: false }]);
+    assert.ok(table.split('\n').includes('- PostgreSQL: 50 connections, 5 s per scenario; 2026-11-29, Node v20.20.2, 2 × Test CPU, load average 0.5 0.4 0.3 at the start. '
+      + 'The run stopped before its end: these are the scenarios it finished.'), table);
+  });
+
   test('the newest results of each database are read, and only the section between the markers is replaced', () => {
     const dir = mkdtempSync(join(tmpdir(), 'paygate-bench-table-'));
     try {
