@@ -8,9 +8,10 @@ import { EXAMPLE_BATCH_ID, EXAMPLE_RESULT_FILE, EXAMPLE_ROW_ERROR, exampleBatch,
 import { presentBatchInfo } from './present.js';
 import { resultFile } from './result-file.js';
 import {
-  BatchCreatedData, BatchData, BatchErrorsData, BatchListData, BatchParams, CreateBatchBody, CreateBatchQuery, PageQuery,
+  BatchCreatedData, BatchData, BatchErrorsData, BatchListData, BatchParams, CreateBatchBody, CreateBatchQuery,
 } from './schemas.js';
 import { AppError } from '../platform/errors.js';
+import { PageQuery } from '../platform/schema.js';
 import { BATCH_FILE_TYPES } from './batch-file.js';
 import type { BatchRecord } from './store.js';
 

@@ -90,13 +90,8 @@ export const BatchInfoSchema = Type.Object({
   created_by: Type.String({ description: 'The app that created the batch (its AppID), or operator.' }),
 });
 
-const Paging = {
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
-};
 
 export const BatchParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-export const PageQuery = Type.Object(Paging);
 
 export const CreateBatchBody = Type.Object({
   batch: Type.Optional(Type.Object({

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { AmountInput, StringEnum } from '../platform/schema.js';
+import { AmountInput, PAGING, StringEnum } from '../platform/schema.js';
 import { LIMIT_PERIODS } from './limits.js';
 import { SETTLEMENT_CURRENCIES } from './program.js';
 
@@ -27,8 +27,7 @@ export const CardLimitsBody = Type.Object({ limits: LimitsInput });
 export const CardParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export const CardListQuery = Type.Object({
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  ...PAGING,
   user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Only this user's cards." })),
 });
 

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { AmountInput, Nullable, StringEnum } from '../platform/schema.js';
+import { AmountInput, Nullable, PAGING, StringEnum } from '../platform/schema.js';
 
 /** Operation 4's card transaction, exactly as interface.md gives it: every field text. */
 export const CardTransactionSchema = Type.Object({
@@ -23,8 +23,7 @@ export const CardTransactionSchema = Type.Object({
 });
 
 export const CardTransactionsQuery = Type.Object({
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  ...PAGING,
   card: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Only this card's transactions." })),
 });
 

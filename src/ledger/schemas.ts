@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { StringEnum } from '../platform/schema.js';
+import { PAGING, StringEnum } from '../platform/schema.js';
 import { ENTRY_TYPES, MERCHANT_ACCOUNTS, SOURCE_TYPES } from './accounts.js';
 
 const Amount = (description: string) => Type.String({ description: `${description} Decimal text with the currency's decimals, like paid_total.` });
@@ -36,8 +36,7 @@ export const BalanceTransactionSchema = Type.Object({
 });
 
 export const BalanceTransactionsQuery = Type.Object({
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  ...PAGING,
 });
 
 export const BalanceTransactionsData = Type.Object({

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { CORRESPONDENCE_STATES, ORDER_STATES, TRANSACTION_TYPES } from '../platform/database/schema.js';
-import { AmountInput, DigitsInput, Nullable, StringEnum } from '../platform/schema.js';
+import { AmountInput, DigitsInput, Nullable, PAGING, StringEnum } from '../platform/schema.js';
 
 export const PURCHASABLE_TYPES = ['RearTips', 'Charge', 'Listing', 'Rounding', 'SurchargeFee'] as const;
 export const CONSUME_MODES = ['sales', 'pre_authorize', 'preauth'] as const;
@@ -115,8 +115,7 @@ export const CheckOrderQuery = Type.Object({
 });
 
 export const ListOrdersQuery = Type.Object({
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  ...PAGING,
   customer_uuid: Type.Optional(text(64)),
 });
 

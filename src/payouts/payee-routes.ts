@@ -1,10 +1,11 @@
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
+import { PageQuery } from '../platform/schema.js';
 import { PAYOUT_ERRORS } from './errors.js';
 import { EXAMPLE_NEW_PAYEE, EXAMPLE_PAYEE, EXAMPLE_PAYEE_ID } from './examples.js';
 import { createPayee, deletePayee, getPayee, listMerchantPayees, type PayeeRow } from './payees.js';
 import { presentPayee } from './present.js';
-import { CreatePayeeBody, DeletedPayeeData, PageQuery, PayeeData, PayeeListData, PayeeParams } from './schemas.js';
+import { CreatePayeeBody, DeletedPayeeData, PayeeData, PayeeListData, PayeeParams } from './schemas.js';
 
 const BASE = '/svc/ts/api/v1/openapi/payees';
 const TAGS = ['payouts'];

@@ -1,17 +1,47 @@
+import type { Context } from '../context/context.js';
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
-import { PLATFORM_ERRORS } from '../platform/errors.js';
+import { PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
+import { PageQuery } from '../platform/schema.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
 import { PAYOUT_ERRORS } from './errors.js';
 import { EXAMPLE_NEW_PAYOUT, EXAMPLE_PAYOUT, EXAMPLE_PAYOUT_ID } from './examples.js';
 import { approvePayout, cancelPayout, createPayout, getPayout, listMerchantPayouts, rejectPayout, type PayoutRow } from './payouts.js';
 import { presentPayout } from './present.js';
-import { CreatePayoutBody, DecisionBody, PageQuery, PayoutData, PayoutListData, PayoutParams } from './schemas.js';
+import { CreatePayoutBody, DecisionBody, PayoutData, PayoutListData, PayoutParams, type ScheduleStatus } from './schemas.js';
 
 const BASE = '/svc/ts/api/v1/openapi/payout_requests';
 const TAGS = ['payouts'];
 const reply = (row: PayoutRow) => ({ payout_request: presentPayout(row) });
 const decidedBy = { decided_by: 'app:00000000-0000-4000-8000-0000000000aa', updated_at: '2026-12-01T03:00:00.000Z' };
+
+/** Reject and cancel: one shape, a decision with an optional reason that ends the payout request for good. */
+function endingRoute(action: 'reject' | 'cancel', ending: {
+  summary: string;
+  refusal: ErrorDefinition;
+  decide: (ctx: Context, id: string, reason: string | undefined) => Promise<PayoutRow>;
+  status: ScheduleStatus;
+  reason: string;
+}) {
+  return defineRoute({
+    method: 'POST',
+    url: `${BASE}/:id/${action}`,
+    operationId: `${action}PayoutRequest`,
+    summary: ending.summary,
+    tags: TAGS,
+    params: PayoutParams,
+    body: DecisionBody,
+    data: PayoutData,
+    errors: [PAYOUT_ERRORS.payoutNotFound, ending.refusal],
+    handler: ({ ctx, params, body }) => ending.decide(ctx, params.id, body.reason),
+    present: reply,
+    example: {
+      request: { params: { id: EXAMPLE_PAYOUT_ID }, body: { reason: ending.reason } },
+      reply: { payout_request: { ...EXAMPLE_PAYOUT, schedule_status: ending.status, status_reason: ending.reason, ...decidedBy } },
+      client: clientCall(`payouts.${action}`, EXAMPLE_PAYOUT_ID, ending.reason),
+    },
+  });
+}
 
 export const PAYOUT_ROUTES = [
   defineRoute({
@@ -74,40 +104,12 @@ export const PAYOUT_ROUTES = [
     present: reply,
     example: { request: { params: { id: EXAMPLE_PAYOUT_ID } }, reply: { payout_request: { ...EXAMPLE_PAYOUT, ...decidedBy } }, client: clientCall('payouts.approve', EXAMPLE_PAYOUT_ID) },
   }),
-  defineRoute({
-    method: 'POST',
-    url: `${BASE}/:id/reject`,
-    operationId: 'rejectPayoutRequest',
+  endingRoute('reject', {
     summary: 'Reject a payout request pending approval, for good.',
-    tags: TAGS,
-    params: PayoutParams,
-    body: DecisionBody,
-    data: PayoutData,
-    errors: [PAYOUT_ERRORS.payoutNotFound, PAYOUT_ERRORS.payoutNotPendingApproval],
-    handler: ({ ctx, params, body }) => rejectPayout(ctx, params.id, body.reason),
-    present: reply,
-    example: {
-      request: { params: { id: EXAMPLE_PAYOUT_ID }, body: { reason: 'Duplicate invoice.' } },
-      reply: { payout_request: { ...EXAMPLE_PAYOUT, schedule_status: 'Rejected', status_reason: 'Duplicate invoice.', ...decidedBy } },
-      client: clientCall('payouts.reject', EXAMPLE_PAYOUT_ID, 'Duplicate invoice.'),
-    },
+    refusal: PAYOUT_ERRORS.payoutNotPendingApproval, decide: rejectPayout, status: 'Rejected', reason: 'Duplicate invoice.',
   }),
-  defineRoute({
-    method: 'POST',
-    url: `${BASE}/:id/cancel`,
-    operationId: 'cancelPayoutRequest',
+  endingRoute('cancel', {
     summary: 'Cancel a payout request pending approval, or approved and not yet run, for good.',
-    tags: TAGS,
-    params: PayoutParams,
-    body: DecisionBody,
-    data: PayoutData,
-    errors: [PAYOUT_ERRORS.payoutNotFound, PAYOUT_ERRORS.payoutNotCancellable],
-    handler: ({ ctx, params, body }) => cancelPayout(ctx, params.id, body.reason),
-    present: reply,
-    example: {
-      request: { params: { id: EXAMPLE_PAYOUT_ID }, body: { reason: 'Paid by cheque instead.' } },
-      reply: { payout_request: { ...EXAMPLE_PAYOUT, schedule_status: 'Cancelled', status_reason: 'Paid by cheque instead.', ...decidedBy } },
-      client: clientCall('payouts.cancel', EXAMPLE_PAYOUT_ID, 'Paid by cheque instead.'),
-    },
+    refusal: PAYOUT_ERRORS.payoutNotCancellable, decide: cancelPayout, status: 'Cancelled', reason: 'Paid by cheque instead.',
   }),
 ];

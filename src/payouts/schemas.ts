@@ -42,11 +42,6 @@ export const CreatePayeeBody = Type.Object({
 
 export const PayeeParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-const Paging = {
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
-};
-export const PageQuery = Type.Object(Paging);
 
 export const PayeeSchema = Type.Object({
   id: Type.String(),

@@ -31,3 +31,12 @@ export function AmountInput(options: { description?: string } = {}): TUnsafe<str
 export function DigitsInput(maxLength: number): TUnsafe<string | number> {
   return Type.Unsafe<string | number>({ type: ['string', 'integer'], maxLength });
 }
+
+/** The paging of every list: `offset` from 0, `limit` 1 to 1000, 20 when absent. Spread into a list's query. */
+export const PAGING = {
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+};
+
+/** The query of a list that takes nothing but its page. */
+export const PageQuery = Type.Object(PAGING);

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { PaymentTokenSchema } from '../customers/schemas.js';
-import { AmountInput, Nullable, StringEnum } from '../platform/schema.js';
+import { AmountInput, Nullable, PAGING, StringEnum } from '../platform/schema.js';
 
 export const BILLING_INTERVALS = ['daily', 'weekly', 'monthly', 'yearly'] as const;
 export const BILLING_TYPES = ['automated', 'customized'] as const;
@@ -39,8 +39,7 @@ export const CreateBillingConfigBody = Type.Object({
 export const RecordParams = Type.Object({ id: Type.String({ description: 'The id paygate gave the record.' }) });
 
 export const ListQuery = Type.Object({
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  ...PAGING,
 });
 
 // ---- replies (the record shapes of interface.md) ----
