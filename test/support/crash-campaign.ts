@@ -198,7 +198,9 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
           const key = keyed();
           try {
             const refunded = await answered((client) => client.transactions.refund(sale, { amount: '1.00' }, key));
-            refunds.push(refunded.transaction.uuid);
+            // Failed by recovery (cut off before the acquirer had it), a refund refunds nothing; it is still the answer.
+            ackedTransactions.push({ id: refunded.transaction.uuid, succeeded: refunded.transaction.success });
+            if (refunded.transaction.success) refunds.push(refunded.transaction.uuid);
           } catch (error) {
             // Refunded in full already: a refusal, and nothing made.
             if (!(error instanceof PaygateError && error.status < 500)) throw error;
