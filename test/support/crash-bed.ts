@@ -28,7 +28,7 @@ export interface CrashBed {
   close(): Promise<void>;
 }
 
-export async function startCrashBed(options: { label: string; merchantName: string; startAll: boolean }): Promise<CrashBed> {
+export async function startCrashBed(options: { label: string; merchantName: string; startAll: boolean; env?: Record<string, string> }): Promise<CrashBed> {
   const schema = POSTGRES_URL ? await createTestSchema(POSTGRES_URL) : undefined;
   const dirs: string[] = [];
   const servers: CrashServer[] = [];
@@ -41,6 +41,7 @@ export async function startCrashBed(options: { label: string; merchantName: stri
       // PostgreSQL recovers pending rail calls this old, periodically (SQLite at start).
       PAYGATE_RECOVERY_AFTER_MS: '1000',
       ...(schema ? { DATABASE_URL: schema.url } : {}),
+      ...options.env,
     };
     servers.push({ env, client: undefined as never, serve: undefined });
   }

@@ -87,7 +87,9 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
   const log = options.log ?? (() => undefined);
   const rng = new Rng(options.seed >>> 0);
   const receiver = await TestReceiver.start();
-  const bed = await startCrashBed({ label: 'campaign', merchantName: 'Campaign', startAll: true });
+  // A request a kill cut off holds its Idempotency-Key until its claim runs out: 5 s rather than a minute, so that
+  // the load goes on between kills (and a slow request whose claim a retry takes over is part of what is tested).
+  const bed = await startCrashBed({ label: 'campaign', merchantName: 'Campaign', startAll: true, env: { PAYGATE_IDEMPOTENCY_LOCK_MS: '5000' } });
   try {
     const db = bed.database.db;
     const env = bed.servers[0]!.env;
