@@ -59,10 +59,14 @@ import { signedRaw, startTestServer, type RawReply } from '../support/server.js'
  * pass leaves the fuzz out (.ci/run). The long run (issue 17):
  *
  *     FUZZ_CASES=10000 npm test -- fuzz
+ *
+ * `FUZZ_SHARD=k/n` fuzzes only the k-th of n equal runs of the operations, in the document's order: n processes
+ * (`FUZZ_SHARD=1/2` and `FUZZ_SHARD=2/2`) share the long run between a machine's cores.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20260611) >>> 0;
 const DEFAULT_CASES = process.env.FUZZ_DEFAULT_CASES === undefined ? 1_100 : Number(process.env.FUZZ_DEFAULT_CASES);
 const CASES = process.env.FUZZ_CASES === undefined ? undefined : Number(process.env.FUZZ_CASES);
+const SHARD = /^(\d+)\/(\d+)$/.exec(process.env.FUZZ_SHARD ?? '1/1');
 const CONCURRENCY = 8;
 const BODY_LIMIT = 1024 * 1024;
 /** Nesting deep enough that a recursive walker would overflow the stack. */
@@ -85,6 +89,7 @@ const REQUEST_MALFORMED = codeOf('requestMalformed');
 const SIGNATURE_INVALID = codeOf('signatureInvalid');
 
 assert.ok(Number.isInteger(DEFAULT_CASES) && DEFAULT_CASES > 0, `FUZZ_DEFAULT_CASES must be a positive whole number, not ${process.env.FUZZ_DEFAULT_CASES}`);
+assert.ok(SHARD && Number(SHARD[1]) >= 1 && Number(SHARD[1]) <= Number(SHARD[2]), `FUZZ_SHARD must be k/n with 1 <= k <= n, not ${process.env.FUZZ_SHARD}`);
 assert.ok(CASES === undefined || (Number.isInteger(CASES) && CASES > 0), `FUZZ_CASES must be a positive whole number, not ${process.env.FUZZ_CASES}`);
 
 interface FuzzCase {
@@ -515,6 +520,11 @@ function routeSeed(operationId: string): number {
   return (SEED ^ hash) >>> 0;
 }
 
+/** The k-th of n runs of the operations, as even as whole operations make them. */
+function shardOf<T>(all: T[], k: number, n: number): T[] {
+  return all.slice(Math.round(((k - 1) * all.length) / n), Math.round((k * all.length) / n));
+}
+
 function casesFor(fixture: RouteFixture): number {
   return CASES ?? Math.round(DEFAULT_CASES * (fixture.fuzzShare ?? 1));
 }
@@ -523,7 +533,8 @@ function casesFor(fixture: RouteFixture): number {
 
 const receiver = await TestReceiver.start();
 const server = await startTestServer();
-const operations = await signedOperations(server.url);
+const allOperations = await signedOperations(server.url);
+const operations = shardOf(allOperations, Number(SHARD![1]), Number(SHARD![2]));
 
 describe(`fuzzing every operation of the OpenAPI document with hostile input (FUZZ_SEED=${SEED})`, () => {
   let world: MerchantWorld;
@@ -583,7 +594,7 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
   }
 
   test('every operation of the document has a fixture', () => {
-    assert.deepEqual(operationsWithoutFixture(operations), []);
+    assert.deepEqual(operationsWithoutFixture(allOperations), []);
   });
 
   for (const operation of operations) {
