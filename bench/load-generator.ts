@@ -20,6 +20,8 @@ export interface LoadPlan {
   cycle: boolean;
   /** Each operation: its requests, in order. */
   operations: string[][];
+  /** Ports of several server processes sharing one database, one per connection in turn (instead of `port`). */
+  ports?: number[];
   /** Source addresses, one per connection in turn (many callers from one machine: 127.0.0.x on loopback). */
   localAddresses?: string[];
   /** A pause after each operation's reply before the connection sends the next (a person at a browser). */
@@ -117,7 +119,10 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
 
   const addresses = plan.localAddresses ?? [];
   await Promise.all(Array.from({ length: plan.connections }, (_, i) =>
-    drive(connect({ port: plan.port, host: plan.host, ...(addresses.length > 0 && { localAddress: addresses[i % addresses.length] }) }))));
+    drive(connect({
+      port: plan.ports ? plan.ports[i % plan.ports.length]! : plan.port, host: plan.host,
+      ...(addresses.length > 0 && { localAddress: addresses[i % addresses.length] }),
+    }))));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   const measuredTo = Math.min(measuredEnd, stopAt);

@@ -18,6 +18,8 @@ export interface Row {
   meetsTarget?: boolean;
   /** paygate's peak resident memory over its load, MiB (Linux; undefined elsewhere). */
   peakRssMiB?: number;
+  /** On PostgreSQL with BENCH_PROCESSES > 1: the same load spread over that many processes, and its rate over one's. */
+  acrossProcesses?: { processes: number; paygate: LoadResult; ratioToOne: number };
 }
 
 /** Where a run ran: its figures mean nothing without it. */

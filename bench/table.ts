@@ -49,6 +49,15 @@ export function linesOf(results: BenchResults): Line[] {
     memory: mib(row.peakRssMiB),
     goal: row.meetsTarget === undefined ? '' : row.meetsTarget ? 'met' : 'missed',
   }));
+  for (const row of results.rows) {
+    const across = row.acrossProcesses;
+    if (!across) continue;
+    lines.push({
+      scenario: `${row.scenario}, ${across.processes} processes`, database, throughput: `${fmt(across.paygate.operationsPerSecond)} ops/s`,
+      p50: `${across.paygate.latencyMs.p50} ms`, p99: `${across.paygate.latencyMs.p99} ms`,
+      baseline: `1 process ${fmt(row.paygate.operationsPerSecond)}`, ratio: String(across.ratioToOne), memory: '', goal: '',
+    });
+  }
   const { ledgerCost, anonymous, webhooks, recurring, batch } = results;
   if (ledgerCost) {
     lines.push({

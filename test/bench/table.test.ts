@@ -31,6 +31,13 @@ describe('npm run bench:table', () => {
     assert.ok(lines.includes('- SQLite (synchronous=FULL): 50 connections, 5 s per scenario; 2026-11-29, Node v20.20.2, 2 × Test CPU, load average 0.5 0.4 0.3 at the start.'));
   });
 
+  test('on PostgreSQL with several processes, a line of the same load across them, against one process', () => {
+    const two = results('PostgreSQL', '2026-11-29T10:10:00.000Z', 3_000);
+    two.rows[0]!.acrossProcesses = { processes: 2, paygate: load(4_500, 2, 12), ratioToOne: 1.5 };
+    const lines = renderTable([two]).split('\n');
+    assert.equal(lines[3], '| signed customer read, 2 processes | PostgreSQL | 4,500 ops/s | 2 ms | 12 ms | 1 process 3,000 | 1.5 |  |  |');
+  });
+
   test('a run that stopped half-way (its file written after each scenario) says so under the table', () => {
     const table = renderTable([{ ...results('PostgreSQL', '2026-11-29T10:10:00.000Z', 3_000), finished: false }]);
     assert.ok(table.split('\n').includes('- PostgreSQL: 50 connections, 5 s per scenario; 2026-11-29, Node v20.20.2, 2 × Test CPU, load average 0.5 0.4 0.3 at the start. '
