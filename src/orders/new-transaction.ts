@@ -47,6 +47,7 @@ export function newTransaction(ctx: Context, acquirer: Pick<CardAcquirer, 'name'
     idempotency_key: fields.idempotency?.key ?? null,
     idempotency_expires_at: fields.idempotency?.expiresAt ?? null,
     void_idempotency_key: null,
+    payer_action_idempotency_key: null,
     note: fields.note,
     payment_data: JSON.stringify(buildPaymentData({
       transactionId: id, merchantId: ctx.merchant.id, acquirer, method: fields.paymentMethod, card: fields.card,

@@ -8,6 +8,7 @@ import { isUuid } from '../platform/ids.js';
 import { formatAmount, MAX_MINOR, readMoney, withinMaximum, type Currency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { acquirerOf, WALLET_CURRENCIES, WALLET_METHODS, type AcquirerResult, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
 import { AnsweredBefore, callRail, runRailOperation } from '../rails/operation.js';
 import { ORDER_ERRORS } from './errors.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
@@ -257,13 +258,21 @@ async function answerPayerAction(
         const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
         const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
         if (!transaction) throw new AppError(ORDER_ERRORS.transactionNotFound);
+        // A retry of the request that answered it (its reply lost to a crash): the payment as it stands, once the
+        // acquirer's answer is recorded; until then (recovery has yet to ask), a 5xx that leaves the key free.
+        if (tx.idempotency !== undefined && transaction.payer_action_idempotency_key === tx.idempotency.key) {
+          if (transaction.progress === 'sending') throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
+          return { before: transaction };
+        }
         if (transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer' || !stillDue(transaction)) {
           throw new AppError(ORDER_ERRORS.transactionNotPending);
         }
         return updateTransaction(tx.db, tx.merchant.id, transaction.id, {
           progress: 'sending', rail_started_at: tx.wallClock.now().getTime(), updated_at: tx.clock.now().getTime(),
+          payer_action_idempotency_key: tx.idempotency?.key ?? null,
         });
       });
+      if ('before' in started) return new AnsweredBefore(() => recordRailAnswer(ctx, started.before.id, nothingToApply));
       return { pending: started, reference: started.id };
     },
     call: (started) => acquirer.completePayerAction(started.id, outcome),

@@ -124,6 +124,33 @@ describe('paying with a wallet', () => {
     assert.deepEqual((await acquirerOperations(pending.transaction.uuid)).map((o) => [o.status, o.payer_token]), [['approved', null]]);
   });
 
+  test("a retry of the payer's answer under its Idempotency-Key, its reply lost: the payment as it stands, the acquirer asked once", async () => {
+    const reference = await newOrder('20.00');
+    const pending = await client.orders.pay({ reference_number: reference }, payWith('wechatpay'));
+    const key = randomUUID();
+    const paid = await client.sandbox.succeed(pending.transaction.uuid, { idempotencyKey: key });
+    assert.equal(paid.transaction.success, true);
+    const { db } = server.platform;
+    // As a crash before the reply was stored leaves it: the payment answered, the key's claim gone.
+    const forget = () => db.deleteFrom('idempotency_keys').where('idempotency_key', '=', key).execute();
+    await forget();
+    const retried = await client.sandbox.succeed(pending.transaction.uuid, { idempotencyKey: key });
+    assert.deepEqual([retried.transaction.uuid, retried.transaction.success, retried.order.paid_total], [pending.transaction.uuid, true, '20.00']);
+    assert.deepEqual((await acquirerOperations(pending.transaction.uuid)).map((o) => o.status), ['approved']);
+    // The same retry while the answer is still with the acquirer (recovery has yet to ask): a 5xx, the key left free.
+    await forget();
+    await db.updateTable('transactions').set({ progress: 'sending' }).where('id', '=', pending.transaction.uuid).execute();
+    const inFlight = await refusal(client.sandbox.succeed(pending.transaction.uuid, { idempotencyKey: key }));
+    assert.deepEqual([inFlight.status, inFlight.errorCode], [502, '400302']);
+    await db.updateTable('transactions').set({ progress: 'done' }).where('id', '=', pending.transaction.uuid).execute();
+    assert.equal((await client.sandbox.succeed(pending.transaction.uuid, { idempotencyKey: key })).transaction.success, true);
+    // Another request (another key, or none) is refused: the payment is not waiting for its payer.
+    for (const other of [() => client.sandbox.fail(pending.transaction.uuid, { idempotencyKey: randomUUID() }), () => client.sandbox.succeed(pending.transaction.uuid)]) {
+      const refused = await refusal(other());
+      assert.deepEqual([refused.status, refused.errorCode], [400, '400208']);
+    }
+  });
+
   test('refused in the wallet: declined with 05 and a wallet message; the order can be paid another way', async () => {
     const reference = await newOrder('20.00');
     const pending = await client.orders.pay({ reference_number: reference }, payWith('wechatpay'));

@@ -14,6 +14,7 @@ import * as batches from './migrations/011_batches.js';
 import * as ledger from './migrations/012_ledger.js';
 import * as issuing from './migrations/013_issuing.js';
 import * as payouts from './migrations/014_payouts.js';
+import * as payerActionKeys from './migrations/015_payer_action_keys.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '012_ledger': ledger,
   '013_issuing': issuing,
   '014_payouts': payouts,
+  '015_payer_action_keys': payerActionKeys,
 };
 
 /**

@@ -228,6 +228,8 @@ export interface TransactionsTable {
   idempotency_expires_at: number | null;
   /** The Idempotency-Key of the request voiding it: a retry of that void is answered with the void. */
   void_idempotency_key: string | null;
+  /** The Idempotency-Key of the request that answered its payer action: a retry of it is answered as it stands. */
+  payer_action_idempotency_key: string | null;
   note: string | null;
   /** JSON: what the acquirer reported, in the interface's payment_data shape (never the full number or CVV). */
   payment_data: string;
