@@ -3,6 +3,7 @@
  * it write when it stops:
  *
  *   npm run bench:profile -- /tmp/prof/CPU.<...>.cpuprofile
+ *   npm run bench:profile -- --last=9 /tmp/prof/CPU.<...>.cpuprofile   # only the last 9 s: one scenario's load
  *
  * Every sample's time goes to what the sampled function belongs to: a V8 built-in or native function (a SQLite
  * step, an RSA verification) counts for the nearest caller that has a source file, so that `run` inside
@@ -41,6 +42,9 @@ export function categoryOf(url: string, functionName: string): string {
     return `package ${pkg}`;
   }
   if (url.startsWith('node:internal/crypto') || url === 'node:crypto') return 'crypto: signature verification, hashing';
+  // paygate's own database layer: its time is the driver's (a native SQLite step counts for its caller, here).
+  if (url.includes('/dist/src/platform/database/')) return 'SQL: driver and query builder';
+  if (url.includes('/client/dist/signing')) return 'crypto: signature verification, hashing';
   if (/^node:(internal\/)?(http|_http|net|stream|streams|tls|dns|timers|url|querystring|buffer)/.test(url)) return 'Node: HTTP, sockets, streams, timers';
   const own = /\/dist\/src\/([^/]+)\//.exec(url)?.[1];
   if (own !== undefined) {
@@ -51,8 +55,11 @@ export function categoryOf(url: string, functionName: string): string {
   return 'other';
 }
 
-/** Milliseconds of busy time by category, largest first, and the idle time beside them. */
-export function summarize(profile: CpuProfile): { busyMs: number; idleMs: number; categories: Array<{ category: string; ms: number; share: number }> } {
+/**
+ * Milliseconds of busy time by category, largest first, and the idle time beside them; with `lastSeconds`, only
+ * the samples of the profile's last seconds (a bench scenario's load is the last thing its server does).
+ */
+export function summarize(profile: CpuProfile, lastSeconds = 0): { busyMs: number; idleMs: number; categories: Array<{ category: string; ms: number; share: number }> } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -75,7 +82,11 @@ export function summarize(profile: CpuProfile): { busyMs: number; idleMs: number
     return category;
   };
   const totals = new Map<string, number>();
+  let elapsed = 0;
+  const at = profile.timeDeltas.map((delta) => (elapsed += delta));
+  const from = lastSeconds > 0 ? elapsed - lastSeconds * 1e6 : -Infinity;
   profile.samples.forEach((id, i) => {
+    if (at[i]! < from) return;
     const category = categoryFor(id);
     totals.set(category, (totals.get(category) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
@@ -89,13 +100,15 @@ export function summarize(profile: CpuProfile): { busyMs: number; idleMs: number
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const files = process.argv.slice(2);
-  if (files.length === 0) {
-    console.error('usage: npm run bench:profile -- <file.cpuprofile> ...');
+  const args = process.argv.slice(2);
+  const last = Number(args.find((arg) => arg.startsWith('--last='))?.slice('--last='.length) ?? 0);
+  const files = args.filter((arg) => !arg.startsWith('--last='));
+  if (files.length === 0 || !(last >= 0)) {
+    console.error('usage: npm run bench:profile -- [--last=SECONDS] <file.cpuprofile> ...');
     process.exit(2);
   }
   for (const file of files) {
-    const summary = summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+    const summary = summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, last);
     console.log(`${file}: ${summary.busyMs} ms busy, ${summary.idleMs} ms idle`);
     console.log('| where | ms | share of busy time |\n|---|---|---|');
     for (const { category, ms, share } of summary.categories) console.log(`| ${category} | ${ms} | ${share}% |`);

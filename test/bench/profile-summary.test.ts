@@ -30,11 +30,22 @@ describe('npm run bench:profile', () => {
     ]);
   });
 
+  test('--last: only the samples of the last seconds of the profile', () => {
+    const profile: CpuProfile = {
+      nodes: [frame(1, '(root)', '', [2, 3]), frame(2, 'boot', 'node:internal/modules/esm/loader'), frame(3, 'findCustomer', 'file:///x/dist/src/customers/store.js')],
+      samples: [2, 2, 3, 3],
+      timeDeltas: [1_000_000, 1_000_000, 500_000, 500_000],
+    };
+    assert.deepEqual(summarize(profile, 0.9).categories, [{ category: 'paygate customers/ (a capability)', ms: 1000, share: 100 }]);
+    assert.equal(summarize(profile).busyMs, 3000);
+  });
+
   test('files by what they are', () => {
     assert.equal(categoryOf('file:///a/node_modules/fastify/lib/route.js', 'x'), 'Fastify: routing, hooks, reply');
     assert.equal(categoryOf('file:///a/node_modules/pino/lib/proto.js', 'x'), 'logging (pino)');
     assert.equal(categoryOf('file:///a/node_modules/ajv/dist/core.js', 'x'), 'validation (ajv)');
     assert.equal(categoryOf('file:///a/dist/src/platform/money/money.js', 'x'), 'paygate platform/');
+    assert.equal(categoryOf('file:///a/dist/src/platform/database/database.js', 'x'), 'SQL: driver and query builder');
     assert.equal(categoryOf('node:_http_server', 'x'), 'Node: HTTP, sockets, streams, timers');
     assert.equal(categoryOf('', '(garbage collector)'), 'garbage collection');
   });
