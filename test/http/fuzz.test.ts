@@ -61,7 +61,8 @@ import { signedRaw, startTestServer, type RawReply } from '../support/server.js'
  *     FUZZ_CASES=10000 npm test -- fuzz
  *
  * `FUZZ_SHARD=k/n` fuzzes only the k-th of n equal runs of the operations, in the document's order: n processes
- * (`FUZZ_SHARD=1/2` and `FUZZ_SHARD=2/2`) share the long run between a machine's cores.
+ * (`FUZZ_SHARD=1/2` and `FUZZ_SHARD=2/2`) share the long run between a machine's cores. `FUZZ_ONLY=opA,opB`
+ * fuzzes only the operations of those operationIds (a failure's replay, or the rest of a long run cut short).
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20260611) >>> 0;
 const DEFAULT_CASES = process.env.FUZZ_DEFAULT_CASES === undefined ? 1_100 : Number(process.env.FUZZ_DEFAULT_CASES);
@@ -534,7 +535,11 @@ function casesFor(fixture: RouteFixture): number {
 const receiver = await TestReceiver.start();
 const server = await startTestServer();
 const allOperations = await signedOperations(server.url);
-const operations = shardOf(allOperations, Number(SHARD![1]), Number(SHARD![2]));
+const only = process.env.FUZZ_ONLY?.split(',').map((id) => id.trim()).filter(Boolean);
+const unknown = (only ?? []).filter((id) => !allOperations.some((operation) => operation.operationId === id));
+assert.deepEqual(unknown, [], 'FUZZ_ONLY names operations the document does not have');
+const chosen = only ? allOperations.filter((operation) => only.includes(operation.operationId)) : allOperations;
+const operations = shardOf(chosen, Number(SHARD![1]), Number(SHARD![2]));
 
 describe(`fuzzing every operation of the OpenAPI document with hostile input (FUZZ_SEED=${SEED})`, () => {
   let world: MerchantWorld;
