@@ -55,8 +55,8 @@ import { signedRaw, startTestServer, type RawReply } from '../support/server.js'
  *
  * `FUZZ_SEED=<n>` replays a run's inputs exactly; every failure names its seed. `FUZZ_CASES=<n>` sends n cases
  * to every operation. Without it each gets 1,100 (or `FUZZ_DEFAULT_CASES`), less the share its fixture declares for
- * operations that do much per request. CI's PostgreSQL pass sends fewer, the same seed's first cases; its Node 22
- * pass leaves the fuzz out (.ci/run). The long run (issue 17):
+ * operations that do much per request. CI sends fewer, the same seed's first cases; its Node 22 pass leaves the
+ * fuzz out (.ci/run). The long run (issue 17):
  *
  *     FUZZ_CASES=10000 npm test -- fuzz
  *
