@@ -64,7 +64,6 @@ interface Scenario {
   acrossProcesses?: boolean;
 }
 
-
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
   const paygatePort = 18_400 + Math.floor(Math.random() * 500);
@@ -74,10 +73,10 @@ async function main(): Promise<void> {
   const extraDirs: string[] = [];
   try {
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const paygate = await startProcess(children, [...profile, join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
-      PAYGATE_DATA_DIR: dataDir, PORT: String(paygatePort), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      PAYGATE_WEBHOOK_TIMEOUT_MS: String(BENCH_WEBHOOK_TIMEOUT_MS),
+    const serve = (folder: string, port: number, env: Record<string, string> = {}) => startProcess(children, [...profile, join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
+      PAYGATE_DATA_DIR: folder, PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', PAYGATE_WEBHOOK_TIMEOUT_MS: String(BENCH_WEBHOOK_TIMEOUT_MS), ...env,
     }, /API reference/);
+    const paygate = await serve(dataDir, paygatePort);
     if (PROCESSES > 1 && !process.env.DATABASE_URL) throw new Error('BENCH_PROCESSES needs DATABASE_URL: processes share a PostgreSQL database');
     // The others serve the same database (the demo merchant the first made), each from a data folder of its own.
     const ports = [paygatePort];
@@ -85,10 +84,7 @@ async function main(): Promise<void> {
       const folder = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
       extraDirs.push(folder);
       const port = paygatePort + 10 + k;
-      await startProcess(children, [join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
-        PAYGATE_DATA_DIR: folder, PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', PAYGATE_DEMO: '0',
-        PAYGATE_WEBHOOK_TIMEOUT_MS: String(BENCH_WEBHOOK_TIMEOUT_MS),
-      }, /API reference/);
+      await serve(folder, port, { PAYGATE_DEMO: '0' });
       ports.push(port);
     }
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo-app.json'), 'utf8')) as {
@@ -166,8 +162,9 @@ async function main(): Promise<void> {
     const save = () => saveResults(resultsFile, results);
     const rows = results.rows;
     const only = process.env.BENCH_ONLY;
-    // BENCH_ONLY naming one scenario exactly runs that one alone (`orders/check` is also part of another's name).
-    const named = (scenario: string) => !only || (scenario.includes(only) && !scenarios.some((row) => row.name === only && row.name !== scenario));
+    // BENCH_ONLY naming a row scenario exactly runs it alone (`orders/check` is also part of another's name).
+    const exact = scenarios.some((row) => row.name === only);
+    const named = (scenario: string) => !only || (!exact && scenario.includes(only));
     for (const scenario of scenarios.filter((candidate) => !only || candidate.name.includes(only))) {
       const count = Math.ceil(scenario.maxPerSecond * HEADROOM * (SECONDS + WARMUP_SECONDS));
       process.stderr.write(`${scenario.name}: signing ${count} operations... `);
@@ -227,10 +224,7 @@ async function main(): Promise<void> {
           const folder = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
           extraDirs.push(folder);
           const port = paygatePort + (ledger === 'on' ? 3 : 4);
-          const server = await startProcess(children, [...profile, join(root, 'dist', 'src', 'paygate.js'), 'serve'], {
-            PAYGATE_DATA_DIR: folder, PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-            PAYGATE_WEBHOOK_TIMEOUT_MS: String(BENCH_WEBHOOK_TIMEOUT_MS), PAYGATE_LEDGER: ledger,
-          }, /API reference/);
+          const server = await serve(folder, port, { PAYGATE_LEDGER: ledger });
           if (profile.length > 0) process.stderr.write(`(ledger ${ledger}: pid ${server.pid}) `);
           const app = JSON.parse(readFileSync(join(folder, 'demo-app.json'), 'utf8')) as { app_id: string; private_key_path: string };
           const key = readFileSync(app.private_key_path, 'utf8');
