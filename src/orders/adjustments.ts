@@ -5,7 +5,7 @@ import { acquirerOf, type AcquirerResult } from '../rails/acquirer.js';
 import { AnsweredBefore, runRailOperation } from '../rails/operation.js';
 import { ORDER_ERRORS } from './errors.js';
 import { refreshOrder, resolveTransaction, type OrderReference } from './lookup.js';
-import { applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
+import { answerRetry, applyCapture, applyRefund, applyVoid, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { newTransaction } from './new-transaction.js';
 import { inheritedCard } from './payment-data.js';
 import type { OrderRow } from './store.js';
@@ -24,7 +24,6 @@ interface Target {
   transactionId: string;
 }
 
-const nothingToApply = async (): Promise<void> => {};
 
 /**
  * Captures an authorisation, once, for up to the authorised amount (all of it when no amount is given); the rest
@@ -54,7 +53,7 @@ export async function captureAuthorization(ctx: Context, target: Target, amountI
 
 /** A follow-up recorded pending goes on to the acquirer; one an earlier request made is answered as it stands. */
 function beginOrAnswer(ctx: Context, prepared: { retry: boolean; transaction: TransactionRow }) {
-  if (prepared.retry) return new AnsweredBefore(() => recordRailAnswer(ctx, prepared.transaction.id, nothingToApply));
+  if (prepared.retry) return new AnsweredBefore(() => answerRetry(ctx, prepared.transaction.id));
   return { pending: prepared.transaction, reference: prepared.transaction.id };
 }
 

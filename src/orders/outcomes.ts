@@ -1,6 +1,7 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
+import { RAIL_ERRORS } from '../rails/errors.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { ORDER_ERRORS } from './errors.js';
 import { emitOrderEvent, type OrderAction } from './events.js';
@@ -53,6 +54,19 @@ export function recordRailAnswer(
     await postTransactionChange(tx, transaction, outcome.transaction);
     return outcome;
   }, { completesRequest: options.completesRequest });
+}
+
+/**
+ * A retry of the request that made an operation (its reply lost, or its Idempotency-Key's claim run out while the
+ * first request was still at the rail): the transaction as it stands once the rail's answer is recorded. Until
+ * then the first request is still out, or recovery has yet to ask the rail, and the transaction's status is not
+ * its outcome: a 5xx that leaves the key free, so that the retry is sent again rather than stored with a pending
+ * answer that a success would later contradict.
+ */
+export function answerRetry(ctx: Context, transactionId: string): Promise<TransactionOutcome> {
+  return recordRailAnswer(ctx, transactionId, async (_ctx, _order, transaction) => {
+    if (transaction.progress === 'sending') throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
+  });
 }
 
 export async function outcomeOf(ctx: Context, order: OrderRow, transactionId: string): Promise<TransactionOutcome> {

@@ -8,11 +8,10 @@ import { isUuid } from '../platform/ids.js';
 import { formatAmount, MAX_MINOR, readMoney, withinMaximum, type Currency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { acquirerOf, WALLET_CURRENCIES, WALLET_METHODS, type AcquirerResult, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
-import { RAIL_ERRORS } from '../rails/errors.js';
 import { AnsweredBefore, callRail, runRailOperation } from '../rails/operation.js';
 import { ORDER_ERRORS } from './errors.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
-import { applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
+import { answerRetry, applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
 import { newTransaction } from './new-transaction.js';
 import { cardFacts, inheritedCard, type CardFacts } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
@@ -59,7 +58,7 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
         throw error;
       });
       // A retry of a payment made before: the same payment is answered, whatever became of it.
-      if ('before' in start) return new AnsweredBefore(() => finishPayment(ctx, start));
+      if ('before' in start) return new AnsweredBefore(() => answerRetry(ctx, start.before.id));
       return { pending: start.begun, reference: start.begun.transaction.id };
     },
     call: (begun) => sendPayment(ctx, begun),
@@ -258,12 +257,8 @@ async function answerPayerAction(
         const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
         const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
         if (!transaction) throw new AppError(ORDER_ERRORS.transactionNotFound);
-        // A retry of the request that answered it (its reply lost to a crash): the payment as it stands, once the
-        // acquirer's answer is recorded; until then (recovery has yet to ask), a 5xx that leaves the key free.
-        if (tx.idempotency !== undefined && transaction.payer_action_idempotency_key === tx.idempotency.key) {
-          if (transaction.progress === 'sending') throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
-          return { before: transaction };
-        }
+        // A retry of the request that answered it (its reply lost to a crash).
+        if (tx.idempotency !== undefined && transaction.payer_action_idempotency_key === tx.idempotency.key) return { before: transaction };
         if (transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer' || !stillDue(transaction)) {
           throw new AppError(ORDER_ERRORS.transactionNotPending);
         }
@@ -272,7 +267,7 @@ async function answerPayerAction(
           payer_action_idempotency_key: tx.idempotency?.key ?? null,
         });
       });
-      if ('before' in started) return new AnsweredBefore(() => recordRailAnswer(ctx, started.before.id, nothingToApply));
+      if ('before' in started) return new AnsweredBefore(() => answerRetry(ctx, started.before.id));
       return { pending: started, reference: started.id };
     },
     call: (started) => acquirer.completePayerAction(started.id, outcome),
