@@ -96,6 +96,8 @@ export interface RequestOptions {
   rawBody?: string | Uint8Array;
   /** The media type of `rawBody` when it is not JSON (a batch file: text/csv). */
   contentType?: string;
+  /** Per attempt, for this request: the client's `timeoutMs` otherwise (a long sandbox clock move takes seconds). */
+  timeoutMs?: number;
 }
 
 export interface RawReply {
@@ -221,7 +223,7 @@ export class PaygateClient {
       method,
       headers,
       body: hasBody ? bytes : undefined,
-      signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      signal: AbortSignal.timeout(options.timeoutMs ?? this.options.timeoutMs ?? 30_000),
     });
     const text = await response.text();
     return { status: response.status, headers: response.headers, text, json: parseJson(text), requestId };

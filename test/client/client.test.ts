@@ -174,7 +174,7 @@ interface RecordedRequest {
 type Scripted =
   | number
   | 'drop'
-  | { status: number; headers?: Record<string, string>; errorCode?: string; withoutRequestId?: boolean };
+  | { status: number; headers?: Record<string, string>; errorCode?: string; withoutRequestId?: boolean; delayMs?: number };
 
 interface FakePaygate {
   url: string;
@@ -208,19 +208,22 @@ async function startFakePaygate(): Promise<FakePaygate> {
         req.socket.destroy();
         return;
       }
-      const { status, headers = {}, errorCode = String(status), withoutRequestId = false } =
+      const { status, headers = {}, errorCode = String(status), withoutRequestId = false, delayMs = 0 } =
         typeof answer === 'number' ? { status: answer } : answer;
       const attempt = requests.length;
       const envelope =
         status === 200
           ? { code: 200, message: 'success', data: { attempt } }
           : { code: status, error_code: errorCode, message: `attempt ${attempt}`, data: null };
-      res.writeHead(status, {
-        ...headers,
-        'content-type': 'application/json',
-        ...(!withoutRequestId && { 'x-request-id': req.headers['x-request-id'] ?? 'fake-request-id' }),
-      });
-      res.end(JSON.stringify(envelope));
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(status, {
+          ...headers,
+          'content-type': 'application/json',
+          ...(!withoutRequestId && { 'x-request-id': req.headers['x-request-id'] ?? 'fake-request-id' }),
+        });
+        res.end(JSON.stringify(envelope));
+      }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -362,6 +365,14 @@ describe('the client retries safely (against a scripted fake)', () => {
     assert.equal(fake.requests.length, 1);
     assert.equal(error.requestId, 'drop-request-id');
     assert.ok(error.cause, 'the network error is kept as the cause');
+  });
+
+  test("an answer slower than the client's timeoutMs is given up; a request's own timeoutMs waits longer", async () => {
+    const client = fakeClient({ maxAttempts: 1 }, { timeoutMs: 100 });
+    fake.script({ status: 200, delayMs: 400 });
+    await rejectionOf(client.call('POST', ECHO, { message: 'slow' }), PaygateConnectionError);
+    fake.script({ status: 200, delayMs: 400 });
+    assert.deepEqual(await client.call('POST', ECHO, { message: 'slow' }, { timeoutMs: 5_000 }), { attempt: 1 });
   });
 
   test('a closed port is tried maxAttempts times, then throws PaygateConnectionError', async () => {
