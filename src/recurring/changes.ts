@@ -114,15 +114,17 @@ export async function addCycles(ctx: Context, id: string, added: AddedCycles): P
     const now = tx.clock.now().getTime();
     const view = await readPlanView(tx, plan);
     const last = view.cycles.at(-1)!.cycle;
+    // The cycles sent are read (their items and configs looked up) before the plan's state is judged: an unknown
+    // item is 500101 whatever the plan, as on every other route.
+    const { cycles, cycleItems } = await readCycles(tx, added as CycleInput[], now, {
+      field: 'cycles', firstPosition: last.position + 1, currency: currencyOf(plan.currency), planStart: view.cycles[0]!.cycle.start_at ?? now,
+    });
     if (last.estimated_end_at === null && last.interval_counts === null) {
       throw new AppError(PLATFORM_ERRORS.validationFailed, "cycles: the plan's last cycle never ends (no estimated_end_date or interval_counts), so a cycle after it would never start.");
     }
     if (last.state !== 'active' && last.state !== 'pending') {
       throw new AppError(PLATFORM_ERRORS.validationFailed, `cycles: the plan's last cycle is ${last.state}; no cycle can start after it.`);
     }
-    const { cycles, cycleItems } = await readCycles(tx, added as CycleInput[], now, {
-      field: 'cycles', firstPosition: last.position + 1, currency: currencyOf(plan.currency), planStart: view.cycles[0]!.cycle.start_at ?? now,
-    });
     for (const cycle of cycles) cycle.plan_id = plan.id;
     await insertCycles(tx.db, cycles, cycleItems);
     await updatePlan(tx.db, tx.merchant.id, plan.id, { updated_at: now });

@@ -198,6 +198,8 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
     const never = await refusal(client.recurring.addCycles(plan.id, [{ recurring_items: [{ id: silver.id }], recurring_billing_config: configId }]));
     assert.equal(never.errorCode, '100207');
     assert.match(never.message, /never ends/);
+    // The cycles sent are read first: an unknown item is 500101 on this plan too.
+    assert.equal((await refusal(client.recurring.addCycles(plan.id, [{ recurring_items: [{ id: randomUUID() }], recurring_billing_config: configId }]))).errorCode, '500101');
 
     const other = await monthlyPlan(client, CARDS.frictionless, {}, { interval_counts: 2 });
     const cycle = { recurring_items: [{ id: silver.id }], recurring_billing_config: configId };
