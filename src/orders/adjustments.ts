@@ -24,7 +24,6 @@ interface Target {
   transactionId: string;
 }
 
-
 /**
  * Captures an authorisation, once, for up to the authorised amount (all of it when no amount is given); the rest
  * is released. Two captures of one authorisation cannot both pass: the first holds it from its first commit.

@@ -57,7 +57,7 @@ export async function payOrder(ctx: Context, input: OpenPaymentInput): Promise<T
         if (isUniqueViolation(error)) return beginPayment(ctx, input);
         throw error;
       });
-      // A retry of a payment made before: the same payment is answered, whatever became of it.
+      // A retry of a payment made before: the same payment is answered, as it stands once the acquirer's answer is in.
       if ('before' in start) return new AnsweredBefore(() => answerRetry(ctx, start.before.id));
       return { pending: start.begun, reference: start.begun.transaction.id };
     },
