@@ -80,11 +80,12 @@ async function main(): Promise<void> {
     if (PROCESSES > 1 && !process.env.DATABASE_URL) throw new Error('BENCH_PROCESSES needs DATABASE_URL: processes share a PostgreSQL database');
     // The others serve the same database (the demo merchant the first made), each from a data folder of its own.
     const ports = [paygatePort];
+    const others: ChildProcess[] = [];
     for (let k = 1; k < PROCESSES; k += 1) {
       const folder = mkdtempSync(join(tmpdir(), 'paygate-bench-'));
       extraDirs.push(folder);
       const port = paygatePort + 10 + k;
-      await serve(folder, port, { PAYGATE_DEMO: '0' });
+      others.push(await serve(folder, port, { PAYGATE_DEMO: '0' }));
       ports.push(port);
     }
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo-app.json'), 'utf8')) as {
@@ -204,6 +205,10 @@ async function main(): Promise<void> {
       });
       save();
     }
+    // What follows measures one process. On PostgreSQL the others share its database, so their schedulers would
+    // take its due work and webhook deliveries (the webhook scenario, counting the first process's deliveries, then
+    // waited for ones another process had made).
+    for (const other of others) await stopProcess(children, other);
     let anonymous: AnonymousResult | undefined;
     if (named(ANONYMOUS_SCENARIO)) {
       anonymous = await anonymousScenario({
@@ -218,6 +223,7 @@ async function main(): Promise<void> {
     let ledgerCost: LedgerCostResult | undefined;
     if (named(LEDGER_SCENARIO)) {
       const perRound = Math.ceil(1_500 * HEADROOM * (SECONDS + WARMUP_SECONDS));
+      const pair: ChildProcess[] = [];
       ledgerCost = await ledgerCostScenario({
         run, rounds: Number(process.env.BENCH_LEDGER_ROUNDS ?? 5), perRound,
         async start(ledger) {
@@ -225,6 +231,7 @@ async function main(): Promise<void> {
           extraDirs.push(folder);
           const port = paygatePort + (ledger === 'on' ? 3 : 4);
           const server = await serve(folder, port, { PAYGATE_LEDGER: ledger });
+          pair.push(server);
           if (profile.length > 0) process.stderr.write(`(ledger ${ledger}: pid ${server.pid}) `);
           const app = JSON.parse(readFileSync(join(folder, 'demo-app.json'), 'utf8')) as { app_id: string; private_key_path: string };
           const key = readFileSync(app.private_key_path, 'utf8');
@@ -235,6 +242,8 @@ async function main(): Promise<void> {
       });
       results.ledgerCost = ledgerCost;
       save();
+      // Stopped for the same reason: on PostgreSQL the pair shares the first process's database.
+      for (const server of pair) await stopProcess(children, server);
     }
     // Only when named: it takes minutes, and moves the demo merchant's clock a month.
     let recurring: RecurringResult | undefined;
@@ -285,13 +294,7 @@ async function main(): Promise<void> {
     results.finished = true;
     save();
   } finally {
-    // Each child ends on SIGTERM (paygate after its requests in flight, writing its CPU profile if asked for).
-    await Promise.all(children.map((child) => new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-      setTimeout(resolve, 10_000).unref();
-    })));
+    await Promise.all(children.map(stop));
     rmSync(dataDir, { recursive: true, force: true });
     for (const dir of extraDirs) rmSync(dir, { recursive: true, force: true });
   }
@@ -394,6 +397,25 @@ function startProcess(children: ChildProcess[], args: string[], env: Record<stri
     child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before it was ready`)));
   });
+}
+
+/**
+ * Ends a process the bench started, on SIGTERM (paygate after its requests in flight, writing its CPU profile if
+ * asked for), waiting 10 s at most.
+ */
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(resolve, 10_000).unref();
+  });
+}
+
+/** Stops one of the processes before the run ends. */
+function stopProcess(children: ChildProcess[], child: ChildProcess): Promise<void> {
+  children.splice(children.indexOf(child), 1);
+  return stop(child);
 }
 
 main().catch((error: unknown) => {
