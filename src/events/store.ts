@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { businessTimeOf } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../platform/database/schema.js';
@@ -57,6 +57,9 @@ export interface AttemptResult {
  * Records attempts and moves their deliveries on, in one transaction. A result whose claim was lost (another
  * process took the delivery over after the lease ran out) is dropped: that process records its own attempt.
  */
+/** Twelve columns each: well inside SQLite's and PostgreSQL's limits on a statement's parameters. */
+const ATTEMPTS_PER_INSERT = 500;
+
 export async function recordAttempts(db: Db, results: AttemptResult[], now: number): Promise<void> {
   if (results.length === 0) return;
   await db.transaction().execute(async (tx) => {
@@ -66,6 +69,8 @@ export async function recordAttempts(db: Db, results: AttemptResult[], now: numb
     for (const merchantId of new Set(results.map((r) => r.delivery.merchant_id))) {
       offsets.set(merchantId, (await readClockOffset(tx, merchantId)) ?? 0);
     }
+    // One INSERT for the batch's attempts: on PostgreSQL each statement is a round trip, and the sender waits for all.
+    const attempts: Insertable<WebhookAttemptsTable>[] = [];
     for (const r of results) {
       const d = r.delivery;
       const offset = offsets.get(d.merchant_id)!;
@@ -79,11 +84,14 @@ export async function recordAttempts(db: Db, results: AttemptResult[], now: numb
         updated_at: now,
       });
       if (!moved) continue;
-      await tx.insertInto('webhook_attempts').values({
+      attempts.push({
         id: newId(), delivery_id: d.id, event_id: d.event_id, merchant_id: d.merchant_id, attempt: d.attempts, url: d.url,
         started_at: r.startedAt, business_at: businessAt, duration_ms: r.durationMs, status_code: r.status ?? null,
         error: r.error ?? null, outcome: r.outcome,
-      }).execute();
+      });
+    }
+    for (let i = 0; i < attempts.length; i += ATTEMPTS_PER_INSERT) {
+      await tx.insertInto('webhook_attempts').values(attempts.slice(i, i + ATTEMPTS_PER_INSERT)).execute();
     }
   });
 }
