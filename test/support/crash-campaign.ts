@@ -46,6 +46,8 @@ export interface CampaignReport {
   /** Everything found wrong: empty is the campaign passing. */
   problems: string[];
   events: { recorded: number; received: number };
+  /** Card authorisations the load went to settle after the business clock had expired them (refused, and Expired). */
+  expiredBeforeSettling: number;
   billings: number;
   batchRows: number;
   seconds: number;
@@ -57,6 +59,8 @@ const KINDS: Kind[] = ['card_payment', 'token_payment', 'wallet_payment', 'captu
 const WEIGHTS: Record<Kind, number> = {
   card_payment: 5, token_payment: 5, wallet_payment: 2, capture: 2, refund: 2, card_authorization: 5, card_settlement: 2, payout: 3, clock: 1,
 };
+/** Issuing's refusal to change an authorisation no longer open (here: expired). */
+const AUTHORIZATION_CLOSED = '700202';
 /** Rows of the batch that runs while the processes are killed. */
 const BATCH_ROWS = 40;
 /** Each clock move: four hours, so that the day's settlement comes (sales become refundable) and the plan bills. */
@@ -125,6 +129,7 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
     const ackedCardTransactions: string[] = [];
     const ackedPayouts: string[] = [];
     const authorizations: string[] = [];
+    const expiredBeforeSettling: string[] = [];
     const preAuthorizations: string[] = [];
     const refunds: string[] = [];
     let refundsAsked = 0;
@@ -244,7 +249,15 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
           const id = authorizations.shift();
           if (id === undefined) return;
           const key = keyed();
-          await answered((client) => client.sandbox.settle(id, undefined, key));
+          try {
+            await answered((client) => client.sandbox.settle(id, undefined, key));
+          } catch (error) {
+            // The clock moves four hours at a time: an authorisation older than its lifetime has expired, and the
+            // network refuses to settle it (checked below: it is Expired).
+            if (!(error instanceof PaygateError && error.errorCode === AUTHORIZATION_CLOSED)) throw error;
+            expiredBeforeSettling.push(id);
+            return;
+          }
           break;
         }
         case 'payout': {
@@ -377,6 +390,9 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
     // Card transactions and payouts: each acknowledged one exists; none made twice under one key.
     const cardRows = await db.selectFrom('issued_card_transactions').select('id').where('id', 'in', ackedCardTransactions.length > 0 ? ackedCardTransactions : ['-']).execute();
     if (cardRows.length !== new Set(ackedCardTransactions).size) problems.push(`${ackedCardTransactions.length - cardRows.length} acknowledged card transactions missing`);
+    const expired = await db.selectFrom('issued_card_transactions').select(['id', 'status'])
+      .where('id', 'in', expiredBeforeSettling.length > 0 ? expiredBeforeSettling : ['-']).execute();
+    for (const row of expired) if (row.status !== 'Expired') problems.push(`card authorisation ${row.id} refused settling and is ${row.status}`);
     const cardTotal = count(await db.selectFrom('issued_card_transactions').select((eb) => eb.fn.countAll<number>().as('n')).execute());
     // Every authorisation sent was sent again until answered: one card transaction each, no more, no fewer.
     if (cardTotal !== acknowledged.card_authorization) problems.push(`${cardTotal} card transactions for ${acknowledged.card_authorization} acknowledged authorisations`);
@@ -411,7 +427,7 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
 
     return {
       database: bed.shared ? 'PostgreSQL' : 'SQLite', processes: bed.servers.length, kills: options.kills, seed: options.seed,
-      acknowledged, resent, problems, events: { recorded: events.length, received: received.size }, billings: billings.length, batchRows: BATCH_ROWS,
+      acknowledged, resent, problems, events: { recorded: events.length, received: received.size }, expiredBeforeSettling: expiredBeforeSettling.length, billings: billings.length, batchRows: BATCH_ROWS,
       seconds: Math.round((Date.now() - started) / 1000),
     };
   } finally {
