@@ -50,6 +50,15 @@ describe('paying an order by card', () => {
     return who.orders.pay({ reference_number: ref }, payment);
   }
 
+  /** A signed payment of HKD 5.00 by card for order `ref` under Idempotency-Key `key`: each call sends it again. */
+  const keyedPayment = (ref: string, key: string) => {
+    const body = JSON.stringify({ reference_number: ref, payment: { amount: '5.00', credit_card: card(CARDS.visa) } });
+    return () => signedRaw(server.url, merchant, { method: 'POST', target: OPEN_PAYMENTS, body, at: server.clock.now(), headers: { 'idempotency-key': key } });
+  };
+
+  /** A refusal as `status code`, anything else as its text. */
+  const refusalText = (reason: unknown) => (reason instanceof PaygateError ? `${reason.status} ${reason.errorCode}` : String(reason));
+
   const storedTransaction = (uuid: string) =>
     server.platform.db.selectFrom('transactions').selectAll().where('id', '=', uuid).executeTakeFirstOrThrow();
   const storedOrder = (number: string) =>
@@ -620,9 +629,7 @@ describe('paying an order by card', () => {
       const uuid = randomUUID();
       const send = () => pay(ref, { uuid, amount: '5.00', credit_card: card(CARDS.visa) });
       const results = await Promise.allSettled(Array.from({ length: 5 }, send));
-      const outcomes = results.map((r) => (r.status === 'fulfilled'
-        ? `${r.value.transaction.uuid} ${r.value.transaction.success}`
-        : r.reason instanceof PaygateError ? `${r.reason.status} ${r.reason.errorCode}` : String(r.reason)));
+      const outcomes = results.map((r) => (r.status === 'fulfilled' ? `${r.value.transaction.uuid} ${r.value.transaction.success}` : refusalText(r.reason)));
       const paid = outcomes.filter((outcome) => outcome !== '502 400302');
       assert.ok(paid.length >= 1, outcomes.join(', '));
       assert.equal(new Set(paid).size, 1, outcomes.join(', '));
@@ -637,10 +644,7 @@ describe('paying an order by card', () => {
     test('a retry while the payment is still at the acquirer (its first request out, or cut off) is a 502 that keeps the key free; once answered, the payment', async () => {
       const { reference: ref } = await newOrder('20.00');
       const key = randomUUID();
-      const body = JSON.stringify({ reference_number: ref, payment: { amount: '5.00', credit_card: card(CARDS.visa) } });
-      const send = () => signedRaw(server.url, merchant, {
-        method: 'POST', target: OPEN_PAYMENTS, body, at: server.clock.now(), headers: { 'idempotency-key': key },
-      });
+      const send = keyedPayment(ref, key);
       const first = await send();
       assert.equal(first.status, 200, first.text);
       const uuid = first.json.data.transaction.uuid as string;
@@ -664,9 +668,7 @@ describe('paying an order by card', () => {
       const second = await newOrder('20.00');
       const uuid = randomUUID();
       const results = await Promise.allSettled([first, second].map(({ reference: ref }) => pay(ref, { uuid, amount: '5.00', credit_card: card(CARDS.visa) })));
-      const outcomes = results.map((r) => (r.status === 'fulfilled'
-        ? 'paid'
-        : r.reason instanceof PaygateError ? `${r.reason.status} ${r.reason.errorCode}` : String(r.reason)));
+      const outcomes = results.map((r) => (r.status === 'fulfilled' ? 'paid' : refusalText(r.reason)));
       assert.deepEqual(outcomes.sort(), ['409 400207', 'paid'], outcomes.join(', '));
       const rows = await server.platform.db.selectFrom('transactions').select('id')
         .where('merchant_id', '=', merchant.merchantId).where('payment_uuid', '=', uuid).execute();
@@ -676,10 +678,7 @@ describe('paying an order by card', () => {
     test('without payment.uuid, an Idempotency-Key retry replays the reply and pays once', async () => {
       const { reference: ref, order: created } = await newOrder('20.00');
       const key = randomUUID();
-      const body = JSON.stringify({ reference_number: ref, payment: { amount: '5.00', credit_card: card(CARDS.visa) } });
-      const send = () => signedRaw(server.url, merchant, {
-        method: 'POST', target: OPEN_PAYMENTS, body, at: server.clock.now(), headers: { 'idempotency-key': key },
-      });
+      const send = keyedPayment(ref, key);
 
       const first = await send();
       assert.equal(first.status, 200, first.text);
@@ -703,10 +702,7 @@ describe('paying an order by card', () => {
     test('after 24 hours an Idempotency-Key starts afresh: it names no payment any more', async () => {
       const { reference: ref, order: created } = await newOrder('20.00');
       const key = randomUUID();
-      const body = JSON.stringify({ reference_number: ref, payment: { amount: '5.00', credit_card: card(CARDS.visa) } });
-      const send = () => signedRaw(server.url, merchant, {
-        method: 'POST', target: OPEN_PAYMENTS, body, at: server.clock.now(), headers: { 'idempotency-key': key },
-      });
+      const send = keyedPayment(ref, key);
       const first = await send();
       assert.equal(first.status, 200, first.text);
       const withinTheDay = await send();
