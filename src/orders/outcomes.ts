@@ -63,11 +63,24 @@ export function recordRailAnswer(
  * its outcome: a 5xx that leaves the key free, so that the retry is sent again rather than stored with a pending
  * answer that a success would later contradict.
  */
-export function answerRetry(ctx: Context, transactionId: string): Promise<TransactionOutcome> {
-  return recordRailAnswer(ctx, transactionId, async (_ctx, _order, transaction) => {
-    if (transaction.progress === 'sending') throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
-  });
+export async function answerRetry(ctx: Context, transactionId: string): Promise<TransactionOutcome> {
+  // A request sent twice at once mostly finds the first still at the acquirer for a few milliseconds: it waits for
+  // that answer a little before it gives up with the 5xx.
+  for (let waited = 0; ; waited += RETRY_POLL_MS) {
+    try {
+      return await recordRailAnswer(ctx, transactionId, async (_ctx, _order, transaction) => {
+        if (transaction.progress === 'sending') throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
+      });
+    } catch (error) {
+      if (!(error instanceof AppError && error.definition === RAIL_ERRORS.acquirerNoAnswer) || waited >= RETRY_WAIT_MS) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, RETRY_POLL_MS));
+  }
 }
+
+/** How long a retry waits for the first request's answer from the acquirer, and how often it looks. */
+const RETRY_WAIT_MS = 5_000;
+const RETRY_POLL_MS = 50;
 
 export async function outcomeOf(ctx: Context, order: OrderRow, transactionId: string): Promise<TransactionOutcome> {
   const view = await refreshOrder(ctx, order);
