@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, test, type TestContext } from 'node:test';
+import { sql } from 'kysely';
 import type { BatchInfo, PaygateClient } from '@paygate/client';
 import type { Database } from '../../src/platform/database/database.js';
 import { startCrashBed, type CrashBed, type CrashServer } from '../support/crash-bed.js';
@@ -25,7 +26,7 @@ import { csv, customerWithToken, FINISHED } from './support.js';
 // operation the acquirer made but whose answer no one recorded.
 //
 // The last test (PostgreSQL) has two processes run the same chunk at once, as they would if one lost its lease while
-// running it: every row is still paid once, and counted once.
+// running it (held still with SIGSTOP past its lease, then woken): every row is still paid once, and counted once.
 
 const PG = POSTGRES_URL !== undefined;
 const BLOCKS = PG ? 6 : 10;
@@ -106,6 +107,31 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
   async function chunkJobs(batchId: string) {
     const jobs = await db().selectFrom('jobs').select(['state', 'lease_owner', 'due_wall_at', 'attempts', 'payload', 'last_error']).where('kind', '=', 'batches.run').execute();
     return jobs.filter((job) => (JSON.parse(job.payload) as { batchId: string }).batchId === batchId);
+  }
+
+  /** Sessions of this process that are in a transaction or running a statement (it may hold row locks). */
+  async function busySessions(server: CrashServer): Promise<number> {
+    const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where application_name = ${server.env.PGAPPNAME!} and state <> 'idle'`.execute(db());
+    return Number(rows[0]!.n);
+  }
+
+  /**
+   * Holds the process still (SIGSTOP) at a moment it holds no transaction open: stopped inside one, it would keep its
+   * row locks and every other process waiting on them. Answers how many tries that took.
+   */
+  async function stallOutsideTransactions(server: CrashServer): Promise<number> {
+    for (let tries = 1; ; tries += 1) {
+      server.serve!.child.kill('SIGSTOP');
+      // A statement already sent shows up as it reaches the server: look twice.
+      await sleep(20);
+      if ((await busySessions(server)) === 0) {
+        await sleep(50);
+        if ((await busySessions(server)) === 0) return tries;
+      }
+      server.serve!.child.kill('SIGCONT');
+      assert.ok(tries < 1000, 'the process was between two transactions at one of 1,000 tries');
+      await sleep(randomInt(1, 15));
+    }
   }
 
   /** The owners of the leases on this batch's chunk jobs (running, or claimed and queued in the claiming process). */
@@ -235,9 +261,10 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
 
   /**
    * A file of `blocks` blocks: `payments` payments (every thirtieth by card number, the rest by token), then `refunds`
-   * refunds of the sales (every other one of all of its sale, the rest of HKD 20.00).
+   * refunds of the sales (every other one of all of its sale, the rest of HKD 20.00). `slowCardsFrom`: the card
+   * payments from that payment on use the slow card (their answers take 3 s).
    */
-  function crashFile(run: string, sales: string[], blocks: number, payments: number, refunds: number): { text: string; planned: Planned[] } {
+  function crashFile(run: string, sales: string[], blocks: number, payments: number, refunds: number, slowCardsFrom = Infinity): { text: string; planned: Planned[] } {
     const planned: Planned[] = [];
     const lines: string[][] = [HEADER];
     let payment = 0;
@@ -247,7 +274,7 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
         const amount = 1000 + (payment % 97) * 100;
         const { customer, token } = customers[payment % CUSTOMERS]!;
         lines.push(i % 30 === 29
-          ? ['payment', reference, '', '', (amount / 100).toFixed(2), '', CARDS.visa, '12', '40', '123', 'card']
+          ? ['payment', reference, '', '', (amount / 100).toFixed(2), '', payment >= slowCardsFrom ? CARDS.slow : CARDS.visa, '12', '40', '123', 'card']
           : ['payment', reference, '', customer, (amount / 100).toFixed(2), token, '', '', '', '', 'token']);
         planned.push({ row: lines.length, action: 'payment', reference, amount });
         payment += 1;
@@ -520,21 +547,35 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     a.serve ??= await startServe(a.env);
     b.serve ??= await startServe(b.env);
     const run = `BC3-${randomUUID().slice(0, 8)}`;
-    const { text, planned } = crashFile(run, [], 1, 480, 0);
-    const created = await a.client.batches.upload(text, { kind: 'csv', batchName: 'one chunk, two runners' });
+    // One chunk of 480 rows, run 400 at a time (four rounds at once), then 80: the last round's card payments are slow
+    // at the acquirer, 3 s with no transaction open, the moment A is held still in.
+    const { text, planned } = crashFile(run, [], 1, 480, 0, 400);
+    // B is held still while A claims the chunk, so that the process that loses the lease is known.
+    b.serve.child.kill('SIGSTOP');
+    let created: { id: string };
+    let first: string;
     try {
-      const [first] = await running(created.id);
-      await until('rows run', async () => ((await endedRows(created.id)) >= 50 ? true : undefined));
-      // The process running the chunk loses its lease (as one that stalled past it does) and runs on; the other takes the chunk.
-      await expireLeases([first!]);
-      await until('the other process takes the chunk', async () => {
-        const owners = await chunkOwners(created.id);
-        if (owners.length > 0 && !owners.includes(first!)) return true;
-        // Running on, the first process renews its lease (its token is still the lease's): run it out again.
-        await expireLeases([first!]);
-        assert.equal(await uploadStatus(created.id), 'processing', 'the first process finished the chunk before the other took it');
-        return undefined;
-      });
+      created = await a.client.batches.upload(text, { kind: 'csv', batchName: 'one chunk, two runners' });
+      [first] = (await running(created.id)) as [string];
+    } finally {
+      b.serve.child.kill('SIGCONT');
+    }
+    try {
+      await until('the last round waits on the acquirer', async () => ((await endedRows(created.id)) >= 400 && (await unanswered('Sales')) > 0 ? true : undefined));
+      // A stalls past its lease (held still, it cannot finish the chunk meanwhile, however fast this machine is); B
+      // takes the chunk; then A wakes and runs on beside it with the token it holds.
+      const tries = await stallOutsideTransactions(a);
+      t.diagnostic(`A held still with ${await endedRows(created.id)} rows ended and ${await unanswered('Sales')} payments at the acquirer (${tries} tries to find it between transactions)`);
+      try {
+        await expireLeases([first]);
+        await until('the other process takes the chunk', async () => {
+          const owners = await chunkOwners(created.id);
+          return owners.length > 0 && !owners.includes(first) ? true : undefined;
+        });
+        assert.equal(await uploadStatus(created.id), 'processing', 'the chunk is unfinished when B takes it');
+      } finally {
+        a.serve.child.kill('SIGCONT');
+      }
       const batch = await finishedBatch(t, a.client, created.id, 30_000, { hurry: true });
       t.diagnostic(await checkExactlyOnce(batch, run, planned));
     } finally {

@@ -40,6 +40,8 @@ export async function startCrashBed(options: { label: string; merchantName: stri
       PAYGATE_SCHEDULER_POLL_MS: '50',
       // PostgreSQL recovers pending rail calls this old, periodically (SQLite at start).
       PAYGATE_RECOVERY_AFTER_MS: '1000',
+      // Names this process's PostgreSQL sessions, so that a test can see whether it holds a transaction open.
+      PGAPPNAME: `paygate-${options.label}-${i}`,
       ...(schema ? { DATABASE_URL: schema.url } : {}),
       ...options.env,
     };
