@@ -110,8 +110,13 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
   }
 
   /** Sessions of this process that are in a transaction or running a statement (it may hold row locks). */
-  async function busySessions(server: CrashServer): Promise<number> {
-    const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where application_name = ${server.env.PGAPPNAME!} and state <> 'idle'`.execute(db());
+  /**
+   * Sessions of this process inside a transaction block (it may hold row locks until it goes on). A statement on its
+   * own (the scheduler's claims, a read) commits without the process, stopped or not.
+   */
+  async function openTransactions(server: CrashServer): Promise<number> {
+    const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where application_name = ${server.env.PGAPPNAME!}
+      and (state like 'idle in transaction%' or (state = 'active' and xact_start < query_start))`.execute(db());
     return Number(rows[0]!.n);
   }
 
@@ -122,11 +127,10 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
   async function stallOutsideTransactions(server: CrashServer): Promise<number> {
     for (let tries = 1; ; tries += 1) {
       server.serve!.child.kill('SIGSTOP');
-      // A statement already sent shows up as it reaches the server: look twice.
-      await sleep(20);
-      if ((await busySessions(server)) === 0) {
-        await sleep(50);
-        if ((await busySessions(server)) === 0) return tries;
+      // A statement sent just before shows up as it reaches the server: look twice.
+      if ((await openTransactions(server)) === 0) {
+        await sleep(20);
+        if ((await openTransactions(server)) === 0) return tries;
       }
       server.serve!.child.kill('SIGCONT');
       assert.ok(tries < 1000, 'the process was between two transactions at one of 1,000 tries');
@@ -565,8 +569,10 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
       // A stalls past its lease (held still, it cannot finish the chunk meanwhile, however fast this machine is); B
       // takes the chunk; then A wakes and runs on beside it with the token it holds.
       const tries = await stallOutsideTransactions(a);
-      t.diagnostic(`A held still with ${await endedRows(created.id)} rows ended and ${await unanswered('Sales')} payments at the acquirer (${tries} tries to find it between transactions)`);
       try {
+        const line = `A held still with ${await endedRows(created.id)} rows ended and ${await unanswered('Sales')} payments at the acquirer (${tries} tries to find it between transactions)`;
+        t.diagnostic(line);
+        assert.ok((await unanswered('Sales')) > 0, `A is held still before its last round is answered: ${line}`);
         await expireLeases([first]);
         await until('the other process takes the chunk', async () => {
           const owners = await chunkOwners(created.id);
