@@ -59,7 +59,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     cleanup.push(() => nonces.close());
     const metrics = createMetrics();
 
-    const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, metrics }).register(
+    const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, leaseMs: config.jobLeaseMs, metrics }).register(
       ...upkeepJobs({ nonces }),
       recoveryJob(railOperations, config.recoveryAfterMs),
       ...modules.flatMap((module) => module.jobs ?? []),

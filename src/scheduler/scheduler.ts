@@ -205,7 +205,7 @@ export class Scheduler implements DueWork {
   }
 
   private get leaseMs(): number {
-    return this.options.leaseMs ?? 60_000;
+    return this.options.leaseMs ?? 20_000;
   }
 
   private now(): number {

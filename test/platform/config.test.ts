@@ -15,6 +15,14 @@ describe('configuration', () => {
     assert.equal(config.bodyLimitBytes, 1024 * 1024);
     assert.equal(config.publicBaseUrl, 'http://127.0.0.1:8080');
     assert.equal(config.demo, true);
+    assert.equal(config.jobLeaseMs, 20_000);
+  });
+
+  test('the job lease is read in milliseconds, from 3 s to 10 minutes', () => {
+    assert.equal(loadConfig({ PAYGATE_JOB_LEASE_MS: '5000' }).jobLeaseMs, 5_000);
+    for (const value of ['2999', '600001', '20s']) {
+      assert.throws(() => loadConfig({ PAYGATE_JOB_LEASE_MS: value }), (e) => e instanceof ConfigError && /^PAYGATE_JOB_LEASE_MS: /m.test(e.problems.join('\n')), value);
+    }
   });
 
   test('every bad value is reported at once, each naming its variable', () => {
