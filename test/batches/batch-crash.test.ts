@@ -160,9 +160,9 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
   }
 
   /**
-   * What a restarted process needs of PostgreSQL, which cannot know that a process died: its job leases (60 s) would
-   * have to run out first, and by then the periodic recovery (every PAYGATE_RECOVERY_AFTER_MS here) has settled the
-   * rail calls it left. Wait for that recovery (the dead process's lease on it, if it held one, run out first), then make
+   * What a restarted process needs of PostgreSQL, which cannot know that a process died: its job leases (20 s by
+   * default) would have to run out first, and by then the periodic recovery (every PAYGATE_RECOVERY_AFTER_MS here) has
+   * settled the rail calls it left. Wait for that recovery (the dead process's lease on it, if it held one, run out first), then make
    * its chunk leases run out. SQLite does both at start.
    */
   async function afterPostgresKill(owners: string[]): Promise<void> {
