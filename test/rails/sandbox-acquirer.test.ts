@@ -55,6 +55,33 @@ describe('the sandbox acquirer', () => {
     assert.deepEqual(await acquirer.resolve({ ...operation('op-arrived'), kind: 'authorize' }), charged);
   });
 
+  test('operations arriving at once are each recorded and answered; the same reference twice at once is done once', async () => {
+    const references = Array.from({ length: 120 }, (_, i) => `op-together-${i}`);
+    const answers = await Promise.all([
+      ...references.map((reference, i) => acquirer.authorize({ ...operation(reference), amount: 1000 + i, capture: true, card: i % 2 ? card : { ...card, number: '4000000000000002' } })),
+      acquirer.authorize({ ...operation('op-together-0'), amount: 5, capture: true, card }),
+    ]);
+    assert.deepEqual(answers.slice(0, 4).map((a) => a.status), ['declined', 'approved', 'declined', 'approved']);
+    assert.deepEqual(answers.at(-1), answers[0], 'the second request of op-together-0 gets the first one\'s answer');
+    const stored = await platform.platform.db.selectFrom('sandbox_acquirer_operations').select(['reference', 'amount', 'status'])
+      .where('reference', 'like', 'op-together-%').execute();
+    assert.equal(stored.length, 120);
+    for (const row of stored) {
+      const i = Number(row.reference.slice('op-together-'.length));
+      assert.deepEqual([Number(row.amount), row.status], [1000 + i, i % 2 ? 'approved' : 'declined'], row.reference);
+    }
+  });
+
+  test('an operation the store refuses, among others arriving at once, fails alone', async () => {
+    const refused = acquirer.authorize({ ...operation('op-refused'), merchantId: null as unknown as string, capture: true, card });
+    const others = ['op-beside-1', 'op-beside-2'].map((reference) => acquirer.authorize({ ...operation(reference), capture: true, card }));
+    await assert.rejects(refused);
+    assert.deepEqual((await Promise.all(others)).map((a) => a.status), ['approved', 'approved']);
+    const stored = await platform.platform.db.selectFrom('sandbox_acquirer_operations').select('reference')
+      .where('reference', 'in', ['op-refused', 'op-beside-1', 'op-beside-2']).orderBy('reference').execute();
+    assert.deepEqual(stored.map((row) => row.reference), ['op-beside-1', 'op-beside-2']);
+  });
+
   test('auth codes and reference numbers are derived from the reference, so runs repeat', async () => {
     const a = await acquirer.authorize({ ...operation('op-derived'), capture: true, card });
     assert.match(a.authCode ?? '', /^[0-9A-Z]{6}$/);

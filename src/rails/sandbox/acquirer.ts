@@ -9,6 +9,7 @@ import type { SandboxAcquirerOperationsTable } from '../../platform/database/sch
 import { exponentOf, formatAmount } from '../../platform/money/money.js';
 import type { AcquirerResult, AutoDebitWallet, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
 import { answerDelayOf, sandboxOutcome, storedChargeDeclineOf } from './cards.js';
+import { OperationRecorder } from './recorder.js';
 
 export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
 type Operation = SandboxOperation;
@@ -24,7 +25,11 @@ export class SandboxAcquirer implements CardAcquirer {
   readonly name = 'paygate sandbox acquirer';
   readonly type = 'sandbox';
 
-  constructor(private readonly deps: { db: Db; wallClock: Clock; config: Pick<Config, 'publicBaseUrl'> }) {}
+  private readonly recorder: OperationRecorder;
+
+  constructor(private readonly deps: { db: Db; wallClock: Clock; config: Pick<Config, 'publicBaseUrl'> }) {
+    this.recorder = new OperationRecorder(deps.db);
+  }
 
   /** An operation is done once: a retry, or a request arriving after recovery cancelled it, gets the first answer. */
   async authorize(request: Parameters<CardAcquirer['authorize']>[0]): Promise<AcquirerResult> {
@@ -170,7 +175,7 @@ export class SandboxAcquirer implements CardAcquirer {
       payerToken?: string;
       paymentMethod?: string;
     },
-    db: Db = this.deps.db,
+    tx?: Db,
   ): Promise<AcquirerResult> {
     const now = this.now();
     const row: Operation = {
@@ -194,9 +199,10 @@ export class SandboxAcquirer implements CardAcquirer {
       updated_at: now,
     };
     // A retry of the same reference finds the first answer: the acquirer never does an operation twice.
-    const inserted = await db.insertInto('sandbox_acquirer_operations').values(row)
+    if (!tx) return this.resultOf(await this.recorder.record(row));
+    const inserted = await tx.insertInto('sandbox_acquirer_operations').values(row)
       .onConflict((oc) => oc.column('reference').doNothing()).returningAll().executeTakeFirst();
-    return this.resultOf(inserted ?? (await this.find(request.reference, db))!);
+    return this.resultOf(inserted ?? (await this.find(request.reference, tx))!);
   }
 
   private resultOf(operation: Operation): AcquirerResult {
