@@ -1,17 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Selectable } from 'kysely';
 import { brandOf, maskedParts } from '../../cards/card.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/database/database.js';
 import { forUpdate } from '../../platform/database/locking.js';
-import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
 import { exponentOf, formatAmount } from '../../platform/money/money.js';
 import type { AcquirerResult, AutoDebitWallet, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
 import { answerDelayOf, sandboxOutcome, storedChargeDeclineOf } from './cards.js';
-import { OperationRecorder } from './recorder.js';
+import { OperationRecorder, recordOne, type SandboxOperation } from './recorder.js';
 
-export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
+export type { SandboxOperation };
 type Operation = SandboxOperation;
 
 const APPROVED = { responseCode: '00', responseMessage: 'Approved' } as const;
@@ -199,10 +197,7 @@ export class SandboxAcquirer implements CardAcquirer {
       updated_at: now,
     };
     // A retry of the same reference finds the first answer: the acquirer never does an operation twice.
-    if (!tx) return this.resultOf(await this.recorder.record(row));
-    const inserted = await tx.insertInto('sandbox_acquirer_operations').values(row)
-      .onConflict((oc) => oc.column('reference').doNothing()).returningAll().executeTakeFirst();
-    return this.resultOf(inserted ?? (await this.find(request.reference, tx))!);
+    return this.resultOf(await (tx ? recordOne(tx, row) : this.recorder.record(row)));
   }
 
   private resultOf(operation: Operation): AcquirerResult {
@@ -245,8 +240,8 @@ export class SandboxAcquirer implements CardAcquirer {
     return token ? `${this.deps.config.publicBaseUrl}/pay/wallet/${token}` : undefined;
   }
 
-  private find(reference: string, db: Db = this.deps.db): Promise<Operation | undefined> {
-    return db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', reference).executeTakeFirst();
+  private find(reference: string): Promise<Operation | undefined> {
+    return this.deps.db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', reference).executeTakeFirst();
   }
 
   private now(): number {

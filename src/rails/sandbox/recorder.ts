@@ -1,5 +1,9 @@
+import type { Selectable } from 'kysely';
 import type { Db } from '../../platform/database/database.js';
-import type { SandboxOperation } from './acquirer.js';
+import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
+
+/** What the sandbox acquirer keeps of an operation, as a real acquirer keeps its own ledger. */
+export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
 
 /** More than this many at once go in several statements (SQLite binds at most 32,766 values to one). */
 const ROWS_PER_STATEMENT = 500;
@@ -13,9 +17,9 @@ interface Waiting {
 /**
  * Writes the sandbox acquirer's records of its operations. Operations that arrive in one turn of the event loop
  * (a batch's round, a billing round, concurrent API requests) are inserted in one statement, so one commit
- * instead of one each: on SQLite every commit writes the pages it touched to the WAL again, and one per payment
- * was a fifth of a batch's time. Each caller still learns what is recorded under its reference once that
- * statement has committed: its own row, or the one recorded first (the acquirer never does an operation twice).
+ * instead of one each (on SQLite every commit writes the pages it touched to the WAL again). Each caller still
+ * learns what is recorded under its reference once that statement has committed: its own row, or the one recorded
+ * first (the acquirer never does an operation twice).
  */
 export class OperationRecorder {
   private waiting: Waiting[] = [];
@@ -66,14 +70,19 @@ export class OperationRecorder {
   private async insertOneByOne(part: Waiting[]): Promise<void> {
     for (const waiting of part) {
       try {
-        const inserted = await this.db.insertInto('sandbox_acquirer_operations').values(waiting.row)
-          .onConflict((oc) => oc.column('reference').doNothing()).returningAll().executeTakeFirst();
-        const row = inserted ?? (await this.db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', waiting.row.reference).executeTakeFirst());
-        if (row) waiting.resolve(row);
-        else waiting.reject(new Error(`sandbox acquirer: operation ${waiting.row.reference} neither recorded nor found`));
+        waiting.resolve(await recordOne(this.db, waiting.row));
       } catch (error) {
         waiting.reject(error);
       }
     }
   }
+}
+
+/** Records one operation (on an open transaction, or alone): this row, or the one recorded first under its reference. */
+export async function recordOne(db: Db, row: SandboxOperation): Promise<SandboxOperation> {
+  const inserted = await db.insertInto('sandbox_acquirer_operations').values(row)
+    .onConflict((oc) => oc.column('reference').doNothing()).returningAll().executeTakeFirst();
+  const recorded = inserted ?? (await db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', row.reference).executeTakeFirst());
+  if (!recorded) throw new Error(`sandbox acquirer: operation ${row.reference} neither recorded nor found`);
+  return recorded;
 }
