@@ -109,7 +109,6 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     return jobs.filter((job) => (JSON.parse(job.payload) as { batchId: string }).batchId === batchId);
   }
 
-  /** Sessions of this process that are in a transaction or running a statement (it may hold row locks). */
   /**
    * Sessions of this process inside a transaction block (it may hold row locks until it goes on). A statement on its
    * own (the scheduler's claims, a read) commits without the process, stopped or not.
@@ -162,8 +161,8 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
   /**
    * What a restarted process needs of PostgreSQL, which cannot know that a process died: its job leases (20 s by
    * default) would have to run out first, and by then the periodic recovery (every PAYGATE_RECOVERY_AFTER_MS here) has
-   * settled the rail calls it left. Wait for that recovery (the dead process's lease on it, if it held one, run out first), then make
-   * its chunk leases run out. SQLite does both at start.
+   * settled the rail calls it left. Wait for that recovery (the dead process's lease on it, if it held one, run out
+   * first), then make its chunk leases run out. SQLite does both at start.
    */
   async function afterPostgresKill(owners: string[]): Promise<void> {
     if (!bed.shared) return;
