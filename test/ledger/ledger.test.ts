@@ -105,7 +105,10 @@ describe('the ledger: what each money movement posts', () => {
     assert.ok(billed, 'the plan billed its first year');
     const order = await other.client.orders.check({ order: { number: billed.order.order_number } });
     const sale = order.transactions.find((t) => t.success)!;
-    assert.deepEqual((await entriesOf(other.client, sale.uuid)).map(summary), [['payment', '99.90', '0.00', '99.90', 'incoming 99.90']]);
+    // The hour moved may cross the merchant's settlement hour (23:00) when the suite runs late in the day: the
+    // settlement it then posts is another test's subject.
+    const posted = (await entriesOf(other.client, sale.uuid)).filter((entry) => entry.type !== 'settlement');
+    assert.deepEqual(posted.map(summary), [['payment', '99.90', '0.00', '99.90', 'incoming 99.90']]);
     await assertLedgerAgrees(server, other);
   });
 
