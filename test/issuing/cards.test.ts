@@ -35,7 +35,8 @@ describe('issued cards', () => {
       user_id: userId, reference_id: reference, title: 'Travel', settlement_currency: 'USD',
       limits: [{ period: 'monthly', limit_amount: '1000' }, { period: 'transaction', limit_amount: 250.5 }],
     });
-    const now = localTime(Date.now(), 'Asia/Hong_Kong');
+    // The expiry is read on the merchant's business clock, in its time zone, when the card was issued.
+    const now = localTime(Date.parse(card.created_at), (await merchant.client.sandbox.clock()).timezone);
     assert.match(card.id, /^[0-9a-f-]{36}$/);
     assert.match(card.last_4_digits, /^\d{4}$/);
     assert.deepEqual(card, {
