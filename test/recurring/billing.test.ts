@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient, RecurringPlan, RecurringPlanInput } from '@paygate/client';
-import { bindingCard as card, CARDS } from '../support/fixtures.js';
+import { bindingCard as card, CARDS, commonYearAhead, moveClockTo } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
 import { startTestServer, TestClock, type TestMerchant, type TestServer } from '../support/server.js';
 
 // Plans billed by the engine on the merchant's business clock (issue 12, points 2 and 3): docs/recurring.md.
 
 const DAY = 86_400;
+/** Dates in a year ahead of the clock with a 28-day February (support/fixtures.ts). */
+const YEAR = commonYearAhead();
 
 describe('recurring plans, billed on the business clock', () => {
   let server: TestServer;
@@ -20,8 +22,8 @@ describe('recurring plans, billed on the business clock', () => {
     server = await startTestServer({ clock });
     merchant = await server.newMerchant({ timezone: 'Asia/Hong_Kong' });
     client = merchant.client;
-    // The merchant's business clock to 2027-01-31 10:00 in Hong Kong: a start on the 31st, to see the anchor day kept.
-    await client.sandbox.advanceClock((Date.parse('2027-01-31T02:00:00Z') - clock.now().getTime()) / 1000);
+    // The merchant's business clock to 31 January 10:00 in Hong Kong: a start on the 31st, to see the anchor day kept.
+    await moveClockTo(client, `${YEAR}-01-31T02:00:00Z`);
   });
   after(() => server.close());
 
@@ -60,7 +62,7 @@ describe('recurring plans, billed on the business clock', () => {
     assert.equal(plan.cycles[0]!.state, 'active');
     // Billed at once: the cycle starts now.
     assert.equal(plan.cycles[0]!.billing_count, 1);
-    assert.equal(plan.cycles[0]!.next_execute_time, '2027-02-28T02:00:00.000Z');
+    assert.equal(plan.cycles[0]!.next_execute_time, `${YEAR}-02-28T02:00:00.000Z`);
     assert.deepEqual(await client.recurring.createPlan(input), plan, 'the same reference and content is the same plan');
     const reordered = Object.fromEntries(Object.entries(input).reverse()) as typeof input;
     assert.deepEqual(await client.recurring.createPlan(reordered), plan, 'the same content with its fields in another order too');
@@ -82,10 +84,10 @@ describe('recurring plans, billed on the business clock', () => {
     await client.sandbox.advanceClock(90 * DAY);
     orders = await ordersOf(reference);
     assert.deepEqual(orders.map((order) => [order.reference_number, order.created_at, order.correspondence_state]), [
-      [`${reference}-1`, '2027-01-31T02:00:00.000Z', 'paid'],
-      [`${reference}-2`, '2027-02-28T02:00:00.000Z', 'paid'],
-      [`${reference}-3`, '2027-03-31T02:00:00.000Z', 'paid'],
-      [`${reference}-4`, '2027-04-30T02:00:00.000Z', 'paid'],
+      [`${reference}-1`, `${YEAR}-01-31T02:00:00.000Z`, 'paid'],
+      [`${reference}-2`, `${YEAR}-02-28T02:00:00.000Z`, 'paid'],
+      [`${reference}-3`, `${YEAR}-03-31T02:00:00.000Z`, 'paid'],
+      [`${reference}-4`, `${YEAR}-04-30T02:00:00.000Z`, 'paid'],
     ]);
     const done = await client.recurring.getPlan(plan.id);
     assert.equal(done.cycles[0]!.billing_count, 4);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient, RecurringPlan } from '@paygate/client';
-import { bindingCard as card, CARDS } from '../support/fixtures.js';
+import { bindingCard as card, CARDS, commonYearAhead, moveClockTo } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
 import { startTestServer, TestClock, type TestServer } from '../support/server.js';
 
@@ -10,6 +10,8 @@ import { startTestServer, TestClock, type TestServer } from '../support/server.j
 
 const DAY = 86_400;
 const HOUR = 3_600;
+/** Dates in a year ahead of the clock with a 28-day February (support/fixtures.ts). */
+const YEAR = commonYearAhead();
 
 describe('recurring plan changes: cancel, recover, update, add cycles', () => {
   let server: TestServer;
@@ -23,8 +25,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
   /** A merchant in Hong Kong (settlement at 23:00) whose business clock reads `at`. */
   async function merchantAt(at: string): Promise<PaygateClient> {
     const { client } = await server.newMerchant({ timezone: 'Asia/Hong_Kong' });
-    const { now } = await client.sandbox.clock();
-    await client.sandbox.advanceClock((Date.parse(at) - Date.parse(now)) / 1000);
+    await moveClockTo(client, at);
     return client;
   }
 
@@ -57,7 +58,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
     (order.transactions ?? []).filter((transaction) => transaction.type === 'Refund').map((transaction) => transaction.amount);
 
   test('immediate with refund_credit, sale settled: the unused whole days of a 31-day month are refunded at once', async () => {
-    const client = await merchantAt('2027-03-01T02:00:00Z');
+    const client = await merchantAt(`${YEAR}-03-01T02:00:00Z`);
     const plan = await monthlyPlan(client);
     await engineRuns(client);
     // 10 March 15:00 in Hong Kong: settled (23:00 each day); 11-31 March unused, 21 of 31 days.
@@ -77,7 +78,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
   });
 
   test('immediate with refund_credit before the sale is settled: refunded just after the next settlement (30-day month)', async () => {
-    const client = await merchantAt('2027-04-01T02:00:00Z');
+    const client = await merchantAt(`${YEAR}-04-01T02:00:00Z`);
     const plan = await monthlyPlan(client);
     await engineRuns(client);
     await client.sandbox.advanceClock(2 * HOUR);
@@ -92,7 +93,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
   });
 
   test('immediate without refund_credit: an order waiting for its retry is voided, nothing is refunded, the plan bills no more', async () => {
-    const client = await merchantAt('2027-03-01T02:00:00Z');
+    const client = await merchantAt(`${YEAR}-03-01T02:00:00Z`);
     const plan = await monthlyPlan(client, CARDS.bindsThenDeclines, { payment_retry_count: 2, payment_retry_day_period: 2 });
     await engineRuns(client);
     await client.sandbox.advanceClock(DAY);
@@ -112,13 +113,13 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
   });
 
   test('next_billing_date: the plan stops at its next billing time, with no order; recovering after is refused', async () => {
-    const client = await merchantAt('2027-03-01T02:00:00Z');
+    const client = await merchantAt(`${YEAR}-03-01T02:00:00Z`);
     const plan = await monthlyPlan(client);
     await engineRuns(client);
     await client.sandbox.advanceClock(5 * DAY);
     const pending = await client.recurring.cancelPlan(plan.id, { activate_type: 'next_billing_date', refund_credit: true });
     assert.equal(pending.state, 'active');
-    assert.equal(pending.cancel_at, '2027-04-01T02:00:00.000Z');
+    assert.equal(pending.cancel_at, `${YEAR}-04-01T02:00:00.000Z`);
     assert.equal(pending.cycles[0]!.state, 'active');
     assert.equal(pending.cycles[0]!.next_execute_time, null, 'no billing is coming');
     assert.deepEqual(await client.recurring.cancelPlan(plan.id, { activate_type: 'next_billing_date' }), pending, 'asked again: the same');
@@ -134,7 +135,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
   });
 
   test('recover before the next billing time: billing goes on; recovering with nothing pending is refused', async () => {
-    const client = await merchantAt('2027-03-01T02:00:00Z');
+    const client = await merchantAt(`${YEAR}-03-01T02:00:00Z`);
     const plan = await monthlyPlan(client);
     await engineRuns(client);
     assert.equal((await refusal(client.recurring.recoverPlan(plan.id))).errorCode, '500304', 'nothing pending');
@@ -143,17 +144,17 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
     const recovered = await client.recurring.recoverPlan(plan.id);
     assert.equal(recovered.state, 'active');
     assert.equal(recovered.cancel_at, null);
-    assert.equal(recovered.cycles[0]!.next_execute_time, '2027-04-01T02:00:00.000Z');
+    assert.equal(recovered.cycles[0]!.next_execute_time, `${YEAR}-04-01T02:00:00.000Z`);
     await client.sandbox.advanceClock(22 * DAY);
     const orders = await ordersOf(client, plan);
     assert.deepEqual(orders.map((order) => [order.created_at, order.correspondence_state]), [
-      ['2027-03-01T02:00:00.000Z', 'paid'], ['2027-04-01T02:00:00.000Z', 'paid'],
+      [`${YEAR}-03-01T02:00:00.000Z`, 'paid'], [`${YEAR}-04-01T02:00:00.000Z`, 'paid'],
     ]);
     assert.equal((await client.recurring.getPlan(plan.id)).state, 'active');
   });
 
   test('PUT plan: changes what is given, keeps the rest, applies to the next order; its refusals', async () => {
-    const client = await merchantAt('2027-03-01T02:00:00Z');
+    const client = await merchantAt(`${YEAR}-03-01T02:00:00Z`);
     const plan = await monthlyPlan(client, CARDS.frictionless, { note: 'First note', payment_retry_count: 1 });
     const customer = plan.customer_uuid;
     const other = await client.customers.bindCard(customer, card(CARDS.frictionless));
@@ -171,7 +172,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
     // The first billing may have run at once, with the note it had then; the next one has the new note.
     await client.sandbox.advanceClock(31 * DAY);
     const order = (await ordersOf(client, plan)).at(-1);
-    assert.equal(order!.created_at, '2027-04-01T02:00:00.000Z');
+    assert.equal(order!.created_at, `${YEAR}-04-01T02:00:00.000Z`);
     assert.equal(order!.note, 'Third note');
     assert.equal(order!.correspondence_state, 'paid');
 
@@ -183,7 +184,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
   });
 
   test('adding cycles: appended after the last, started when it ends; refused after a cycle that never ends', async () => {
-    const client = await merchantAt('2027-03-01T02:00:00Z');
+    const client = await merchantAt(`${YEAR}-03-01T02:00:00Z`);
     const plan = await monthlyPlan(client, CARDS.frictionless, {}, { interval_counts: 1 });
     const configId = plan.cycles[0]!.recurring_billing_config.id;
     const silver = await client.recurring.createItem({ label: 'Silver', price: '50.00', currency: 'HKD' });
@@ -206,7 +207,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
     assert.match((await refusal(client.recurring.addCycles(other.id, [{ recurring_items: [{ id: usd.id }], recurring_billing_config: configId }]))).message, /one currency \(HKD\)/);
     assert.equal((await refusal(client.recurring.addCycles(other.id, [{ recurring_items: [{ id: randomUUID() }], recurring_billing_config: configId }]))).errorCode, '500101');
     assert.match((await refusal(client.recurring.addCycles(other.id, [cycle, cycle]))).message, /cycles\[0\] never ends/);
-    const dated = await refusal(client.recurring.addCycles(other.id, [{ ...cycle, estimated_start_date: '2027-06-01' } as never]));
+    const dated = await refusal(client.recurring.addCycles(other.id, [{ ...cycle, estimated_start_date: `${YEAR}-06-01` } as never]));
     assert.equal(dated.status, 400, 'no estimated_start_date: an added cycle starts when the one before ends');
 
     await client.sandbox.advanceClock(31 * DAY);
@@ -219,7 +220,7 @@ describe('recurring plan changes: cancel, recover, update, add cycles', () => {
   });
 
   test("another merchant's plan is not found by any of the new routes", async () => {
-    const client = await merchantAt('2027-03-01T02:00:00Z');
+    const client = await merchantAt(`${YEAR}-03-01T02:00:00Z`);
     const plan = await monthlyPlan(client, CARDS.frictionless, {}, { interval_counts: 3 });
     const { client: other } = await server.newMerchant();
     const cycle = { recurring_items: [{ id: plan.cycles[0]!.recurring_items[0]!.id }], recurring_billing_config: plan.cycles[0]!.recurring_billing_config.id };

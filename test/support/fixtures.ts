@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BindCardInput, CardInput, Customer, CustomerInput, Order, OrderInput, OrderWithTransaction, PaygateClient } from '@paygate/client';
+import { MAX_ADVANCE_SECONDS } from '../../src/sandbox/clock.js';
 
 /**
  * What many tests make, defined once: the sandbox's magic cards (docs/sandbox.md), a card with an expiry that is
@@ -71,4 +72,25 @@ export async function paidOrder(client: PaygateClient, total: string, consumeMod
 /** A new customer of the merchant whose client this is. */
 export function newCustomer(client: PaygateClient, overrides: Partial<CustomerInput> = {}): Promise<Customer> {
   return client.customers.create(customerInput(overrides));
+}
+
+/**
+ * The first year after this one that is not a leap year. Tests that bill over fixed month ends (28 February, a
+ * 31st) set their dates in it, so that the dates stay ahead of the business clock whenever the suite runs.
+ */
+export function commonYearAhead(now: Date = new Date()): number {
+  let year = now.getUTCFullYear() + 1;
+  while (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)) year += 1;
+  return year;
+}
+
+/** Moves the merchant's business clock forward to `at` exactly, in moves of at most MAX_ADVANCE_SECONDS. */
+export async function moveClockTo(client: PaygateClient, at: string): Promise<void> {
+  let now = Date.parse((await client.sandbox.clock()).now);
+  const target = Date.parse(at);
+  while (now < target) {
+    const step = Math.min(Math.ceil((target - now) / 1000), MAX_ADVANCE_SECONDS);
+    // A year's move stops at every daily settlement: far longer than the client's default timeout on a loaded machine.
+    now = Date.parse((await client.sandbox.advanceClock(step, { timeoutMs: 180_000 })).now);
+  }
 }
