@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, type CompiledQuery } from 'kysely';
+import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, type QueryResult, type Selectable } from 'kysely';
 import pg from 'pg';
 import { GroupCommit } from './group-commit.js';
 import { createPrivately, privateDataDir } from './private-files.js';
@@ -48,6 +48,9 @@ export type ReadBuilder<P extends object, R> = (db: Db, params: P) => {
   compile(): CompiledQuery<R>;
   executeTakeFirst(): Promise<R | undefined>;
 };
+
+/** A statement built from its named parameters, each bound as it is (see {@link preparedQuery}). */
+export type StatementBuilder<P extends object, R> = (db: Db, params: P) => { compile(): CompiledQuery<R> };
 
 export const SQLITE_FILE = 'paygate.sqlite';
 
@@ -159,19 +162,27 @@ const SLOT = '\u0000slot:';
  * Compiles a query built with placeholder parameters, remembering which placeholder is which named parameter.
  * A placeholder the builder altered (concatenated, inlined with sql.raw) would bind the wrong value: refused.
  */
-function compileWithSlots<P extends object, R>(db: Db, build: ReadBuilder<P, R>): { sql: string; bind: (params: P) => unknown[] } {
+function compileWithSlots<P extends object, R>(db: Db, build: StatementBuilder<P, R>): { sql: string; bind: (params: P) => unknown[] } {
   const read = new Set<string>();
   const placeholders = new Proxy({}, { get: (_, key) => (read.add(String(key)), `${SLOT}${String(key)}`) }) as P;
   const compiled: CompiledQuery<R> = build(db, placeholders).compile();
   const bound = new Set(compiled.parameters.filter((v): v is string => typeof v === 'string' && v.startsWith(SLOT)));
   const intact = [...read].every((key) => bound.has(`${SLOT}${key}`)) && [...bound].every((v) => read.has(v.slice(SLOT.length)));
-  if (!intact || compiled.sql.includes(SLOT)) throw new Error(`a prepared read must bind its parameters as they are: ${compiled.sql}`);
-  const order = compiled.parameters.map((value): { slot: string } | { value: unknown } =>
-    typeof value === 'string' && value.startsWith(SLOT) ? { slot: value.slice(SLOT.length) } : { value },
-  );
+  if (!intact || compiled.sql.includes(SLOT)) throw new Error(`a prepared statement must bind its parameters as they are: ${compiled.sql}`);
+  // Per position: the named parameter bound there, or (undefined) the constant the builder put there.
+  const slots = compiled.parameters.map((value) => (typeof value === 'string' && value.startsWith(SLOT) ? value.slice(SLOT.length) : undefined));
+  const constants = compiled.parameters;
   return {
     sql: compiled.sql,
-    bind: (params) => order.map((item) => ('slot' in item ? (params as Record<string, unknown>)[item.slot] : item.value)),
+    bind: (params) => {
+      const named = params as Record<string, unknown>;
+      const values = new Array<unknown>(slots.length);
+      for (let i = 0; i < slots.length; i += 1) {
+        const slot = slots[i];
+        values[i] = slot === undefined ? constants[i] : named[slot];
+      }
+      return values;
+    },
   };
 }
 
@@ -184,14 +195,74 @@ export function preparedRead<P extends object, R>(
   build: ReadBuilder<P, R>,
 ): (scope: { database: Database; db: Db }, params: P) => Promise<R | undefined> {
   const prepared = new WeakMap<Database, (params: P) => Promise<R | undefined>>();
-  return (scope, params) => {
-    if (scope.db.isTransaction) return build(scope.db, params).executeTakeFirst();
+  const inTransaction = preparedQuery(build);
+  return async (scope, params) => {
+    if (scope.db.isTransaction) return (await inTransaction(scope.db, params)).rows[0];
     let read = prepared.get(scope.database);
     if (!read) {
       read = scope.database.prepareOne(build);
       prepared.set(scope.database, read);
     }
     return read(params);
+  };
+}
+
+/**
+ * Declares a hot statement once, at module level: Kysely builds and compiles it the first time it runs on a
+ * database engine, and after that it runs from its SQL text with the parameters bound in place, on the database
+ * or the transaction it is given. Building and compiling a query cost about as much CPU as SQLite running it on the
+ * payment path (docs/benchmarks.md); what is built must not depend on the parameters' values.
+ */
+export function preparedQuery<P extends object, R>(build: StatementBuilder<P, R>): (db: Db, params: P) => Promise<QueryResult<R>> {
+  // By engine: a transaction shares its database's adapter, and SQLite and PostgreSQL compile differently.
+  const compiled = new WeakMap<object, { sql: string; bind: (params: P) => unknown[] }>();
+  return async (db, params) => {
+    const adapter = db.getExecutor().adapter;
+    let statement = compiled.get(adapter);
+    if (!statement) {
+      statement = compileWithSlots(db, build);
+      compiled.set(adapter, statement);
+    }
+    return db.executeQuery<R>(CompiledQuery.raw(statement.sql, statement.bind(params)));
+  };
+}
+
+/**
+ * A prepared UPDATE that sets the columns a patch names (those not undefined), prepared once for each set of
+ * columns met; `build` makes the statement from the SET object and the other parameters.
+ */
+export function preparedPatch<P extends object, R>(
+  build: (db: Db, set: Record<string, unknown>, params: P) => { compile(): CompiledQuery<R> },
+): (db: Db, patch: object, params: P) => Promise<QueryResult<R>> {
+  const shapes = new Map<string, (db: Db, params: Record<string, unknown>) => Promise<QueryResult<R>>>();
+  return (db, patch, params) => {
+    const values = patch as Record<string, unknown>;
+    const columns = Object.keys(values).filter((column) => values[column] !== undefined);
+    const shape = columns.join(',');
+    let update = shapes.get(shape);
+    if (!update) {
+      update = preparedQuery((db, p: Record<string, unknown>) => build(db, Object.fromEntries(columns.map((column) => [column, p[`set:${column}`]])), p as P));
+      shapes.set(shape, update);
+    }
+    const bound: Record<string, unknown> = { ...(params as Record<string, unknown>) };
+    for (const column of columns) bound[`set:${column}`] = values[column];
+    return update(db, bound);
+  };
+}
+
+/**
+ * A prepared INSERT of one whole row of `table`: `columns` names every column (the compiler checks that none is
+ * missing), and each is bound from the row given.
+ */
+export function preparedInsert<T extends keyof Schema & string>(
+  table: T,
+  columns: Record<keyof Selectable<Schema[T]> & string, true>,
+): (db: Db, row: Selectable<Schema[T]>) => Promise<void> {
+  const names = Object.keys(columns);
+  const insert = preparedQuery((db, row: Record<string, unknown>) =>
+    db.insertInto(table).values(Object.fromEntries(names.map((name) => [name, row[name]])) as never));
+  return async (db, row) => {
+    await insert(db, row as Record<string, unknown>);
   };
 }
 

@@ -145,15 +145,15 @@ class CachedStatementConnection implements DatabaseConnection {
     for (const row of statement.iterate(compiled.parameters as unknown[])) yield { rows: [row as R] };
   }
 
+  // A hit only looks up: moving it to the end (an exact LRU) cost a delete and a set, each hashing the SQL text
+  // again, on every statement run. The first prepared is the first evicted; a busy statement evicted is prepared
+  // again at its next run.
   private statement(sql: string): BetterSqlite3.Statement {
-    let statement = this.statements.get(sql);
-    if (statement) {
-      this.statements.delete(sql);
-    } else {
-      statement = this.database.prepare(sql);
-      if (this.statements.size >= STATEMENT_CACHE_SIZE) {
-        this.statements.delete(this.statements.keys().next().value as string);
-      }
+    const cached = this.statements.get(sql);
+    if (cached) return cached;
+    const statement = this.database.prepare(sql);
+    if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+      this.statements.delete(this.statements.keys().next().value as string);
     }
     this.statements.set(sql, statement);
     return statement;
