@@ -9,7 +9,7 @@ import { acquirerAnswer } from '../orders/payment-data.js';
 import { beginPayment, finishPayment, sendPayments, type BegunPayment, type OpenPaymentInput, type PaymentStart } from '../orders/payments.js';
 import { refundable } from '../orders/rules.js';
 import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
-import { chargeableToken } from '../payment-tokens/tokens.js';
+import { chargeableToken, type TokenRow } from '../payment-tokens/tokens.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
@@ -235,10 +235,11 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
     if (!customer) return refuse('customer', `"${ins.customerUuid}" is not a customer of yours.`);
     customerId = customer.id;
   }
+  let token: TokenRow | undefined;
   if (ins.token !== null) {
     if (customerId === null) return refuse('customer', 'is empty: a payment with a token needs the customer the token belongs to.');
     try {
-      await chargeableToken(tx, ins.token, customerId);
+      token = await chargeableToken(tx, ins.token, customerId);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       return refuse('token', error.definition === TOKEN_ERRORS.paymentTokenNotFound ? 'is not a token of this customer.' : `${error.message}`);
@@ -257,7 +258,7 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
     if (typeof order === 'string') return refuse('reference', order);
     let start: PaymentStart;
     try {
-      start = await beginPayment(tx, { order: { number: order.number }, payment });
+      start = await beginPayment(tx, { order: { number: order.number }, payment }, token);
     } catch (error) {
       if (error instanceof AppError && error.definition === ORDER_ERRORS.orderNothingToPay) return alreadyPaid(tx, row, order.id);
       throw error;

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { isPostgres, type Db } from '../platform/database/database.js';
+import { isPostgres, preparedPatch, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { isUuid } from '../platform/ids.js';
 import type { BatchesTable, BatchRowsTable } from '../platform/database/schema.js';
@@ -137,11 +137,13 @@ export async function startRows(db: Db, merchantId: string, batchId: string, row
 
 /** Changes a row that has not finished (waiting or running): whether it did (another runner may have finished it). */
 export async function finishRow(db: Db, merchantId: string, batchId: string, rowNumber: number, patch: Partial<Omit<BatchRowRecord, 'batch_id' | 'row_number' | 'merchant_id'>>): Promise<boolean> {
-  const result = await db.updateTable('batch_rows').set(patch)
-    .where('batch_id', '=', batchId).where('row_number', '=', rowNumber).where('merchant_id', '=', merchantId).where('state', 'in', ['waiting', 'running'])
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const result = await patchUnfinishedRow(db, patch, { merchantId, batchId, rowNumber });
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
+
+const patchUnfinishedRow = preparedPatch((db, set: Partial<BatchRowRecord>, p: { merchantId: string; batchId: string; rowNumber: number }) =>
+  db.updateTable('batch_rows').set(set)
+    .where('batch_id', '=', p.batchId).where('row_number', '=', p.rowNumber).where('merchant_id', '=', p.merchantId).where('state', 'in', ['waiting', 'running']));
 
 /** Rows not yet begun are skipped (a cancellation): how many. */
 export async function skipWaitingRows(db: Db, merchantId: string, batchId: string, now: number): Promise<number> {

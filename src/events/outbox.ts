@@ -1,5 +1,5 @@
 import type { Context } from '../context/context.js';
-import type { Db } from '../platform/database/database.js';
+import { preparedQuery, type Db } from '../platform/database/database.js';
 import { newSortableId } from '../platform/ids.js';
 import type { EventType } from './event-type.js';
 import { insertDeliveries, insertEvent, type NewDelivery } from './store.js';
@@ -28,12 +28,14 @@ export async function emitEvent<S>(ctx: Context, type: EventType<S>, subject: S)
   return id;
 }
 
+const merchantApps = preparedQuery((db, p: { merchantId: string }) =>
+  db.selectFrom('apps').select(['id', 'webhook_url', 'disabled_at']).where('merchant_id', '=', p.merchantId).orderBy('created_at').orderBy('id'));
+
 type Destination = Pick<NewDelivery, 'destination' | 'url' | 'appId'>;
 
 /** Where an event goes now: each URL once. */
 export async function destinationsOf(db: Db, merchantId: string, event: { notifyUrl: string | null; appId: string | null }): Promise<Destination[]> {
-  const apps = await db.selectFrom('apps').select(['id', 'webhook_url', 'disabled_at'])
-    .where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
+  const { rows: apps } = await merchantApps(db, { merchantId });
   const active = apps.filter((app) => app.disabled_at === null);
   const destinations: Destination[] = active
     .filter((app) => app.webhook_url !== null)

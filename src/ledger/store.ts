@@ -1,7 +1,6 @@
 import { forUpdate } from '../platform/database/locking.js';
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../platform/database/database.js';
-import { isPostgres } from '../platform/database/database.js';
+import { isPostgres, preparedQuery, type Db } from '../platform/database/database.js';
 import type { LedgerEntriesTable, LedgerTopUpsTable } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
@@ -31,6 +30,11 @@ export const ENTRY_FILTERS: FilterCatalogue = {
 
 type AccountDelta = { merchant_id: string; currency: string; account: string; balance: number; updated_at: number };
 
+const insertEntryOnce = preparedQuery((db, p: EntryRecord) => db.insertInto('ledger_entries').values({
+  id: p.id, merchant_id: p.merchant_id, currency: p.currency, currency_exponent: p.currency_exponent, type: p.type, amount: p.amount, fee: p.fee,
+  source_type: p.source_type, source_id: p.source_id, available_on: p.available_on, lines: p.lines, created_at: p.created_at,
+} satisfies Record<keyof EntryRecord, unknown>).onConflict((oc) => oc.columns(['merchant_id', 'source_type', 'source_id', 'type']).doNothing()));
+
 /**
  * Writes entries, in the caller's transaction, and returns those written: an entry whose (source, type) is posted
  * already is left out, so posting is once, whatever runs twice. Their lines are added to the accounts by
@@ -40,10 +44,8 @@ export async function insertEntries(db: Db, entries: EntryRecord[]): Promise<Ent
   if (entries.length === 0) return [];
   if (entries.length === 1) {
     // The common case (one payment), without RETURNING: whether the row went in is the count.
-    const result = await db.insertInto('ledger_entries').values(entries[0]!)
-      .onConflict((oc) => oc.columns(['merchant_id', 'source_type', 'source_id', 'type']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? entries : [];
+    const result = await insertEntryOnce(db, entries[0]!);
+    return Number(result.numAffectedRows ?? 0) === 1 ? entries : [];
   }
   const written = new Set<string>();
   for (let i = 0; i < entries.length; i += CHUNK) {

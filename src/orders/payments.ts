@@ -79,9 +79,10 @@ export type PaymentStart = { begun: BegunPayment } | { before: TransactionRow };
 /**
  * The first phase of {@link payOrder}, in the caller's transaction (or one of its own): checks the payment and
  * records it pending. Several payments begun in one transaction are sent after it commits, and finished together
- * (the recurring engine charges a batch of plans so). A refusal writes nothing.
+ * (the recurring engine charges a batch of plans so). A refusal writes nothing. `checkedToken` is the payment
+ * token's row when the caller has just found it chargeable for the order's customer, in the same transaction.
  */
-export async function beginPayment(ctx: Context, input: OpenPaymentInput): Promise<PaymentStart> {
+export async function beginPayment(ctx: Context, input: OpenPaymentInput, checkedToken?: TokenRow): Promise<PaymentStart> {
   const acquirer = acquirerOf(ctx.rails);
   const method = readMethod(ctx, input.payment);
   const type = method.kind !== 'wallet' && !method.capture ? 'Authorization' : 'Sales';
@@ -105,7 +106,9 @@ export async function beginPayment(ctx: Context, input: OpenPaymentInput): Promi
       if (!same) throw new AppError(input.payment.uuid !== undefined ? ORDER_ERRORS.paymentUuidReused : PLATFORM_ERRORS.idempotencyKeyReused);
       return { before: earlier };
     }
-    const stored = method.kind === 'payment_token' ? await chargeableToken(tx, method.token, order.customer_id) : undefined;
+    const stored = method.kind !== 'payment_token' ? undefined
+      : checkedToken?.token === method.token && checkedToken.customer_id === order.customer_id ? checkedToken
+      : await chargeableToken(tx, method.token, order.customer_id);
     const wallet = stored && AUTO_DEBIT_WALLETS[stored.token_type];
     if (wallet && type !== 'Sales') {
       throw new AppError(PLATFORM_ERRORS.validationFailed, 'A wallet auto-debit token is charged as a sale: payment_token.consume_mode must be sales.');

@@ -1,5 +1,5 @@
-import type { Selectable } from 'kysely';
-import { isPostgres, type Db } from '../platform/database/database.js';
+import type { QueryResult, Selectable } from 'kysely';
+import { isPostgres, preparedInsert, preparedPatch, preparedQuery, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { CORRESPONDENCE_STATES, ORDER_STATES, type CorrespondenceState, type OrderLineItemsTable, type OrdersTable, type OrderState } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
@@ -8,8 +8,14 @@ import { conditionSql } from '../platform/query/sql.js';
 export type OrderRow = Selectable<OrdersTable>;
 export type LineItemRow = Selectable<OrderLineItemsTable>;
 
+const insertOrderRow = preparedInsert('orders', {
+  id: true, merchant_id: true, number: true, reference_number: true, source: true, type: true, currency: true, currency_exponent: true,
+  initial_total: true, initial_tips: true, subtotal: true, paid_total: true, state: true, correspondence_state: true, due_date: true, note: true,
+  notify_url: true, return_url: true, customer_id: true, content_hash: true, app_id: true, voided_at: true, created_at: true, updated_at: true,
+});
+
 export async function insertOrder(db: Db, order: OrderRow, items: LineItemRow[]): Promise<void> {
-  await db.insertInto('orders').values(order).execute();
+  await insertOrderRow(db, order);
   if (items.length > 0) await db.insertInto('order_line_items').values(items).execute();
 }
 
@@ -29,28 +35,44 @@ export async function findOrder(
     // Without a criterion this would be "any order of the merchant": never what a caller means.
     throw new Error('findOrder needs an id, a number or a reference number');
   }
-  let query = db.selectFrom('orders').selectAll().where('merchant_id', '=', merchantId);
-  if (by.id !== undefined) query = query.where('id', '=', by.id);
-  if (by.number !== undefined) query = query.where('number', '=', by.number);
-  if (by.referenceNumber !== undefined) query = query.where('reference_number', '=', by.referenceNumber);
-  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
+  const criteria = { id: by.id !== undefined, number: by.number !== undefined, referenceNumber: by.referenceNumber !== undefined };
+  const shape = `${criteria.id}:${criteria.number}:${criteria.referenceNumber}:${lock}`;
+  let query = orderQueries.get(shape);
+  if (!query) {
+    query = preparedQuery((db, p: OrderCriteria) => {
+      let found = db.selectFrom('orders').selectAll().where('merchant_id', '=', p.merchantId);
+      if (criteria.id) found = found.where('id', '=', p.id!);
+      if (criteria.number) found = found.where('number', '=', p.number!);
+      if (criteria.referenceNumber) found = found.where('reference_number', '=', p.referenceNumber!);
+      return lock ? forUpdate(db, found) : found;
+    });
+    orderQueries.set(shape, query);
+  }
+  return (await query(db, { merchantId, ...by })).rows[0];
 }
+
+type OrderCriteria = { merchantId: string; id?: string; number?: string; referenceNumber?: string };
+/** One prepared query per combination of criteria and locking (at most sixteen). */
+const orderQueries = new Map<string, (db: Db, params: OrderCriteria) => Promise<QueryResult<OrderRow>>>();
 
 /** The order a transaction belongs to, locked: read the transaction after this, so it cannot change meanwhile. */
 export async function lockOrderOfTransaction(db: Db, merchantId: string, transactionId: string): Promise<OrderRow | undefined> {
-  return forUpdate(db, orderOfTransactionQuery(db, merchantId, transactionId)).executeTakeFirst();
+  return (await lockedOrderOfTransaction(db, { merchantId, transactionId })).rows[0];
 }
 
 /** The order a transaction belongs to, for reading. */
 export async function orderOfTransaction(db: Db, merchantId: string, transactionId: string): Promise<OrderRow | undefined> {
-  return orderOfTransactionQuery(db, merchantId, transactionId).executeTakeFirst();
+  return (await readOrderOfTransaction(db, { merchantId, transactionId })).rows[0];
 }
 
-function orderOfTransactionQuery(db: Db, merchantId: string, transactionId: string) {
+function orderOfTransactionQuery(db: Db, p: { merchantId: string; transactionId: string }) {
   return db.selectFrom('orders').selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('id', '=', (eb) => eb.selectFrom('transactions').select('order_id').where('merchant_id', '=', merchantId).where('id', '=', transactionId));
+    .where('merchant_id', '=', p.merchantId)
+    .where('id', '=', (eb) => eb.selectFrom('transactions').select('order_id').where('merchant_id', '=', p.merchantId).where('id', '=', p.transactionId));
 }
+
+const readOrderOfTransaction = preparedQuery(orderOfTransactionQuery);
+const lockedOrderOfTransaction = preparedQuery((db, p: { merchantId: string; transactionId: string }) => forUpdate(db, orderOfTransactionQuery(db, p)));
 
 export async function updateOrder(
   db: Db,
@@ -58,10 +80,13 @@ export async function updateOrder(
   id: string,
   patch: { paid_total: number; state: OrderState; correspondence_state: CorrespondenceState; updated_at: number; voided_at?: number },
 ): Promise<OrderRow> {
-  return db.updateTable('orders').set(patch)
-    .where('merchant_id', '=', merchantId).where('id', '=', id)
-    .returningAll().executeTakeFirstOrThrow();
+  const [updated] = (await patchOrder(db, patch, { merchantId, id })).rows;
+  if (!updated) throw new Error(`no order ${id} to update`);
+  return updated;
 }
+
+const patchOrder = preparedPatch((db, set: Partial<OrderRow>, p: { merchantId: string; id: string }) =>
+  db.updateTable('orders').set(set).where('merchant_id', '=', p.merchantId).where('id', '=', p.id).returningAll());
 
 export async function lineItemsOfOrders(db: Db, merchantId: string, orderIds: string[]): Promise<LineItemRow[]> {
   if (orderIds.length === 0) return [];

@@ -1,22 +1,30 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Db } from '../platform/database/database.js';
+import { preparedInsert, preparedPatch, preparedQuery, type Db } from '../platform/database/database.js';
 import type { TransactionsTable } from '../platform/database/schema.js';
 
 export type TransactionRow = Selectable<TransactionsTable>;
 export type TransactionPatch = Updateable<TransactionsTable>;
 
-export async function insertTransaction(db: Db, row: TransactionRow): Promise<void> {
-  await db.insertInto('transactions').values(row).execute();
-}
+export const insertTransaction = preparedInsert('transactions', {
+  id: true, merchant_id: true, order_id: true, type: true, payment_method: true, currency: true, amount: true, status: true, progress: true,
+  captured: true, voided: true, void_reason: true, voided_at: true, void_is_pending: true, settled_at: true, expires_at: true,
+  original_transaction_id: true, payment_uuid: true, idempotency_key: true, idempotency_expires_at: true, void_idempotency_key: true,
+  payer_action_idempotency_key: true, note: true, payment_data: true, payer_action: true, rail_started_at: true, created_at: true, updated_at: true,
+});
+
+const transactionById = preparedQuery((db, p: { merchantId: string; id: string }) =>
+  db.selectFrom('transactions').selectAll().where('merchant_id', '=', p.merchantId).where('id', '=', p.id));
 
 export async function findTransaction(db: Db, merchantId: string, id: string): Promise<TransactionRow | undefined> {
-  return db.selectFrom('transactions').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+  return (await transactionById(db, { merchantId, id })).rows[0];
 }
+
+const paymentByUuid = preparedQuery((db, p: { merchantId: string; paymentUuid: string }) =>
+  db.selectFrom('transactions').selectAll().where('merchant_id', '=', p.merchantId).where('payment_uuid', '=', p.paymentUuid));
 
 /** The payment a client named with payment.uuid (for as long as the payment exists). */
 export async function findPaymentByUuid(db: Db, merchantId: string, paymentUuid: string): Promise<TransactionRow | undefined> {
-  return db.selectFrom('transactions').selectAll()
-    .where('merchant_id', '=', merchantId).where('payment_uuid', '=', paymentUuid).executeTakeFirst();
+  return (await paymentByUuid(db, { merchantId, paymentUuid })).rows[0];
 }
 
 /**
@@ -31,10 +39,11 @@ export async function findTransactionByIdempotencyKey(db: Db, merchantId: string
 
 /** An order's transactions, oldest first (plugins refund transactions[0]). */
 export async function orderTransactions(db: Db, merchantId: string, orderId: string): Promise<TransactionRow[]> {
-  return db.selectFrom('transactions').selectAll()
-    .where('merchant_id', '=', merchantId).where('order_id', '=', orderId)
-    .orderBy('created_at').orderBy('id').execute();
+  return (await transactionsOfOrder(db, { merchantId, orderId })).rows;
 }
+
+const transactionsOfOrder = preparedQuery((db, p: { merchantId: string; orderId: string }) =>
+  db.selectFrom('transactions').selectAll().where('merchant_id', '=', p.merchantId).where('order_id', '=', p.orderId).orderBy('created_at').orderBy('id'));
 
 export async function transactionsOfOrders(db: Db, merchantId: string, orderIds: string[]): Promise<TransactionRow[]> {
   if (orderIds.length === 0) return [];
@@ -52,10 +61,13 @@ export async function transactionCounts(db: Db, merchantId: string, orderIds: st
 }
 
 export async function updateTransaction(db: Db, merchantId: string, id: string, patch: TransactionPatch): Promise<TransactionRow> {
-  return db.updateTable('transactions').set(patch)
-    .where('merchant_id', '=', merchantId).where('id', '=', id)
-    .returningAll().executeTakeFirstOrThrow();
+  const [updated] = (await patchTransaction(db, patch, { merchantId, id })).rows;
+  if (!updated) throw new Error(`no transaction ${id} to update`);
+  return updated;
 }
+
+const patchTransaction = preparedPatch((db, set: TransactionPatch, p: { merchantId: string; id: string }) =>
+  db.updateTable('transactions').set(set).where('merchant_id', '=', p.merchantId).where('id', '=', p.id).returningAll());
 
 /** Sales, captures and refunds that went through, in id order after `afterId`: the records the ledger's check reads. */
 export async function succeededMoneyTransactions(db: Db, merchantId: string, afterId: string, limit: number): Promise<TransactionRow[]> {

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Db } from '../platform/database/database.js';
+import { preparedQuery, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
 import type { PaymentTokensTable } from '../platform/database/schema.js';
 
@@ -11,11 +11,15 @@ export async function insertToken(db: Db, row: TokenRow): Promise<void> {
 
 /** A token by its value, of this merchant (and customer, when named); deleted tokens are not found. */
 export async function findToken(db: Db, merchantId: string, token: string, customerId?: string): Promise<TokenRow | undefined> {
-  let query = db.selectFrom('payment_tokens').selectAll()
-    .where('merchant_id', '=', merchantId).where('token', '=', token).where('deleted_at', 'is', null);
-  if (customerId !== undefined) query = query.where('customer_id', '=', customerId);
-  return query.executeTakeFirst();
+  const found = customerId === undefined ? await tokenByValue(db, { merchantId, token }) : await customerTokenByValue(db, { merchantId, token, customerId });
+  return found.rows[0];
 }
+
+const tokenByValue = preparedQuery((db, p: { merchantId: string; token: string }) =>
+  db.selectFrom('payment_tokens').selectAll().where('merchant_id', '=', p.merchantId).where('token', '=', p.token).where('deleted_at', 'is', null));
+const customerTokenByValue = preparedQuery((db, p: { merchantId: string; token: string; customerId: string }) =>
+  db.selectFrom('payment_tokens').selectAll().where('merchant_id', '=', p.merchantId).where('token', '=', p.token).where('deleted_at', 'is', null)
+    .where('customer_id', '=', p.customerId));
 
 export async function findTokenById(db: Db, merchantId: string, id: string, lock = false): Promise<TokenRow | undefined> {
   const query = db.selectFrom('payment_tokens').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id);

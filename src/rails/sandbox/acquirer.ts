@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { brandOf, maskedParts } from '../../cards/card.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
-import type { Db } from '../../platform/database/database.js';
+import { preparedQuery, type Db } from '../../platform/database/database.js';
 import { forUpdate } from '../../platform/database/locking.js';
 import { exponentOf, formatAmount } from '../../platform/money/money.js';
 import type { AcquirerResult, AutoDebitWallet, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
@@ -240,8 +240,8 @@ export class SandboxAcquirer implements CardAcquirer {
     return token ? `${this.deps.config.publicBaseUrl}/pay/wallet/${token}` : undefined;
   }
 
-  private find(reference: string): Promise<Operation | undefined> {
-    return this.deps.db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', reference).executeTakeFirst();
+  private async find(reference: string): Promise<Operation | undefined> {
+    return (await operationByReference(this.deps.db, { reference })).rows[0];
   }
 
   private now(): number {
@@ -328,3 +328,6 @@ function authCodeOf(reference: string): string {
 function rrnOf(reference: string): string {
   return String(digest(reference, 'rrn').readBigUInt64BE() % 10n ** 12n).padStart(12, '0');
 }
+
+const operationByReference = preparedQuery((db, p: { reference: string }) =>
+  db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', p.reference));
