@@ -376,10 +376,16 @@ describe('PDF receipts', () => {
   });
 
   test('receipts wait for one thread, a few at a time: the rest are told to try again in a few seconds (503)', async () => {
+    // Receipts long enough (120 lines) that the first is still being laid out when the others arrive, however
+    // slowly the database answers each request (small ones were sometimes all printed one after the other).
+    const label = 'Hand-pulled noodles with braised beef brisket, '.repeat(3).slice(0, 120);
     const links: string[] = [];
     for (let i = 0; i < 24; i++) {
       const reference = `BUSY-${randomUUID()}`;
-      await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: `${i + 1}.00` });
+      await client.orders.create({
+        reference_number: reference, currency: 'HKD', charge_fee: '120.00',
+        line_items: Array.from({ length: 120 }, (_, line) => ({ purchasable_type: 'Charge', price: '1.00', quantity: 1, label: `${label} ${i}.${line}` })) as never,
+      });
       links.push((await client.orders.receiptLink({ order: { reference_number: reference } })).download_link);
     }
     const replies = await Promise.all(links.map(async (link) => {
