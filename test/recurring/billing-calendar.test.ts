@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { BillingConfigInput, Order, PaygateClient } from '@paygate/client';
-import { MAX_ADVANCE_SECONDS } from '../../src/sandbox/clock.js';
-import { bindingCard, CARDS } from '../support/fixtures.js';
+import { bindingCard, CARDS, moveClockTo } from '../support/fixtures.js';
 import { startTestServer, TestClock, type TestServer } from '../support/server.js';
 
 // The billing calendar through the HTTP interface (issue 12, "Done when"): automated and customized billing over
@@ -13,7 +12,7 @@ import { startTestServer, TestClock, type TestServer } from '../support/server.j
 
 interface Merchant {
   client: PaygateClient;
-  /** Moves the merchant's business clock forward to `instant` exactly (in steps of at most MAX_ADVANCE_SECONDS). */
+  /** Moves the merchant's business clock forward to `instant` exactly (support/fixtures.ts, moveClockTo). */
   clockTo(instant: string): Promise<void>;
   /** A customer with a frictionless card bound and set as their default token. */
   customer(): Promise<string>;
@@ -37,15 +36,10 @@ function merchantIn(timezone: string): Merchant {
     get client() { return client; },
     async clockTo(instant) {
       const target = Date.parse(instant);
-      let now = Date.parse((await client.sandbox.clock()).now);
+      const now = Date.parse((await client.sandbox.clock()).now);
       assert.ok(target > now && (target - now) % 1000 === 0, `${instant} is a whole number of seconds ahead of ${new Date(now).toISOString()}`);
-      while (now < target) {
-        const step = Math.min((target - now) / 1000, MAX_ADVANCE_SECONDS);
-        // 400 days are 400 stops (a settlement a day): about 3 s on PostgreSQL on a quiet machine, over 30 s (the
-        // client's default timeout) on a loaded one.
-        now = Date.parse((await client.sandbox.advanceClock(step, { timeoutMs: 180_000 })).now);
-      }
-      assert.equal(new Date(now).toISOString(), new Date(target).toISOString());
+      await moveClockTo(client, instant);
+      assert.equal((await client.sandbox.clock()).now, new Date(target).toISOString());
     },
     async customer() {
       const customer = await client.customers.create({ reference_number: `C-${randomUUID()}`, name: 'Chan Tai Man', phone: '91234567' });
