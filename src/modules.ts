@@ -80,7 +80,7 @@ function joinErrors(lists: ReadonlyArray<Readonly<Record<string, ErrorDefinition
 export const LEDGER_SOURCES = MODULES.flatMap((module) => module.ledgerSources ?? []);
 
 /** Opens the database (migrated) with every module's part in the platform: what the server, the CLI and tests share. */
-export function openComposedPlatform(config: Config, options: { wallClock?: Clock; logger?: Logger } = {}): Promise<OpenedPlatform> {
+export function openComposedPlatform(config: Config, options: { wallClock?: Clock; logger?: Logger; server?: boolean } = {}): Promise<OpenedPlatform> {
   const modules = modulesFor(config.mode);
   const merchantSetup = modules.flatMap((module) => (module.merchantCreated ? [module.merchantCreated.bind(module)] : []));
   const eventReactions = new Map<string, EventReaction[]>();

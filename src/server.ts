@@ -48,7 +48,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     for (const step of cleanup.reverse()) await step();
   };
   try {
-    const { platform, database, logger, migrations } = await openComposedPlatform(config, options);
+    const { platform, database, logger, migrations } = await openComposedPlatform(config, { ...options, server: true });
     cleanup.push(() => database.close());
     if (migrations.length > 0) logger.info({ migrations }, 'database migrated');
     const modules = modulesFor(config.mode);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
+import type { CheckpointerEvent } from '../platform/database/checkpointer.js';
 import { openDatabase, type Database } from '../platform/database/database.js';
 import { migrate } from '../platform/database/migrate.js';
 import { createLogger } from '../platform/logger.js';
@@ -20,12 +21,19 @@ export async function openPlatform(
   config: Config,
   options: { wallClock?: Clock; logger?: Logger; merchantSetup?: PlatformContext['merchantSetup']; eventReactions?: PlatformContext['eventReactions'];
     ledgerSources?: PlatformContext['ledgerSources'];
+    /** A long-running server: SQLite's checkpoints run on a thread of their own (see platform/database/checkpointer.ts). */
+    server?: boolean;
   } = {},
 ): Promise<OpenedPlatform> {
   const logger = options.logger ?? createLogger(config);
   const database = openDatabase({
     ...config,
     onDurabilityFailure: (error) => logger.fatal({ err: error }, 'the disk refused to flush the database log: writes can no longer be made durable; restart the process'),
+    ...(options.server && {
+      backgroundCheckpoints: (event: CheckpointerEvent) => {
+        logger.error({ problem: event.message }, event.kind === 'lost' ? 'the checkpoint thread stopped: commits checkpoint the database log again' : 'a checkpoint failed');
+      },
+    }),
   });
   try {
     const migrations = await migrate(database);

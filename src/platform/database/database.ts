@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, type QueryResult, type Selectable } from 'kysely';
 import pg from 'pg';
+import { Checkpointer, type CheckpointerEvent } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
 import { createPrivately, privateDataDir } from './private-files.js';
 import type { Schema } from './schema.js';
@@ -20,6 +21,11 @@ export interface DatabaseOptions {
   pgPoolSize: number;
   /** Told once if the disk refuses a flush: from then on nothing written can be promised durable. */
   onDurabilityFailure?(error: Error): void;
+  /**
+   * SQLite: copy the write-ahead log back into the database on a thread of its own instead of inside commits
+   * (the server; a short command keeps SQLite's default). Told of what the thread reports.
+   */
+  backgroundCheckpoints?: (event: CheckpointerEvent) => void;
 }
 
 export interface Database {
@@ -74,7 +80,11 @@ function openSqlite(options: DatabaseOptions): Database {
     : undefined;
   writer.pragma('foreign_keys = ON');
   writer.pragma('busy_timeout = 5000');
+  // After a restart of a log grown long, the file is cut back: a burst of writes does not keep its disk space.
+  writer.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const db = new Kysely<Schema>({ dialect: new SqliteWriterDialect(writer, () => groupCommit?.noteWrite()) });
+  const checkpointer = options.backgroundCheckpoints &&
+    new Checkpointer(writer, file, (during) => db.connection().execute(during), options.backgroundCheckpoints);
 
   let reader: BetterSqlite3.Database | undefined;
   const readerConnection = () => {
@@ -105,6 +115,7 @@ function openSqlite(options: DatabaseOptions): Database {
       } finally {
         await groupCommit?.close();
       }
+      await checkpointer?.stop();
       reader?.close();
       await db.destroy();
     },

@@ -1,0 +1,116 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
+
+export interface CheckpointerSettings {
+  file: string;
+  /** How long pages gather in the log before a checkpoint copies them, once it has caught up. */
+  intervalMs: number;
+  /** A checkpoint that leaves this many pages behind is followed by another at once. */
+  batchPages: number;
+  /**
+   * A log this long (in pages) is restarted from its beginning, in a pause of the writer, once nearly all of it is
+   * copied; at twice this, whatever is left to copy (the writer outpaces the thread), so the log stays bounded.
+   */
+  restartAbovePages: number;
+  /** How long a restart waits for the reads in progress on other connections. */
+  restartWaitMs: number;
+}
+
+/** From the thread. */
+export type CheckpointReport =
+  | { kind: 'pause-wanted' }
+  | { kind: 'restarted'; pages: number; busy: boolean }
+  | { kind: 'failed'; message: string };
+
+/** To the thread. */
+export type CheckpointRequest = 'paused' | 'stop';
+
+/** What the server is told of: a checkpoint that failed, or the thread lost (the writer checkpoints again). */
+export type CheckpointerEvent = { kind: 'failed'; message: string } | { kind: 'lost'; message: string };
+
+/** Runs `during` while no transaction of the writer is open and none may begin (the writer's own lock). */
+export type HoldWriter = (during: () => Promise<void>) => Promise<void>;
+
+const DEFAULTS = { intervalMs: 200, batchPages: 1_000, restartAbovePages: 4_096, restartWaitMs: 2_000 };
+
+/**
+ * Checkpoints off the event loop. SQLite's writer otherwise copies the write-ahead log back into the database file
+ * inside a commit every 1,000 pages, and flushes both files there: on the batch bench that was 7% of the server's
+ * CPU and a tenth of its commits' time, on the thread that serves requests (docs/benchmarks.md). Here the writer
+ * never checkpoints. A worker thread with its own connection does, passively, beside the writer's commits.
+ *
+ * The log only starts again from its beginning at a moment when it is all copied and nobody writes. A writer
+ * that never pauses (the batch runner's rounds follow one another without a gap) gives no such moment, so when
+ * the log is long and nearly all copied, the thread asks for one: the writer's lock is taken between two
+ * transactions, the thread copies the rest and restarts the log, and the lock is given back. The event loop goes
+ * on meanwhile; only writes wait, a few milliseconds. A writer faster than the thread (the log twice that long)
+ * gets its pause all the same, and waits for the copy as it would inside its own commit.
+ *
+ * If the thread fails to start or dies, the writer goes back to checkpointing in its commits, as SQLite does by
+ * default: the log never grows without bound.
+ */
+export class Checkpointer {
+  private readonly worker: Worker;
+  private stopping = false;
+  private endPause: (() => void) | undefined;
+
+  constructor(
+    private readonly writer: BetterSqlite3.Database,
+    file: string,
+    private readonly holdWriter: HoldWriter,
+    private readonly onEvent: (event: CheckpointerEvent) => void = () => {},
+    settings: Partial<Omit<CheckpointerSettings, 'file'>> = {},
+  ) {
+    const workerData: CheckpointerSettings = { ...DEFAULTS, ...settings, file };
+    writer.pragma('wal_autocheckpoint = 0');
+    this.worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData });
+    // The process's exit is not held up by the thread; stop() ends it properly.
+    this.worker.unref();
+    this.worker.on('message', (report: CheckpointReport) => this.onReport(report));
+    this.worker.on('error', (error) => this.lose(error.message));
+    this.worker.on('exit', (code) => this.lose(`the checkpoint thread exited with code ${code}`));
+  }
+
+  /** Ends the thread and closes its connection, before the writer closes (the last connection checkpoints). */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.endPause?.();
+    const exited = once(this.worker, 'exit');
+    this.worker.postMessage('stop' satisfies CheckpointRequest);
+    const timeout = setTimeout(() => void this.worker.terminate(), 5_000);
+    await exited.catch(() => undefined);
+    clearTimeout(timeout);
+  }
+
+  private onReport(report: CheckpointReport): void {
+    if (report.kind === 'pause-wanted') {
+      void this.pause();
+      return;
+    }
+    if (report.kind === 'failed') this.onEvent(report);
+    this.endPause?.();
+  }
+
+  private async pause(): Promise<void> {
+    await this.holdWriter(async () => {
+      if (this.stopping) return;
+      const ended = new Promise<void>((resolve) => (this.endPause = resolve));
+      this.worker.postMessage('paused' satisfies CheckpointRequest);
+      // A restart waits for reads at most restartWaitMs; past that, something is wrong with the thread.
+      const timeout = setTimeout(() => this.endPause?.(), 10_000);
+      await ended;
+      clearTimeout(timeout);
+      this.endPause = undefined;
+    }).catch((error: unknown) => this.onEvent({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }));
+  }
+
+  private lose(message: string): void {
+    this.endPause?.();
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.writer.open) this.writer.pragma('wal_autocheckpoint = 1000');
+    this.onEvent({ kind: 'lost', message });
+  }
+}

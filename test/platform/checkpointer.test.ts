@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import { Checkpointer, type CheckpointerEvent } from '../../src/platform/database/checkpointer.js';
+import { openDatabase, SQLITE_FILE, type Database } from '../../src/platform/database/database.js';
+import { POSTGRES_URL } from '../support/postgres.js';
+
+// The server's SQLite checkpoints run on a thread of their own (src/platform/database/checkpointer.ts): the writer's
+// commits never copy the log back, the log still starts again from its beginning under writes without a pause, and
+// a lost thread hands checkpointing back to the writer.
+
+async function withDatabase(work: (database: Database, dataDir: string, events: CheckpointerEvent[]) => Promise<void>): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
+  const events: CheckpointerEvent[] = [];
+  const database = openDatabase({ databaseUrl: undefined, dataDir, sqliteSynchronous: 'FULL', pgPoolSize: 1, backgroundCheckpoints: (event) => events.push(event) });
+  try {
+    await sql`CREATE TABLE blobs (id INTEGER PRIMARY KEY, content BLOB NOT NULL)`.execute(database.db);
+    await work(database, dataDir, events);
+  } finally {
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite only' : false }, () => {
+  test('a writer that never pauses: the thread copies the log back and restarts it between two transactions', async () => {
+    await withDatabase(async (database, dataDir, events) => {
+      const { rows: [setting] } = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(database.db);
+      assert.equal(setting?.wal_autocheckpoint, 0, 'the writer does not checkpoint in its commits');
+      // The log's header counts its restarts (its checkpoint sequence number): read from the file, it changes nothing.
+      const restarts = () => {
+        const header = Buffer.alloc(16);
+        const fd = openSync(join(dataDir, `${SQLITE_FILE}-wal`), 'r');
+        try {
+          readSync(fd, header, 0, 16, 0);
+        } finally {
+          closeSync(fd);
+        }
+        return header.readUInt32BE(12);
+      };
+      const content = Buffer.alloc(16 * 1024, 7);
+      let written = 0;
+      // Each transaction lets the event loop turn before it commits (as a server's does between requests), and
+      // the next is queued before it ends: the writer is never idle, so only a pause the thread asks for lets the
+      // log start again.
+      const write = () => database.db.transaction().execute(async (tx) => {
+        await sql`INSERT INTO blobs (content) VALUES (${content})`.execute(tx);
+        await new Promise((resolve) => setImmediate(resolve));
+        written += 1;
+      });
+      await write();
+      const before = restarts();
+      const until = Date.now() + 30_000;
+      const writing = () => restarts() < before + 2 && Date.now() < until;
+      // Four writers, until the log has restarted twice (at most 30 s).
+      await Promise.all(Array.from({ length: 4 }, async () => {
+        while (writing()) await write();
+      }));
+      assert.ok(restarts() >= before + 2, `the log restarted ${restarts() - before} times while ${written} transactions were written`);
+      assert.deepEqual(events, [], 'no checkpoint failed');
+      const { rows: [count] } = await sql<{ n: number }>`SELECT count(*) AS n FROM blobs`.execute(database.db);
+      assert.equal(count?.n, written, 'every transaction is there');
+    });
+  });
+
+  test('the data is all there after close and reopen, and every page is in the database file', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
+    try {
+      const database = openDatabase({ databaseUrl: undefined, dataDir, sqliteSynchronous: 'FULL', pgPoolSize: 1, backgroundCheckpoints: () => {} });
+      await sql`CREATE TABLE blobs (id INTEGER PRIMARY KEY, content BLOB NOT NULL)`.execute(database.db);
+      for (let i = 0; i < 500; i += 1) await sql`INSERT INTO blobs (content) VALUES (${Buffer.alloc(8 * 1024, i % 256)})`.execute(database.db);
+      await database.close();
+      // The thread's connection closed first, so the writer's close (the last) copied the log back and removed it.
+      assert.equal(existsSync(join(dataDir, `${SQLITE_FILE}-wal`)), false, 'no log is left after close');
+      const reopened = new BetterSqlite3(join(dataDir, SQLITE_FILE), { readonly: true });
+      try {
+        const row = reopened.prepare('SELECT count(*) AS n, sum(length(content)) AS bytes FROM blobs').get() as { n: number; bytes: number };
+        assert.equal(row.n, 500);
+        assert.equal(row.bytes, 500 * 8 * 1024);
+      } finally {
+        reopened.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a thread that cannot run gives checkpointing back to the writer, and says so', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
+    const writer = new BetterSqlite3(join(dataDir, 'writer.sqlite'));
+    try {
+      writer.pragma('journal_mode = WAL');
+      const events: CheckpointerEvent[] = [];
+      const lost = new Promise<void>((resolve) => {
+        // The thread's connection opens a file that is not there: it fails at once.
+        const checkpointer = new Checkpointer(writer, join(dataDir, 'missing.sqlite'), (during) => during(), (event) => {
+          events.push(event);
+          if (event.kind === 'lost') resolve();
+        });
+        void checkpointer;
+      });
+      await lost;
+      assert.equal(events[0]?.kind, 'lost');
+      assert.equal(writer.pragma('wal_autocheckpoint', { simple: true }), 1000, 'the writer checkpoints in its commits again');
+    } finally {
+      writer.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
