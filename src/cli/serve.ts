@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from 'node:path';
 import { loadConfig } from '../platform/config.js';
+import { limitHeapGrowth } from '../platform/heap.js';
 import { VERSION } from '../platform/version.js';
 import { defineCommand, type CommandDeps, type DemoFacts, type StartedServer } from './command.js';
 
@@ -15,6 +16,7 @@ export const SERVE_COMMAND = defineCommand({
 
 async function serve(json: boolean, deps: CommandDeps): Promise<void> {
   const config = loadConfig();
+  limitHeapGrowth(config.heapGrowthPercent);
   // Handlers first: a signal that arrives while starting must still end in a clean close, not a kill.
   const starting = deps.startServer(config);
   let stopping = false;

@@ -18,6 +18,15 @@ describe('configuration', () => {
     assert.equal(config.jobLeaseMs, 20_000);
   });
 
+  test('the heap may grow to twice what survives a collection unless told otherwise; 0 leaves it to V8', () => {
+    assert.equal(loadConfig({}).heapGrowthPercent, 100);
+    assert.equal(loadConfig({ PAYGATE_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent, 0);
+    assert.equal(loadConfig({ PAYGATE_HEAP_GROWTH_PERCENT: '50' }).heapGrowthPercent, 50);
+    for (const value of ['-1', '1001', '1.5', 'half']) {
+      assert.throws(() => loadConfig({ PAYGATE_HEAP_GROWTH_PERCENT: value }), (e) => e instanceof ConfigError && /^PAYGATE_HEAP_GROWTH_PERCENT: /m.test(e.problems.join('\n')), value);
+    }
+  });
+
   test('the job lease is read in milliseconds, from 3 s to 10 minutes', () => {
     assert.equal(loadConfig({ PAYGATE_JOB_LEASE_MS: '5000' }).jobLeaseMs, 5_000);
     for (const value of ['2999', '600001', '20s']) {
