@@ -16,7 +16,7 @@ import { withLinks } from './links.js';
 import { loadOrderView } from './lookup.js';
 import type { OrderView } from './present.js';
 import type { CreateOrderBody } from './schemas.js';
-import { findOrderByReference, insertOrder, type LineItemRow, type OrderRow } from './store.js';
+import { findOrder, insertOrder, type LineItemRow, type OrderRow } from './store.js';
 
 export type CreateOrderInput = Static<typeof CreateOrderBody>;
 
@@ -58,7 +58,7 @@ export async function createOrder(ctx: Context, input: CreateOrderInput, options
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await inTransaction(ctx, async (tx) => {
-        const existing = await findOrderByReference(tx.db, tx.merchant.id, draft.order.reference_number);
+        const existing = await findOrder(tx.db, tx.merchant.id, { referenceNumber: draft.order.reference_number });
         if (existing) return withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), { payment: options.paymentLink });
         const order: OrderRow = { ...draft.order, number: orderNumber(tx) };
         await insertOrder(tx.db, order, draft.items);

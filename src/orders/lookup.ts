@@ -3,7 +3,7 @@ import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { ORDER_ERRORS } from './errors.js';
 import type { OrderView } from './present.js';
-import { findOrder, lineItemsOfOrders, lockOrderOfTransaction, orderOfTransaction, updateOrder, type OrderRow } from './store.js';
+import { findOrder, lineItemsOfOrder, lockOrderOfTransaction, orderOfTransaction, updateOrder, type OrderRow } from './store.js';
 import { orderTotals } from './totals.js';
 import { findPaymentByUuid, findTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
 
@@ -81,7 +81,7 @@ export async function resolveTransaction(
 /** The order with its line items, its transactions (oldest first) and its merchant, ready to present. */
 export async function loadOrderView(ctx: Context, order: OrderRow): Promise<OrderView> {
   const [items, transactions] = await Promise.all([
-    lineItemsOfOrders(ctx.db, ctx.merchant.id, [order.id]),
+    lineItemsOfOrder(ctx.db, ctx.merchant.id, order.id),
     orderTransactions(ctx.db, ctx.merchant.id, order.id),
   ]);
   return { order, items, transactions, merchant: ctx.merchant, customerUuid: order.customer_id };
@@ -105,6 +105,6 @@ export async function refreshOrder(ctx: Context, order: OrderRow, change: { void
     updated_at: ctx.clock.now().getTime(),
     ...(change.voidedAt !== undefined && { voided_at: change.voidedAt }),
   });
-  const items = await lineItemsOfOrders(ctx.db, ctx.merchant.id, [order.id]);
+  const items = await lineItemsOfOrder(ctx.db, ctx.merchant.id, order.id);
   return { order: updated, items, transactions, merchant: ctx.merchant, customerUuid: updated.customer_id };
 }

@@ -19,11 +19,6 @@ export async function insertOrder(db: Db, order: OrderRow, items: LineItemRow[])
   if (items.length > 0) await db.insertInto('order_line_items').values(items).execute();
 }
 
-export async function findOrderByReference(db: Db, merchantId: string, referenceNumber: string): Promise<OrderRow | undefined> {
-  return db.selectFrom('orders').selectAll()
-    .where('merchant_id', '=', merchantId).where('reference_number', '=', referenceNumber).executeTakeFirst();
-}
-
 /** An order by its number and/or reference: both, when given, must name it. */
 export async function findOrder(
   db: Db,
@@ -87,6 +82,14 @@ export async function updateOrder(
 
 const patchOrder = preparedPatch((db, set: Partial<OrderRow>, p: { merchantId: string; id: string }) =>
   db.updateTable('orders').set(set).where('merchant_id', '=', p.merchantId).where('id', '=', p.id).returningAll());
+
+/** One order's line items, in order: compiled once, for every change of an order that ends in its view. */
+export async function lineItemsOfOrder(db: Db, merchantId: string, orderId: string): Promise<LineItemRow[]> {
+  return (await itemsOfOrder(db, { merchantId, orderId })).rows;
+}
+
+const itemsOfOrder = preparedQuery((db, p: { merchantId: string; orderId: string }) =>
+  db.selectFrom('order_line_items').selectAll().where('merchant_id', '=', p.merchantId).where('order_id', '=', p.orderId).orderBy('position'));
 
 export async function lineItemsOfOrders(db: Db, merchantId: string, orderIds: string[]): Promise<LineItemRow[]> {
   if (orderIds.length === 0) return [];
