@@ -346,10 +346,18 @@ async function newestStates(b: WebhookBench, url: string): Promise<Record<string
 
 /** A process's user + system CPU time in ms, from /proc (Linux); undefined elsewhere. */
 export function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
+  return pid === undefined ? undefined : cpuMsOf(`/proc/${pid}/stat`);
+}
+
+/** The same for the process's main thread alone (its event loop), whose thread id is the process id. */
+export function mainThreadCpuMs(pid: number | undefined): number | undefined {
+  return pid === undefined ? undefined : cpuMsOf(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuMsOf(statFile: string): number | undefined {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return undefined;
