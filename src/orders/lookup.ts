@@ -98,7 +98,7 @@ export async function refreshOrder(ctx: Context, order: OrderRow, change: { void
   const totals = orderTotals({ initial_total: order.initial_total, voided_at: voidedAt }, transactions);
   const unchanged = totals.paidTotal === order.paid_total && totals.state === order.state &&
     totals.correspondence === order.correspondence_state && voidedAt === order.voided_at;
-  const updated = unchanged ? order : await updateOrder(ctx.db, ctx.merchant.id, order.id, {
+  const updated = unchanged ? order : await updateOrder(ctx.db, ctx.merchant.id, order, {
     paid_total: totals.paidTotal,
     state: totals.state,
     correspondence_state: totals.correspondence,

@@ -10,7 +10,7 @@ import { refreshOrder } from './lookup.js';
 import { buildPaymentData, inheritedCard, storedPayerAction } from './payment-data.js';
 import type { OrderView } from './present.js';
 import { lockOrderOfTransaction, type OrderRow } from './store.js';
-import { findTransaction, updateTransaction, type TransactionRow } from './transactions-store.js';
+import { findTransaction, setTransaction, type TransactionRow } from './transactions-store.js';
 
 export const EXPIRE_AUTHORIZATION_JOB = 'orders.expire_authorization';
 /** An uncaptured authorisation lapses after seven days. */
@@ -119,7 +119,7 @@ export function applyPayment(acquirer: CardAcquirer, result: AcquirerResult): Ap
     });
     const authorisation = approved && transaction.type === 'Authorization';
     const expiresAt = authorisation ? now + AUTHORIZATION_LIFETIME_MS : awaiting ? now + PAYER_ACTION_LIFETIME_MS : null;
-    await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
+    await setTransaction(ctx.db, ctx.merchant.id, transaction.id, {
       status: approved ? 'succeeded' : awaiting ? 'pending' : 'failed',
       progress: awaiting ? 'awaiting_payer' : 'done',
       captured: approved && transaction.type === 'Sales' ? 1 : 0,
@@ -150,7 +150,7 @@ export function applyCapture(acquirer: CardAcquirer, result: AcquirerResult): Ap
     const approved = result.status === 'approved';
     await applyFollowUp(ctx, capture, acquirer, result);
     if (approved && capture.original_transaction_id !== null) {
-      await updateTransaction(ctx.db, ctx.merchant.id, capture.original_transaction_id, {
+      await setTransaction(ctx.db, ctx.merchant.id, capture.original_transaction_id, {
         captured: 1, updated_at: ctx.clock.now().getTime(),
       });
     }
@@ -164,7 +164,7 @@ export function applyRefund(acquirer: CardAcquirer, result: AcquirerResult): App
 
 async function applyFollowUp(ctx: Context, transaction: TransactionRow, acquirer: CardAcquirer, result: AcquirerResult): Promise<void> {
   const approved = result.status === 'approved';
-  await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
+  await setTransaction(ctx.db, ctx.merchant.id, transaction.id, {
     status: approved ? 'succeeded' : 'failed',
     progress: 'done',
     captured: approved && transaction.type === 'Capture' ? 1 : 0,
@@ -184,7 +184,7 @@ export function applyVoid(result: AcquirerResult): Apply {
   return async (ctx, _order, transaction) => {
     const now = ctx.clock.now().getTime();
     const approved = result.status === 'approved';
-    await updateTransaction(ctx.db, ctx.merchant.id, transaction.id, {
+    await setTransaction(ctx.db, ctx.merchant.id, transaction.id, {
       void_is_pending: 0,
       ...(approved ? { voided: 1, voided_at: now } : { void_reason: null, void_idempotency_key: null }),
       updated_at: now,

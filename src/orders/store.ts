@@ -69,19 +69,23 @@ function orderOfTransactionQuery(db: Db, p: { merchantId: string; transactionId:
 const readOrderOfTransaction = preparedQuery(orderOfTransactionQuery);
 const lockedOrderOfTransaction = preparedQuery((db, p: { merchantId: string; transactionId: string }) => forUpdate(db, orderOfTransactionQuery(db, p)));
 
+/**
+ * Stores an order's totals and states, recomputed from its transactions: the only columns of an order that change
+ * after it is made. Answers the order as it now stands, from the row given (read in the same transaction).
+ */
 export async function updateOrder(
   db: Db,
   merchantId: string,
-  id: string,
+  order: OrderRow,
   patch: { paid_total: number; state: OrderState; correspondence_state: CorrespondenceState; updated_at: number; voided_at?: number },
 ): Promise<OrderRow> {
-  const [updated] = (await patchOrder(db, patch, { merchantId, id })).rows;
-  if (!updated) throw new Error(`no order ${id} to update`);
-  return updated;
+  const { numAffectedRows } = await patchOrder(db, patch, { merchantId, id: order.id });
+  if (Number(numAffectedRows ?? 0) !== 1) throw new Error(`no order ${order.id} to update`);
+  return { ...order, ...patch };
 }
 
 const patchOrder = preparedPatch((db, set: Partial<OrderRow>, p: { merchantId: string; id: string }) =>
-  db.updateTable('orders').set(set).where('merchant_id', '=', p.merchantId).where('id', '=', p.id).returningAll());
+  db.updateTable('orders').set(set).where('merchant_id', '=', p.merchantId).where('id', '=', p.id));
 
 /** One order's line items, in order: compiled once, for every change of an order that ends in its view. */
 export async function lineItemsOfOrder(db: Db, merchantId: string, orderId: string): Promise<LineItemRow[]> {

@@ -69,6 +69,15 @@ export async function updateTransaction(db: Db, merchantId: string, id: string, 
 const patchTransaction = preparedPatch((db, set: TransactionPatch, p: { merchantId: string; id: string }) =>
   db.updateTable('transactions').set(set).where('merchant_id', '=', p.merchantId).where('id', '=', p.id).returningAll());
 
+/** The same change, for a caller that reads the transaction again afterwards (with its order's): nothing returned. */
+export async function setTransaction(db: Db, merchantId: string, id: string, patch: TransactionPatch): Promise<void> {
+  const { numAffectedRows } = await patchOnly(db, patch, { merchantId, id });
+  if (Number(numAffectedRows ?? 0) !== 1) throw new Error(`no transaction ${id} to update`);
+}
+
+const patchOnly = preparedPatch((db, set: TransactionPatch, p: { merchantId: string; id: string }) =>
+  db.updateTable('transactions').set(set).where('merchant_id', '=', p.merchantId).where('id', '=', p.id));
+
 /** Sales, captures and refunds that went through, in id order after `afterId`: the records the ledger's check reads. */
 export async function succeededMoneyTransactions(db: Db, merchantId: string, afterId: string, limit: number): Promise<TransactionRow[]> {
   return db.selectFrom('transactions').selectAll()
