@@ -32,10 +32,37 @@ const merchantApps = preparedQuery((db, p: { merchantId: string }) =>
   db.selectFrom('apps').select(['id', 'webhook_url', 'disabled_at']).where('merchant_id', '=', p.merchantId).orderBy('created_at').orderBy('id'));
 
 type Destination = Pick<NewDelivery, 'destination' | 'url' | 'appId'>;
+type AppDestination = { id: string; webhook_url: string | null; disabled_at: number | null };
+
+/**
+ * A merchant's apps, as an open transaction first read them: the events of one transaction (a round of a batch's
+ * payments makes two per row) go to the same apps, read once. A change to the apps forgets them (appsChanged).
+ */
+const appsInTransaction = new WeakMap<Db, Map<string, AppDestination[]>>();
+
+async function appsOf(db: Db, merchantId: string): Promise<AppDestination[]> {
+  if (!db.isTransaction) return (await merchantApps(db, { merchantId })).rows;
+  let byMerchant = appsInTransaction.get(db);
+  if (!byMerchant) {
+    byMerchant = new Map();
+    appsInTransaction.set(db, byMerchant);
+  }
+  let apps = byMerchant.get(merchantId);
+  if (!apps) {
+    apps = (await merchantApps(db, { merchantId })).rows;
+    byMerchant.set(merchantId, apps);
+  }
+  return apps;
+}
+
+/** Told of every change to an app (made, disabled, enabled, its endpoint set), in the transaction that makes it. */
+export function appsChanged(db: Db): void {
+  appsInTransaction.delete(db);
+}
 
 /** Where an event goes now: each URL once. */
 export async function destinationsOf(db: Db, merchantId: string, event: { notifyUrl: string | null; appId: string | null }): Promise<Destination[]> {
-  const { rows: apps } = await merchantApps(db, { merchantId });
+  const apps = await appsOf(db, merchantId);
   const active = apps.filter((app) => app.disabled_at === null);
   const destinations: Destination[] = active
     .filter((app) => app.webhook_url !== null)

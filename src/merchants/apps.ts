@@ -1,6 +1,7 @@
 import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { PlatformContext } from '../context/context.js';
+import { appsChanged } from '../events/outbox.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { parseCidr } from '../platform/net.js';
@@ -86,6 +87,7 @@ export async function setAppWebhookUrl(ctx: PlatformContext, appId: string, url:
     }
   }
   const result = await ctx.db.updateTable('apps').set({ webhook_url: url }).where('id', '=', appId).executeTakeFirst();
+  appsChanged(ctx.db);
   if (result.numUpdatedRows === 0n) throw new AppError(MERCHANT_ERRORS.appNotFound, `app ${appId} not found`);
   return summarise((await findApp(ctx.db, appId))!);
 }

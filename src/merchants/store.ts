@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { appsChanged } from '../events/outbox.js';
 import type { Db } from '../platform/database/database.js';
 import type { AppsTable, MerchantsTable } from '../platform/database/schema.js';
 
@@ -10,6 +11,7 @@ export async function insertMerchant(db: Db, row: Selectable<MerchantsTable>): P
 
 export async function insertApp(db: Db, row: AppRow): Promise<void> {
   await db.insertInto('apps').values(row).execute();
+  appsChanged(db);
 }
 
 export async function findApp(db: Db, id: string): Promise<AppRow | undefined> {
@@ -22,5 +24,6 @@ export async function listApps(db: Db, merchantId: string): Promise<AppRow[]> {
 
 export async function setAppDisabledAt(db: Db, id: string, disabledAt: number | null): Promise<boolean> {
   const result = await db.updateTable('apps').set({ disabled_at: disabledAt }).where('id', '=', id).executeTakeFirst();
+  appsChanged(db);
   return result.numUpdatedRows > 0n;
 }

@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { verifyWebhook, type Order, type PaygateClient } from '@paygate/client';
+import { inTransaction, merchantContext } from '../../src/context/context.js';
 import { setAppWebhookUrl } from '../../src/merchants/apps.js';
+import { createOrder } from '../../src/orders/create-order.js';
+import { findMerchant } from '../../src/platform/tenants.js';
 import { PROJECT_ROOT } from '../../src/platform/version.js';
 import { card, CARDS } from '../support/fixtures.js';
 import { freePort } from '../support/processes.js';
@@ -225,6 +228,25 @@ describe('order webhooks', () => {
     assert.throws(() => verifyWebhook(request!.headers, request!.rawBody, merchant.webhookPublicKey, `${receiver.url}${request!.target}`),
       'another app\'s key does not verify it');
     assert.equal((verified.body as { data: { order: Order } }).data.order.reference_number, reference);
+  });
+
+  test("an app's endpoint set in the middle of a transaction gets the events written after it, not those before", async () => {
+    // Events of one transaction share one read of the merchant's apps (a batch round writes hundreds): a change to
+    // the apps in that same transaction must still be seen by the events that follow it.
+    const other = await server.newMerchant();
+    const appPath = `/app-endpoint/${randomUUID()}`;
+    const ctx = merchantContext(server.platform, (await findMerchant(server.platform.db, other.merchantId))!, { kind: 'operator' }, randomUUID());
+    const [before, after] = [`WH-TX-BEFORE-${randomUUID()}`, `WH-TX-AFTER-${randomUUID()}`];
+    await inTransaction(ctx, async (tx) => {
+      await createOrder(tx, { order: { reference_number: before, currency: 'HKD', charge_fee: '1.00' } });
+      await setAppWebhookUrl(tx, other.appId, `${receiver.url}${appPath}`);
+      await createOrder(tx, { order: { reference_number: after, currency: 'HKD', charge_fee: '2.00' } });
+    });
+    const [request] = await receiver.waitFor({ path: appPath, action: 'order.created' });
+    const order = (JSON.parse(request!.rawBody.toString()) as { data: { order: Order } }).data.order;
+    assert.equal(order.reference_number, after);
+    const firstEvents = await other.client.orders.events({ order: { reference_number: before } });
+    assert.deepEqual(firstEvents.map((event) => event.deliveries.length), [0], 'the order made before the endpoint was set has no delivery');
   });
 
   test('the client check refuses a changed body, path or signature', async () => {
