@@ -281,7 +281,7 @@ async function orderOf(
   try {
     return (await createOrder(tx, {
       order: { reference_number: ins.reference, currency: ins.currency, charge_fee: formatAmount(ins.amount, exponentOf(ins.currency)) }, customer_uuid: customerId,
-    }, batch.app_id === null ? {} : { appId: batch.app_id })).order;
+    }, { ...(batch.app_id !== null && { appId: batch.app_id }), ...(customerId !== null && { customerFound: customerId }) })).order;
   } catch (error) {
     if (!(error instanceof AppError) || error.definition !== ORDER_ERRORS.orderReferenceTaken) throw error;
   }

@@ -46,6 +46,8 @@ export interface CreateOrderOptions {
    * app signs instead, as for an order made without an app. Not part of the content a re-create compares.
    */
   appId?: string;
+  /** A customer the caller found to be the merchant's in this same transaction: not looked up again. */
+  customerFound?: string;
 }
 
 /**
@@ -153,7 +155,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
   if (returnUrl !== null) checkMerchantUrl(returnUrl, 'order.redirect_url', ctx.config.mode);
 
   const customerUuid = blankAsAbsent(input.customer_uuid) ?? null;
-  if (customerUuid !== null && !(await findCustomer(ctx, customerUuid))) {
+  if (customerUuid !== null && customerUuid !== options.customerFound && !(await findCustomer(ctx, customerUuid))) {
     throw new AppError(ORDER_ERRORS.orderCustomerUnknown);
   }
 
