@@ -43,6 +43,19 @@ describe('the sandbox acquirer', () => {
     assert.deepEqual([ordinary.status, ordinary.responseCode], ['approved', '00']);
   });
 
+  test('a stored card still waiting for its 3-D Secure challenge is refused, and charged once the challenge is passed', async () => {
+    const challenged = await acquirer.authorize({ ...operation('op-3220-bind'), amount: 100, capture: false, card: { ...card, number: CARDS.challenge }, verification: true });
+    assert.equal(challenged.status, 'awaiting_payer');
+    const early = await acquirer.authorize({ ...operation('op-3220-early'), capture: true, card: { storedReference: 'op-3220-bind', entry: 'mit' } });
+    assert.deepEqual([early.status, early.responseCode], ['declined', '14']);
+    assert.equal((await acquirer.completePayerAction('op-3220-bind', 'passed')).status, 'approved');
+    // The stored cards the acquirer keeps in memory are approved ones only: the refusal above is not remembered.
+    const charged = await acquirer.authorize({ ...operation('op-3220-mit'), capture: true, card: { storedReference: 'op-3220-bind', entry: 'mit' } });
+    assert.deepEqual([charged.status, charged.responseCode], ['approved', '00']);
+    const again = await acquirer.authorize({ ...operation('op-3220-mit-again'), capture: true, card: { storedReference: 'op-3220-bind', entry: 'mit' } });
+    assert.deepEqual([again.status, again.responseCode], ['approved', '00']);
+  });
+
   test('resolving an operation that never arrived cancels it: arriving late, it is refused', async () => {
     const resolved = await acquirer.resolve({ ...operation('op-late'), kind: 'authorize' });
     assert.deepEqual([resolved.status, resolved.responseCode], ['failed', '91']);

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { brandOf, maskedParts } from '../../cards/card.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
@@ -24,6 +25,11 @@ export class SandboxAcquirer implements CardAcquirer {
   readonly type = 'sandbox';
 
   private readonly recorder: OperationRecorder;
+  /**
+   * Stored cards (approved verifications and auto-debit agreements) by reference, as charges of tokens find them: an
+   * approved operation never changes, so a token charged again (a batch charges each many times) is not read again.
+   */
+  private readonly storedCards = new LRUCache<string, Operation>({ max: 10_000 });
 
   constructor(private readonly deps: { db: Db; wallClock: Clock; config: Pick<Config, 'publicBaseUrl'> }) {
     this.recorder = new OperationRecorder(deps.db);
@@ -63,11 +69,12 @@ export class SandboxAcquirer implements CardAcquirer {
    * then declines (./cards.ts) is declined, known from its first six and last four digits as the acquirer keeps them.
    */
   private async chargeStored(request: MoneyOperation, kind: 'sale' | 'authorize', storedReference: string): Promise<AcquirerResult> {
-    const stored = await this.find(storedReference);
+    const stored = this.storedCards.get(storedReference) ?? (await this.find(storedReference));
     const base = { kind, card_first6: stored?.card_first6 ?? null, card_last4: stored?.card_last4 ?? null, card_brand: stored?.card_brand ?? null };
     if (!stored || stored.status !== 'approved' || (stored.kind !== 'authorize' && stored.kind !== 'agreement')) {
       return this.record(request, { ...base, status: 'declined', responseCode: '14', responseMessage: 'Invalid card: no card stored under this reference' });
     }
+    this.storedCards.set(storedReference, stored);
     const decline = storedChargeDeclineOf({ first6: stored.card_first6, last4: stored.card_last4 });
     if (decline) return this.record(request, { ...base, status: 'declined', responseCode: decline.code, responseMessage: decline.message });
     return this.record(request, { ...base, status: 'approved', ...APPROVED });
