@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { Checkpointer, type CheckpointerEvent } from '../../src/platform/database/checkpointer.js';
+import { Checkpointer, type CheckpointerEvent, type HoldWriter } from '../../src/platform/database/checkpointer.js';
 import { openDatabase, SQLITE_FILE, type Database } from '../../src/platform/database/database.js';
 import { POSTGRES_URL } from '../support/postgres.js';
 
@@ -26,22 +26,50 @@ async function withDatabase(work: (database: Database, dataDir: string, events: 
   }
 }
 
+/** The log's restarts so far: its header's checkpoint sequence number, read from the file (which changes nothing). */
+function restartsOf(databaseFile: string): number {
+  const header = Buffer.alloc(16);
+  const fd = openSync(`${databaseFile}-wal`, 'r');
+  try {
+    readSync(fd, header, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return header.readUInt32BE(12);
+}
+
+/** A writer of the test's own (better-sqlite3 directly), in WAL mode, with a table to write to. */
+async function withWriter(work: (writer: BetterSqlite3.Database, file: string, events: CheckpointerEvent[]) => Promise<void>): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
+  const file = join(dataDir, 'writer.sqlite');
+  const writer = new BetterSqlite3(file);
+  try {
+    writer.pragma('journal_mode = WAL');
+    writer.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, content BLOB NOT NULL)');
+    await work(writer, file, []);
+  } finally {
+    writer.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Writes 16 KiB a transaction, letting the event loop turn between them, until `done` (at most 30 s). */
+async function writeUntil(writer: BetterSqlite3.Database, done: () => boolean): Promise<void> {
+  const insert = writer.prepare('INSERT INTO blobs (content) VALUES (?)');
+  const content = Buffer.alloc(16 * 1024, 3);
+  const until = Date.now() + 30_000;
+  while (!done() && Date.now() < until) {
+    insert.run(content);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite only' : false }, () => {
   test('a writer that never pauses: the thread copies the log back and restarts it between two transactions', async () => {
     await withDatabase(async (database, dataDir, events) => {
       const { rows: [setting] } = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(database.db);
       assert.equal(setting?.wal_autocheckpoint, 0, 'the writer does not checkpoint in its commits');
-      // The log's header counts its restarts (its checkpoint sequence number): read from the file, it changes nothing.
-      const restarts = () => {
-        const header = Buffer.alloc(16);
-        const fd = openSync(join(dataDir, `${SQLITE_FILE}-wal`), 'r');
-        try {
-          readSync(fd, header, 0, 16, 0);
-        } finally {
-          closeSync(fd);
-        }
-        return header.readUInt32BE(12);
-      };
+      const restarts = () => restartsOf(join(dataDir, SQLITE_FILE));
       const content = Buffer.alloc(16 * 1024, 7);
       let written = 0;
       // Each transaction lets the event loop turn before it commits (as a server's does between requests), and
@@ -87,6 +115,51 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  test('a pause the writer cannot give is given up, and the thread goes on: the log still restarts', async () => {
+    await withWriter(async (writer, file, events) => {
+      let refusals = 0;
+      // The first two pauses fail (as when the writer's lock waits too long); the writer writes on regardless.
+      const hold: HoldWriter = async (during) => {
+        if (refusals < 2) {
+          refusals += 1;
+          throw new Error('the writer could not be held');
+        }
+        await during();
+      };
+      const checkpointer = new Checkpointer(writer, file, hold, (event) => events.push(event), { restartAbovePages: 64, batchPages: 16, intervalMs: 5 });
+      try {
+        const before = restartsOf(file);
+        await writeUntil(writer, () => restartsOf(file) >= before + 2);
+        assert.equal(refusals, 2, 'both refusals happened first');
+        assert.ok(restartsOf(file) >= before + 2, 'the log restarted after the refusals');
+        assert.deepEqual(events.map((e) => e.kind), ['failed', 'failed'], 'each refusal was reported, and the thread was not lost');
+      } finally {
+        await checkpointer.stop();
+      }
+    });
+  });
+
+  test('a log that keeps growing (the writer never held) makes the thread give up: the writer checkpoints again', async () => {
+    await withWriter(async (writer, file, events) => {
+      const never: HoldWriter = async () => {
+        throw new Error('the writer could not be held');
+      };
+      const lost = new Promise<void>((resolve) => {
+        const checkpointer = new Checkpointer(writer, file, never, (event) => {
+          events.push(event);
+          if (event.kind === 'lost') resolve();
+        }, { restartAbovePages: 32, batchPages: 16, intervalMs: 5, giveUpAbovePages: 512 });
+        void checkpointer;
+      });
+      let gone = false;
+      void lost.then(() => (gone = true));
+      await writeUntil(writer, () => gone);
+      assert.equal(events.at(-1)?.kind, 'lost');
+      assert.match((events.at(-1) as { message: string }).message, /without a restart/);
+      assert.equal(writer.pragma('wal_autocheckpoint', { simple: true }), 1000, 'the writer checkpoints in its commits again');
+    });
   });
 
   test('a thread that cannot run gives checkpointing back to the writer, and says so', async () => {
