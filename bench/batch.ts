@@ -60,7 +60,7 @@ export interface BatchPhase {
   /** The server's CPU over the phase: ms, and as a share of one core. */
   cpuMs: number | undefined;
   cpuShare: number | undefined;
-  /** Of it, the event loop's thread (the rest: SQLite's checkpoints, the group commit's flushes, the receipt threads). */
+  /** Of it, the event loop's thread (the rest: SQLite's checkpoints, libuv's pool with the group commit's flushes, V8's collector threads). */
   mainThreadCpuMs: number | undefined;
   /** Peak resident memory over the phase, and resident memory at its end, in MiB. */
   peakRssMiB: number | undefined;
@@ -83,7 +83,7 @@ export interface BatchResult {
   peakRssMiB: number | undefined;
   cpuMs: number | undefined;
   cpuShare: number | undefined;
-  /** Of it, the event loop's thread (the rest: SQLite's checkpoints, the group commit's flushes, the receipt threads). */
+  /** Of it, the event loop's thread (the rest: SQLite's checkpoints, libuv's pool with the group commit's flushes, V8's collector threads). */
   mainThreadCpuMs: number | undefined;
   /** The highest of the server's own gauges seen over the timed run, MiB (undefined if /metrics did not answer). */
   heap: { usedMiB: number; totalMiB: number; externalMiB: number } | undefined;
