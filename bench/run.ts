@@ -269,6 +269,7 @@ async function main(): Promise<void> {
           baseUrl: `http://127.0.0.1:${paygatePort}`, appId: demo.app_id, privateKey: privateKeyPem, timeoutMs: 3_600_000, retry: { maxAttempts: 1 },
         }),
         paygatePid: paygate.pid, paygatePort, run,
+        notJudgedOn: DATABASE === 'SQLite (synchronous=FULL)' ? undefined : DATABASE,
         progress: (text) => process.stderr.write(text),
         analyze: process.env.DATABASE_URL ? () => analyzePostgres(process.env.DATABASE_URL!) : undefined,
       });
