@@ -84,11 +84,19 @@ export async function listMerchantBatches(ctx: Context, query: Record<string, un
  */
 export async function cancelBatch(ctx: Context, id: string): Promise<BatchRecord> {
   return inTransaction(ctx, async (tx) => {
+    const now = tx.clock.now().getTime();
+    // Locks in the order the batch's other writers take them, so that none of them deadlocks with a cancel on
+    // PostgreSQL. Once the file is read, the runner's rounds hold their rows and then take the batch, to count
+    // them: the rows first, then the batch. While it is read, the load holds the batch and then writes or drops
+    // its rows: the batch first.
+    const seen = await findBatch(tx.db, tx.merchant.id, id);
+    const loaded = seen !== undefined && seen.file_kind !== null;
+    const skippedFirst = loaded ? await skipWaitingRows(tx.db, tx.merchant.id, id, now) : 0;
     const batch = await findBatch(tx.db, tx.merchant.id, id, true);
     if (!batch) throw new AppError(BATCH_ERRORS.batchNotFound);
+    // (A refusal here undoes the rows skipped above with the rest of the transaction.)
     if (batch.upload_status !== 'pending' && batch.upload_status !== 'processing') throw new AppError(BATCH_ERRORS.batchNotCancellable);
-    const now = tx.clock.now().getTime();
-    const skipped = await skipWaitingRows(tx.db, tx.merchant.id, id, now);
+    const skipped = loaded ? skippedFirst : await skipWaitingRows(tx.db, tx.merchant.id, id, now);
     const cancelled: BatchRecord = {
       ...batch, upload_status: 'cancelled', deleted_at: now, finished_at: now, skipped_records: batch.skipped_records + skipped, updated_at: now,
     };

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { PaygateError } from '@paygate/client';
+import { sql } from 'kysely';
 import writeXlsxFile from 'write-excel-file/node';
 import { merchantContext } from '../../src/context/context.js';
 import { LOAD_JOB } from '../../src/batches/batches.js';
@@ -318,6 +319,47 @@ describe('cancelling a batch while its rows run', () => {
     assert.equal(paid.length, batch.successful_records + batch.failed_records);
   });
 });
+
+describe('a cancel beside a round of the runner', () => {
+  // The runner's round ends its rows and then counts them on the batch; a cancel that took the batch first and
+  // then waited for those rows deadlocked with it on PostgreSQL (one of the two was refused). Played by hand here:
+  // a round's second transaction ends row 3 (the second of the file's rows: the header is row 1), the cancel arrives, then the round counts the row and commits.
+  test('the round ends a row and counts it while the cancel waits: both go through, and every row is counted once', async () => {
+    const { customer, token } = await customerWithToken(client);
+    const rows = [1, 2, 3].map((i) => ['payment', ref(`ROUND-${i}`), customer, '2.00', token]);
+    const created = await client.batches.upload(csv([['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Token ID'], ...rows]), { kind: 'csv' });
+    await finished(client, created.id);
+    const { db } = server.platform;
+    // As a batch stands mid-run, its rows not yet run (no runner job is left to take them).
+    await db.updateTable('batch_rows').set({ state: 'waiting', outcome: null }).where('batch_id', '=', created.id).execute();
+    await db.updateTable('batches').set({ upload_status: 'processing', successful_records: 0, failed_records: 0, finished_at: null }).where('id', '=', created.id).execute();
+    let cancelling: Promise<unknown> | undefined;
+    await db.transaction().execute(async (round) => {
+      await round.updateTable('batch_rows').set({ state: 'failed', outcome: 'Declined' }).where('batch_id', '=', created.id).where('row_number', '=', 3).execute();
+      cancelling = client.batches.cancel(created.id).then((info) => info, (error: unknown) => error);
+      await untilCancelWaits();
+      await round.updateTable('batches').set((eb) => ({ failed_records: eb('failed_records', '+', 1) })).where('id', '=', created.id).execute();
+    });
+    const cancelled = await cancelling;
+    assert.ok(!(cancelled instanceof Error), `the cancel was refused: ${String(cancelled)}`);
+    const batch = (await client.batches.get(created.id, { limit: 1 })).batch_info;
+    assert.deepEqual([batch.upload_status, batch.failed_records, batch.skipped_records, batch.successful_records], ['cancelled', 1, 2, 0]);
+    const states = await db.selectFrom('batch_rows').select(['row_number', 'state']).where('batch_id', '=', created.id).orderBy('row_number').execute();
+    assert.deepEqual(states.map((row) => [row.row_number, row.state]), [[2, 'skipped'], [3, 'failed'], [4, 'skipped']]);
+  });
+});
+
+/** Until the cancel's statement waits for a lock (PostgreSQL); on SQLite the cancel waits for the writer's lock. */
+async function untilCancelWaits(): Promise<void> {
+  if (!process.env.DATABASE_URL) return void (await new Promise((resolve) => setTimeout(resolve, 200)));
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%batch%'`.execute(server.platform.db);
+    if (rows[0]!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail('the cancel never waited for the round');
+}
 
 describe('another merchant', () => {
   test("cannot read a batch, nor name the first merchant's customers, tokens or transactions in its rows", async () => {
