@@ -323,7 +323,8 @@ describe('cancelling a batch while its rows run', () => {
 describe('a cancel beside a round of the runner', () => {
   // The runner's round ends its rows and then counts them on the batch; a cancel that took the batch first and
   // then waited for those rows deadlocked with it on PostgreSQL (one of the two was refused). Played by hand here:
-  // a round's second transaction ends row 3 (the second of the file's rows: the header is row 1), the cancel arrives, then the round counts the row and commits.
+  // a round's second transaction ends row 3 (the file's second row: the header is row 1), the cancel arrives, then
+  // the round counts the row and commits.
   test('the round ends a row and counts it while the cancel waits: both go through, and every row is counted once', async () => {
     const { customer, token } = await customerWithToken(client);
     const rows = [1, 2, 3].map((i) => ['payment', ref(`ROUND-${i}`), customer, '2.00', token]);
