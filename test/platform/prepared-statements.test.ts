@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql, type Selectable } from 'kysely';
-import { openDatabase, preparedInsert, preparedPatch, preparedQuery, preparedRead, type Database } from '../../src/platform/database/database.js';
+import { openDatabase, preparedInsert, preparedInsertRows, preparedPatch, preparedQuery, preparedRead, type Database } from '../../src/platform/database/database.js';
 import { migrate } from '../../src/platform/database/migrate.js';
 import type { MerchantsTable } from '../../src/platform/database/schema.js';
 import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
@@ -15,6 +15,9 @@ import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
 const insertMerchant = preparedInsert('merchants', {
   id: true, name: true, timezone: true, settlement_hour: true, clock_offset_ms: true, created_at: true, updated_at: true,
 });
+const insertMerchants = preparedInsertRows('merchants', {
+  id: true, name: true, timezone: true, settlement_hour: true, clock_offset_ms: true, created_at: true, updated_at: true,
+}, { onConflictDoNothing: ['id'], returning: 'id' });
 const merchantById = preparedQuery((db, p: { id: string }) => db.selectFrom('merchants').selectAll().where('id', '=', p.id));
 const merchantNamed = preparedRead((db, p: { name: string }) => db.selectFrom('merchants').select(['id', 'name']).where('name', '=', p.name));
 const patchMerchant = preparedPatch((db, set: Partial<MerchantRow>, p: { id: string }) =>
@@ -74,6 +77,20 @@ describe('prepared statements', () => {
     const again = await patchMerchant(database.db, { name: 'Lee Bakery', updated_at: 4_000 }, { id: 'm-patch' });
     assert.deepEqual(again.rows.map((row) => [row.name, row.settlement_hour, row.updated_at]), [['Lee Bakery', 6, 4_000]]);
     assert.equal(Number((await patchMerchant(database.db, { name: 'Nobody' }, { id: 'no-such-merchant' })).numAffectedRows ?? 0), 0);
+  });
+
+  test('many rows go in together, each with its own values, whatever their number; a duplicate is left out and does not answer', async () => {
+    // 0, 1, sizes between the statement sizes, and one over the largest: every row lands once, in order.
+    for (const count of [0, 1, 3, 5, 17, 84, 300]) {
+      const rows = Array.from({ length: count }, (_, i) => ({ ...merchant(`m-many-${count}-${i}`, `Shop ${count}/${i}`), settlement_hour: i % 24, created_at: i }));
+      assert.deepEqual(await insertMerchants(database.db, rows), rows.map((row) => row.id), `${count} rows`);
+      const stored = await database.db.selectFrom('merchants').select(['id', 'name', 'settlement_hour', 'created_at'])
+        .where('id', 'like', `m-many-${count}-%`).orderBy('created_at').execute();
+      assert.deepEqual(stored, rows.map(({ id, name, settlement_hour, created_at }) => ({ id, name, settlement_hour, created_at })), `${count} rows`);
+    }
+    const again = [merchant('m-many-5-2', 'Changed'), merchant('m-many-new', 'New Shop')];
+    assert.deepEqual(await insertMerchants(database.db, again), ['m-many-new']);
+    assert.equal((await merchantById(database.db, { id: 'm-many-5-2' })).rows[0]?.name, 'Shop 5/2');
   });
 
   test('a statement that inlines a parameter instead of binding it is refused when it is first compiled, not run with the first values for good', async () => {

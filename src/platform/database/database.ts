@@ -277,6 +277,58 @@ export function preparedInsert<T extends keyof Schema & string>(
   };
 }
 
+/** The sizes a multi-row INSERT is cut into, largest first: each size is one statement, compiled and prepared once. */
+const ROWS_LADDER = [256, 64, 16, 4, 1] as const;
+
+/**
+ * A prepared INSERT of many whole rows of `table` (as {@link preparedInsert}), in as few statements as the sizes of
+ * {@link ROWS_LADDER} allow: a statement per row costs its own round trip (PostgreSQL) or its own run through the
+ * driver (SQLite), several rows in one statement share it. A fixed set of sizes keeps the statements few enough to
+ * stay prepared. `onConflictDoNothing` names a unique key whose duplicates are left out; `returning` a column each
+ * row written answers (the rows left out answer nothing).
+ */
+export function preparedInsertRows<T extends keyof Schema & string>(
+  table: T,
+  columns: Record<keyof Selectable<Schema[T]> & string, true>,
+  options: { onConflictDoNothing?: Array<keyof Selectable<Schema[T]> & string>; returning?: keyof Selectable<Schema[T]> & string } = {},
+): (db: Db, rows: ReadonlyArray<Selectable<Schema[T]>>) => Promise<unknown[]> {
+  const names = Object.keys(columns);
+  const bySize = new Map<number, { insert: (db: Db, params: Record<string, unknown>) => Promise<QueryResult<Record<string, unknown>>>; keys: string[][] }>();
+  const statementOf = (size: number) => {
+    let statement = bySize.get(size);
+    if (!statement) {
+      const keys = Array.from({ length: size }, (_, row) => names.map((name) => `${row}:${name}`));
+      const insert = preparedQuery((db, p: Record<string, unknown>) => {
+        let query = db.insertInto(table).values(keys.map((rowKeys) => Object.fromEntries(names.map((name, i) => [name, p[rowKeys[i]!]]))) as never);
+        if (options.onConflictDoNothing) query = query.onConflict((oc) => oc.columns(options.onConflictDoNothing as never).doNothing());
+        return options.returning ? query.returning(options.returning as never) : query;
+      }) as unknown as (db: Db, params: Record<string, unknown>) => Promise<QueryResult<Record<string, unknown>>>;
+      statement = { insert, keys };
+      bySize.set(size, statement);
+    }
+    return statement;
+  };
+  return async (db, rows) => {
+    const answered: unknown[] = [];
+    let next = 0;
+    for (const size of ROWS_LADDER) {
+      while (rows.length - next >= size) {
+        const { insert, keys } = statementOf(size);
+        const params: Record<string, unknown> = {};
+        for (let row = 0; row < size; row += 1) {
+          const values = rows[next + row] as Record<string, unknown>;
+          const rowKeys = keys[row]!;
+          for (let i = 0; i < names.length; i += 1) params[rowKeys[i]!] = values[names[i]!];
+        }
+        next += size;
+        const result = await insert(db, params);
+        if (options.returning) for (const written of result.rows) answered.push(written[options.returning]);
+      }
+    }
+    return answered;
+  };
+}
+
 /** A database that is busy or timed out (a 503 the client may retry), not a fault in the request. */
 export function isTransientDatabaseError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
