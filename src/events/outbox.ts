@@ -2,7 +2,7 @@ import type { Context } from '../context/context.js';
 import { preparedQuery, type Db } from '../platform/database/database.js';
 import { newSortableId } from '../platform/ids.js';
 import type { EventType } from './event-type.js';
-import { insertDeliveries, insertEvent, type NewDelivery } from './store.js';
+import { insertDeliveries, insertEvents, type EventRow, type NewDelivery } from './store.js';
 
 /**
  * Records an event in the caller's transaction (the outbox), with its body rendered now: the subject as it is at
@@ -16,16 +16,53 @@ export async function emitEvent<S>(ctx: Context, type: EventType<S>, subject: S)
   const now = ctx.clock.now().getTime();
   const wallNow = ctx.wallClock.now().getTime();
   const id = newSortableId(wallNow);
-  await insertEvent(ctx.db, {
+  const event: EventRow = {
     id, merchant_id: ctx.merchant.id, subject_id: rendered.subjectId, action: type.action,
     payload: JSON.stringify({ code: 200, message: 'success', data: rendered.data }),
     notify_url: rendered.notifyUrl, app_id: rendered.appId, created_at: now, wall_created_at: wallNow,
-  });
+  };
   const destinations = await destinationsOf(ctx.db, ctx.merchant.id, rendered);
-  await insertDeliveries(ctx.db, destinations.map((d) => ({ ...d, eventId: id, merchantId: ctx.merchant.id, dueAt: now, dueWallAt: wallNow })));
+  const deliveries = destinations.map((d) => ({ ...d, eventId: id, merchantId: ctx.merchant.id, dueAt: now, dueWallAt: wallNow }));
+  await write(ctx, event, deliveries);
   if (destinations.length > 0) ctx.afterCommit?.(() => ctx.outbox?.wake());
   for (const react of ctx.eventReactions?.get(type.action) ?? []) await react(ctx, rendered.data);
   return id;
+}
+
+/** A transaction's events not written yet, and whether they have been (then later ones are written at once). */
+interface Unwritten {
+  events: EventRow[];
+  deliveries: NewDelivery[];
+  written: boolean;
+}
+
+const unwrittenEvents = new WeakMap<Db, Unwritten>();
+
+/**
+ * The events of a transaction are written together just before it commits, each table in as few statements as
+ * possible (a round of a batch's payments makes two events per row): nothing reads an event in the transaction
+ * that makes it. One made after that (by other work done just before the commit) is written at once.
+ */
+async function write(ctx: Context, event: EventRow, deliveries: NewDelivery[]): Promise<void> {
+  let unwritten = unwrittenEvents.get(ctx.db);
+  if (!unwritten && ctx.beforeCommit) {
+    const created: Unwritten = { events: [], deliveries: [], written: false };
+    unwrittenEvents.set(ctx.db, created);
+    unwritten = created;
+    const db = ctx.db;
+    ctx.beforeCommit('events.outbox', async () => {
+      created.written = true;
+      await insertEvents(db, created.events);
+      await insertDeliveries(db, created.deliveries);
+    });
+  }
+  if (!unwritten || unwritten.written) {
+    await insertEvents(ctx.db, [event]);
+    await insertDeliveries(ctx.db, deliveries);
+    return;
+  }
+  unwritten.events.push(event);
+  unwritten.deliveries.push(...deliveries);
 }
 
 const merchantApps = preparedQuery((db, p: { merchantId: string }) =>

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import { businessTimeOf } from '../platform/clock.js';
-import { preparedInsert, type Db } from '../platform/database/database.js';
+import { preparedInsertRows, type Db } from '../platform/database/database.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../platform/database/schema.js';
 import { newId } from '../platform/ids.js';
 import { readClockOffset } from '../platform/tenants.js';
@@ -10,7 +10,7 @@ export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
-export const insertEvent = preparedInsert('events', {
+export const insertEvents = preparedInsertRows('events', {
   id: true, merchant_id: true, subject_id: true, action: true, payload: true, notify_url: true, app_id: true, created_at: true, wall_created_at: true,
 });
 

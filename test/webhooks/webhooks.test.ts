@@ -249,6 +249,36 @@ describe('order webhooks', () => {
     assert.deepEqual(firstEvents.map((event) => event.deliveries.length), [0], 'the order made before the endpoint was set has no delivery');
   });
 
+  test("a transaction's events are written when it commits, each delivered; a rolled-back one writes none", async () => {
+    // The outbox writes a transaction's events together just before its commit (a batch's round makes hundreds).
+    const other = await server.newMerchant();
+    const appPath = `/outbox/${randomUUID()}`;
+    await setAppWebhookUrl(merchantContext(server.platform, (await findMerchant(server.platform.db, other.merchantId))!, { kind: 'operator' }, randomUUID()), other.appId, `${receiver.url}${appPath}`);
+    const ctx = merchantContext(server.platform, (await findMerchant(server.platform.db, other.merchantId))!, { kind: 'operator' }, randomUUID());
+    const references = Array.from({ length: 21 }, (_, i) => `WH-OUTBOX-${i}-${randomUUID()}`);
+    const lastOne = `WH-OUTBOX-LAST-${randomUUID()}`;
+    await inTransaction(ctx, async (tx) => {
+      for (const reference of references) await createOrder(tx, { order: { reference_number: reference, currency: 'HKD', charge_fee: '1.00' } });
+      // Work that runs just before the commit, after the outbox's own: its event is written too.
+      tx.beforeCommit?.('test.last-step', async () => void (await createOrder(tx, { order: { reference_number: lastOne, currency: 'HKD', charge_fee: '3.00' } })));
+    });
+    const received = await receiver.waitFor({ path: appPath, action: 'order.created' }, references.length + 1);
+    const sent = received.map((request) => (JSON.parse(request.rawBody.toString()) as { data: { order: Order } }).data.order.reference_number).sort();
+    assert.deepEqual(sent, [...references, lastOne].sort());
+    for (const reference of [references[0]!, references[20]!, lastOne]) {
+      const events = await other.client.orders.events({ order: { reference_number: reference } });
+      assert.deepEqual(events.map((event) => [event.action, event.deliveries.length]), [['order.created', 1]], reference);
+    }
+
+    const rolledBack = `WH-OUTBOX-ROLLED-BACK-${randomUUID()}`;
+    await assert.rejects(inTransaction(ctx, async (tx) => {
+      await createOrder(tx, { order: { reference_number: rolledBack, currency: 'HKD', charge_fee: '1.00' } });
+      throw new Error('changed its mind');
+    }), /changed its mind/);
+    const stored = await server.platform.db.selectFrom('events').select('id').where('merchant_id', '=', other.merchantId).execute();
+    assert.equal(stored.length, references.length + 1, 'no event of the rolled-back transaction');
+  });
+
   test('the client check refuses a changed body, path or signature', async () => {
     const { path } = await orderNotifyingReceiver();
     const [request] = await receiver.waitFor({ path, action: 'order.created' });
