@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../platform/database/database.js';
+import { preparedInsertRows, type Db } from '../../platform/database/database.js';
 import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
 
 /** What the sandbox acquirer keeps of an operation, as a real acquirer keeps its own ledger. */
@@ -7,6 +7,13 @@ export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
 
 /** More than this many at once go in several statements (SQLite binds at most 32,766 values to one). */
 const ROWS_PER_STATEMENT = 500;
+
+/** The rows of one turn, a reference already recorded left out: the references written answer. */
+const insertOperations = preparedInsertRows('sandbox_acquirer_operations', {
+  reference: true, merchant_id: true, kind: true, status: true, payment_method: true, amount: true, currency: true, original_reference: true,
+  card_first6: true, card_last4: true, card_brand: true, response_code: true, response_message: true, auth_code: true, rrn: true,
+  payer_token: true, created_at: true, updated_at: true,
+}, { onConflictDoNothing: ['reference'], returning: 'reference' });
 
 interface Waiting {
   row: SandboxOperation;
@@ -47,18 +54,24 @@ export class OperationRecorder {
     }
   }
 
-  /** One statement for them all; a reference named twice in the turn is recorded by its first caller. */
+  /**
+   * In one transaction, in as few statements as the turn allows; a reference named twice in the turn is recorded by
+   * its first caller. A row written is the one given; one recorded before is read back.
+   */
   private async insertTogether(part: Waiting[]): Promise<void> {
     const first = new Map<string, SandboxOperation>();
     for (const { row } of part) if (!first.has(row.reference)) first.set(row.reference, row);
-    const recorded = new Map((await this.db.insertInto('sandbox_acquirer_operations').values([...first.values()])
-      .onConflict((oc) => oc.column('reference').doNothing()).returningAll().execute()).map((row) => [row.reference, row]));
-    const before = [...first.keys()].filter((reference) => !recorded.has(reference));
-    if (before.length > 0) {
-      for (const row of await this.db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', 'in', before).execute()) {
-        recorded.set(row.reference, row);
+    const recorded = await this.db.transaction().execute(async (tx) => {
+      const written = new Set(await insertOperations(tx, [...first.values()]));
+      const recorded = new Map([...first].filter(([reference]) => written.has(reference)));
+      const before = [...first.keys()].filter((reference) => !written.has(reference));
+      if (before.length > 0) {
+        for (const row of await tx.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', 'in', before).execute()) {
+          recorded.set(row.reference, row);
+        }
       }
-    }
+      return recorded;
+    });
     for (const waiting of part) {
       const row = recorded.get(waiting.row.reference);
       if (row) waiting.resolve(row);
