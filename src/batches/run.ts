@@ -1,13 +1,14 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { findCustomer } from '../customers/customers.js';
 import { captureAuthorization, refundTransaction, voidTransaction } from '../orders/adjustments.js';
-import { createOrder } from '../orders/create-order.js';
+import { makeOrder } from '../orders/create-order.js';
 import { ORDER_ERRORS } from '../orders/errors.js';
 import { findMerchantOrder, paymentByUuid, resolveTransaction, transactionsOfOrder } from '../orders/lookup.js';
 import type { TransactionOutcome } from '../orders/outcomes.js';
 import { acquirerAnswer } from '../orders/payment-data.js';
 import { beginPayment, finishPayment, sendPayments, type BegunPayment, type OpenPaymentInput, type PaymentStart } from '../orders/payments.js';
 import { refundable } from '../orders/rules.js';
+import type { OrderView } from '../orders/present.js';
 import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
 import { chargeableToken, type TokenRow } from '../payment-tokens/tokens.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
@@ -254,11 +255,12 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
       : { credit_card: { number: card!.number, exp_month: String(card!.expMonth).padStart(2, '0'), exp_year: String(card!.expYear), ...(card!.cvv !== undefined && { cvv: card!.cvv }), consume_mode: consumeMode } }),
   };
   try {
-    const order = await orderOf(tx, batch, ins, customerId);
-    if (typeof order === 'string') return refuse('reference', order);
+    const found = await orderOf(tx, batch, ins, customerId);
+    if (typeof found === 'string') return refuse('reference', found);
+    const { order, made } = found;
     let start: PaymentStart;
     try {
-      start = await beginPayment(tx, { order: { number: order.number }, payment }, token);
+      start = await beginPayment(tx, { order: { number: order.number }, payment }, { ...(token && { token }), ...(made && { madeOrder: order }) });
     } catch (error) {
       if (error instanceof AppError && error.definition === ORDER_ERRORS.orderNothingToPay) return alreadyPaid(tx, row, order.id);
       throw error;
@@ -277,11 +279,12 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
  */
 async function orderOf(
   tx: Context, batch: BatchRecord, ins: PaymentInstruction, customerId: string | null,
-): Promise<{ id: string; number: string } | string> {
+): Promise<{ order: OrderView['order']; made: boolean } | string> {
   try {
-    return (await createOrder(tx, {
+    const { view, made } = await makeOrder(tx, {
       order: { reference_number: ins.reference, currency: ins.currency, charge_fee: formatAmount(ins.amount, exponentOf(ins.currency)) }, customer_uuid: customerId,
-    }, { ...(batch.app_id !== null && { appId: batch.app_id }), ...(customerId !== null && { customerFound: customerId }) })).order;
+    }, { ...(batch.app_id !== null && { appId: batch.app_id }), ...(customerId !== null && { customerFound: customerId }) });
+    return { order: view.order, made };
   } catch (error) {
     if (!(error instanceof AppError) || error.definition !== ORDER_ERRORS.orderReferenceTaken) throw error;
   }
@@ -290,7 +293,7 @@ async function orderOf(
     return `names order ${existing.number} of ${formatAmount(existing.initial_total, existing.currency_exponent)} ${existing.currency}; this row's amount is ${formatAmount(ins.amount, exponentOf(ins.currency))} ${ins.currency}: one reference names one order.`;
   }
   if (existing.customer_id !== customerId) return `names order ${existing.number}, which is another customer's.`;
-  return existing;
+  return { order: existing, made: false };
 }
 
 /** The order of a payment row is paid already (by an earlier batch, or by the API): nothing is charged again. */

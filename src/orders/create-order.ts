@@ -56,12 +56,20 @@ export interface CreateOrderOptions {
  * (and so the overdue job that voids it) only when the input gives one.
  */
 export async function createOrder(ctx: Context, input: CreateOrderInput, options: CreateOrderOptions = {}): Promise<OrderView> {
+  return (await makeOrder(ctx, input, options)).view;
+}
+
+/**
+ * {@link createOrder}, saying whether the order was made by this call (in the caller's transaction, if one is open)
+ * or found by its reference number: a caller that goes on to pay an order it made knows it has no transactions yet.
+ */
+export async function makeOrder(ctx: Context, input: CreateOrderInput, options: CreateOrderOptions = {}): Promise<{ view: OrderView; made: boolean }> {
   const draft = await readOrder(ctx, input, options);
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await inTransaction(ctx, async (tx) => {
         const existing = await findOrder(tx.db, tx.merchant.id, { referenceNumber: draft.order.reference_number });
-        if (existing) return withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), { payment: options.paymentLink });
+        if (existing) return { view: await withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), { payment: options.paymentLink }), made: false };
         const order: OrderRow = { ...draft.order, number: orderNumber(tx) };
         await insertOrder(tx.db, order, draft.items);
         if (draft.order.due_date !== null) {
@@ -75,7 +83,7 @@ export async function createOrder(ctx: Context, input: CreateOrderInput, options
         }
         const view: OrderView = { order, items: draft.items, transactions: [], merchant: tx.merchant, customerUuid: order.customer_id };
         await emitOrderEvent(tx, 'order.created', view);
-        return withLinks(tx, view, { payment: options.paymentLink });
+        return { view: await withLinks(tx, view, { payment: options.paymentLink }), made: true };
       }, { completesRequest: true });
     } catch (error) {
       // A concurrent create took the reference (or, once in a blue moon, the number): look again.

@@ -15,7 +15,7 @@ import { answerRetry, applyPayment, recordRailAnswer, type TransactionOutcome } 
 import { newTransaction } from './new-transaction.js';
 import { cardFacts, inheritedCard, type CardFacts } from './payment-data.js';
 import type { OpenPaymentBody } from './schemas.js';
-import { lockOrderOfTransaction } from './store.js';
+import { lockOrderOfTransaction, type OrderRow } from './store.js';
 import { orderCurrency, orderTotals, paymentsTaken } from './totals.js';
 import {
   findPaymentByUuid,
@@ -76,13 +76,27 @@ export interface BegunPayment {
 /** What the first phase of a payment found: a new payment to send, or the one made before under its name. */
 export type PaymentStart = { begun: BegunPayment } | { before: TransactionRow };
 
+/** What the caller of {@link beginPayment} has just found or made in the same transaction: not looked up again. */
+export interface KnownToPayment {
+  /** The payment token, found chargeable for the order's customer. */
+  token?: TokenRow;
+  /** The order, made by this transaction (so locked by it, and without transactions). */
+  madeOrder?: OrderRow;
+}
+
+/** Whether every name given for the order is this order's. */
+function names(reference: OrderReference[], order: OrderRow): boolean {
+  return reference.every((name) => (name.number === undefined || name.number === order.number) &&
+    (name.reference_number === undefined || name.reference_number === order.reference_number));
+}
+
 /**
  * The first phase of {@link payOrder}, in the caller's transaction (or one of its own): checks the payment and
  * records it pending. Several payments begun in one transaction are sent after it commits, and finished together
- * (the recurring engine charges a batch of plans so). A refusal writes nothing. `checkedToken` is the payment
- * token's row when the caller has just found it chargeable for the order's customer, in the same transaction.
+ * (the recurring engine charges a batch of plans so). A refusal writes nothing.
  */
-export async function beginPayment(ctx: Context, input: OpenPaymentInput, checkedToken?: TokenRow): Promise<PaymentStart> {
+export async function beginPayment(ctx: Context, input: OpenPaymentInput, known: KnownToPayment = {}): Promise<PaymentStart> {
+  const checkedToken = known.token;
   const acquirer = acquirerOf(ctx.rails);
   const method = readMethod(ctx, input.payment);
   const type = method.kind !== 'wallet' && !method.capture ? 'Authorization' : 'Sales';
@@ -90,7 +104,8 @@ export async function beginPayment(ctx: Context, input: OpenPaymentInput, checke
   const reference: OrderReference[] = [input.order, { number: input.number, reference_number: input.reference_number }].filter(hasOrderReference);
   if (reference.length === 0) throw new AppError(ORDER_ERRORS.orderReferenceMissing, 'Name the order to pay: number or reference_number.');
   return inTransaction(ctx, async (tx) => {
-    const order = await resolveOrder(tx, reference, true);
+    const made = known.madeOrder !== undefined && names(reference, known.madeOrder) ? known.madeOrder : undefined;
+    const order = made ?? (await resolveOrder(tx, reference, true));
     if (method.kind === 'wallet' && !(WALLET_CURRENCIES[method.wallet] as readonly string[]).includes(order.currency)) {
       throw new AppError(PLATFORM_ERRORS.validationFailed, `payment.${method.wallet} takes ${WALLET_CURRENCIES[method.wallet].join(', ')}; the order is in ${order.currency}.`);
     }
@@ -117,7 +132,7 @@ export async function beginPayment(ctx: Context, input: OpenPaymentInput, checke
       throw new AppError(PLATFORM_ERRORS.validationFailed, `This ${stored.token_type} token takes ${WALLET_CURRENCIES[wallet].join(', ')}; the order is in ${order.currency}.`);
     }
     if (order.voided_at !== null) throw new AppError(ORDER_ERRORS.orderVoided);
-    const transactions = await orderTransactions(tx.db, tx.merchant.id, order.id);
+    const transactions = made ? [] : await orderTransactions(tx.db, tx.merchant.id, order.id);
     const amount = requested ?? orderTotals(order, transactions).payable;
     if (amount <= 0) throw new AppError(ORDER_ERRORS.orderNothingToPay);
     if (!withinMaximum(paymentsTaken(transactions) + amount)) {
