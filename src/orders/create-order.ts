@@ -66,10 +66,13 @@ export async function createOrder(ctx: Context, input: CreateOrderInput, options
 export async function makeOrder(ctx: Context, input: CreateOrderInput, options: CreateOrderOptions = {}): Promise<{ view: OrderView; made: boolean }> {
   const draft = await readOrder(ctx, input, options);
   for (let attempt = 0; ; attempt += 1) {
+    // The transaction's result is the request's reply (completesRequest): whether it made the order is said beside it.
+    let made = false;
     try {
-      return await inTransaction(ctx, async (tx) => {
+      const view = await inTransaction(ctx, async (tx) => {
+        made = false;
         const existing = await findOrder(tx.db, tx.merchant.id, { referenceNumber: draft.order.reference_number });
-        if (existing) return { view: await withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), { payment: options.paymentLink }), made: false };
+        if (existing) return withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), { payment: options.paymentLink });
         const order: OrderRow = { ...draft.order, number: orderNumber(tx) };
         await insertOrder(tx.db, order, draft.items);
         if (draft.order.due_date !== null) {
@@ -83,8 +86,10 @@ export async function makeOrder(ctx: Context, input: CreateOrderInput, options: 
         }
         const view: OrderView = { order, items: draft.items, transactions: [], merchant: tx.merchant, customerUuid: order.customer_id };
         await emitOrderEvent(tx, 'order.created', view);
-        return { view: await withLinks(tx, view, { payment: options.paymentLink }), made: true };
+        made = true;
+        return withLinks(tx, view, { payment: options.paymentLink });
       }, { completesRequest: true });
+      return { view, made };
     } catch (error) {
       // A concurrent create took the reference (or, once in a blue moon, the number): look again.
       if (attempt < 3 && isUniqueViolation(error)) continue;
