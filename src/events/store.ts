@@ -2,7 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import { businessTimeOf } from '../platform/clock.js';
 import { preparedInsertRows, type Db } from '../platform/database/database.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../platform/database/schema.js';
-import { newId } from '../platform/ids.js';
+import { newId, newSortableId } from '../platform/ids.js';
 import { readClockOffset } from '../platform/tenants.js';
 import { DELIVERY_QUEUE, settleLeased } from '../scheduler/lease.js';
 
@@ -28,7 +28,7 @@ export interface NewDelivery {
 export async function insertDeliveries(db: Db, deliveries: NewDelivery[]): Promise<void> {
   if (deliveries.length === 0) return;
   await db.insertInto('webhook_deliveries').values(deliveries.map((d) => ({
-    id: newId(), event_id: d.eventId, merchant_id: d.merchantId, app_id: d.appId, destination: d.destination, url: d.url,
+    id: newSortableId(d.dueWallAt), event_id: d.eventId, merchant_id: d.merchantId, app_id: d.appId, destination: d.destination, url: d.url,
     state: 'pending' as const, attempts: 0, attempts_before_redelivery: 0, due_at: d.dueAt, due_wall_at: d.dueWallAt,
     lease_owner: null, lease_token: null, lease_expires_at: null, last_status: null, last_error: null, delivered_at: null,
     created_at: d.dueWallAt, updated_at: d.dueWallAt,

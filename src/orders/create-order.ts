@@ -4,7 +4,7 @@ import { inTransaction, type Context } from '../context/context.js';
 import { findCustomer } from '../customers/customers.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
+import { newSortableId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
 import { isExact, readCurrency, readMoney, type AmountRules } from '../platform/money/money.js';
 import { endOfLocalDate, localDate } from '../platform/time-zone.js';
@@ -123,7 +123,10 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
     throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.subtotal must equal order.charge_fee minus order.tips.');
   }
 
-  const orderId = newId();
+  // Sortable (made in time order): the indexes that name an order (its transactions, its events) grow at their end,
+  // where random ids would touch a page of each index per order written.
+  const made = ctx.wallClock.now().getTime();
+  const orderId = newSortableId(made);
   const items: LineItemRow[] = (body.line_items ?? []).map((item, index) => {
     const field = `order.line_items[${index}]`;
     const negativeAllowed = item.purchasable_type === 'Rounding' || (options.discountLines === true && item.purchasable_type === 'Charge');
@@ -134,7 +137,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
       throw new AppError(ORDER_ERRORS.orderAmountsInvalid, `${field}.total must equal price × quantity.`);
     }
     return {
-      id: newId(), order_id: orderId, merchant_id: ctx.merchant.id, position: index,
+      id: newSortableId(made), order_id: orderId, merchant_id: ctx.merchant.id, position: index,
       purchasable_type: item.purchasable_type, purchase_id: item.purchase_id ?? null,
       price, quantity: item.quantity, total: lineTotal, label: item.label ?? null,
     };

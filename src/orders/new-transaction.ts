@@ -1,6 +1,6 @@
 import type { Context } from '../context/context.js';
 import type { TransactionType } from '../platform/database/schema.js';
-import { newId } from '../platform/ids.js';
+import { newSortableId } from '../platform/ids.js';
 import type { CardAcquirer } from '../rails/acquirer.js';
 import { buildPaymentData, type CardFacts } from './payment-data.js';
 import type { TransactionRow } from './transactions-store.js';
@@ -23,7 +23,8 @@ export function newTransaction(ctx: Context, acquirer: Pick<CardAcquirer, 'name'
   note: string | null;
   card: Partial<CardFacts> & { token?: string };
 }): TransactionRow {
-  const id = newId();
+  // Sortable, as an order's id: the indexes that name a transaction (the acquirer's reference, its ledger entries) grow at their end.
+  const id = newSortableId(ctx.wallClock.now().getTime());
   const now = ctx.clock.now().getTime();
   return {
     id,
