@@ -5,8 +5,8 @@ import type { SandboxAcquirerOperationsTable } from '../../platform/database/sch
 /** What the sandbox acquirer keeps of an operation, as a real acquirer keeps its own ledger. */
 export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
 
-/** More than this many at once go in several statements (SQLite binds at most 32,766 values to one). */
-const ROWS_PER_STATEMENT = 500;
+/** More than this many at once are written in several transactions, each of a bounded size. */
+const ROWS_PER_TRANSACTION = 500;
 
 /** The rows of one turn, a reference already recorded left out: the references written answer. */
 const insertOperations = preparedInsertRows('sandbox_acquirer_operations', {
@@ -48,8 +48,8 @@ export class OperationRecorder {
     const turn = this.waiting;
     this.waiting = [];
     this.scheduled = false;
-    for (let i = 0; i < turn.length; i += ROWS_PER_STATEMENT) {
-      const part = turn.slice(i, i + ROWS_PER_STATEMENT);
+    for (let i = 0; i < turn.length; i += ROWS_PER_TRANSACTION) {
+      const part = turn.slice(i, i + ROWS_PER_TRANSACTION);
       void this.insertTogether(part).catch(() => this.insertOneByOne(part));
     }
   }
