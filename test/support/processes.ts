@@ -44,14 +44,27 @@ export async function inParallel<T, R>(items: readonly T[], limit: number, work:
   return results;
 }
 
+/**
+ * A port free now, for a server the test starts later. Drawn at random below Linux's ephemeral range (32768 and up):
+ * a port the kernel chose for a listener on port 0 (a test receiver) could be handed out again to the next such
+ * listener between this probe and the server's start (CI once saw `serve` refused its port so).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let tries = 0; ; tries += 1) {
+    const port = FIRST_TEST_PORT + Math.floor(Math.random() * (LAST_TEST_PORT - FIRST_TEST_PORT));
+    if (await isFree(port)) return port;
+    if (tries >= 100) throw new Error(`no free port between ${FIRST_TEST_PORT} and ${LAST_TEST_PORT} after 100 tries`);
+  }
+}
+
+const FIRST_TEST_PORT = 20_000;
+const LAST_TEST_PORT = 32_000;
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
 }
 
