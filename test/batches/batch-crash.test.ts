@@ -522,13 +522,14 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
       return owners.length > 0 && !owners.includes(ownersA[0]!) ? owners : undefined;
     });
     assert.equal(ownersB.length, 1);
-    a.serve = await startServe(a.env);
     t.diagnostic(`A ${killA.line}; B took the batch over`);
 
-    // B is killed in turn, with a refund at the acquirer (waiting up to a second for one); the restarted A recovers what
-    // it left and takes the batch over again.
+    // B is killed in turn, with a refund at the acquirer (waiting up to a second for one); A, restarted, recovers what
+    // it left and takes the batch over again. A restarts only then: while its start took seconds, B once ran the
+    // whole rest of the batch before its kill was due.
     const killB = await killMidRun(b, created.id, await rowsAtLeast(created.id, spacing), 'Refund', { owners: ownersB });
     const byB = (await endedRows(created.id)) - byA;
+    a.serve = await startServe(a.env);
     await afterPostgresKill(killB.owners);
     await until('the restarted A takes the batch over', async () => {
       const owners = await chunkOwners(created.id);
