@@ -1,13 +1,10 @@
 import { forUpdate } from '../platform/database/locking.js';
 import { sql, type Selectable } from 'kysely';
-import { isPostgres, preparedQuery, type Db } from '../platform/database/database.js';
+import { isPostgres, preparedInsertRows, type Db } from '../platform/database/database.js';
 import type { LedgerEntriesTable, LedgerTopUpsTable } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
 import { ENTRY_TYPES, SOURCE_TYPES, type Account } from './accounts.js';
-
-/** Rows per statement: well within both engines' limits on bound parameters. */
-const CHUNK = 200;
 
 export type EntryRecord = Selectable<LedgerEntriesTable>;
 export type TopUpRecord = Selectable<LedgerTopUpsTable>;
@@ -30,10 +27,10 @@ export const ENTRY_FILTERS: FilterCatalogue = {
 
 type AccountDelta = { merchant_id: string; currency: string; account: string; balance: number; updated_at: number };
 
-const insertEntryOnce = preparedQuery((db, p: EntryRecord) => db.insertInto('ledger_entries').values({
-  id: p.id, merchant_id: p.merchant_id, currency: p.currency, currency_exponent: p.currency_exponent, type: p.type, amount: p.amount, fee: p.fee,
-  source_type: p.source_type, source_id: p.source_id, available_on: p.available_on, lines: p.lines, created_at: p.created_at,
-} satisfies Record<keyof EntryRecord, unknown>).onConflict((oc) => oc.columns(['merchant_id', 'source_type', 'source_id', 'type']).doNothing()));
+const insertEntryRows = preparedInsertRows('ledger_entries', {
+  id: true, merchant_id: true, currency: true, currency_exponent: true, type: true, amount: true, fee: true,
+  source_type: true, source_id: true, available_on: true, lines: true, created_at: true,
+}, { onConflictDoNothing: ['merchant_id', 'source_type', 'source_id', 'type'], returning: 'id' });
 
 /**
  * Writes entries, in the caller's transaction, and returns those written: an entry whose (source, type) is posted
@@ -42,18 +39,7 @@ const insertEntryOnce = preparedQuery((db, p: EntryRecord) => db.insertInto('led
  */
 export async function insertEntries(db: Db, entries: EntryRecord[]): Promise<EntryRecord[]> {
   if (entries.length === 0) return [];
-  if (entries.length === 1) {
-    // The common case (one payment), without RETURNING: whether the row went in is the count.
-    const result = await insertEntryOnce(db, entries[0]!);
-    return Number(result.numAffectedRows ?? 0) === 1 ? entries : [];
-  }
-  const written = new Set<string>();
-  for (let i = 0; i < entries.length; i += CHUNK) {
-    const rows = await db.insertInto('ledger_entries').values(entries.slice(i, i + CHUNK))
-      .onConflict((oc) => oc.columns(['merchant_id', 'source_type', 'source_id', 'type']).doNothing())
-      .returning('id').execute();
-    for (const row of rows) written.add(row.id);
-  }
+  const written = new Set(await insertEntryRows(db, entries));
   return entries.filter((entry) => written.has(entry.id));
 }
 
