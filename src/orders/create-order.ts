@@ -70,7 +70,6 @@ export async function makeOrder(ctx: Context, input: CreateOrderInput, options: 
     let made = false;
     try {
       const view = await inTransaction(ctx, async (tx) => {
-        made = false;
         const existing = await findOrder(tx.db, tx.merchant.id, { referenceNumber: draft.order.reference_number });
         if (existing) return withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), { payment: options.paymentLink });
         const order: OrderRow = { ...draft.order, number: orderNumber(tx) };
@@ -125,8 +124,8 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
 
   // Sortable (made in time order): the indexes that name an order (its transactions, its events) grow at their end,
   // where random ids would touch a page of each index per order written.
-  const made = ctx.wallClock.now().getTime();
-  const orderId = newSortableId(made);
+  const madeAt = ctx.wallClock.now().getTime();
+  const orderId = newSortableId(madeAt);
   const items: LineItemRow[] = (body.line_items ?? []).map((item, index) => {
     const field = `order.line_items[${index}]`;
     const negativeAllowed = item.purchasable_type === 'Rounding' || (options.discountLines === true && item.purchasable_type === 'Charge');
@@ -137,7 +136,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
       throw new AppError(ORDER_ERRORS.orderAmountsInvalid, `${field}.total must equal price × quantity.`);
     }
     return {
-      id: newSortableId(made), order_id: orderId, merchant_id: ctx.merchant.id, position: index,
+      id: newSortableId(madeAt), order_id: orderId, merchant_id: ctx.merchant.id, position: index,
       purchasable_type: item.purchasable_type, purchase_id: item.purchase_id ?? null,
       price, quantity: item.quantity, total: lineTotal, label: item.label ?? null,
     };

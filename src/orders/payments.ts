@@ -96,7 +96,6 @@ function names(reference: OrderReference[], order: OrderRow): boolean {
  * (the recurring engine charges a batch of plans so). A refusal writes nothing.
  */
 export async function beginPayment(ctx: Context, input: OpenPaymentInput, known: KnownToPayment = {}): Promise<PaymentStart> {
-  const checkedToken = known.token;
   const acquirer = acquirerOf(ctx.rails);
   const method = readMethod(ctx, input.payment);
   const type = method.kind !== 'wallet' && !method.capture ? 'Authorization' : 'Sales';
@@ -122,7 +121,7 @@ export async function beginPayment(ctx: Context, input: OpenPaymentInput, known:
       return { before: earlier };
     }
     const stored = method.kind !== 'payment_token' ? undefined
-      : checkedToken?.token === method.token && checkedToken.customer_id === order.customer_id ? checkedToken
+      : known.token?.token === method.token && known.token.customer_id === order.customer_id ? known.token
       : await chargeableToken(tx, method.token, order.customer_id);
     const wallet = stored && AUTO_DEBIT_WALLETS[stored.token_type];
     if (wallet && type !== 'Sales') {
