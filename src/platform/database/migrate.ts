@@ -15,6 +15,7 @@ import * as ledger from './migrations/012_ledger.js';
 import * as issuing from './migrations/013_issuing.js';
 import * as payouts from './migrations/014_payouts.js';
 import * as payerActionKeys from './migrations/015_payer_action_keys.js';
+import * as transactionsOrderIndex from './migrations/016_transactions_order_index.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '013_issuing': issuing,
   '014_payouts': payouts,
   '015_payer_action_keys': payerActionKeys,
+  '016_transactions_order_index': transactionsOrderIndex,
 };
 
 /**
