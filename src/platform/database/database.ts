@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, type QueryResult, type Selectable } from 'kysely';
+import { createQueryId, Kysely, PostgresAdapter, PostgresDialect, RawNode, type CompiledQuery, type QueryResult, type Selectable } from 'kysely';
 import pg from 'pg';
 import { Checkpointer, type CheckpointerEvent } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
@@ -169,33 +169,68 @@ function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) =>
 
 const SLOT = '\u0000slot:';
 
+/** A statement compiled with placeholders: its SQL, and per position the named parameter bound there. */
+interface SlottedStatement {
+  sql: string;
+  /** Per position: the named parameter bound there, or undefined where the builder put a constant. */
+  slots: ReadonlyArray<string | undefined>;
+  constants: readonly unknown[];
+}
+
 /**
  * Compiles a query built with placeholder parameters, remembering which placeholder is which named parameter.
  * A placeholder the builder altered (concatenated, inlined with sql.raw) would bind the wrong value: refused.
  */
-function compileWithSlots<P extends object, R>(db: Db, build: StatementBuilder<P, R>): { sql: string; bind: (params: P) => unknown[] } {
+function compileSlots<P extends object, R>(db: Db, build: StatementBuilder<P, R>): SlottedStatement {
   const read = new Set<string>();
   const placeholders = new Proxy({}, { get: (_, key) => (read.add(String(key)), `${SLOT}${String(key)}`) }) as P;
   const compiled: CompiledQuery<R> = build(db, placeholders).compile();
   const bound = new Set(compiled.parameters.filter((v): v is string => typeof v === 'string' && v.startsWith(SLOT)));
   const intact = [...read].every((key) => bound.has(`${SLOT}${key}`)) && [...bound].every((v) => read.has(v.slice(SLOT.length)));
   if (!intact || compiled.sql.includes(SLOT)) throw new Error(`a prepared statement must bind its parameters as they are: ${compiled.sql}`);
-  // Per position: the named parameter bound there, or (undefined) the constant the builder put there.
   const slots = compiled.parameters.map((value) => (typeof value === 'string' && value.startsWith(SLOT) ? value.slice(SLOT.length) : undefined));
-  const constants = compiled.parameters;
-  return {
-    sql: compiled.sql,
-    bind: (params) => {
-      const named = params as Record<string, unknown>;
-      const values = new Array<unknown>(slots.length);
-      for (let i = 0; i < slots.length; i += 1) {
-        const slot = slots[i];
-        values[i] = slot === undefined ? constants[i] : named[slot];
-      }
-      return values;
-    },
+  return { sql: compiled.sql, slots, constants: compiled.parameters };
+}
+
+/** {@link compileSlots}, with the parameters bound from an object of named values. */
+function compileWithSlots<P extends object, R>(db: Db, build: StatementBuilder<P, R>): { sql: string; bind: (params: P) => unknown[] } {
+  const slotted = compileSlots(db, build);
+  return { sql: slotted.sql, bind: namedValues(slotted) };
+}
+
+/**
+ * A statement compiled once per engine (a transaction shares its database's adapter, and SQLite and PostgreSQL
+ * compile differently), run with the values `bind` puts in its positions. Its query node is made once: Kysely's
+ * `CompiledQuery.raw` makes and freezes a new one on every run, which only plugins (paygate has none) would read.
+ */
+function compiledStatement<B, R>(
+  build: StatementBuilder<Record<string, unknown>, R>,
+  binderOf: (statement: SlottedStatement) => (bound: B) => unknown[],
+): (db: Db, bound: B) => Promise<QueryResult<R>> {
+  const compiled = new WeakMap<object, { sql: string; query: RawNode; bind: (bound: B) => unknown[] }>();
+  // (async: a statement refused as it is first compiled rejects, as a statement that fails to run does)
+  return async (db, bound) => {
+    const adapter = db.getExecutor().adapter;
+    let statement = compiled.get(adapter);
+    if (!statement) {
+      const slotted = compileSlots(db, build);
+      statement = { sql: slotted.sql, query: RawNode.createWithSql(slotted.sql), bind: binderOf(slotted) };
+      compiled.set(adapter, statement);
+    }
+    return db.executeQuery<R>({ sql: statement.sql, query: statement.query, parameters: statement.bind(bound), queryId: createQueryId() });
   };
 }
+
+/** Binds each position from an object of named values. */
+const namedValues = ({ slots, constants }: SlottedStatement) => (params: object): unknown[] => {
+  const named = params as Record<string, unknown>;
+  const values = new Array<unknown>(slots.length);
+  for (let i = 0; i < slots.length; i += 1) {
+    const slot = slots[i];
+    values[i] = slot === undefined ? constants[i] : named[slot];
+  }
+  return values;
+};
 
 /**
  * Declares a hot read once, at module level; it is compiled and prepared the first time it runs on a given
@@ -225,17 +260,7 @@ export function preparedRead<P extends object, R>(
  * payment path (docs/benchmarks.md); what is built must not depend on the parameters' values.
  */
 export function preparedQuery<P extends object, R>(build: StatementBuilder<P, R>): (db: Db, params: P) => Promise<QueryResult<R>> {
-  // By engine: a transaction shares its database's adapter, and SQLite and PostgreSQL compile differently.
-  const compiled = new WeakMap<object, { sql: string; bind: (params: P) => unknown[] }>();
-  return async (db, params) => {
-    const adapter = db.getExecutor().adapter;
-    let statement = compiled.get(adapter);
-    if (!statement) {
-      statement = compileWithSlots(db, build);
-      compiled.set(adapter, statement);
-    }
-    return db.executeQuery<R>(CompiledQuery.raw(statement.sql, statement.bind(params)));
-  };
+  return compiledStatement<P, R>(build as unknown as StatementBuilder<Record<string, unknown>, R>, namedValues);
 }
 
 /**
@@ -245,21 +270,47 @@ export function preparedQuery<P extends object, R>(build: StatementBuilder<P, R>
 export function preparedPatch<P extends object, R>(
   build: (db: Db, set: Record<string, unknown>, params: P) => { compile(): CompiledQuery<R> },
 ): (db: Db, patch: object, params: P) => Promise<QueryResult<R>> {
-  const shapes = new Map<string, (db: Db, params: Record<string, unknown>) => Promise<QueryResult<R>>>();
+  type Bound = { patch: Record<string, unknown>; params: Record<string, unknown> };
+  // By the columns set, in the patch's order: a patch's shape is found by following its column names, so no key
+  // string is built for each update.
+  interface Shape { update?: (db: Db, bound: Bound) => Promise<QueryResult<R>>; next: Map<string, Shape> }
+  const shapes: Shape = { next: new Map() };
+  const updateOf = (columns: string[]) => compiledStatement<Bound, R>(
+    (db, p) => build(db, Object.fromEntries(columns.map((column) => [column, p[`${PATCH_SLOT}${column}`]])), p as P),
+    ({ slots, constants }) => {
+      const patched = slots.map((slot) => (slot?.startsWith(PATCH_SLOT) ? slot.slice(PATCH_SLOT.length) : undefined));
+      return ({ patch, params }) => {
+        const values = new Array<unknown>(slots.length);
+        for (let i = 0; i < slots.length; i += 1) {
+          const column = patched[i];
+          const slot = slots[i];
+          values[i] = column !== undefined ? patch[column] : slot === undefined ? constants[i] : params[slot];
+        }
+        return values;
+      };
+    },
+  );
   return (db, patch, params) => {
     const values = patch as Record<string, unknown>;
-    const columns = Object.keys(values).filter((column) => values[column] !== undefined);
-    const shape = columns.join(',');
-    let update = shapes.get(shape);
-    if (!update) {
-      update = preparedQuery((db, p: Record<string, unknown>) => build(db, Object.fromEntries(columns.map((column) => [column, p[`set:${column}`]])), p as P));
-      shapes.set(shape, update);
+    let shape = shapes;
+    const columns: string[] = [];
+    for (const column in values) {
+      if (values[column] === undefined) continue;
+      columns.push(column);
+      let next = shape.next.get(column);
+      if (!next) {
+        next = { next: new Map() };
+        shape.next.set(column, next);
+      }
+      shape = next;
     }
-    const bound: Record<string, unknown> = { ...(params as Record<string, unknown>) };
-    for (const column of columns) bound[`set:${column}`] = values[column];
-    return update(db, bound);
+    shape.update ??= updateOf(columns);
+    return shape.update(db, { patch: values, params: params as Record<string, unknown> });
   };
 }
+
+/** The prefix of a patch's columns among a prepared update's named parameters. */
+const PATCH_SLOT = '\u0000set:';
 
 /**
  * A prepared INSERT of one whole row of `table`: `columns` names every column (the compiler checks that none is
@@ -293,35 +344,43 @@ export function preparedInsertRows<T extends keyof Schema & string>(
   options: { onConflictDoNothing?: Array<keyof Selectable<Schema[T]> & string>; returning?: keyof Selectable<Schema[T]> & string } = {},
 ): (db: Db, rows: ReadonlyArray<Selectable<Schema[T]>>) => Promise<unknown[]> {
   const names = Object.keys(columns);
-  const bySize = new Map<number, { insert: (db: Db, params: Record<string, unknown>) => Promise<QueryResult<Record<string, unknown>>>; keys: string[][] }>();
+  type Rows = { rows: ReadonlyArray<Record<string, unknown>>; first: number };
+  const bySize = new Map<number, (db: Db, bound: Rows) => Promise<QueryResult<Record<string, unknown>>>>();
   const statementOf = (size: number) => {
-    let statement = bySize.get(size);
-    if (!statement) {
-      const keys = Array.from({ length: size }, (_, row) => names.map((name) => `${row}:${name}`));
-      const insert = preparedQuery((db, p: Record<string, unknown>) => {
-        let query = db.insertInto(table).values(keys.map((rowKeys) => Object.fromEntries(names.map((name, i) => [name, p[rowKeys[i]!]]))) as never);
-        if (options.onConflictDoNothing) query = query.onConflict((oc) => oc.columns(options.onConflictDoNothing as never).doNothing());
-        return options.returning ? query.returning(options.returning as never) : query;
-      }) as unknown as (db: Db, params: Record<string, unknown>) => Promise<QueryResult<Record<string, unknown>>>;
-      statement = { insert, keys };
-      bySize.set(size, statement);
+    let insert = bySize.get(size);
+    if (!insert) {
+      insert = compiledStatement<Rows, Record<string, unknown>>(
+        (db, p) => {
+          const rows = Array.from({ length: size }, (_, row) => Object.fromEntries(names.map((name) => [name, p[`${row}:${name}`]])));
+          let query = db.insertInto(table).values(rows as never);
+          if (options.onConflictDoNothing) query = query.onConflict((oc) => oc.columns(options.onConflictDoNothing as never).doNothing());
+          return options.returning ? query.returning(options.returning as never) : query;
+        },
+        ({ slots, constants }) => {
+          // Per position: the row (within the statement) and the column bound there.
+          const rowOf = slots.map((slot) => (slot === undefined ? -1 : Number(slot.slice(0, slot.indexOf(':')))));
+          const columnOf = slots.map((slot) => (slot === undefined ? '' : slot.slice(slot.indexOf(':') + 1)));
+          return ({ rows, first }) => {
+            const values = new Array<unknown>(slots.length);
+            for (let i = 0; i < slots.length; i += 1) {
+              const row = rowOf[i]!;
+              values[i] = row < 0 ? constants[i] : rows[first + row]![columnOf[i]!];
+            }
+            return values;
+          };
+        },
+      );
+      bySize.set(size, insert);
     }
-    return statement;
+    return insert;
   };
   return async (db, rows) => {
     const answered: unknown[] = [];
     let next = 0;
     for (const size of ROWS_LADDER) {
       while (rows.length - next >= size) {
-        const { insert, keys } = statementOf(size);
-        const params: Record<string, unknown> = {};
-        for (let row = 0; row < size; row += 1) {
-          const values = rows[next + row] as Record<string, unknown>;
-          const rowKeys = keys[row]!;
-          for (let i = 0; i < names.length; i += 1) params[rowKeys[i]!] = values[names[i]!];
-        }
+        const result = await statementOf(size)(db, { rows: rows as ReadonlyArray<Record<string, unknown>>, first: next });
         next += size;
-        const result = await insert(db, params);
         if (options.returning) for (const written of result.rows) answered.push(written[options.returning]);
       }
     }
