@@ -217,7 +217,13 @@ function compiledStatement<B, R>(
       statement = { sql: slotted.sql, query: RawNode.createWithSql(slotted.sql), bind: binderOf(slotted) };
       compiled.set(adapter, statement);
     }
-    return db.executeQuery<R>({ sql: statement.sql, query: statement.query, parameters: statement.bind(bound), queryId: createQueryId() });
+    const query: CompiledQuery<R> = { sql: statement.sql, query: statement.query, parameters: statement.bind(bound), queryId: createQueryId() };
+    // Straight to the connection, as Kysely's executeQuery ends up doing (through a new executor and three more
+    // async steps a statement): the executor still refuses a transaction that has ended. Only plugins would
+    // transform the result, and paygate has none.
+    const executor = db.getExecutor();
+    if (executor.plugins.length > 0) return db.executeQuery<R>(query);
+    return executor.provideConnection((connection) => connection.executeQuery<R>(query));
   };
 }
 
