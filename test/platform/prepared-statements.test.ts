@@ -93,6 +93,21 @@ describe('prepared statements', () => {
     assert.equal((await merchantById(database.db, { id: 'm-many-5-2' })).rows[0]?.name, 'Shop 5/2');
   });
 
+  test('in a transaction a statement sees its writes and is undone with it; after the transaction ends it is refused', async () => {
+    const open = await database.db.startTransaction().execute();
+    await insertMerchant(open, merchant('m-tx', 'Chan Florist'));
+    await patchMerchant(open, { name: 'Chan Florist Ltd', updated_at: 5_000 }, { id: 'm-tx' });
+    assert.deepEqual(await insertMerchants(open, [merchant('m-tx-2', 'Ho Tailor')]), ['m-tx-2']);
+    assert.deepEqual((await merchantById(open, { id: 'm-tx' })).rows.map((row) => [row.name, row.updated_at]), [['Chan Florist Ltd', 5_000]]);
+    await open.rollback().execute();
+    assert.equal((await merchantById(database.db, { id: 'm-tx' })).rows.length, 0);
+    assert.equal((await merchantById(database.db, { id: 'm-tx-2' })).rows.length, 0);
+    await assert.rejects(merchantById(open, { id: 'm-tx' }), /already (committed|rolled back)/);
+    await assert.rejects(patchMerchant(open, { name: 'Late' }, { id: 'm-tx' }), /already (committed|rolled back)/);
+    await assert.rejects(insertMerchants(open, [merchant('m-tx-3', 'Late Shop')]), /already (committed|rolled back)/);
+    assert.equal((await merchantById(database.db, { id: 'm-tx-3' })).rows.length, 0);
+  });
+
   test('a statement that inlines a parameter instead of binding it is refused when it is first compiled, not run with the first values for good', async () => {
     const inlined = preparedQuery((db, p: { name: string }) => db.selectFrom('merchants').select('id').where('name', '=', sql.lit(p.name)));
     await assert.rejects(inlined(database.db, { name: 'Wong Trading' }), /must bind its parameters as they are/);
