@@ -203,25 +203,24 @@ function compileWithSlots<P extends object, R>(db: Db, build: StatementBuilder<P
  * compile differently), run with the values `bind` puts in its positions. Its query node is made once: Kysely's
  * `CompiledQuery.raw` makes and freezes a new one on every run, which only plugins (paygate has none) would read.
  */
-function compiledStatement<B, R>(
-  build: StatementBuilder<Record<string, unknown>, R>,
+function compiledStatement<P extends object, B, R>(
+  build: StatementBuilder<P, R>,
   binderOf: (statement: SlottedStatement) => (bound: B) => unknown[],
 ): (db: Db, bound: B) => Promise<QueryResult<R>> {
   const compiled = new WeakMap<object, { sql: string; query: RawNode; bind: (bound: B) => unknown[] }>();
   // (async: a statement refused as it is first compiled rejects, as a statement that fails to run does)
   return async (db, bound) => {
-    const adapter = db.getExecutor().adapter;
-    let statement = compiled.get(adapter);
+    const executor = db.getExecutor();
+    let statement = compiled.get(executor.adapter);
     if (!statement) {
       const slotted = compileSlots(db, build);
       statement = { sql: slotted.sql, query: RawNode.createWithSql(slotted.sql), bind: binderOf(slotted) };
-      compiled.set(adapter, statement);
+      compiled.set(executor.adapter, statement);
     }
     const query: CompiledQuery<R> = { sql: statement.sql, query: statement.query, parameters: statement.bind(bound), queryId: createQueryId() };
     // Straight to the connection, as Kysely's executeQuery ends up doing (through a new executor and three more
     // async steps a statement): the executor still refuses a transaction that has ended. Only plugins would
     // transform the result, and paygate has none.
-    const executor = db.getExecutor();
     if (executor.plugins.length > 0) return db.executeQuery<R>(query);
     return executor.provideConnection((connection) => connection.executeQuery<R>(query));
   };
@@ -266,7 +265,7 @@ export function preparedRead<P extends object, R>(
  * payment path (docs/benchmarks.md); what is built must not depend on the parameters' values.
  */
 export function preparedQuery<P extends object, R>(build: StatementBuilder<P, R>): (db: Db, params: P) => Promise<QueryResult<R>> {
-  return compiledStatement<P, R>(build as unknown as StatementBuilder<Record<string, unknown>, R>, namedValues);
+  return compiledStatement<P, P, R>(build, namedValues);
 }
 
 /**
@@ -281,7 +280,7 @@ export function preparedPatch<P extends object, R>(
   // string is built for each update.
   interface Shape { update?: (db: Db, bound: Bound) => Promise<QueryResult<R>>; next: Map<string, Shape> }
   const shapes: Shape = { next: new Map() };
-  const updateOf = (columns: string[]) => compiledStatement<Bound, R>(
+  const updateOf = (columns: string[]) => compiledStatement<Record<string, unknown>, Bound, R>(
     (db, p) => build(db, Object.fromEntries(columns.map((column) => [column, p[`${PATCH_SLOT}${column}`]])), p as P),
     ({ slots, constants }) => {
       const patched = slots.map((slot) => (slot?.startsWith(PATCH_SLOT) ? slot.slice(PATCH_SLOT.length) : undefined));
@@ -355,7 +354,7 @@ export function preparedInsertRows<T extends keyof Schema & string>(
   const statementOf = (size: number) => {
     let insert = bySize.get(size);
     if (!insert) {
-      insert = compiledStatement<Rows, Record<string, unknown>>(
+      insert = compiledStatement<Record<string, unknown>, Rows, Record<string, unknown>>(
         (db, p) => {
           const rows = Array.from({ length: size }, (_, row) => Object.fromEntries(names.map((name) => [name, p[`${row}:${name}`]])));
           let query = db.insertInto(table).values(rows as never);
