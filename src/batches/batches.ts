@@ -1,8 +1,9 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { AppError } from '../platform/errors.js';
 import { newSortableId } from '../platform/ids.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
 import { localTime } from '../platform/time-zone.js';
+import { checkMerchantUrl } from '../platform/urls.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { BATCH_ERRORS } from './errors.js';
 import { emitBatchEvent } from './events.js';
@@ -20,11 +21,12 @@ export type BatchSource = { fileUrl: string } | { file: Buffer };
 
 /**
  * Creates a batch, pending: the file is fetched (or taken from where the request left it) and read by background
- * work, never inside the request. A `file_url` must be http or https; anything else about it (the address, the
- * answer, the content) is found out by that work, which fails the batch with the reason.
+ * work, never inside the request. A `file_url` is checked as every URL a merchant gives (http or https, no
+ * credentials, no address paygate may not call); what it answers is found out by that work, which fails the batch
+ * with the reason.
  */
 export async function createBatch(ctx: Context, source: BatchSource, name: string | undefined): Promise<BatchRecord> {
-  if ('fileUrl' in source) checkFileUrl(source.fileUrl);
+  if ('fileUrl' in source) checkMerchantUrl(source.fileUrl, 'batch.file_url', ctx.config.mode);
   if ('file' in source && source.file.length === 0) throw new AppError(BATCH_ERRORS.batchFileMissing, 'The body is empty: send the file.');
   const now = ctx.clock.now().getTime();
   const appId = ctx.actor.kind === 'app' ? ctx.actor.appId : null;
@@ -45,16 +47,6 @@ export async function createBatch(ctx: Context, source: BatchSource, name: strin
     await scheduleJob(tx, { kind: LOAD_JOB, merchantId: tx.merchant.id, dueAt: now, payload: { batchId: batch.id }, dedupeKey: `${LOAD_JOB}:${batch.id}` });
     return batch;
   }, { completesRequest: true });
-}
-
-function checkFileUrl(text: string): void {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new AppError(PLATFORM_ERRORS.validationFailed, 'batch.file_url is not a URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError(PLATFORM_ERRORS.validationFailed, 'batch.file_url must be an http or https URL.');
 }
 
 /** A batch without a name is named after its file (the URL's last segment), or its upload time. */

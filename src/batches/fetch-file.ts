@@ -29,6 +29,8 @@ export async function fetchBatchFile(url: string, path: string, options: FetchLi
     throw new BatchFileError('file_url is not a URL.');
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new BatchFileError('file_url must be an http or https URL.');
+  // Refused when the batch is created; a URL stored before that rule is still never sent with its credentials.
+  if (target.username !== '' || target.password !== '') throw new BatchFileError('file_url must not carry credentials.');
   if (isForbiddenHost(target.hostname, options.mode)) throw new BatchFileError(REFUSED);
   const secure = target.protocol === 'https:';
   const agent = new (secure ? HttpsAgent : HttpAgent)({ keepAlive: false, lookup: guardedLookup(options.mode) });

@@ -86,6 +86,22 @@ describe('file_url', () => {
     await assert.rejects(client.batches.create({ file_url: 'not a url' }), (error: PaygateError) => error.errorCode === '100207');
     await assert.rejects(client.call('POST', '/svc/payment/api/v1/openapi/batch_mit_transactions', {}), (error: PaygateError) => error.errorCode === '600103');
   });
+
+  test('a file_url carrying credentials is refused in the request: nothing is stored, nothing is sent (issue 34)', async () => {
+    const merchant = await server.newMerchant();
+    let asked = 0;
+    served.set('/secret/dues.csv', (response) => {
+      asked += 1;
+      response.writeHead(200, { 'content-type': 'text/csv' }).end(payments(1));
+    });
+    for (const url of [`${filesUrl.replace('//', '//user:pass@')}/secret/dues.csv`, `${filesUrl.replace('//', '//user@')}/secret/dues.csv`]) {
+      await assert.rejects(merchant.client.batches.create({ file_url: url }), (error: PaygateError) =>
+        error.status === 400 && error.errorCode === '100207' && /batch\.file_url must not carry credentials/.test(error.message));
+    }
+    const stored = await server.platform.db.selectFrom('batches').select('file_url').where('merchant_id', '=', merchant.merchantId).execute();
+    assert.deepEqual(stored, []);
+    assert.equal(asked, 0);
+  });
 });
 
 describe('the file as the body', () => {

@@ -30,6 +30,8 @@ describe('money', () => {
       ['+1', 2, 'not_a_number'], ['1,000', 2, 'not_a_number'], [Number.NaN, 2, 'not_a_number'], [Infinity, 2, 'not_a_number'],
       ['-1.00', 2, 'negative'], ['0', 2, 'zero'], ['0.00', 2, 'zero'], ['99999999999999999', 2, 'out_of_range'],
       ['90071992547409.93', 2, 'out_of_range'],
+      // Spaces around an amount are refused as any other malformed amount is (issue 34): never trimmed into money.
+      [' 5', 2, 'not_a_number'], ['5 ', 2, 'not_a_number'], [' 5.00', 2, 'not_a_number'], ['5\t', 2, 'not_a_number'], ['\u00a05', 2, 'not_a_number'],
     ];
     for (const [input, exponent, problem] of cases) assert.equal(parseAmount(input, exponent), problem, `${input}`);
     assert.equal(parseAmount('-0.05', 2, { allowNegative: true }), -5);

@@ -76,7 +76,8 @@ export function readMoney(
  */
 export function parseAmount(input: string | number, exponent: number, rules: AmountRules = {}): Minor | AmountProblem {
   if (typeof input === 'number' && !Number.isFinite(input)) return 'not_a_number';
-  const text = typeof input === 'number' ? String(input) : input.trim();
+  // Text is read as given: " 5" is no more an amount than "5 HKD" is.
+  const text = typeof input === 'number' ? String(input) : input;
   if (/^[+-]?(\d+\.?\d*|\.\d+)e[+-]?\d+$/i.test(text)) return 'exponent_notation';
   const match = DECIMAL.exec(text);
   if (!match) return 'not_a_number';
