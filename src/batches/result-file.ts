@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import type { Context } from '../context/context.js';
+import { csvWriter } from '../platform/csv-export.js';
 import { formatAmount, exponentOf } from '../platform/money/money.js';
 import { instructionOf } from './rows.js';
 import { rowsAfter, type BatchRecord, type BatchRowRecord } from './store.js';
@@ -15,10 +15,10 @@ const PAGE_ROWS = 1000;
 /**
  * Every row of a batch and what became of it, as CSV: the file's own cells (a card shown by its first six and last
  * four digits), the row's status (waiting, running, succeeded, failed, skipped), the transaction it made, and the
- * column and reason of a failure. Written as a stream, a page of rows at a time.
+ * column and reason of a failure. Written as a stream, a page of rows at a time; no cell can start a formula.
  */
 export function resultFile(ctx: Context, batch: BatchRecord): Readable {
-  const csv = stringify({ record_delimiter: 'windows' });
+  const csv = csvWriter();
   async function* lines(): AsyncGenerator<string[]> {
     yield HEADER;
     for (let after = 0; ;) {

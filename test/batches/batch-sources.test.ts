@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { PaygateError } from '@paygate/client';
 import { rawRequest, signedHeaders, startTestServer, type TestServer } from '../support/server.js';
-import { csv, customerWithToken, finished } from './support.js';
+import { csv, customerWithToken, finished, parseCsv } from './support.js';
 
 // Where a batch's file comes from (file_url and its failures, the body and its limit), cancellation, the result
 // file and the batch's events (issue 13).
@@ -179,6 +179,34 @@ describe('cancellation, the result file and events', () => {
     assert.match(first!, new RegExp(`^2,payment,RES-\\w+,,${customer},3.00,HKD,${token},,"first, ""quoted""",succeeded,${transaction},,Paid$`));
     assert.match(second!, /^3,,,,,,,,,,failed,,Amount,/);
     assert.equal(end, '');
+  });
+
+  test('result.csv neutralises every cell a spreadsheet would read as a formula; numbers and plain text stay as they are (issue 34)', async () => {
+    // A file's cells are trimmed as they are read (docs/batches.md), so " =1" is stored, and exported, as "=1".
+    const formulas = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1:A2)', ' =1', '-5.00', 'a plain remark'];
+    const stored = formulas.map((formula) => formula.trim());
+    const references = stored.map((text, i) => `${text}${i}-${randomUUID().slice(0, 8)}`);
+    const text = csv([
+      ['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Token ID', 'Remark'],
+      ...formulas.map((formula, i) => ['payment', references[i]!, customer, '1.00', token, formula]),
+    ]);
+    const batch = await finished(client, (await client.batches.upload(text, { kind: 'csv' })).id);
+    assert.equal(batch.successful_records, formulas.length);
+    const rows = parseCsv(await client.batches.resultFile(batch.id));
+    const column = (name: string) => rows[0]!.indexOf(name);
+    const exported = ["'=HYPERLINK(\"http://evil.example\",\"x\")", "'+1+1", "'-2+3", "'@SUM(A1:A2)", "'=1", '-5.00', 'a plain remark'];
+    stored.forEach((remark, i) => {
+      const row = rows[i + 1]!;
+      assert.equal(row[column('Remark')], exported[i], `remark ${JSON.stringify(remark)}`);
+      // A reference that starts as a formula does too; one that is a number with a suffix is no number.
+      const reference = references[i]!;
+      assert.equal(row[column('Reference Number')], /^[=+\-@]/.test(reference) ? `'${reference}` : reference);
+      assert.equal(row[column('Amount')], '1.00');
+      assert.equal(row[column('Status')], 'succeeded');
+    });
+    // Stored as given (trimmed as every cell is), never neutralised in the database.
+    const kept = await server.platform.db.selectFrom('batch_rows').select('remark').where('batch_id', '=', batch.id).orderBy('row_number').execute();
+    assert.deepEqual(kept.map((row) => row.remark), stored);
   });
 
   test('batch.completed and batch.failed are written for the merchant, with batch_info', async () => {

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { BatchInfo, PaygateClient } from '@paygate/client';
+import { parse } from 'csv-parse/sync';
 import { bindingCard, CARDS } from '../support/fixtures.js';
 
 /** CSV text of these rows, each cell quoted when it must be (RFC 4180), lines ending in CRLF. */
 export function csv(rows: string[][], options: { bom?: boolean } = {}): string {
   const cell = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
   return `${options.bom ? '\uFEFF' : ''}${rows.map((row) => row.map(cell).join(',')).join('\r\n')}\r\n`;
+}
+
+/** The cells of CSV text (a result file), row by row. */
+export function parseCsv(text: string): string[][] {
+  return parse(text, { relax_column_count: true }) as string[][];
 }
 
 export const FINISHED = ['success', 'failed', 'cancelled'];
