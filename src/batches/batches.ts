@@ -7,14 +7,14 @@ import { checkMerchantUrl } from '../platform/urls.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { BATCH_ERRORS } from './errors.js';
 import { emitBatchEvent } from './events.js';
+import { findMisnumbering } from './batch-file.js';
+import { bufferSource } from './file-source.js';
+import { FETCH_JOB, LOAD_JOB } from './load.js';
+import { storeFile } from './stored-file.js';
 import {
-  BATCH_FILTERS, findBatch, insertBatch, insertFilePart, listBatches, skipWaitingRows, updateBatch, type BatchRecord,
+  BATCH_FILTERS, findBatch, insertBatch, listBatches, skipWaitingRows, updateBatch, type BatchRecord,
 } from './store.js';
 
-export const LOAD_JOB = 'batches.load';
-
-/** A file sent as the body is kept in parts of this size until its batch reads it. */
-const PART_BYTES = 1024 * 1024;
 
 /** What a new batch is made from: a URL to fetch, or the file itself (the request's body). */
 export type BatchSource = { fileUrl: string } | { file: Buffer };
@@ -28,6 +28,10 @@ export type BatchSource = { fileUrl: string } | { file: Buffer };
 export async function createBatch(ctx: Context, source: BatchSource, name: string | undefined): Promise<BatchRecord> {
   if ('fileUrl' in source) checkMerchantUrl(source.fileUrl, 'batch.file_url', ctx.config.mode);
   if ('file' in source && source.file.length === 0) throw new AppError(BATCH_ERRORS.batchFileMissing, 'The body is empty: send the file.');
+  if ('file' in source) {
+    const misnumbered = await findMisnumbering(bufferSource(source.file));
+    if (misnumbered) throw new AppError(BATCH_ERRORS.batchFileMisnumbered, misnumbered.message);
+  }
   const now = ctx.clock.now().getTime();
   const appId = ctx.actor.kind === 'app' ? ctx.actor.appId : null;
   const batch: BatchRecord = {
@@ -39,12 +43,10 @@ export async function createBatch(ctx: Context, source: BatchSource, name: strin
   };
   return inTransaction(ctx, async (tx) => {
     await insertBatch(tx.db, batch);
-    if ('file' in source) {
-      for (let part = 0; part * PART_BYTES < source.file.length; part += 1) {
-        await insertFilePart(tx.db, tx.merchant.id, batch.id, part, source.file.subarray(part * PART_BYTES, (part + 1) * PART_BYTES));
-      }
-    }
-    await scheduleJob(tx, { kind: LOAD_JOB, merchantId: tx.merchant.id, dueAt: now, payload: { batchId: batch.id }, dedupeKey: `${LOAD_JOB}:${batch.id}` });
+    if ('file' in source) await storeFile(tx, batch.id, source.file);
+    // A file to fetch waits on the network (the fetch job), a file at hand is read at once (the load job).
+    const kind = 'file' in source ? LOAD_JOB : FETCH_JOB;
+    await scheduleJob(tx, { kind, merchantId: tx.merchant.id, dueAt: now, payload: { batchId: batch.id }, dedupeKey: `${kind}:${batch.id}` });
     return batch;
   }, { completesRequest: true });
 }

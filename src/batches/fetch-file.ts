@@ -1,7 +1,6 @@
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Mode } from '../platform/config.js';
 import { FORBIDDEN_ADDRESS_CODE, guardedLookup } from '../platform/outbound.js';
@@ -15,13 +14,14 @@ export interface FetchLimits {
 }
 
 /**
- * Downloads a batch's `file_url` to `path`: http or https only, no redirect followed (a 3xx fails the batch), the
+ * Downloads a batch's `file_url`, handing each chunk to `write` as it arrives (and waiting for it: a slow writer slows
+ * the download, never fills memory): http or https only, no credentials, no redirect followed (a 3xx fails the batch), the
  * whole exchange within `timeoutMs`, at most `maxBytes` (told by Content-Length or counted as it arrives), and in
  * live mode never from this machine or a private network, checked on the address the name resolves to
  * (DESIGN.md trap 8). Every failure is a {@link BatchFileError} whose reason the merchant may read: what the
  * server answered, or that nothing came, never what lies behind a refused address.
  */
-export async function fetchBatchFile(url: string, path: string, options: FetchLimits & { mode: Mode }): Promise<void> {
+export async function fetchBatchFile(url: string, write: (chunk: Buffer) => Promise<void>, options: FetchLimits & { mode: Mode }): Promise<void> {
   let target: URL;
   try {
     target = new URL(url);
@@ -36,6 +36,8 @@ export async function fetchBatchFile(url: string, path: string, options: FetchLi
   const agent = new (secure ? HttpsAgent : HttpAgent)({ keepAlive: false, lookup: guardedLookup(options.mode) });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+  // What the writer threw (the database, a batch cancelled meanwhile) is the caller's to handle, not the file's fault.
+  let writerFailure: { error: unknown } | undefined;
   try {
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
       const request = (secure ? httpsRequest : httpRequest)(target, { method: 'GET', agent, signal: controller.signal, headers: { accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*' } }, resolve);
@@ -61,9 +63,15 @@ export async function fetchBatchFile(url: string, path: string, options: FetchLi
       received += chunk.length;
       if (received > options.maxBytes) response.destroy(new BatchFileError(tooLarge(options.maxBytes)));
     });
-    await pipeline(response, createWriteStream(path), { signal: controller.signal });
+    const sink = new Writable({
+      write: (chunk: Buffer, _encoding, done) => void write(chunk).then(() => done(), (error: unknown) => {
+        writerFailure = { error };
+        done(error instanceof Error ? error : new Error(String(error)));
+      }),
+    });
+    await pipeline(response, sink, { signal: controller.signal });
   } catch (error) {
-    await rm(path, { force: true });
+    if (writerFailure) throw writerFailure.error;
     if (error instanceof BatchFileError) throw error;
     if ((error as NodeJS.ErrnoException).code === FORBIDDEN_ADDRESS_CODE) throw new BatchFileError(REFUSED);
     if (controller.signal.aborted) throw new BatchFileError(`file_url did not give the whole file within ${options.timeoutMs % 1000 === 0 ? `${options.timeoutMs / 1000} s` : `${options.timeoutMs} ms`}.`);

@@ -1,20 +1,21 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { inTransaction, type Context } from '../context/context.js';
-import { newId } from '../platform/ids.js';
 import { localTime } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { fileKind, readBatchFile } from './batch-file.js';
-import { emitBatchEvent } from './events.js';
+import { failBatch } from './fail.js';
 import { fetchBatchFile } from './fetch-file.js';
+import type { FileSource } from './file-source.js';
 import { checkRow } from './row-rules.js';
 import { rowRecord } from './rows.js';
 import { RUN_JOB, finishIfDone, type RunPayload } from './run.js';
 import { BatchFileError } from './sheet-row.js';
-import { countWrittenRows, dropFileParts, dropRows, findBatch, insertRows, readFileParts, skipWaitingRows, updateBatch, type BatchRecord, type BatchRowRecord } from './store.js';
+import { FileNoLongerWanted, PartWriter, storedFile, waitingForFile } from './stored-file.js';
+import {
+  countWrittenRows, dropFileParts, dropRows, findBatch, insertRows, skipWaitingRows, updateBatch, type BatchRecord, type BatchRowRecord,
+} from './store.js';
+
+export const FETCH_JOB = 'batches.fetch';
+export const LOAD_JOB = 'batches.load';
 
 /** Rows written per transaction while a file is read: the write lock is never held for long. */
 const ROWS_PER_WRITE = 1000;
@@ -22,43 +23,77 @@ const ROWS_PER_WRITE = 1000;
 const ROWS_PER_CHUNK = 500;
 
 /**
- * The load job: fetches the batch's file (or takes the one its request left), reads every row and checks it on
- * its own, and writes one record per row. No row runs until the whole file has been read: a file that turns out
- * to be unreadable half-way fails the batch with nothing charged. Once read, the rows are handed to the runner in
- * chunks. Run again after a crash, it starts over: the rows written before are dropped (none had run).
+ * The fetch job: downloads a batch's `file_url` and seals it into the batch's stored parts as it arrives, then hands
+ * it to the load job. It waits on the network, so the scheduler runs it beside its lanes, never in one. Run again
+ * after a crash, it starts over. A file that cannot be fetched fails the batch with the reason.
+ */
+export async function fetchBatch(ctx: Context, payload: unknown): Promise<void> {
+  const { batchId } = payload as { batchId: string };
+  const batch = await findBatch(ctx.db, ctx.merchant.id, batchId);
+  if (!batch || !waitingForFile(batch) || batch.file_url === null) return;
+  await markProcessing(ctx, batch);
+  await dropFileParts(ctx.db, ctx.merchant.id, batchId);
+  const writer = new PartWriter(ctx, batchId);
+  try {
+    await fetchBatchFile(batch.file_url, (chunk) => writer.write(chunk), {
+      timeoutMs: ctx.config.batchFetchTimeoutMs, maxBytes: ctx.config.batchFileMaxBytes, mode: ctx.config.mode,
+    });
+    await writer.end();
+  } catch (error) {
+    if (error instanceof FileNoLongerWanted) return;
+    if (!(error instanceof BatchFileError)) throw error;
+    await failBatch(ctx, batch, error.message);
+    return;
+  }
+  await inTransaction(ctx, async (tx) => {
+    const current = await findBatch(tx.db, tx.merchant.id, batchId, true);
+    if (!current || !waitingForFile(current)) return;
+    const now = tx.clock.now().getTime();
+    await updateBatch(tx.db, tx.merchant.id, batchId, { file_bytes: writer.bytes, updated_at: now });
+    await scheduleJob(tx, { kind: LOAD_JOB, merchantId: tx.merchant.id, dueAt: now, payload: { batchId }, dedupeKey: `${LOAD_JOB}:${batchId}` });
+  });
+}
+
+/**
+ * The load job: reads every row of the batch's stored file and checks it on its own, and writes one record per row.
+ * No row runs until the whole file has been read: a file that turns out to be unreadable half-way fails the batch
+ * with nothing charged. Once read, the rows are handed to the runner in chunks, and the file's parts are deleted.
+ * Run again after a crash, it starts over: the rows written before are dropped (none had run).
  */
 export async function loadBatch(ctx: Context, payload: unknown): Promise<void> {
   const { batchId } = payload as { batchId: string };
   const batch = await findBatch(ctx.db, ctx.merchant.id, batchId);
-  if (!batch || (batch.upload_status !== 'pending' && batch.upload_status !== 'processing')) return;
+  // A batch cancelled before it was read is still read, so that each of its rows is shown skipped, and its file erased.
+  if (!batch || (batch.upload_status !== 'pending' && batch.upload_status !== 'processing' && batch.upload_status !== 'cancelled')) return;
   // Read and handed over already (a crash came between the hand-over and the job's end): its rows may be running.
   if (batch.file_kind !== null) return;
-  const now = ctx.clock.now().getTime();
-  await updateBatch(ctx.db, ctx.merchant.id, batchId, { upload_status: 'processing', started_at: batch.started_at ?? now, updated_at: now }, ['pending', 'processing']);
-  const folder = join(ctx.config.dataDir, 'batch-files');
-  await mkdir(folder, { recursive: true, mode: 0o700 });
-  const path = join(folder, `${batchId}-${newId()}`);
+  if (batch.file_bytes === null) {
+    // A batch created by a version whose load job fetched the file itself: the fetch job gets it first.
+    if (batch.file_url !== null) {
+      const now = ctx.clock.now().getTime();
+      await scheduleJob(ctx, { kind: FETCH_JOB, merchantId: ctx.merchant.id, dueAt: now, payload: { batchId }, dedupeKey: `${FETCH_JOB}:${batchId}` });
+    }
+    return;
+  }
+  await markProcessing(ctx, batch);
+  const source = storedFile(ctx, batchId, batch.file_bytes);
   try {
-    await spool(ctx, batch, path);
     await whileReading(ctx, batchId, (tx) => dropRows(tx.db, tx.merchant.id, batchId));
-    const loaded = await readRows(ctx, batch, path);
-    await handOver(ctx, batch, { ...loaded, kind: await fileKind(path), bytes: (await stat(path)).size });
+    const loaded = await readRows(ctx, batch, source);
+    await handOver(ctx, batch, { ...loaded, kind: await fileKind(source), bytes: source.size });
   } catch (error) {
     if (error instanceof HandedOver) return;
-    if (!(error instanceof BatchFileError)) throw error;
-    await failBatch(ctx, batch, error.message);
-  } finally {
-    await rm(path, { force: true });
+    if (error instanceof BatchFileError) {
+      await failBatch(ctx, batch, error.message);
+      return;
+    }
+    throw error;
   }
 }
 
-/** The file, on this process's disk for the reading (an XLSX workbook is read by random access). */
-async function spool(ctx: Context, batch: BatchRecord, path: string): Promise<void> {
-  if (batch.file_url !== null) {
-    await fetchBatchFile(batch.file_url, path, { timeoutMs: ctx.config.batchFetchTimeoutMs, maxBytes: ctx.config.batchFileMaxBytes, mode: ctx.config.mode });
-    return;
-  }
-  await pipeline(Readable.from(readFileParts(ctx.db, ctx.merchant.id, batch.id)), createWriteStream(path, { mode: 0o600 }));
+async function markProcessing(ctx: Context, batch: BatchRecord): Promise<void> {
+  const now = ctx.clock.now().getTime();
+  await updateBatch(ctx.db, ctx.merchant.id, batch.id, { upload_status: 'processing', started_at: batch.started_at ?? now, updated_at: now }, ['pending', 'processing']);
 }
 
 interface Loaded {
@@ -68,7 +103,7 @@ interface Loaded {
   chunks: Array<{ first: number; last: number }>;
 }
 
-async function readRows(ctx: Context, batch: BatchRecord, path: string): Promise<Loaded> {
+async function readRows(ctx: Context, batch: BatchRecord, source: FileSource): Promise<Loaded> {
   const context = { today: localTime(ctx.clock.now().getTime(), ctx.merchant.timezone), currency: ctx.config.defaultCurrency };
   const loaded: Loaded = { total: 0, refused: 0, chunks: [] };
   let pending: BatchRowRecord[] = [];
@@ -78,7 +113,7 @@ async function readRows(ctx: Context, batch: BatchRecord, path: string): Promise
     await whileReading(ctx, batch.id, (tx) => insertRows(tx.db, rows));
     pending = [];
   };
-  for await (const row of readBatchFile(path)) {
+  for await (const row of readBatchFile(source)) {
     const record = rowRecord(batch, checkRow(row, context), ctx.secrets, row.fields.remark, ctx.clock.now().getTime());
     loaded.total += 1;
     if (record.state === 'failed') loaded.refused += 1;
@@ -133,20 +168,5 @@ async function whileReading(ctx: Context, batchId: string, write: (tx: Context) 
     const current = await findBatch(tx.db, tx.merchant.id, batchId, true);
     if (!current || current.file_kind !== null) throw new HandedOver();
     await write(tx);
-  });
-}
-
-/** The file could not be fetched or read: the batch fails with the reason, and no row of it remains. */
-async function failBatch(ctx: Context, batch: BatchRecord, reason: string): Promise<void> {
-  await inTransaction(ctx, async (tx) => {
-    const now = tx.clock.now().getTime();
-    const current = await findBatch(tx.db, tx.merchant.id, batch.id, true);
-    if (!current || current.file_kind !== null) return;
-    await dropRows(tx.db, tx.merchant.id, batch.id);
-    await dropFileParts(tx.db, tx.merchant.id, batch.id);
-    const patch = { upload_status: 'failed', failure_reason: reason, finished_at: now, updated_at: now } as const;
-    if (await updateBatch(tx.db, tx.merchant.id, batch.id, patch, ['pending', 'processing'])) {
-      await emitBatchEvent(tx, 'batch.failed', { ...batch, ...patch, total_records: 0, successful_records: 0, failed_records: 0 });
-    }
   });
 }

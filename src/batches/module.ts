@@ -1,10 +1,9 @@
 import { defineModule } from '../module.js';
 import { merchantJob } from '../scheduler/scheduler.js';
-import { LOAD_JOB } from './batches.js';
 import { BATCH_COMMAND } from './cli.js';
 import { BATCH_ERRORS } from './errors.js';
 import { BATCH_EVENTS } from './events.js';
-import { loadBatch } from './load.js';
+import { FETCH_JOB, fetchBatch, LOAD_JOB, loadBatch } from './load.js';
 import { BATCH_ROUTES } from './routes.js';
 import { RUN_JOB, runRows } from './run.js';
 
@@ -15,6 +14,6 @@ export const batchesModule = defineModule({
   tags: [{ name: 'batches', description: 'Merchant-initiated transactions in batches, from CSV and XLSX files.' }],
   errors: BATCH_ERRORS,
   events: Object.values(BATCH_EVENTS),
-  jobs: [merchantJob(LOAD_JOB, loadBatch), merchantJob(RUN_JOB, runRows, { alone: true })],
+  jobs: [merchantJob(FETCH_JOB, fetchBatch), merchantJob(LOAD_JOB, loadBatch), merchantJob(RUN_JOB, runRows, { alone: true })],
   commands: [BATCH_COMMAND],
 });

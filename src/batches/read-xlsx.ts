@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import yauzl from 'yauzl';
-import { BatchFileError, type SheetRow } from './sheet-row.js';
+import type { FileSource } from './file-source.js';
+import { BatchFileError, columnNumber, MisnumberedError, SHEET_LIMITS, type SheetRow } from './sheet-row.js';
 
 /**
  * How much an XLSX file may unpack to. A workbook is a zip of XML: a few hundred kilobytes can claim gigabytes.
@@ -17,23 +18,36 @@ export interface XlsxLimits {
 
 export const XLSX_LIMITS: XlsxLimits = { maxEntries: 2_000, maxEntryBytes: 256 * 2 ** 20, maxTotalBytes: 512 * 2 ** 20, maxSharedStrings: 2_000_000 };
 
-type ZipOpen = (path: string, options: yauzl.Options) => Promise<yauzl.ZipFile>;
-const openZip = promisify(yauzl.open as unknown as (path: string, options: yauzl.Options, callback: (error: Error | null, zip: yauzl.ZipFile) => void) => void) as ZipOpen;
+/** Reads a zip's bytes from wherever the source keeps them. */
+class SourceReader extends yauzl.RandomAccessReader {
+  constructor(private readonly source: FileSource) {
+    super();
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    return this.source.range(start, end);
+  }
+}
+
+const openZip = (source: FileSource, options: yauzl.Options) => new Promise<yauzl.ZipFile>((resolve, reject) => {
+  yauzl.fromRandomAccessReader(new SourceReader(source), source.size, options, (error, zip) => (error ? reject(error) : resolve(zip)));
+});
 
 /**
- * The rows of the first worksheet (in tab order) of an XLSX file on disk, streamed: the sheet's XML is parsed as
- * it is inflated, one row at a time; only the workbook's shared strings are held. Each cell gives the text the
- * file holds for it: a number as written (12.5 stays "12.5", never a float turned back into text), a shared or
- * inline string as is, a formula's cached result. Rows keep the numbers the sheet gives them (the header is row 1);
- * rows with no cell are not yielded.
+ * The rows of the first worksheet (in tab order) of an XLSX file, streamed: the sheet's XML is parsed as it is
+ * inflated, one row at a time; only the workbook's shared strings are held. Each cell gives the text the file holds
+ * for it: a number as written (12.5 stays "12.5", never a float turned back into text), a shared or inline string as
+ * is, a formula's cached result. Rows keep the numbers the sheet gives them (the header is row 1), which must be
+ * whole numbers within the sheet's limits; a cell's reference must name its own row and a column from A to XFD, each
+ * once, left to right ({@link MisnumberedError} otherwise). Rows with no cell are not yielded.
  *
  * Why not a workbook library: the one that streams rows (exceljs) breaks characters that fall between two chunks
  * of a sheet, sets no bound on what a file unpacks to, and spools sheets to disk; the others read whole files.
  */
-export async function* readXlsxRows(path: string, limits: XlsxLimits = XLSX_LIMITS): AsyncGenerator<SheetRow> {
+export async function* readXlsxRows(source: FileSource, limits: XlsxLimits = XLSX_LIMITS): AsyncGenerator<SheetRow> {
   let zip: yauzl.ZipFile;
   try {
-    zip = await openZip(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false });
+    zip = await openZip(source, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false });
   } catch (error) {
     throw new BatchFileError(`The file is not a readable XLSX workbook: ${(error as Error).message}.`);
   }
@@ -136,10 +150,13 @@ async function* sheetRows(stream: Readable, shared: string[]): AsyncGenerator<Sh
     const name = localName(event.name);
     if (event.kind === 'open') {
       if (name === 'row') {
-        row = { row: event.attributes.r ? Number(event.attributes.r) : nextRow, cells: [] };
+        row = { row: rowNumber(event.attributes.r ?? String(nextRow), nextRow - 1), cells: [] };
         nextColumn = 0;
       } else if (name === 'c' && row) {
-        cell = { column: event.attributes.r ? columnIndex(event.attributes.r) : nextColumn, type: event.attributes.t, text: '' };
+        const column = event.attributes.r === undefined ? nextColumn : cellColumn(event.attributes.r, row.row);
+        if (column < nextColumn) throw new MisnumberedError(`Row ${row.row} has the cell ${event.attributes.r} twice, or after a cell to its right.`);
+        if (column >= SHEET_LIMITS.columns) throw new MisnumberedError(`Row ${row.row} has a cell beyond column XFD, the last a sheet may have.`);
+        cell = { column, type: event.attributes.t, text: '' };
       } else if ((name === 'v' || name === 't') && cell) {
         inValue = true;
       }
@@ -157,21 +174,30 @@ async function* sheetRows(stream: Readable, shared: string[]): AsyncGenerator<Sh
   }
 }
 
+/** The number a `<row r="...">` gives: a whole number from 1 to the sheet's last row, after the row before it. */
+function rowNumber(text: string, previous: number): number {
+  const number = /^[1-9][0-9]{0,6}$/.test(text) ? Number(text) : undefined;
+  if (number === undefined || number > SHEET_LIMITS.rows) {
+    throw new MisnumberedError(`The row after row ${previous} is numbered ${JSON.stringify(text.slice(0, 40))}: rows are numbered 1 to ${SHEET_LIMITS.rows}.`);
+  }
+  if (number <= previous) throw new MisnumberedError(`Row ${number} comes after row ${previous}: each row must come once, in order.`);
+  return number;
+}
+
+/** The column (from 0) a cell reference such as "C12" names, when it is a cell of row `row` within the sheet's columns. */
+function cellColumn(reference: string, row: number): number {
+  const match = /^([A-Za-z]{1,7})([0-9]{1,8})$/.exec(reference);
+  if (!match) throw new MisnumberedError(`Row ${row} has a cell named ${JSON.stringify(reference.slice(0, 40))}, which is not a cell reference such as "C${row}".`);
+  if (Number(match[2]) !== row) throw new MisnumberedError(`Row ${row} holds the cell ${reference}, of another row.`);
+  const column = columnNumber(match[1]!);
+  if (column > SHEET_LIMITS.columns) throw new MisnumberedError(`Row ${row} has the cell ${reference}, beyond column XFD, the last a sheet may have.`);
+  return column - 1;
+}
+
 function cellText(type: string | undefined, text: string, shared: string[]): string {
   if (type === 's') return shared[Number(text)] ?? '';
   if (type === 'b') return text === '1' ? 'TRUE' : 'FALSE';
   return text;
-}
-
-/** "C12" → 2: the column letters of a cell reference, from A = 0. */
-function columnIndex(reference: string): number {
-  let index = 0;
-  for (const char of reference) {
-    const code = char.charCodeAt(0);
-    if (code < 65 || code > 90) break;
-    index = index * 26 + (code - 64);
-  }
-  return index - 1;
 }
 
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);

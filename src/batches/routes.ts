@@ -34,7 +34,7 @@ export const BATCH_ROUTES = [
     querystring: CreateBatchQuery,
     upload: { mediaTypes: BATCH_FILE_TYPES, limitBytes: (config) => config.batchFileMaxBytes },
     data: BatchCreatedData,
-    errors: [BATCH_ERRORS.batchFileMissing],
+    errors: [BATCH_ERRORS.batchFileMissing, BATCH_ERRORS.batchFileMisnumbered],
     handler: ({ ctx, body, query, file }) => {
       if (file) return createBatch(ctx, { file: file.bytes }, query.batch_name);
       if (!body.batch) throw new AppError(BATCH_ERRORS.batchFileMissing);

@@ -4,5 +4,22 @@ export interface SheetRow {
   cells: string[];
 }
 
+/** What a spreadsheet may hold (Excel's limits, which XLSX files are written for): rows 1 to 1,048,576, columns A to XFD. */
+export const SHEET_LIMITS = { rows: 1_048_576, columns: 16_384 } as const;
+
 /** Why a file cannot be read as a whole (not a spreadsheet, a broken quote, too big once unpacked). */
 export class BatchFileError extends Error {}
+
+/**
+ * A file whose rows or cells are misnumbered: a row number that is not a whole number within the sheet's limits, a
+ * row that comes twice or out of order, a cell of another row or beyond the last column. Found while the file is
+ * read, like any other reason; an XLSX sent as the body is also read for these in the request, which refuses it.
+ */
+export class MisnumberedError extends BatchFileError {}
+
+/** "A" → 1, "XFD" → 16384: a column's letters as its number, from A = 1. */
+export function columnNumber(letters: string): number {
+  let number = 0;
+  for (const char of letters.toUpperCase()) number = number * 26 + (char.charCodeAt(0) - 64);
+  return number;
+}

@@ -75,18 +75,15 @@ export async function listBatches(db: Db, merchantId: string, conditions: Condit
 
 // ---- the file sent as a body, until it is read ----
 
-export async function insertFilePart(db: Db, merchantId: string, batchId: string, part: number, bytes: Buffer): Promise<void> {
-  await db.insertInto('batch_file_parts').values({ batch_id: batchId, part, merchant_id: merchantId, content: bytes.toString('base64') }).execute();
+/** A part of a batch's file, as its text is kept (sealed: see stored-file.ts). */
+export async function insertFilePart(db: Db, merchantId: string, batchId: string, part: number, content: string): Promise<void> {
+  await db.insertInto('batch_file_parts').values({ batch_id: batchId, part, merchant_id: merchantId, content }).execute();
 }
 
-/** The file's parts in order, one at a time: the whole file is never held in memory. */
-export async function* readFileParts(db: Db, merchantId: string, batchId: string): AsyncGenerator<Buffer> {
-  for (let part = 0; ; part += 1) {
-    const row = await db.selectFrom('batch_file_parts').select('content')
-      .where('batch_id', '=', batchId).where('part', '=', part).where('merchant_id', '=', merchantId).executeTakeFirst();
-    if (!row) return;
-    yield Buffer.from(row.content, 'base64');
-  }
+export async function readFilePart(db: Db, merchantId: string, batchId: string, part: number): Promise<string | undefined> {
+  const row = await db.selectFrom('batch_file_parts').select('content')
+    .where('batch_id', '=', batchId).where('part', '=', part).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row?.content;
 }
 
 export async function dropFileParts(db: Db, merchantId: string, batchId: string): Promise<void> {

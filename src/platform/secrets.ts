@@ -8,9 +8,17 @@ export interface PlatformSecrets {
   fingerprint(...parts: Array<string | Uint8Array>): string;
   encrypt(plaintext: string): string;
   decrypt(sealed: string): string;
+  /**
+   * Bytes under authenticated encryption, bound to `label` (what they are and where they belong, a file's part say):
+   * sealed bytes open only under the same label, so a part cannot be passed off as another.
+   */
+  sealBytes(plain: Uint8Array, label: string): Buffer;
+  openBytes(sealed: Uint8Array, label: string): Buffer;
 }
 
 const GENERATED_SECRET = 'platform_secret';
+/** The first byte of sealed bytes: their layout (then a 12-byte IV, a 16-byte tag, the ciphertext). */
+const SEALED_BYTES_VERSION = Buffer.from([1]);
 const SECRET_CHECK = 'secret_check';
 
 /**
@@ -68,6 +76,19 @@ function derive(secret: Buffer): PlatformSecrets {
       const decipher = createDecipheriv('aes-256-gcm', encryptionKey, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    sealBytes(plain, label) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv).setAAD(Buffer.from(label, 'utf8'));
+      const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+      return Buffer.concat([SEALED_BYTES_VERSION, iv, cipher.getAuthTag(), body]);
+    },
+    openBytes(sealed, label) {
+      const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+      if (bytes.length < 29 || bytes[0] !== SEALED_BYTES_VERSION[0]) throw new Error('not sealed bytes');
+      const decipher = createDecipheriv('aes-256-gcm', encryptionKey, bytes.subarray(1, 13)).setAAD(Buffer.from(label, 'utf8'));
+      decipher.setAuthTag(bytes.subarray(13, 29));
+      return Buffer.concat([decipher.update(bytes.subarray(29)), decipher.final()]);
     },
   };
 }

@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
-import { deflateRawSync } from 'node:zlib';
 import writeXlsxFile from 'write-excel-file/node';
-import { readBatchFile, type BatchRow } from '../../src/batches/batch-file.js';
+import { findMisnumbering, readBatchFile, type BatchRow } from '../../src/batches/batch-file.js';
+import { bufferSource } from '../../src/batches/file-source.js';
 import { readCsvRows } from '../../src/batches/read-csv.js';
 import { readXlsxRows } from '../../src/batches/read-xlsx.js';
-import { BatchFileError, type SheetRow } from '../../src/batches/sheet-row.js';
+import { BatchFileError, MisnumberedError, type SheetRow } from '../../src/batches/sheet-row.js';
 import { checkRow } from '../../src/batches/row-rules.js';
+import { cellsOf, columnLetters, sheetXml, TOKEN_HEADER, xlsxOf, xlsxWithRows, zip } from './sheets.js';
 
 // Reading batch files (issue 13, point 2): CSV and XLSX, streamed, headers matched loosely, rows numbered as a
 // spreadsheet shows them, and a file that cannot be used refused as a whole with the reason.
@@ -27,7 +28,7 @@ function file(content: string | Buffer): string {
 
 async function rowsOf(path: string): Promise<BatchRow[]> {
   const rows: BatchRow[] = [];
-  for await (const row of readBatchFile(path)) rows.push(row);
+  for await (const row of readBatchFile(bufferSource(readFileSync(path)))) rows.push(row);
   return rows;
 }
 
@@ -117,62 +118,78 @@ describe('batch files', () => {
     const path = file(zip([['xl/workbook.xml', Buffer.alloc(40 * 2 ** 20, 0x20)]]));
     const limits = { maxEntries: 10, maxEntryBytes: 16 * 2 ** 20, maxTotalBytes: 32 * 2 ** 20, maxSharedStrings: 10 };
     const error = await (async () => {
-      for await (const row of readXlsxRows(path, limits)) void row;
+      for await (const row of readXlsxRows(bufferSource(readFileSync(path)), limits)) void row;
     })().then(() => undefined, (thrown: unknown) => thrown);
     assert.ok(error instanceof BatchFileError);
     assert.match(error.message, /unpacks to more than this server reads/);
   });
 });
 
-/** A zip of the given files (deflated), written by hand: what a hostile upload can be. */
-function zip(entries: Array<[string, Buffer]>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of entries) {
-    const compressed = deflateRawSync(content);
-    const nameBytes = Buffer.from(name);
-    const crc = crc32(content);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(content.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(content.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, compressed);
-    centrals.push(central, nameBytes);
-    offset += local.length + nameBytes.length + compressed.length;
+describe('strict rows (issue 34): numbered once each, in order, within a sheet; cells in their row, from A to XFD', () => {
+  const payment = (r: string) => ['payment', `R-${r}`, 'c', '1.00', 't'];
+  async function misnumbered(bytes: Buffer): Promise<string> {
+    const error = await rowsOf(file(bytes)).then(() => undefined, (thrown: unknown) => thrown);
+    assert.ok(error instanceof MisnumberedError, `expected a misnumbered file, got ${String(error)}`);
+    // The request reads an XLSX for the same fault, and finds it.
+    const found = await findMisnumbering(bufferSource(bytes));
+    assert.equal(found?.message, error.message);
+    return error.message;
   }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
-function crc32(bytes: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let bit = 0; bit < 8; bit += 1) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
+  test('a row number that is not a whole number from 1 to 1048576 refuses the file, naming it', async () => {
+    for (const [r, named] of [['2.5', '"2.5"'], ['1e20', '"1e20"'], ['abc', '"abc"'], ['-5', '"-5"'], ['0', '"0"'], ['', '""'], ['02', '"02"'], [' 2', '" 2"'], ['1048577', '"1048577"']]) {
+      assert.match(await misnumbered(xlsxWithRows([r!], payment)), new RegExp(`The row after row 1 is numbered ${named!.replace(/[.]/g, '\\.')}: rows are numbered 1 to 1048576`), `r=${JSON.stringify(r)}`);
+    }
+  });
+
+  test('rows out of order or twice refuse the file; -5, 0, 2 and 2, 0, -5 alike', async () => {
+    assert.match(await misnumbered(xlsxWithRows(['3', '2'], payment)), /Row 2 comes after row 3: each row must come once, in order/);
+    assert.match(await misnumbered(xlsxWithRows(['2', '2'], payment)), /Row 2 comes after row 2/);
+    assert.match(await misnumbered(xlsxWithRows(['-5', '0', '2'], payment)), /numbered "-5"/);
+    assert.match(await misnumbered(xlsxWithRows(['2', '0', '-5'], payment)), /The row after row 2 is numbered "0"/);
+  });
+
+  test('a cell beyond XFD, of another row, named twice or out of order refuses the file', async () => {
+    const withCells = (refs: string[]) => xlsxOf(sheetXml([
+      { r: '1', cells: cellsOf(1, TOKEN_HEADER) },
+      { r: '2', cells: refs.map((ref, i) => ({ ref, text: payment('2')[i] ?? 'x' })) },
+    ]));
+    assert.match(await misnumbered(withCells(['A2', 'B2', 'C2', 'D2', 'XFE2'])), /Row 2 has the cell XFE2, beyond column XFD/);
+    assert.match(await misnumbered(withCells(['A2', 'B2', 'C2', 'D2', 'ZZZZZZZ2'])), /Row 2 has the cell ZZZZZZZ2, beyond column XFD/);
+    assert.match(await misnumbered(withCells(['A2', 'B3'])), /Row 2 holds the cell B3, of another row/);
+    assert.match(await misnumbered(withCells(['A2', 'A2'])), /Row 2 has the cell A2 twice, or after a cell to its right/);
+    assert.match(await misnumbered(withCells(['B2', 'A2'])), /Row 2 has the cell A2 twice/);
+    assert.match(await misnumbered(withCells(['A2', '2B'])), /Row 2 has a cell named "2B", which is not a cell reference/);
+    // Up to XFD, lower-case letters too, and rows up to the last a sheet has: read.
+    const wide = xlsxOf(sheetXml([{ r: '1', cells: cellsOf(1, TOKEN_HEADER) }, { r: '1048576', cells: [...cellsOf(1048576, payment('x')), { ref: 'xfd1048576', text: 'far' }] }]));
+    assert.deepEqual((await rowsOf(file(wide))).map((row) => row.row), [1048576]);
+    assert.equal(await findMisnumbering(bufferSource(wide)), undefined);
+    assert.equal(columnLetters(16384), 'XFD');
+  });
+
+  test('rows and cells without numbers are numbered by their place, within the same limits', async () => {
+    const unnumbered = xlsxOf(sheetXml([{ cells: TOKEN_HEADER.map((text) => ({ text })) }, { cells: payment('2').map((text) => ({ text })) }, { r: '5', cells: payment('5').map((text) => ({ text })) }, { cells: payment('6').map((text) => ({ text })) }]));
+    assert.deepEqual((await rowsOf(file(unnumbered))).map((row) => [row.row, row.fields.reference]), [[2, 'R-2'], [5, 'R-5'], [6, 'R-6']]);
+    const past = xlsxOf(sheetXml([{ r: '1', cells: cellsOf(1, TOKEN_HEADER) }, { r: '1048576', cells: cellsOf(1048576, payment('a')) }, { cells: payment('b').map((text) => ({ text })) }]));
+    assert.match(await misnumbered(past), /The row after row 1048576 is numbered "1048577"/);
+  });
+
+  test('CSV: a row past row 1048576 or wider than XFD refuses the file; a CSV is never read in the request', async () => {
+    const header = `${TOKEN_HEADER.join(',')}\n`;
+    const far = Buffer.from(`${header}${'\n'.repeat(1_048_574)}payment,R,c,1.00,t\n`);
+    assert.deepEqual((await rowsOf(file(far))).map((row) => row.row), [1_048_576]);
+    const past = Buffer.from(`${header}${'\n'.repeat(1_048_575)}payment,R,c,1.00,t\n`);
+    assert.match(await refusal(file(past)), /The row after row 1 is numbered 1048577: rows are numbered 1 to 1048576/);
+    assert.equal(await findMisnumbering(bufferSource(past)), undefined);
+    const wide = Buffer.from(`${header}payment,R,c,1.00,t${','.repeat(16_380)}\n`);
+    assert.match(await refusal(file(wide)), /Row 2 has 16385 cells: a sheet has at most 16384 columns/);
+  });
+
+  test('the request leaves every other fault of an XLSX to the load: a zip that is no workbook is not misnumbered', async () => {
+    assert.equal(await findMisnumbering(bufferSource(zip([['hello.txt', Buffer.from('hi')]]))), undefined);
+    assert.equal(await findMisnumbering(bufferSource(Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(40)]))), undefined);
+  });
+});
 
 describe('the samples of docs/batches.md', () => {
   test('docs/examples/batch-sample.csv and .xlsx read alike: one row of each action, each valid on its own', async () => {

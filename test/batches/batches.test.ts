@@ -6,7 +6,7 @@ import { PaygateError } from '@paygate/client';
 import { sql } from 'kysely';
 import writeXlsxFile from 'write-excel-file/node';
 import { merchantContext } from '../../src/context/context.js';
-import { LOAD_JOB } from '../../src/batches/batches.js';
+import { LOAD_JOB } from '../../src/batches/load.js';
 import { loadBatch } from '../../src/batches/load.js';
 import { RUN_JOB, runRows } from '../../src/batches/run.js';
 import { toMerchant } from '../../src/platform/tenants.js';

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fetchBatchFile, type FetchLimits } from '../../src/batches/fetch-file.js';
 import { BatchFileError } from '../../src/batches/sheet-row.js';
@@ -17,9 +14,11 @@ const CSV = 'Action,Reference Number,Customer UUID,Amount,Token ID\npayment,R-1,
 describe('fetching a batch file', () => {
   let server: Server;
   let base: string;
-  const folder = mkdtempSync(join(tmpdir(), 'paygate-batch-fetch-'));
-  let files = 0;
-  const target = () => join(folder, `file-${(files += 1)}`);
+  /** Where a download's chunks go: kept in order, as the batch's stored parts keep them. */
+  const collector = () => {
+    const chunks: Buffer[] = [];
+    return { chunks, write: async (chunk: Buffer) => void chunks.push(chunk) };
+  };
   const limits: FetchLimits & { mode: Mode } = { timeoutMs: 2_000, maxBytes: 4_096, mode: 'sandbox' };
 
   before(async () => {
@@ -53,21 +52,24 @@ describe('fetching a batch file', () => {
   after(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    rmSync(folder, { recursive: true, force: true });
   });
 
-  async function failure(url: string, options = limits): Promise<{ message: string; path: string }> {
-    const path = target();
-    const error = await fetchBatchFile(url, path, options).then(() => undefined, (thrown: unknown) => thrown);
+  async function failure(url: string, options = limits): Promise<{ message: string }> {
+    const error = await fetchBatchFile(url, collector().write, options).then(() => undefined, (thrown: unknown) => thrown);
     assert.ok(error instanceof BatchFileError, `expected a refusal, got ${String(error)}`);
-    assert.equal(existsSync(path), false, 'nothing is left of a failed download');
-    return { message: error.message, path };
+    return { message: error.message };
   }
 
   test('the file is written as served', async () => {
-    const path = target();
-    await fetchBatchFile(`${base}/file.csv`, path, limits);
-    assert.equal(readFileSync(path, 'utf8'), CSV);
+    const file = collector();
+    await fetchBatchFile(`${base}/file.csv`, file.write, limits);
+    assert.equal(Buffer.concat(file.chunks).toString('utf8'), CSV);
+  });
+
+  test("what the writer throws is the writer's: passed on as it is, not taken for the file's fault", async () => {
+    const refusal = new Error('the batch was cancelled');
+    const error = await fetchBatchFile(`${base}/file.csv`, async () => { throw refusal; }, limits).then(() => undefined, (thrown: unknown) => thrown);
+    assert.equal(error, refusal);
   });
 
   test('a 404, a redirect, a file too large (declared or counted) and a server that stalls each fail with the reason', async () => {

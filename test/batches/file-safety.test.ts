@@ -1,0 +1,253 @@
+import assert from 'node:assert/strict';
+import { randomInt, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { PaygateClient } from '@paygate/client';
+import { PaygateError } from '@paygate/client';
+import { sql } from 'kysely';
+import { CARDS } from '../support/fixtures.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { csv, customerWithToken, finished, parseCsv } from './support.js';
+import { sheetXml, TOKEN_HEADER, xlsxOf, xlsxWithRows } from './sheets.js';
+
+// Hostile files (issue 34): misnumbered rows and cells are refused before anything is stored or charged, nothing a
+// file holds is ever kept readable (database files, write-ahead log, data folder), and a batch that ends, however
+// it ends, leaves nothing of its file behind.
+
+let server: TestServer;
+let client: PaygateClient;
+let merchantId = '';
+let customer = '';
+let token = '';
+let files: Server;
+let filesUrl = '';
+const served = new Map<string, (response: ServerResponse) => void>();
+
+before(async () => {
+  server = await startTestServer();
+  const merchant = await server.newMerchant();
+  ({ client, merchantId } = merchant);
+  ({ customer, token } = await customerWithToken(client));
+  files = createServer((request, response) => {
+    const serve = served.get(request.url ?? '');
+    if (serve) serve(response);
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+});
+after(async () => {
+  files.closeAllConnections();
+  await new Promise((resolve) => files.close(resolve));
+  await server.close();
+});
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const payment = (r: string) => ['payment', `STRICT-${r}-${randomUUID().slice(0, 8)}`, customer, '1.00', token];
+const serve = (path: string, bytes: Buffer) => served.set(path, (response) => response.writeHead(200, { 'content-type': XLSX }).end(bytes));
+
+async function batchesOfMerchant(): Promise<number> {
+  return (await server.platform.db.selectFrom('batches').select('id').where('merchant_id', '=', merchantId).execute()).length;
+}
+
+async function partsOf(batchId: string): Promise<number> {
+  return (await server.platform.db.selectFrom('batch_file_parts').select('part').where('batch_id', '=', batchId).execute()).length;
+}
+
+describe('strict rows through HTTP (findings 2, 3, 5 and 7)', () => {
+  const misnumbered: Array<[string, Buffer, RegExp]> = [
+    ['a fractional row number', xlsxWithRows(['2.5'], payment), /numbered "2\.5"/],
+    ['an exponent row number', xlsxWithRows(['1e20'], payment), /numbered "1e20"/],
+    ['a row number that is no number', xlsxWithRows(['abc'], payment), /numbered "abc"/],
+    ['the same row twice', xlsxWithRows(['2', '2'], payment), /Row 2 comes after row 2/],
+    ['rows -5, 0, 2', xlsxWithRows(['-5', '0', '2'], payment), /numbered "-5"/],
+    ['rows 2, 0, -5', xlsxWithRows(['2', '0', '-5'], payment), /The row after row 2 is numbered "0"/],
+    ['a cell past XFD', wideCell('XFE2'), /XFE2, beyond column XFD/],
+    ['a cell far past XFD', wideCell('ZZZZZZZ2'), /ZZZZZZZ2, beyond column XFD/],
+  ];
+
+  test('sent as the body: refused with 400 600104 naming the row; no batch, no file part, no order', async () => {
+    const before = await batchesOfMerchant();
+    for (const [what, bytes, named] of misnumbered) {
+      await assert.rejects(client.batches.upload(bytes, { kind: 'xlsx' }), (error: PaygateError) => {
+        assert.equal(error.status, 400, what);
+        assert.equal(error.errorCode, '600104', what);
+        assert.match(error.message, named, what);
+        return true;
+      });
+    }
+    assert.equal(await batchesOfMerchant(), before);
+    assert.equal((await server.platform.db.selectFrom('batch_file_parts').select('part').where('merchant_id', '=', merchantId).execute()).length, 0);
+    assert.equal((await client.orders.list({})).orders.filter((order) => order.reference_number.startsWith('STRICT-')).length, 0);
+  });
+
+  test('fetched from a file_url: the batch fails with the same reason; it reads back (never a 500) and keeps nothing', async () => {
+    for (const [what, bytes, named] of misnumbered) {
+      const path = `/strict/${randomUUID()}.xlsx`;
+      serve(path, bytes);
+      const batch = await finished(client, (await client.batches.create({ file_url: `${filesUrl}${path}` })).id);
+      assert.equal(batch.upload_status, 'failed', what);
+      assert.match(batch.failure_reason, named, what);
+      assert.equal(batch.total_records, 0, what);
+      const read = await client.batches.get(batch.id);
+      assert.deepEqual(read.transactions, [], what);
+      assert.deepEqual(parseCsv(await client.batches.resultFile(batch.id)).length, 1, `${what}: the result file has its header only`);
+      assert.equal(await partsOf(batch.id), 0, `${what}: no part of the file is kept`);
+    }
+    assert.equal((await client.orders.list({})).orders.filter((order) => order.reference_number.startsWith('STRICT-')).length, 0);
+  });
+
+  test('every row that is charged appears in result.csv, numbered as the sheet numbers it', async () => {
+    const bytes = xlsxWithRows(['2', '5', '9', '1048576'], payment);
+    const batch = await finished(client, (await client.batches.upload(bytes, { kind: 'xlsx' })).id);
+    assert.deepEqual([batch.upload_status, batch.total_records, batch.successful_records], ['success', 4, 4]);
+    const rows = parseCsv(await client.batches.resultFile(batch.id)).slice(1);
+    assert.deepEqual(rows.map((row) => [row[0], row[10]]), [['2', 'succeeded'], ['5', 'succeeded'], ['9', 'succeeded'], ['1048576', 'succeeded']]);
+    const charged = (await client.batches.get(batch.id, { limit: 100 })).transactions.length;
+    assert.equal(charged, rows.length);
+  });
+});
+
+/** A sheet whose one payment row has, after its five cells, one more at `reference`. */
+function wideCell(reference: string): Buffer {
+  const cells = payment('2').map((text, i) => ({ ref: `${'ABCDE'[i]}2`, text }));
+  return xlsxOf(sheetXml([{ r: '1', cells: TOKEN_HEADER.map((text, i) => ({ ref: `${'ABCDE'[i]}1`, text })) }, { r: '2', cells: [...cells, { ref: reference, text: 'far' }] }]));
+}
+
+// ---- card data at rest ----
+
+/** A card number no other test uses: Luhn-valid, approved by the sandbox like any number it does not know. */
+function uniqueCardNumber(): string {
+  const body = `4${Array.from({ length: 14 }, () => randomInt(10)).join('')}`;
+  const sum = [...body].reverse().reduce((total, digit, i) => {
+    const d = Number(digit) * (i % 2 === 0 ? 2 : 1);
+    return total + (d > 9 ? d - 9 : d);
+  }, 0);
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+/**
+ * Every form a card number can take in bytes at rest: its digits, their hex (either case), and base64 (either
+ * alphabet) of the digits at each of the three offsets a byte can have in a base64 stream (the file's own base64).
+ */
+function forms(number: string): string[] {
+  const digits = Buffer.from(number);
+  const found = [number, digits.toString('hex'), digits.toString('hex').toUpperCase()];
+  for (let offset = 0; offset < 3; offset += 1) {
+    // The whole three-byte groups of the number once it starts `offset` bytes into a group: their text is fixed.
+    const whole = digits.subarray((3 - offset) % 3);
+    const groups = whole.subarray(0, whole.length - (whole.length % 3));
+    found.push(groups.toString('base64'), groups.toString('base64url'));
+  }
+  return found;
+}
+
+function filesUnder(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/**
+ * Where any of these card numbers can be read, in any form: on SQLite the raw bytes of every file of the data folder
+ * (the database, its write-ahead log and shared memory, any other file), whatever SQL would show; on PostgreSQL
+ * every row of every table of the server's schema.
+ */
+async function cardNumbersAtRest(numbers: string[]): Promise<string[]> {
+  const needles = numbers.flatMap((number) => forms(number).map((form) => ({ number, form })));
+  const hits: string[] = [];
+  if (server.platform.database.engine === 'sqlite') {
+    for (const path of filesUnder(server.dataDir)) {
+      const bytes = readFileSync(path).toString('latin1');
+      for (const { number, form } of needles) if (bytes.includes(form)) hits.push(`${path}: ${number} as ${form}`);
+    }
+    return hits;
+  }
+  const db = server.platform.db;
+  const tables = (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows;
+  for (const { name } of tables) {
+    const rows = (await sql<{ row: string }>`select row_to_json(t)::text as row from ${sql.table(name)} t`.execute(db)).rows;
+    for (const { row } of rows) for (const { number, form } of needles) if (row.includes(form)) hits.push(`${name}: ${number} as ${form}`);
+  }
+  return hits;
+}
+
+const CARD_HEADER = ['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Card Number', 'Expiry Month', 'Expiry Year', 'CVC'];
+const cardRow = (number: string) => ['payment', `CARD-${randomUUID().slice(0, 8)}`, '', '2.00', number, '12', '2040', String(100 + randomInt(900))];
+
+describe('card data encrypted from the first byte (finding 3)', () => {
+  test('a CSV of card rows sent as the body: no card number readable anywhere, as stored, while it runs, and after', async () => {
+    const numbers = Array.from({ length: 30 }, uniqueCardNumber);
+    // The slow card holds its round for three seconds: the rows wait, their cards sealed in them, while we look.
+    const text = csv([CARD_HEADER, cardRow(CARDS.slow), ...numbers.map(cardRow)]);
+    const created = await client.batches.upload(text, { kind: 'csv' });
+    assert.deepEqual(await cardNumbersAtRest(numbers), [], 'as stored, before it is read');
+    let looked = 0;
+    for (let i = 0; i < 400; i += 1) {
+      const { batch_info: info } = await client.batches.get(created.id, { limit: 1 });
+      if (info.upload_status !== 'pending' && info.upload_status !== 'processing') break;
+      assert.deepEqual(await cardNumbersAtRest(numbers), [], `while it is ${info.upload_status}`);
+      looked += 1;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(looked > 0, 'looked at least once while it ran');
+    const batch = await finished(client, created.id);
+    assert.deepEqual([batch.upload_status, batch.successful_records], ['success', numbers.length + 1]);
+    assert.deepEqual(await cardNumbersAtRest(numbers), [], 'after it ran');
+    assert.equal(await partsOf(batch.id), 0);
+    // The result file shows a card by its first six and last four digits only.
+    const shown = parseCsv(await client.batches.resultFile(batch.id)).slice(2).map((row) => row[8]);
+    assert.deepEqual(shown, numbers.map((n) => `${n.slice(0, 6)}******${n.slice(-4)}`));
+  });
+
+  test('an XLSX of card rows fetched from a file_url: nothing readable, and nothing in the data folder', async () => {
+    const numbers = Array.from({ length: 10 }, uniqueCardNumber);
+    const bytes = xlsxOf(sheetXml([
+      { r: '1', cells: CARD_HEADER.map((text) => ({ text })) },
+      ...numbers.map((number, i) => ({ r: String(i + 2), cells: cardRow(number).map((text) => ({ text })) })),
+    ]));
+    const path = `/cards/${randomUUID()}.xlsx`;
+    serve(path, bytes);
+    const batch = await finished(client, (await client.batches.create({ file_url: `${filesUrl}${path}` })).id);
+    assert.deepEqual([batch.upload_status, batch.successful_records], ['success', numbers.length]);
+    assert.deepEqual(await cardNumbersAtRest(numbers), []);
+    assert.deepEqual(filesUnder(server.dataDir).filter((file) => file.includes('batch')), [], 'no file of a batch is spooled to the data folder');
+  });
+
+  test('a batch that fails, or is cancelled before it is read, keeps nothing of its file', async () => {
+    const numbers = Array.from({ length: 5 }, uniqueCardNumber);
+    // Misnumbered, and fetched (so that it is not refused at the door): the load fails it.
+    const broken = xlsxOf(sheetXml([
+      { r: '1', cells: CARD_HEADER.map((text) => ({ text })) },
+      ...numbers.map((number) => ({ r: '2', cells: cardRow(number).map((text) => ({ text })) })),
+    ]));
+    const path = `/broken/${randomUUID()}.xlsx`;
+    serve(path, broken);
+    const failed = await finished(client, (await client.batches.create({ file_url: `${filesUrl}${path}` })).id);
+    assert.equal(failed.upload_status, 'failed');
+    assert.equal(await partsOf(failed.id), 0);
+
+    let release = () => {};
+    const held = `/held/${randomUUID()}.csv`;
+    const text = csv([CARD_HEADER, ...numbers.map(cardRow)]);
+    served.set(held, (response) => {
+      release = () => response.writeHead(200, { 'content-type': 'text/csv' }).end(text);
+    });
+    const created = await client.batches.create({ file_url: `${filesUrl}${held}` });
+    for (let i = 0; i < 200 && (await client.batches.get(created.id)).batch_info.upload_status === 'pending'; i += 1) await new Promise((r) => setTimeout(r, 25));
+    assert.equal((await client.batches.cancel(created.id)).upload_status, 'cancelled');
+    release();
+    // Read once it arrives, to show each row skipped; then its file is gone.
+    for (let i = 0; i < 200 && (await client.batches.get(created.id)).batch_info.total_records === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+    const cancelled = (await client.batches.get(created.id)).batch_info;
+    assert.deepEqual([cancelled.upload_status, cancelled.skipped_records], ['cancelled', numbers.length]);
+    assert.equal(await partsOf(created.id), 0);
+    const cards = await server.platform.db.selectFrom('batch_rows').select('card_sealed').where('batch_id', '=', created.id).execute();
+    assert.ok(cards.every((row) => row.card_sealed === null), 'no skipped row keeps its card, even sealed');
+    assert.deepEqual(await cardNumbersAtRest(numbers), []);
+  });
+});
