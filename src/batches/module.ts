@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { defineModule } from '../module.js';
 import { merchantJob } from '../scheduler/scheduler.js';
 import { BATCH_COMMAND } from './cli.js';
@@ -16,4 +18,6 @@ export const batchesModule = defineModule({
   events: Object.values(BATCH_EVENTS),
   jobs: [merchantJob(FETCH_JOB, fetchBatch), merchantJob(LOAD_JOB, loadBatch), merchantJob(RUN_JOB, runRows, { alone: true })],
   commands: [BATCH_COMMAND],
+  // Earlier versions spooled each file, in clear, to this folder while reading it, and a crash left it there.
+  atStart: (platform) => rm(join(platform.config.dataDir, 'batch-files'), { recursive: true, force: true }),
 });

@@ -20,8 +20,23 @@ export async function* readCsvRows(source: Readable): AsyncGenerator<SheetRow> {
       yield { row: info.records + info.empty_lines, cells: record };
     }
   } catch (error) {
-    if (error instanceof CsvError) throw new BatchFileError(`The CSV file cannot be read near row ${((error as CsvError & { records?: number }).records ?? 0) + 1}: ${error.message}`);
+    if (error instanceof CsvError) throw new BatchFileError(`The CSV file cannot be read near row ${((error as CsvError & { records?: number }).records ?? 0) + 1}: ${csvProblem(error.code)}`);
     throw error;
+  }
+}
+
+/**
+ * What a CSV fault is, in paygate's words: the parser's own messages quote the field at fault, which may be a card
+ * number, and a reason is stored, shown and sent in events.
+ */
+function csvProblem(code: string): string {
+  switch (code) {
+    case 'INVALID_OPENING_QUOTE': return 'a quote starts inside a field; a field with quotes in it is quoted whole, each quote in it doubled.';
+    case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE': return 'a quoted field has more text after its closing quote; each quote inside a field is doubled.';
+    case 'CSV_QUOTE_NOT_CLOSED': return 'a quote is left open to the end of the file.';
+    case 'CSV_MAX_RECORD_SIZE': return `a row is longer than ${MAX_RECORD_BYTES / 1024} KiB.`;
+    default: return 'it is not CSV text as RFC 4180 describes it.';
   }
 }
 

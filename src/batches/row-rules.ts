@@ -1,4 +1,4 @@
-import { readCard, type CheckedCard } from '../cards/card.js';
+import { readCard, withoutCardNumbers, type CheckedCard } from '../cards/card.js';
 import { AppError } from '../platform/errors.js';
 import { readCurrency, readMoney, type Currency, type Money } from '../platform/money/money.js';
 import type { BatchRow } from './batch-file.js';
@@ -54,7 +54,7 @@ export function checkRow(input: BatchRow, context: RowContext): RowInstruction |
 function instructionOf({ row, fields }: BatchRow, { today, currency: defaultCurrency }: RowContext): RowInstruction {
   const actionText = required(fields, 'action').toLowerCase();
   if (!(BATCH_ACTIONS as readonly string[]).includes(actionText)) {
-    throw new Refused('action', `"${fields.action}" is not an action: use one of ${BATCH_ACTIONS.join(', ')}.`);
+    throw new Refused('action', `${quoteCell(fields.action!)} is not an action: use one of ${BATCH_ACTIONS.join(', ')}.`);
   }
   const action = actionText as BatchActionName;
   const currency = currencyOf(fields, defaultCurrency);
@@ -72,6 +72,15 @@ function instructionOf({ row, fields }: BatchRow, { today, currency: defaultCurr
   return { row, action, originalTransactionId, reference, amount, remark };
 }
 
+/**
+ * A cell quoted back in a reason (which is stored, shown, exported and sent in events): at most 60 characters, and a
+ * card number that a misaligned row put in this cell masked, as every card number paygate shows.
+ */
+export function quoteCell(text: string): string {
+  const shown = withoutCardNumbers(text);
+  return JSON.stringify(shown.length > 60 ? `${shown.slice(0, 57)}...` : shown);
+}
+
 function required(fields: BatchRow['fields'], column: BatchColumn): string {
   const text = fields[column];
   if (text === undefined) throw new Refused(column, 'is empty: this row needs it.');
@@ -82,14 +91,14 @@ function currencyOf(fields: BatchRow['fields'], defaultCurrency: string): Curren
   try {
     return readCurrency(fields.currency ?? defaultCurrency, BATCH_COLUMNS.currency);
   } catch (error) {
-    if (error instanceof AppError) throw new Refused('currency', `"${fields.currency}" is not an ISO 4217 currency code.`);
+    if (error instanceof AppError) throw new Refused('currency', `${quoteCell(fields.currency ?? defaultCurrency)} is not an ISO 4217 currency code.`);
     throw error;
   }
 }
 
 function money(text: string, currency: Currency): Money {
   try {
-    return readMoney(text, currency, `"${text}"`);
+    return readMoney(text, currency, quoteCell(text));
   } catch (error) {
     if (error instanceof AppError) throw new Refused('amount', `${error.message.replace(/\.$/, '')} (${currency.code}).`);
     throw error;

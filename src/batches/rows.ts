@@ -1,4 +1,4 @@
-import type { CheckedCard } from '../cards/card.js';
+import { maskCardNumber, type CheckedCard } from '../cards/card.js';
 import type { PlatformSecrets } from '../platform/secrets.js';
 import type { BatchRowRecord } from './store.js';
 import type { RowInstruction, RowRefusal } from './row-rules.js';
@@ -29,7 +29,7 @@ export function rowRecord(
     action: checked.action === 'void' ? checked.named : checked.action,
     instruction: JSON.stringify(instruction),
     ...(card && {
-      card_masked: maskCard(card.number),
+      card_masked: maskCardNumber(card.number),
       card_sealed: secrets.encrypt(JSON.stringify({ number: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv } satisfies SealedCard)),
     }),
   };
@@ -61,9 +61,4 @@ export function instructionOf(row: BatchRowRecord): StoredInstruction {
 /** The card a card row pays with, opened for the call to the acquirer only. */
 export function openCard(row: BatchRowRecord, secrets: PlatformSecrets): SealedCard | undefined {
   return row.card_sealed === null ? undefined : (JSON.parse(secrets.decrypt(row.card_sealed)) as SealedCard);
-}
-
-/** First six and last four digits, the rest hidden: what a result file may show of a card. */
-export function maskCard(number: string): string {
-  return `${number.slice(0, 6)}${'*'.repeat(Math.max(0, number.length - 10))}${number.slice(-4)}`;
 }

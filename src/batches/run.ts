@@ -18,6 +18,7 @@ import type { AcquirerResult } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { BATCH_COLUMNS } from './columns.js';
 import { emitBatchEvent } from './events.js';
+import { quoteCell } from './row-rules.js';
 import { instructionOf, openCard, type StoredInstruction } from './rows.js';
 import { countRows, countUnfinishedRows, finishRow, findBatch, startRows, unfinishedRows, updateBatch, updateRow, type BatchRecord, type BatchRowRecord } from './store.js';
 
@@ -233,7 +234,7 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
   let customerId: string | null = null;
   if (ins.customerUuid !== null) {
     const customer = await findCustomer(tx, ins.customerUuid);
-    if (!customer) return refuse('customer', `"${ins.customerUuid}" is not a customer of yours.`);
+    if (!customer) return refuse('customer', `${quoteCell(ins.customerUuid)} is not a customer of yours.`);
     customerId = customer.id;
   }
   let token: TokenRow | undefined;
@@ -426,7 +427,7 @@ async function adjust(ctx: Context, ins: Adjustment): Promise<Ending | undefined
     return transactionEnding(outcome.transaction);
   } catch (error) {
     if (!(error instanceof AppError) || error.definition.status >= 500) throw error;
-    if (error.definition === ORDER_ERRORS.transactionNotFound) return refuse('originalTransaction', `"${ins.originalTransactionId}" is not a transaction of yours.`);
+    if (error.definition === ORDER_ERRORS.transactionNotFound) return refuse('originalTransaction', `${quoteCell(ins.originalTransactionId)} is not a transaction of yours.`);
     if (error.definition === ORDER_ERRORS.orderMismatch) return refuse('reference', "is not the original transaction's order.");
     return refuse('', error.message);
   }

@@ -72,3 +72,19 @@ export function brandOf(number: string): CardBrand {
 export function maskedParts(number: string): { first6: string; last4: string; length: number } {
   return { first6: number.slice(0, 6), last4: number.slice(-4), length: number.length };
 }
+
+/** First six and last four digits, the rest hidden: what a page or a file may show of a card. */
+export function maskCardNumber(number: string): string {
+  return `${number.slice(0, 6)}${'*'.repeat(Math.max(0, number.length - 10))}${number.slice(-4)}`;
+}
+
+/** A run of 12 to 19 digits, spaces or dashes allowed between them: what could be a card number in free text. */
+const CARD_LIKE = /\d(?:[ -]?\d){11,18}/g;
+
+/**
+ * Text that may hold a card number in the wrong place (a cell of a misaligned row, quoted back in a reason): every
+ * run of digits as long as a card number is masked, whatever it turns out to be.
+ */
+export function withoutCardNumbers(text: string): string {
+  return text.replace(CARD_LIKE, (run) => maskCardNumber(run.replace(/[ -]/g, '')));
+}

@@ -109,6 +109,10 @@ describe('batch files', () => {
   test('not a spreadsheet, a quote left open, or a zip that is not a workbook, refuses the file with a reason', async () => {
     assert.match(await refusal(file(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe, 0x00, 0x81]))), /neither an XLSX workbook nor CSV text in UTF-8/);
     assert.match(await refusal(file('Action,Reference Number,Customer UUID,Amount,Token ID\npayment,"R-1,c,1,t\n')), /cannot be read near row/);
+    // The parser's own message quotes the field at fault: never passed on, since it may be a card number.
+    const stray = await refusal(file('Action,Reference Number,Customer UUID,Amount,Card Number,Expiry Month,Expiry Year\npayment,R,c,1.00,4911044444444440",12,2040\n'));
+    assert.match(stray, /cannot be read near row 2: a quote/);
+    assert.doesNotMatch(stray, /4911044444444440/);
     assert.match(await refusal(file(zip([['hello.txt', Buffer.from('hi')]]))), /not an XLSX workbook: it has no xl\/workbook.xml/);
     assert.match(await refusal(file(Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(40)]))), /not a readable XLSX workbook/);
   });

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { PaygateError } from '@paygate/client';
@@ -192,5 +195,20 @@ describe('card data encrypted from the first byte (finding 3)', () => {
     const cards = await server.platform.db.selectFrom('batch_rows').select('card_sealed').where('batch_id', '=', created.id).execute();
     assert.ok(cards.every((row) => row.card_sealed === null), 'no skipped row keeps its card, even sealed');
     assert.deepEqual(await cardNumbersAtRest(numbers), []);
+  });
+});
+
+describe('what earlier versions left behind', () => {
+  test('a start erases the folder where files were once spooled in clear, and a crash could leave them', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'paygate-spool-'));
+    try {
+      mkdirSync(join(dataDir, 'batch-files'));
+      writeFileSync(join(dataDir, 'batch-files', 'left-by-a-crash'), 'Card Number\n4242424242424242\n');
+      const restarted = await startTestServer({ dataDir });
+      await restarted.close();
+      assert.equal(existsSync(join(dataDir, 'batch-files')), false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

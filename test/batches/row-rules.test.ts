@@ -70,4 +70,17 @@ describe('batch rows', () => {
       assert.match(refused.reason, reason, JSON.stringify(fields));
     }
   });
+
+  test('a card number a misaligned row put in another cell is masked where the reason quotes the cell (issue 34)', () => {
+    const refusals = [
+      checkRow(row({ action: '4242424242424242', reference: 'R', amount: '1', token: 't' }), context),
+      checkRow(row({ action: 'payment', reference: 'R', amount: '1', token: 't', currency: '4242 4242 4242 4242' }), context),
+      checkRow(row({ action: 'payment', reference: 'R', amount: '4242-4242-4242-4242', token: 't' }), context),
+    ];
+    for (const refusal of refusals) {
+      assert.ok('reason' in refusal);
+      assert.doesNotMatch(refusal.reason, /4242[ -]?4242[ -]?4242[ -]?4242/);
+      assert.match(refusal.reason, /"424242\*{6}4242"/);
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { brandOf, passesLuhn, readCard } from '../../src/cards/card.js';
+import { brandOf, maskCardNumber, passesLuhn, readCard, withoutCardNumbers } from '../../src/cards/card.js';
 
 const today = { year: 2026, month: 11 };
 
@@ -30,5 +30,12 @@ describe('card input', () => {
       const result = readCard(raw, today, 'c');
       assert.ok('field' in result && result.field === field, `${JSON.stringify(raw)} → ${JSON.stringify(result)}`);
     }
+  });
+
+  test('free text keeps no card number: every run of 12 to 19 digits, spaced or dashed, is masked', () => {
+    assert.equal(withoutCardNumbers('pay 4242424242424242 now'), 'pay 424242******4242 now');
+    assert.equal(withoutCardNumbers('4242 4242 4242 4242 and 4000-0000-0000-3055'), '424242******4242 and 400000******3055');
+    assert.equal(withoutCardNumbers('order 12345678901 of 2026-12-06, 1500.00 HKD'), 'order 12345678901 of 2026-12-06, 1500.00 HKD');
+    assert.equal(maskCardNumber('3530111333300000'), '353011******0000');
   });
 });
