@@ -151,6 +151,21 @@ export async function skipWaitingRows(db: Db, merchantId: string, batchId: strin
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Ends every row of a batch that has not ended, its card erased: a row begun is failed with `running`, a row not
+ * begun skipped with `waiting` (the batch stopped for good). How many of each.
+ */
+export async function endUnfinishedRows(
+  db: Db, merchantId: string, batchId: string, outcomes: { running: string; waiting: string }, now: number,
+): Promise<{ failed: number; skipped: number }> {
+  const rows = db.updateTable('batch_rows').where('batch_id', '=', batchId).where('merchant_id', '=', merchantId);
+  const failed = await rows.set({ state: 'failed', card_sealed: null, error_column: '', error_reason: outcomes.running, outcome: outcomes.running, updated_at: now })
+    .where('state', '=', 'running').executeTakeFirst();
+  const skipped = await rows.set({ state: 'skipped', card_sealed: null, outcome: outcomes.waiting, updated_at: now })
+    .where('state', '=', 'waiting').executeTakeFirst();
+  return { failed: Number(failed.numUpdatedRows), skipped: Number(skipped.numUpdatedRows) };
+}
+
 export async function countUnfinishedRows(db: Db, merchantId: string, batchId: string): Promise<number> {
   const row = await db.selectFrom('batch_rows').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('state', 'in', ['waiting', 'running'])

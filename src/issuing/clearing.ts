@@ -95,24 +95,34 @@ const EXPIRY_PAGE = 200;
 
 export async function expireAuthorizations(ctx: Context): Promise<void> {
   // A page at a time, the event loop let go between pages: a day of held purchases expiring at once holds
-  // neither the memory nor the process. An expired one leaves the due set, so each page is the next.
+  // neither the memory nor the process. An expired one leaves the due set, so each page is the next. One that
+  // cannot expire keeps no other from it: the rest expire, and the job then fails, to be tried again for that one.
+  const failed = new Map<string, unknown>();
   for (;;) {
-    const page = await dueAuthorizations(ctx.db, ctx.merchant.id, ctx.clock.now().getTime(), EXPIRY_PAGE);
-    let expired = 0;
-    for (const due of page) {
-      expired += await inTransaction(ctx, async (tx) => {
-        await requireCard(tx, due.card_id, true);
-        const authorization = (await findCardTransaction(tx.db, tx.merchant.id, due.id, true))!;
-        if (authorization.status !== 'Authorized' || authorization.expires_at === null || authorization.expires_at > tx.clock.now().getTime()) return 0;
-        const row = await release(tx, authorization, 0, 'expiry');
-        await emitCardTransactionEvent(tx, 'card_transaction.expired', row);
-        return 1;
-      });
+    const page = await dueAuthorizations(ctx.db, ctx.merchant.id, ctx.clock.now().getTime(), EXPIRY_PAGE + failed.size);
+    const due = page.filter((authorization) => !failed.has(authorization.id));
+    let ended = 0;
+    for (const one of due) {
+      try {
+        await inTransaction(ctx, async (tx) => {
+          await requireCard(tx, one.card_id, true);
+          const authorization = (await findCardTransaction(tx.db, tx.merchant.id, one.id, true))!;
+          if (authorization.status !== 'Authorized' || authorization.expires_at === null || authorization.expires_at > tx.clock.now().getTime()) return;
+          const row = await release(tx, authorization, 0, 'expiry');
+          await emitCardTransactionEvent(tx, 'card_transaction.expired', row);
+        });
+      } catch (error) {
+        ctx.log.error({ err: error, card_transaction_id: one.id }, 'an authorisation could not expire; its job will try again');
+        failed.set(one.id, error);
+      }
+      ended += 1;
     }
-    // A full page of which none could expire would be the same page again.
-    if (page.length < EXPIRY_PAGE || expired === 0) return;
+    // Every due one seen (a page not full), or none left to try: done.
+    if (page.length < EXPIRY_PAGE + failed.size || ended === 0) break;
     await yieldToEventLoop();
   }
+  const [first] = failed.entries();
+  if (first) throw new Error(`${failed.size} authorisation(s) could not expire, first ${first[0]}: ${first[1] instanceof Error ? first[1].message : String(first[1])}`);
 }
 
 /** Lowers an authorisation to `remaining` (of the transaction currency); at 0 it is Reversed (or Expired). */

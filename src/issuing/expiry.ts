@@ -22,3 +22,8 @@ export async function scheduleExpiry(ctx: Context, expiresAt: number): Promise<v
     scheduled.add(key);
   });
 }
+
+/** The sweep given up on: the authorisations it could not expire stay due, and are swept again an hour later. */
+export async function expireAgainLater(ctx: Context): Promise<void> {
+  await scheduleExpiry(ctx, ctx.clock.now().getTime() + 60 * MINUTE_MS);
+}

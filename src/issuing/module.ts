@@ -4,7 +4,7 @@ import { ISSUING_COMMAND } from './cli.js';
 import { ISSUING_ERRORS } from './errors.js';
 import { CARD_EVENTS } from './events.js';
 import { expireAuthorizations } from './clearing.js';
-import { EXPIRE_AUTHORIZATIONS_JOB } from './expiry.js';
+import { EXPIRE_AUTHORIZATIONS_JOB, expireAgainLater } from './expiry.js';
 import { CARD_TRANSACTION_LEDGER } from './lookup.js';
 import { CARD_TRANSACTION_EVENTS } from './transaction-events.js';
 import { TRANSACTION_ROUTES } from './transaction-routes.js';
@@ -17,7 +17,7 @@ export const issuingModule = defineModule({
   tags: [{ name: 'issuing', description: 'Cards issued to identity-verified users, and what they do.' }],
   errors: ISSUING_ERRORS,
   events: [...Object.values(CARD_EVENTS), ...Object.values(CARD_TRANSACTION_EVENTS)],
-  jobs: [merchantJob(EXPIRE_AUTHORIZATIONS_JOB, (ctx) => expireAuthorizations(ctx))],
+  jobs: [merchantJob(EXPIRE_AUTHORIZATIONS_JOB, (ctx) => expireAuthorizations(ctx), { giveUp: expireAgainLater })],
   commands: [ISSUING_COMMAND],
   ledgerSources: [CARD_TRANSACTION_LEDGER],
 });

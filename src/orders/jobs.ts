@@ -1,5 +1,6 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { isAppError } from '../platform/errors.js';
+import type { AcquirerResult } from '../rails/acquirer.js';
 import { runRailOperation } from '../rails/operation.js';
 import { merchantJob, scheduleJob, type JobDefinition } from '../scheduler/scheduler.js';
 import { beginVoid, voidOnRail, voidReference } from './adjustments.js';
@@ -8,10 +9,10 @@ import { OVERDUE_JOB } from './create-order.js';
 import { ORDER_ERRORS } from './errors.js';
 import { emitOrderEvent } from './events.js';
 import { refreshOrder } from './lookup.js';
-import { EXPIRE_AUTHORIZATION_JOB, EXPIRE_PAYER_ACTION_JOB } from './outcomes.js';
-import { expirePayerAction } from './payments.js';
+import { applyVoid, EXPIRE_AUTHORIZATION_JOB, EXPIRE_PAYER_ACTION_JOB, recordRailAnswer } from './outcomes.js';
+import { abandonPayerAction, expirePayerAction } from './payments.js';
 import { paymentActivity } from './queries.js';
-import { settle, SETTLE_JOB } from './settlement.js';
+import { scheduleNextSettlement, settle, SETTLE_JOB } from './settlement.js';
 import { findOrder, lockOrderOfTransaction } from './store.js';
 import { findTransaction, orderTransactions } from './transactions-store.js';
 
@@ -20,11 +21,30 @@ const OVERDUE_RECHECK_MS = 15 * 60 * 1000;
 
 /** The work orders leave due on a merchant's business clock. */
 export const ORDER_JOBS: JobDefinition[] = [
-  merchantJob(SETTLE_JOB, (ctx, payload) => settle(ctx, payload)),
-  merchantJob(EXPIRE_AUTHORIZATION_JOB, (ctx, payload) => expireAuthorization(ctx, payload as { transactionId: string })),
-  merchantJob(EXPIRE_PAYER_ACTION_JOB, (ctx, payload) => expirePayerAction(ctx, payload as { transactionId: string })),
-  merchantJob(OVERDUE_JOB, (ctx, payload) => voidOverdueOrder(ctx, payload as { orderId: string })),
+  // A settlement given up on: the next one settles what this one did not (it settles everything made up to its time).
+  merchantJob(SETTLE_JOB, (ctx, payload) => settle(ctx, payload), { giveUp: (ctx, payload) => scheduleNextSettlement(ctx, ctx.merchant, (payload as { at: number }).at) }),
+  merchantJob(EXPIRE_AUTHORIZATION_JOB, (ctx, payload) => expireAuthorization(ctx, payload as { transactionId: string }), { giveUp: lapseAuthorization }),
+  merchantJob(EXPIRE_PAYER_ACTION_JOB, (ctx, payload) => expirePayerAction(ctx, payload as { transactionId: string }), { giveUp: abandonPayerAction }),
+  // Given up on, the overdue order is voided as the job would have (or looked at again, while a payment is pending).
+  merchantJob(OVERDUE_JOB, (ctx, payload) => voidOverdueOrder(ctx, payload as { orderId: string }), { giveUp: (ctx, payload) => voidOverdueOrder(ctx, payload as { orderId: string }) }),
 ];
+
+/** What an authorisation's release records when it was given up on: the hold lapses at the card's issuer on its own. */
+const LAPSED: AcquirerResult = { status: 'approved', responseCode: '00', responseMessage: 'Lapsed: released after its seven days without the acquirer', rrn: '' };
+
+/**
+ * The expiry given up on: an authorisation still open is recorded voided as expired, without the acquirer's answer
+ * (the hold lapses at the issuer after its days, released or not). One being captured or voided is left to that.
+ */
+async function lapseAuthorization(ctx: Context, payload: unknown): Promise<void> {
+  const { transactionId } = payload as { transactionId: string };
+  const order = await lockOrderOfTransaction(ctx.db, ctx.merchant.id, transactionId);
+  const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, transactionId));
+  if (!order || !transaction || transaction.type !== 'Authorization') return;
+  if (voidRefusal(transaction, await orderTransactions(ctx.db, ctx.merchant.id, order.id))) return;
+  await beginVoid(ctx, order, transaction, 'expired');
+  await recordRailAnswer(ctx, transactionId, applyVoid(LAPSED), { completesRequest: false });
+}
 
 /** An authorisation still open when its seven days are over is released at the acquirer and voided as expired. */
 async function expireAuthorization(ctx: Context, payload: { transactionId: string }): Promise<void> {

@@ -292,6 +292,23 @@ async function answerPayerAction(
   });
 }
 
+/**
+ * The expiry given up on: a payment still waiting for its payer fails as abandoned, recorded without the acquirer's
+ * answer (the challenge or the wallet payment lapses there at the same deadline). One whose answer is on its way is
+ * recovery's to end.
+ */
+export async function abandonPayerAction(ctx: Context, payload: unknown): Promise<void> {
+  const { transactionId } = payload as { transactionId: string };
+  const order = await lockOrderOfTransaction(ctx.db, ctx.merchant.id, transactionId);
+  const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, transactionId));
+  if (!transaction || transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer') return;
+  const card = transaction.payment_method === 'credit_card';
+  await recordRailAnswer(ctx, transactionId, applyPayment(acquirerOf(ctx.rails), {
+    status: 'declined', responseCode: '05', rrn: '',
+    responseMessage: card ? '3-D Secure challenge abandoned: not completed in time' : 'The wallet payment expired: the payer did not pay in time',
+  }), { completesRequest: false });
+}
+
 /** A challenge nobody passed, or a wallet payment nobody made, fails as abandoned once its time is up. */
 export async function expirePayerAction(ctx: Context, payload: { transactionId: string }): Promise<void> {
   try {

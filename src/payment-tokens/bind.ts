@@ -244,6 +244,20 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
   await settleBinding(ctx, row.id, result);
 }
 
+/**
+ * The expiry given up on: a binding still waiting for its cardholder fails as abandoned, recorded without the
+ * acquirer's answer (its challenge lapses at the same deadline there). A binding whose acquirer call is in flight is
+ * recovery's to end; a bound card whose verification hold could not be voided keeps it until it lapses at the issuer.
+ */
+export async function abandonBinding(ctx: Context, payload: unknown): Promise<void> {
+  const row = await findTokenById(ctx.db, ctx.merchant.id, (payload as { tokenId: string }).tokenId, true);
+  if (!row || row.state !== 'pending' || row.deleted_at !== null || row.progress !== 'awaiting_payer') return;
+  await settleBinding(ctx, row.id, {
+    status: 'declined', responseCode: '05', rrn: '',
+    responseMessage: row.token_type === 'CreditCard' ? '3-D Secure challenge abandoned: not completed in time' : 'The wallet agreement expired: the payer did not agree in time',
+  });
+}
+
 /** What the acquirer did with a binding's operation (it cancels one that never arrived, so that this is final). */
 function resolveBinding(ctx: Context, row: TokenRow): Promise<AcquirerResult> {
   return acquirerOf(ctx.rails).resolve({

@@ -188,13 +188,41 @@ async function transferOf(ctx: Context, payout: PayoutRow): Promise<BankTransfer
 
 const movementOf = (payout: PayoutRow) => ({ payoutId: payout.id, currency: payout.currency, amount: payout.amount });
 
+/** A run given up on before anything moved: the payout fails with the reason, and no money is reserved. */
+async function giveUpRun(ctx: Context, payload: unknown): Promise<void> {
+  const payout = await findPayout(ctx.db, ctx.merchant.id, (payload as { payoutId: string }).payoutId, true);
+  // Once the reservation committed, the transfer is the bank's: recovery sends it again, and the bank's reports end it.
+  if (!payout || payout.schedule_status !== 'Approved' || payout.executed_at !== null) return;
+  const failed = await updatePayout(ctx.db, ctx.merchant.id, payout.id, {
+    schedule_status: 'Failed', updated_at: ctx.clock.now().getTime(),
+    status_reason: 'The payout could not be run: an internal fault of paygate, recorded for its operator. Nothing was reserved or sent.',
+  });
+  await emitPayoutEvent(ctx, 'payout.failed', failed);
+}
+
+/** A transfer is never given up on while the bank holds its money: the bank is asked again an hour later. */
+const ASK_AGAIN_MS = 60 * 60_000;
+
 export const PAYOUT_JOBS: JobDefinition[] = [
-  merchantJob(RUN_JOB, async (ctx, payload) => { await runPayout(ctx, (payload as { payoutId: string }).payoutId); }),
+  merchantJob(RUN_JOB, async (ctx, payload) => { await runPayout(ctx, (payload as { payoutId: string }).payoutId); }, { giveUp: giveUpRun }),
   merchantJob(FOLLOW_JOB, (ctx, payload) => {
     const { payoutId, status, attempt } = payload as { payoutId: string; status: BankTransferStatus; attempt?: number };
     return followTransfer(ctx, payoutId, status, attempt ?? 0);
+  }, {
+    giveUp: async (ctx, payload) => {
+      const { payoutId, status, attempt } = payload as { payoutId: string; status: BankTransferStatus; attempt?: number };
+      await scheduleFollow(ctx, payoutId, status, (attempt ?? 0) + 1, ctx.clock.now().getTime() + ASK_AGAIN_MS);
+    },
   }),
-  merchantJob(REPORT_JOB, (ctx, payload) => receiveReport(ctx, payload as Parameters<typeof receiveReport>[1])),
+  merchantJob(REPORT_JOB, (ctx, payload) => receiveReport(ctx, payload as Parameters<typeof receiveReport>[1]), {
+    // The report is applied again later, under the key the dead job set free.
+    giveUp: async (ctx, payload) => {
+      const report = payload as Parameters<typeof receiveReport>[1];
+      await scheduleJob(ctx, {
+        kind: REPORT_JOB, merchantId: ctx.merchant.id, dueAt: ctx.clock.now().getTime() + ASK_AGAIN_MS, payload: report, dedupeKey: reportJobKey(report.payoutId, report.from),
+      });
+    },
+  }),
 ];
 
 /** Transfers sent whose answer a crash lost: sent again under the same reference (the bank answers it the same way). */

@@ -33,6 +33,10 @@ export interface Config {
   schedulerPollMs: number;
   /** How long a claimed job is its process's alone: renewed while it runs, taken over by another process once it runs out. */
   jobLeaseMs: number;
+  /** Jobs a process runs at once; one merchant's take at most half of them while another's wait. */
+  jobLanes: number;
+  /** Jobs that wait on the network (a batch's file fetched) a process runs at once, beside the lanes; a quarter per merchant. */
+  jobNetworkSlots: number;
   /**
    * How old a rail call without a recorded answer must be before recovery takes it for interrupted (on
    * PostgreSQL; SQLite recovers at start). Must stay above the longest an acquirer call can take.
@@ -139,6 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
   const shutdownTimeoutMs = read('PAYGATE_SHUTDOWN_TIMEOUT_MS', 10_000, integer(0, 600_000));
   const schedulerPollMs = read('PAYGATE_SCHEDULER_POLL_MS', 1_000, integer(10, 60_000));
   const jobLeaseMs = read('PAYGATE_JOB_LEASE_MS', 20_000, integer(3_000, 600_000));
+  const jobLanes = read('PAYGATE_JOB_LANES', 4, integer(1, 64));
+  const jobNetworkSlots = read('PAYGATE_JOB_NETWORK_SLOTS', 8, integer(1, 256));
   const recoveryAfterMs = read('PAYGATE_RECOVERY_AFTER_MS', 30_000, integer(1_000, 3_600_000));
   const idempotencyLockMs = read('PAYGATE_IDEMPOTENCY_LOCK_MS', 60_000, integer(1_000, 3_600_000));
   const rateLimitPerSecond = read('PAYGATE_RATE_LIMIT', 0, integer(0, 1_000_000));
@@ -180,7 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
-    pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, jobLeaseMs, recoveryAfterMs, idempotencyLockMs,
+    pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, jobLeaseMs, jobLanes, jobNetworkSlots, recoveryAfterMs, idempotencyLockMs,
     rateLimitPerSecond, rateLimitBurst, pageRateLimit, linkRateLimit, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
     eventRetentionMs, receiptFont, defaultCurrency, batchFileMaxBytes, batchFetchTimeoutMs, fees, ledgerPosting, heapGrowthPercent,
   };

@@ -104,6 +104,12 @@ export async function runRefundCredit(ctx: Context, payload: unknown): Promise<v
   }
 }
 
+/** The refund given up on: it is asked for again an hour later, under the same idempotency key (so never twice). */
+export async function refundCreditAgainLater(ctx: Context, payload: unknown): Promise<void> {
+  const dueAt = ctx.clock.now().getTime() + 60 * 60_000;
+  await scheduleJob(ctx, { kind: REFUND_CREDIT_JOB, merchantId: ctx.merchant.id, dueAt, payload, dedupeKey: `${REFUND_CREDIT_JOB}:${(payload as RefundCreditPayload).planId}:${dueAt}` });
+}
+
 /** The successful, unvoided sale that paid a generated order. */
 async function paidSale(ctx: Context, orderNumber: string) {
   const order = await checkOrder(ctx, { order: { number: orderNumber } });

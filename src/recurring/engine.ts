@@ -424,6 +424,14 @@ export async function scheduleBilling(tx: Context, view: PlanView): Promise<numb
   return dueAt;
 }
 
+/**
+ * The billing job given up on: the plans it could not move stay due, and are billed again an hour later. A
+ * customer's plan never ends for a fault of paygate's own.
+ */
+export async function billAgainLater(ctx: Context): Promise<void> {
+  await scheduleBillingJob(ctx, ctx.clock.now().getTime() + 60 * 60_000);
+}
+
 /** The merchant's billing job at `at`: one per merchant and time, shared by every plan due then. */
 async function scheduleBillingJob(tx: Context, at: number): Promise<void> {
   await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: at, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${at}` });

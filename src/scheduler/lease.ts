@@ -40,7 +40,12 @@ export interface Claim {
   merchantId?: string;
   /** Jobs only: the kinds this process can run (an older process in a rolling upgrade leaves newer kinds alone). */
   kinds?: string[];
+  /** Not these merchants' rows (they hold their share of the lanes), nor the platform's own when `platform` is among them. */
+  excluding?: ReadonlySet<string>;
 }
+
+/** How {@link Claim.excluding} names the platform's own work, which belongs to no merchant. */
+export const PLATFORM_WORK = 'platform';
 
 // The two queue tables share every column used here; typing the builder as one of them is what Kysely needs.
 const tableOf = (queue: WorkQueue) => queue.table as 'jobs';
@@ -61,6 +66,15 @@ export async function claimDue<Row extends Leased>(db: Db, queue: WorkQueue, cla
     .orderBy('due_wall_at').orderBy('id').limit(claim.limit);
   if (claim.kinds !== undefined) due = due.where('kind', 'in', claim.kinds);
   if (claim.merchantId !== undefined) due = due.where('merchant_id', '=', claim.merchantId);
+  if (claim.excluding !== undefined && claim.excluding.size > 0) {
+    const merchants = [...claim.excluding].filter((key) => key !== PLATFORM_WORK);
+    const platform = claim.excluding.has(PLATFORM_WORK);
+    due = due.where((eb) => {
+      const notThem = merchants.length > 0 ? eb('merchant_id', 'not in', merchants) : undefined;
+      if (platform) return notThem ? eb.and([eb('merchant_id', 'is not', null), notThem]) : eb('merchant_id', 'is not', null);
+      return eb.or([eb('merchant_id', 'is', null), notThem!]);
+    });
+  }
   const claimed = await db.updateTable(table)
     .set((eb) => ({
       state: stateOf(queue.working),

@@ -1,29 +1,44 @@
-import { merchantContext, type Context, type DueWork, type PlatformContext } from '../context/context.js';
+import { inTransaction, merchantContext, type Context, type DueWork, type PlatformContext } from '../context/context.js';
 import { businessTimeOf } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { findMerchant } from '../platform/tenants.js';
-import { claimDue, JOB_QUEUE, nextDueOf, realignDue, renewLease, settleLeased } from './lease.js';
+import { claimDue, JOB_QUEUE, nextDueOf, PLATFORM_WORK, realignDue, renewLease, settleLeased } from './lease.js';
 import { dropPendingJob, insertJob, type JobRow } from './store.js';
 
 export type PlatformJobHandler = (ctx: PlatformContext, payload: unknown, job: JobRow) => Promise<void>;
 export type MerchantJobHandler = (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
+/**
+ * What a job leaves when it fails for good, run in the transaction that marks it dead: the object it worked for in a
+ * terminal state with a reason the merchant can read, its sensitive inputs erased, nothing left in progress (or, for
+ * work that must happen in the end, that work scheduled again). The error itself goes to the job's `last_error` and
+ * the log, never to the merchant.
+ */
+export type GiveUpHandler = (ctx: Context, payload: unknown) => Promise<void>;
 
 /** A kind of job and what runs it: a capability's (in its module), or the platform's own upkeep. */
 export type JobDefinition =
   /**
    * Work for one merchant, due on that merchant's business clock. `alone`: a long job (a batch's chunk of rows),
-   * claimed one at a time, so that processes sharing a database share such jobs, and none waits out its lease in
-   * another's claim.
+   * claimed one at a time by a merchant's own run (the sandbox clock), so that processes sharing a database share
+   * such jobs. `waitsOnNetwork`: a job that spends its time waiting on another server (a file fetched), run in slots
+   * of its own beside the lanes, so that it never keeps a lane from work that could run.
    */
-  | { kind: string; scope: 'merchant'; run: MerchantJobHandler; alone?: boolean }
-  /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic. */
+  | { kind: string; scope: 'merchant'; run: MerchantJobHandler; giveUp: GiveUpHandler; alone?: boolean; waitsOnNetwork?: boolean }
+  /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic (and never given up). */
   | { kind: string; scope: 'platform'; run: PlatformJobHandler; everyMs?: number };
 
-export const merchantJob = (kind: string, run: MerchantJobHandler, options: { alone?: boolean } = {}): JobDefinition =>
-  ({ kind, scope: 'merchant', run, ...(options.alone && { alone: true }) });
+export interface MerchantJobOptions {
+  /** Required: every merchant job says what failing for good leaves behind. */
+  giveUp: GiveUpHandler;
+  alone?: boolean;
+  waitsOnNetwork?: boolean;
+}
+
+export const merchantJob = (kind: string, run: MerchantJobHandler, options: MerchantJobOptions): JobDefinition =>
+  ({ kind, scope: 'merchant', run, ...options });
 export const platformJob = (kind: string, run: PlatformJobHandler, options: { everyMs?: number } = {}): JobDefinition =>
   ({ kind, scope: 'platform', run, everyMs: options.everyMs });
 
@@ -33,23 +48,44 @@ export interface SchedulerOptions {
   owner?: string;
   pollMs: number;
   leaseMs?: number;
+  /** Jobs run at once (the configuration's by default); one merchant's take at most half of them. */
+  lanes?: number;
+  /** Jobs that wait on the network run at once, beside the lanes; one merchant's take at most a quarter of them. */
+  networkSlots?: number;
+  /** How many jobs a merchant's own run (the sandbox clock) claims at once. */
   batchSize?: number;
   maxAttempts?: number;
   metrics?: Metrics;
 }
 
+type Pool = 'lanes' | 'network';
+const POOLS: readonly Pool[] = ['network', 'lanes'];
+const poolOf = (definition: JobDefinition): Pool => (definition.scope === 'merchant' && definition.waitsOnNetwork ? 'network' : 'lanes');
+
 /**
  * Runs due work from the jobs table. A claim leases its jobs and fences them with a token: processes sharing one
  * PostgreSQL never run a job at the same time, a running job's lease is renewed while it runs, and a job of a
- * process that died is taken over once its lease runs out. Within a process, one run at a time. Handlers must
- * still tolerate running twice (a process that stalls past its lease loses the job while still running it).
+ * process that died is taken over once its lease runs out. Handlers must still tolerate running twice (a process
+ * that stalls past its lease loses the job while still running it).
+ *
+ * Within a process, jobs run in lanes, several at once, and claims are fair: a free lane goes first to a merchant
+ * with nothing running, and no merchant holds more than half of them, so one merchant's slow work never keeps
+ * another's waiting. Jobs that wait on the network run in slots of their own. A merchant's own run (the sandbox
+ * clock moving) runs that merchant's due work itself, beside the lanes: it never waits behind another merchant.
  */
 export class Scheduler implements DueWork {
   readonly owner: string;
   private readonly jobs = new Map<string, JobDefinition>();
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
-  private turn: Promise<unknown> = Promise.resolve();
+  /** Jobs running in each pool, by merchant (the platform's own under PLATFORM_WORK). */
+  private readonly busy: Record<Pool, Map<string, number>> = { lanes: new Map(), network: new Map() };
+  /** Every job running now, in the pools or in a merchant's own run. */
+  private readonly active = new Set<Promise<void>>();
+  /** Jobs the pools have finished since the process started. */
+  private finished = 0;
+  private filling: Promise<void> | undefined;
+  private fillAgain = false;
 
   constructor(private readonly options: SchedulerOptions) {
     this.owner = options.owner ?? `scheduler-${newId()}`;
@@ -64,8 +100,9 @@ export class Scheduler implements DueWork {
     return this.register(platformJob(kind, run, options));
   }
 
-  registerMerchantJob(kind: string, run: MerchantJobHandler): this {
-    return this.register(merchantJob(kind, run));
+  /** A merchant job without a module (tests, one-off work): failing for good leaves its object as it is, unless told. */
+  registerMerchantJob(kind: string, run: MerchantJobHandler, options: Partial<MerchantJobOptions> = {}): this {
+    return this.register(merchantJob(kind, run, { giveUp: async () => {}, ...options }));
   }
 
   async start(): Promise<void> {
@@ -85,17 +122,20 @@ export class Scheduler implements DueWork {
     }
   }
 
-  /** Stops taking work; waits for the job running now, not for the rest of what is due. */
+  /** Stops taking work; waits for the jobs running now, not for the rest of what is due. */
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
-    await this.turn.catch(() => undefined);
+    await this.filling?.catch(() => undefined);
+    await Promise.allSettled([...this.active]);
   }
 
+  /**
+   * Runs the work due now until none is left, and answers how many jobs ran: one merchant's, by the caller itself,
+   * beside the lanes (the sandbox clock); everyone's, through the lanes.
+   */
   runDue(filter: { merchantId?: string } = {}): Promise<number> {
-    const run = this.turn.catch(() => undefined).then(() => this.drain(filter));
-    this.turn = run;
-    return run;
+    return filter.merchantId === undefined ? this.drainLanes() : this.drainMerchant(filter.merchantId);
   }
 
   realign(db: Db, merchantId: string, offsetMs: number, dueBy?: number): Promise<void> {
@@ -106,42 +146,127 @@ export class Scheduler implements DueWork {
     return nextDueOf(this.options.platform.db, JOB_QUEUE, merchantId, this.now(), [...this.jobs.keys()]);
   }
 
-  private async drain(filter: { merchantId?: string }): Promise<number> {
+  private async drainLanes(): Promise<number> {
+    const before = this.finished;
+    for (;;) {
+      await this.fill();
+      if (this.active.size === 0 || this.stopping) break;
+      await Promise.race(this.active);
+    }
+    await Promise.allSettled([...this.active]);
+    return this.finished - before;
+  }
+
+  /** One merchant's due work, run here one job after another: a merchant's run finishes even while stopping. */
+  private async drainMerchant(merchantId: string): Promise<number> {
     let count = 0;
-    // A merchant's run (the sandbox clock, answering a request) finishes even while stopping.
-    while (!this.stopping || filter.merchantId !== undefined) {
-      const claim = { owner: this.owner, token: newId(), now: this.now(), leaseMs: this.leaseMs, merchantId: filter.merchantId };
+    for (;;) {
+      const claim = { owner: this.owner, now: this.now(), leaseMs: this.leaseMs, merchantId };
       const kinds = [...this.jobs.values()];
       const claimed = [
         ...await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
-          ...claim, limit: this.options.batchSize ?? 20, kinds: kinds.filter((job) => !('alone' in job && job.alone)).map((job) => job.kind),
+          ...claim, token: newId(), limit: this.options.batchSize ?? 20, kinds: kinds.filter((job) => !(job.scope === 'merchant' && job.alone)).map((job) => job.kind),
         }),
         ...await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
-          ...claim, token: newId(), limit: 1, kinds: kinds.filter((job) => 'alone' in job && job.alone).map((job) => job.kind),
+          ...claim, token: newId(), limit: 1, kinds: kinds.filter((job) => job.scope === 'merchant' && job.alone).map((job) => job.kind),
         }),
       ];
       if (claimed.length === 0) return count;
       for (const job of claimed) {
-        if (this.stopping && filter.merchantId === undefined) break;
-        await this.run(job);
+        const running = this.run(job);
+        this.active.add(running);
+        await running.finally(() => this.active.delete(running));
         count += 1;
         // On SQLite a job can run start to end without waiting on I/O once: let requests in between jobs.
         await yieldToEventLoop();
       }
     }
-    return count;
+  }
+
+  /** Fills the free lanes and slots with due work; one fill at a time, another after it when asked meanwhile. */
+  private fill(): Promise<void> {
+    if (this.filling) {
+      this.fillAgain = true;
+      return this.filling;
+    }
+    this.filling = (async () => {
+      do {
+        this.fillAgain = false;
+        for (const pool of POOLS) await this.fillPool(pool);
+      } while (this.fillAgain && !this.stopping);
+    })().finally(() => {
+      this.filling = undefined;
+    });
+    return this.filling;
+  }
+
+  private async fillPool(pool: Pool): Promise<void> {
+    const kinds = [...this.jobs.values()].filter((definition) => poolOf(definition) === pool).map((definition) => definition.kind);
+    if (kinds.length === 0) return;
+    while (!this.stopping && this.inUse(pool) < this.capacity(pool)) {
+      const job = await this.claimFairly(pool, kinds);
+      if (!job) return;
+      this.startInPool(job, pool);
+    }
+  }
+
+  /**
+   * One due job, fairly: first of a merchant with nothing running in this pool, else of one below its share (half
+   * the lanes, a quarter of the network slots). Earliest due first among those.
+   */
+  private async claimFairly(pool: Pool, kinds: string[]): Promise<JobRow | undefined> {
+    const busy = this.busy[pool];
+    const share = pool === 'lanes' ? Math.ceil(this.capacity(pool) / 2) : Math.max(1, Math.floor(this.capacity(pool) / 4));
+    const running = new Set(busy.keys());
+    const atShare = new Set([...busy].filter(([, count]) => count >= share).map(([key]) => key));
+    for (const excluding of running.size === atShare.size ? [atShare] : [running, atShare]) {
+      const [job] = await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
+        owner: this.owner, token: newId(), now: this.now(), leaseMs: this.leaseMs, limit: 1, kinds, excluding,
+      });
+      if (job) return job;
+    }
+    return undefined;
+  }
+
+  private startInPool(job: JobRow, pool: Pool): void {
+    const key = job.merchant_id ?? PLATFORM_WORK;
+    const busy = this.busy[pool];
+    busy.set(key, (busy.get(key) ?? 0) + 1);
+    const running: Promise<void> = this.run(job)
+      .then(() => yieldToEventLoop())
+      .finally(() => {
+        const left = (busy.get(key) ?? 1) - 1;
+        if (left === 0) busy.delete(key);
+        else busy.set(key, left);
+        this.active.delete(running);
+        this.finished += 1;
+        if (!this.stopping) void this.fill().catch((error: unknown) => this.options.platform.log.error({ err: error }, 'scheduler claim failed'));
+      });
+    this.active.add(running);
+  }
+
+  private inUse(pool: Pool): number {
+    let total = 0;
+    for (const count of this.busy[pool].values()) total += count;
+    return total;
+  }
+
+  private capacity(pool: Pool): number {
+    const { config } = this.options.platform;
+    return pool === 'lanes' ? this.options.lanes ?? config.jobLanes : this.options.networkSlots ?? config.jobNetworkSlots;
   }
 
   private schedule(delayMs: number): void {
     if (this.stopping) return;
     this.timer = setTimeout(() => {
-      this.runDue()
+      this.fill()
         .catch((error: unknown) => this.options.platform.log.error({ err: error }, 'scheduler tick failed'))
         .finally(() => this.schedule(this.options.pollMs));
     }, delayMs);
     this.timer.unref();
   }
 
+  /** Runs one claimed job to its end: done, rescheduled for a retry, or given up. Never throws. */
   private async run(job: JobRow): Promise<void> {
     const { platform } = this.options;
     const definition = this.jobs.get(job.kind);
@@ -156,13 +281,14 @@ export class Scheduler implements DueWork {
       );
     }, Math.max(50, this.leaseMs / 3));
     heartbeat.unref();
+    let merchantCtx: Context | undefined;
     try {
       if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
       const payload = JSON.parse(job.payload) as unknown;
       if (definition.scope === 'merchant') {
-        const ctx = await this.merchantContextFor(job);
-        offsetMs = ctx.merchant.clockOffsetMs;
-        await definition.run(ctx, payload, job);
+        merchantCtx = await this.merchantContextFor(job);
+        offsetMs = merchantCtx.merchant.clockOffsetMs;
+        await definition.run(merchantCtx, payload, job);
       } else {
         await definition.run(platform, payload, job);
       }
@@ -177,16 +303,21 @@ export class Scheduler implements DueWork {
     } catch (error) {
       const periodic = definition?.scope === 'platform' && definition.everyMs !== undefined;
       const giveUp = !periodic && job.attempts >= (this.options.maxAttempts ?? 5);
-      const retryInMs = periodic ? definition.everyMs! : Math.min(2 ** job.attempts * 5_000, 3_600_000);
-      const dueWallAt = this.now() + retryInMs;
-      const message = error instanceof Error ? error.message : String(error);
-      await settleLeased(platform.db, JOB_QUEUE, job, giveUp ? 'dead' : 'pending', {
-        due_at: businessTimeOf(dueWallAt, offsetMs),
-        due_wall_at: dueWallAt,
-        last_error: message.slice(0, 2000),
-        ...(periodic && { attempts: 0 }),
-        updated_at: this.now(),
-      });
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+      try {
+        if (giveUp) {
+          await this.giveUp(job, definition, merchantCtx, message);
+        } else {
+          const retryInMs = periodic ? definition.everyMs! : Math.min(2 ** job.attempts * 5_000, 3_600_000);
+          const dueWallAt = this.now() + retryInMs;
+          await settleLeased(platform.db, JOB_QUEUE, job, 'pending', {
+            due_at: businessTimeOf(dueWallAt, offsetMs), due_wall_at: dueWallAt, last_error: message, ...(periodic && { attempts: 0 }), updated_at: this.now(),
+          });
+        }
+      } catch (settling) {
+        // The database refused even that: the lease runs out and the job is claimed again.
+        platform.log.error({ err: settling, job_id: job.id, kind: job.kind }, 'a failed job could not be recorded');
+      }
       this.options.metrics?.jobs.inc({ kind: job.kind, outcome: giveUp ? 'dead' : 'retry' });
       platform.log.error(
         { job_id: job.id, kind: job.kind, attempts: job.attempts, err: error },
@@ -194,6 +325,29 @@ export class Scheduler implements DueWork {
       );
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Marks the job dead and runs its kind's {@link GiveUpHandler} in one transaction, so that its object reaches its
+   * end exactly when the job does. Its dedupe key is set free: the same work can be scheduled again (a binding that
+   * waits for its payer again needs a new expiry). When the handler fails too, the job is marked dead on its own.
+   */
+  private async giveUp(job: JobRow, definition: JobDefinition | undefined, known: Context | undefined, message: string): Promise<void> {
+    const { platform } = this.options;
+    const dead = {
+      last_error: message, updated_at: this.now(),
+      dedupe_key: job.dedupe_key === null ? null : `${job.dedupe_key}#dead:${job.id}`,
+    };
+    try {
+      const ctx = definition?.scope === 'merchant' ? known ?? await this.merchantContextFor(job) : undefined;
+      await inTransaction<PlatformContext, void>(ctx ?? platform, async (tx) => {
+        if (!(await settleLeased(tx.db, JOB_QUEUE, job, 'dead', dead))) return;
+        if (definition?.scope === 'merchant') await definition.giveUp(tx as Context, JSON.parse(job.payload) as unknown);
+      });
+    } catch (failure) {
+      platform.log.error({ err: failure, job_id: job.id, kind: job.kind }, 'giving up on a job failed too: its object is left as it was');
+      await settleLeased(platform.db, JOB_QUEUE, job, 'dead', dead);
     }
   }
 

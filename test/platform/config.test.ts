@@ -29,6 +29,9 @@ describe('configuration', () => {
 
   test('the job lease is read in milliseconds, from 3 s to 10 minutes', () => {
     assert.equal(loadConfig({ PAYGATE_JOB_LEASE_MS: '5000' }).jobLeaseMs, 5_000);
+    assert.deepEqual([loadConfig({}).jobLanes, loadConfig({}).jobNetworkSlots], [4, 8]);
+    assert.deepEqual([loadConfig({ PAYGATE_JOB_LANES: '2', PAYGATE_JOB_NETWORK_SLOTS: '1' }).jobLanes, loadConfig({ PAYGATE_JOB_NETWORK_SLOTS: '16' }).jobNetworkSlots], [2, 16]);
+    for (const value of ['0', '65', 'four']) assert.throws(() => loadConfig({ PAYGATE_JOB_LANES: value }), (e) => e instanceof ConfigError && /^PAYGATE_JOB_LANES: /m.test(e.problems.join('\n')), value);
     for (const value of ['2999', '600001', '20s']) {
       assert.throws(() => loadConfig({ PAYGATE_JOB_LEASE_MS: value }), (e) => e instanceof ConfigError && /^PAYGATE_JOB_LEASE_MS: /m.test(e.problems.join('\n')), value);
     }
