@@ -207,3 +207,92 @@ describe('the scheduler', () => {
     assert.ok(ran < 50, `stopped after ${ran} of 50`);
   });
 });
+
+describe('fair lanes (issue 34)', () => {
+  const clock = new TestClock().freeze();
+  let platform: TestPlatform;
+  let ctx: PlatformContext;
+
+  before(async () => {
+    platform = await openTestPlatform(clock);
+    ctx = platform.platform;
+  });
+  after(() => platform.close());
+
+  /** A handler that holds each run of `merchant` until released, and records who ran. */
+  function holding(heldMerchant: string) {
+    const ran: string[] = [];
+    const waiting: Array<() => void> = [];
+    const run = async (merchantCtx: { merchant: { id: string } }) => {
+      ran.push(merchantCtx.merchant.id);
+      if (merchantCtx.merchant.id === heldMerchant) await new Promise<void>((resolve) => waiting.push(resolve));
+    };
+    return { run, ran, waiting, release: () => waiting.splice(0).forEach((resolve) => resolve()) };
+  }
+
+  test("one merchant's long jobs take at most half the lanes: another merchant's job runs while they hold theirs", async () => {
+    const busy = await createMerchant(ctx, { name: 'Busy' });
+    const quiet = await createMerchant(ctx, { name: 'Quiet' });
+    const work = holding(busy.merchant_id);
+    const lanes = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 4 }).registerMerchantJob('test.lanes', work.run);
+    const now = clock.now().getTime();
+    for (let n = 0; n < 10; n += 1) await scheduleJob(ctx, { kind: 'test.lanes', merchantId: busy.merchant_id, dueAt: now - 1000 });
+    // Due later than every one of the busy merchant's: only fairness, not order, lets it in.
+    await scheduleJob(ctx, { kind: 'test.lanes', merchantId: quiet.merchant_id, dueAt: now });
+    const draining = lanes.runDue();
+    while (!work.ran.includes(quiet.merchant_id)) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(work.ran.filter((id) => id === busy.merchant_id).length, 2, 'the busy merchant holds two of the four lanes');
+    assert.equal(work.waiting.length, 2);
+    while (work.ran.length < 11) {
+      work.release();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    work.release();
+    assert.equal(await draining, 11);
+  });
+
+  test('jobs that wait on the network run beside the lanes, a quarter of the slots per merchant', async () => {
+    const slow = await createMerchant(ctx, { name: 'Slow files' });
+    const other = await createMerchant(ctx, { name: 'Other' });
+    const fetching = holding(slow.merchant_id);
+    const computing: string[] = [];
+    const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 1, networkSlots: 8 })
+      .registerMerchantJob('test.fetch', fetching.run, { waitsOnNetwork: true })
+      .registerMerchantJob('test.compute', async (merchantCtx) => void computing.push(merchantCtx.merchant.id));
+    const now = clock.now().getTime();
+    for (let n = 0; n < 10; n += 1) await scheduleJob(ctx, { kind: 'test.fetch', merchantId: slow.merchant_id, dueAt: now - 1000 });
+    await scheduleJob(ctx, { kind: 'test.fetch', merchantId: other.merchant_id, dueAt: now });
+    await scheduleJob(ctx, { kind: 'test.compute', merchantId: slow.merchant_id, dueAt: now });
+    await scheduleJob(ctx, { kind: 'test.compute', merchantId: other.merchant_id, dueAt: now });
+    const draining = scheduler.runDue();
+    while (computing.length < 2 || !fetching.ran.includes(other.merchant_id)) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The one lane ran both merchants' computing while ten fetches waited on the network; the slow merchant holds two slots.
+    assert.deepEqual(computing.sort(), [other.merchant_id, slow.merchant_id].sort());
+    assert.equal(fetching.ran.filter((id) => id === slow.merchant_id).length, 2);
+    while (fetching.ran.length < 11) {
+      fetching.release();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    fetching.release();
+    assert.equal(await draining, 13);
+  });
+
+  test("a merchant's own run (the sandbox clock) does not wait for the lanes another merchant holds", async () => {
+    const busy = await createMerchant(ctx, { name: 'Busy lanes' });
+    const mover = await createMerchant(ctx, { name: 'Mover' });
+    const work = holding(busy.merchant_id);
+    const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 2 }).registerMerchantJob('test.own', work.run);
+    const now = clock.now().getTime();
+    for (let n = 0; n < 4; n += 1) await scheduleJob(ctx, { kind: 'test.own', merchantId: busy.merchant_id, dueAt: now });
+    const draining = scheduler.runDue();
+    while (work.waiting.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await scheduleJob(ctx, { kind: 'test.own', merchantId: mover.merchant_id, dueAt: now });
+    assert.equal(await scheduler.runDue({ merchantId: mover.merchant_id }), 1, "the mover's job ran while the busy merchant's were held");
+    while (work.ran.filter((id) => id === busy.merchant_id).length < 4) {
+      work.release();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    work.release();
+    await draining;
+  });
+});
