@@ -1,5 +1,6 @@
 import type { AnonymousResult } from './anonymous-pages.js';
 import type { BatchResult } from './batch.js';
+import type { HostileResult } from './hostile-files.js';
 import type { LedgerCostResult } from './ledger-cost.js';
 import type { LoadResult } from './load-generator.js';
 import type { RecurringResult } from './recurring.js';
@@ -47,6 +48,7 @@ export interface BenchResults {
   webhookPeakRssMiB?: number;
   recurring?: RecurringResult;
   batch?: BatchResult;
+  hostile?: HostileResult;
   /** false while the run goes on, or when it stopped half-way (the file is written after every scenario). */
   finished?: boolean;
 }

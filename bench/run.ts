@@ -11,6 +11,7 @@
  *   BENCH_ONLY=recurring npm run bench  # 10,000 monthly plans billed twice by moving the clock (bench/recurring.ts; only when named)
  *   BENCH_ONLY=batch npm run bench      # a CSV batch of 100,000 token payments, upload to success (bench/batch.ts; only when named)
  *   BENCH_ONLY=ledger npm run bench     # create + pay on two fresh servers, ledger on and off, in alternating rounds (bench/ledger-cost.ts)
+ *   BENCH_ONLY=hostile npm run bench    # fair job lanes beside ten stalled files, and memory under hostile files (bench/hostile-files.ts; only when named)
  *   BENCH_CPU_PROF=/tmp/prof npm run bench   # also writes a V8 CPU profile of the paygate server there
  *
  * Prints a table and writes bench/results/<time>.json. Requests are signed ahead of time, each with its own
@@ -27,6 +28,7 @@ import { PaygateClient } from '@paygate/client';
 import pg from 'pg';
 import { ANONYMOUS_SCENARIO, anonymousReport, anonymousScenario, type AnonymousResult } from './anonymous-pages.js';
 import { BATCH_SCENARIO, batchReport, batchScenario, type BatchResult } from './batch.js';
+import { HOSTILE_SCENARIO, hostileReport, hostileScenario, paygateCommand, type HostileResult } from './hostile-files.js';
 import { LEDGER_SCENARIO, ledgerCostReport, ledgerCostScenario, type LedgerCostResult } from './ledger-cost.js';
 import type { LoadPlan, LoadResult } from './load-generator.js';
 import { clearPeak, memory, RECURRING_SCENARIO, recurringReport, recurringScenario, type RecurringResult } from './recurring.js';
@@ -278,6 +280,20 @@ async function main(): Promise<void> {
       results.batch = batch;
       save();
     }
+    // Only when named: it builds two zip bombs, and moves the demo merchant's clock.
+    let hostile: HostileResult | undefined;
+    if (only && HOSTILE_SCENARIO.includes(only)) {
+      hostile = await hostileScenario({
+        client: new PaygateClient({
+          baseUrl: `http://127.0.0.1:${paygatePort}`, appId: demo.app_id, privateKey: privateKeyPem, timeoutMs: 600_000, retry: { maxAttempts: 1 },
+        }),
+        baseUrl: `http://127.0.0.1:${paygatePort}`, privateKeyPem, paygatePid: paygate.pid, dataDir,
+        cli: paygateCommand(root, { PAYGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+        progress: (text) => process.stderr.write(text),
+      });
+      results.hostile = hostile;
+      save();
+    }
     // Last: from here on, every order event of the demo merchant is a delivery to make.
     let webhooks: WebhookResult | undefined;
     let webhookPeakRssMiB: number | undefined;
@@ -293,7 +309,7 @@ async function main(): Promise<void> {
       webhookPeakRssMiB = memory(paygate.pid).peak;
       Object.assign(results, { webhooks, webhookPeakRssMiB });
     }
-    report(rows, anonymous, webhooks, recurring, batch, ledgerCost);
+    report(rows, anonymous, webhooks, recurring, batch, ledgerCost, hostile);
     results.finished = true;
     save();
   } finally {
@@ -317,7 +333,7 @@ function saveResults(file: string, results: BenchResults): void {
 
 function report(
   rows: Row[], anonymous: AnonymousResult | undefined, webhooks: WebhookResult | undefined, recurring: RecurringResult | undefined, batch: BatchResult | undefined,
-  ledgerCost: LedgerCostResult | undefined,
+  ledgerCost: LedgerCostResult | undefined, hostile: HostileResult | undefined,
 ): void {
   const lines = [
     `paygate benchmark: ${DATABASE}, ${CONNECTIONS} connections, ${SECONDS} s after ${WARMUP_SECONDS} s warm-up, ${cpus().length} cores, node ${process.version}`,
@@ -346,6 +362,7 @@ function report(
   if (anonymous) lines.push('', ...anonymousReport(anonymous));
   if (recurring) lines.push('', ...recurringReport(recurring));
   if (batch) lines.push('', ...batchReport(batch));
+  if (hostile) lines.push('', ...hostileReport(hostile));
   if (webhooks) {
     lines.push('', ...webhookReport(webhooks));
     if (webhooks.endToEnd.create.exhausted) lines.push(`\n${WEBHOOK_SCENARIO}: ran out of prepared operations; raise BENCH_HEADROOM`);

@@ -1,16 +1,27 @@
-import { deflateRawSync } from 'node:zlib';
+import { createDeflateRaw, deflateRawSync } from 'node:zlib';
 
 // Spreadsheets written by hand, byte by byte: what a hostile upload can be, beyond what a spreadsheet program writes.
 
+/** A part of a zip already deflated, with what its headers say of it (which may be a lie). */
+export interface DeflatedEntry {
+  name: string;
+  compressed: Buffer;
+  crc: number;
+  /** The size the headers state the part inflates to. */
+  statedSize: number;
+}
+
 /** A zip of the given files (deflated), written by hand: what a hostile upload can be. */
-export function zip(entries: Array<[string, Buffer]>): Buffer {
+export function zip(entries: Array<[string, Buffer] | DeflatedEntry>): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
-  for (const [name, content] of entries) {
-    const compressed = deflateRawSync(content);
+  for (const entry of entries) {
+    const { name, compressed, crc, statedSize } = Array.isArray(entry)
+      ? { name: entry[0], compressed: deflateRawSync(entry[1]), crc: crc32(entry[1]), statedSize: entry[1].length }
+      : entry;
+    const content = { length: statedSize };
     const nameBytes = Buffer.from(name);
-    const crc = crc32(content);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
@@ -52,6 +63,26 @@ function crc32(bytes: Buffer): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
+/**
+ * A workbook whose sheet inflates to `inflatedBytes` of spaces from a few megabytes, its headers stating
+ * `statedBytes` (the truth, or far less: a reader that trusts them is fooled). Deflated as a stream: never held whole.
+ */
+export async function zipBomb(inflatedBytes: number, statedBytes = inflatedBytes): Promise<Buffer> {
+  const deflate = createDeflateRaw({ level: 9 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise((resolve, reject) => deflate.on('end', resolve).on('error', reject));
+  const block = Buffer.alloc(16 * 2 ** 20, 0x20);
+  for (let written = 0; written < inflatedBytes; written += block.length) {
+    const piece = block.subarray(0, Math.min(block.length, inflatedBytes - written));
+    if (!deflate.write(piece)) await new Promise((resolve) => deflate.once('drain', resolve));
+  }
+  deflate.end();
+  await done;
+  const workbook = xlsxParts();
+  return zip([...workbook, { name: 'xl/worksheets/sheet1.xml', compressed: Buffer.concat(chunks), crc: 0, statedSize: statedBytes }]);
+}
+
 /** The header of every sheet below: the columns a token payment needs. */
 export const TOKEN_HEADER = ['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Token ID'];
 
@@ -90,12 +121,16 @@ export function sheetXml(rows: HandRow[]): string {
 
 /** An XLSX workbook of one sheet with this XML: the parts a reader needs, and nothing else. */
 export function xlsxOf(sheet: string): Buffer {
-  return zip([
+  return zip([...xlsxParts(), ['xl/worksheets/sheet1.xml', Buffer.from(sheet)]]);
+}
+
+/** A workbook's parts but its sheet. */
+function xlsxParts(): Array<[string, Buffer]> {
+  return [
     ['[Content_Types].xml', Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>')],
     ['xl/workbook.xml', Buffer.from('<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Payments" sheetId="1" r:id="rId1"/></sheets></workbook>')],
     ['xl/_rels/workbook.xml.rels', Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>')],
-    ['xl/worksheets/sheet1.xml', Buffer.from(sheet)],
-  ]);
+  ];
 }
 
 /** A workbook whose rows carry these `r` attributes, in this order, each a token payment (the header is row "1"). */
