@@ -64,6 +64,10 @@ export async function* readXlsxRows(source: FileSource, limits: XlsxLimits = XLS
     yield* sheetRows(await open(sheetPath), shared);
   } catch (error) {
     if (error instanceof BatchFileError) throw error;
+    // yauzl's words for a part that inflates to more than the zip's directory says it holds: a hostile file.
+    if (/too many bytes in the stream/.test((error as Error).message)) {
+      throw new BatchFileError('The XLSX workbook is damaged: a part of it unpacks to more than the workbook says it holds.');
+    }
     throw new BatchFileError(`The XLSX workbook cannot be read: ${(error as Error).message}.`);
   } finally {
     zip.close();
