@@ -33,8 +33,9 @@ export const ORDER_JOBS: JobDefinition[] = [
 const LAPSED: AcquirerResult = { status: 'approved', responseCode: '00', responseMessage: 'Lapsed: released after its seven days without the acquirer', rrn: '' };
 
 /**
- * The expiry given up on: an authorisation still open is recorded voided as expired, without the acquirer's answer
- * (the hold lapses at the issuer after its days, released or not). One being captured or voided is left to that.
+ * The expiry given up on: an authorisation still open is recorded voided as expired without waiting for the acquirer
+ * (the hold lapses at the issuer after its days, released or not), which is asked to release it once this has
+ * committed (best effort). One being captured or voided is left to that.
  */
 async function lapseAuthorization(ctx: Context, payload: unknown): Promise<void> {
   const { transactionId } = payload as { transactionId: string };
@@ -42,8 +43,11 @@ async function lapseAuthorization(ctx: Context, payload: unknown): Promise<void>
   const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, transactionId));
   if (!order || !transaction || transaction.type !== 'Authorization') return;
   if (voidRefusal(transaction, await orderTransactions(ctx.db, ctx.merchant.id, order.id))) return;
-  await beginVoid(ctx, order, transaction, 'expired');
+  const voiding = await beginVoid(ctx, order, transaction, 'expired');
   await recordRailAnswer(ctx, transactionId, applyVoid(LAPSED), { completesRequest: false });
+  ctx.afterCommit?.(() => void voidOnRail(ctx).call(voiding).catch((error: unknown) => {
+    ctx.log.warn({ err: error, transaction_id: transactionId }, 'could not release at the acquirer an authorisation given up on');
+  }));
 }
 
 /** An authorisation still open when its seven days are over is released at the acquirer and voided as expired. */

@@ -293,9 +293,9 @@ async function answerPayerAction(
 }
 
 /**
- * The expiry given up on: a payment still waiting for its payer fails as abandoned, recorded without the acquirer's
- * answer (the challenge or the wallet payment lapses there at the same deadline). One whose answer is on its way is
- * recovery's to end.
+ * The expiry given up on: a payment still waiting for its payer fails as abandoned, recorded without waiting for the
+ * acquirer, which is told once this has committed (best effort: its challenge can no longer change the payment,
+ * which is settled). One whose answer is on its way is recovery's to end.
  */
 export async function abandonPayerAction(ctx: Context, payload: unknown): Promise<void> {
   const { transactionId } = payload as { transactionId: string };
@@ -303,10 +303,14 @@ export async function abandonPayerAction(ctx: Context, payload: unknown): Promis
   const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, transactionId));
   if (!transaction || transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer') return;
   const card = transaction.payment_method === 'credit_card';
-  await recordRailAnswer(ctx, transactionId, applyPayment(acquirerOf(ctx.rails), {
+  const acquirer = acquirerOf(ctx.rails);
+  await recordRailAnswer(ctx, transactionId, applyPayment(acquirer, {
     status: 'declined', responseCode: '05', rrn: '',
     responseMessage: card ? '3-D Secure challenge abandoned: not completed in time' : 'The wallet payment expired: the payer did not pay in time',
   }), { completesRequest: false });
+  ctx.afterCommit?.(() => void acquirer.completePayerAction(transactionId, 'abandoned').catch((error: unknown) => {
+    ctx.log.warn({ err: error, transaction_id: transactionId }, 'could not abandon the payer action of a payment given up on');
+  }));
 }
 
 /** A challenge nobody passed, or a wallet payment nobody made, fails as abandoned once its time is up. */

@@ -245,9 +245,10 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
 }
 
 /**
- * The expiry given up on: a binding still waiting for its cardholder fails as abandoned, recorded without the
- * acquirer's answer (its challenge lapses at the same deadline there). A binding whose acquirer call is in flight is
- * recovery's to end; a bound card whose verification hold could not be voided keeps it until it lapses at the issuer.
+ * The expiry given up on: a binding still waiting for its cardholder fails as abandoned, recorded without waiting for
+ * the acquirer, which is told once this has committed (best effort, as when a pending token is deleted). A binding
+ * whose acquirer call is in flight is recovery's to end; a bound card whose verification hold could not be voided
+ * keeps it until it lapses at the issuer.
  */
 export async function abandonBinding(ctx: Context, payload: unknown): Promise<void> {
   const row = await findTokenById(ctx.db, ctx.merchant.id, (payload as { tokenId: string }).tokenId, true);
@@ -256,6 +257,9 @@ export async function abandonBinding(ctx: Context, payload: unknown): Promise<vo
     status: 'declined', responseCode: '05', rrn: '',
     responseMessage: row.token_type === 'CreditCard' ? '3-D Secure challenge abandoned: not completed in time' : 'The wallet agreement expired: the payer did not agree in time',
   });
+  ctx.afterCommit?.(() => void acquirerOf(ctx.rails).completePayerAction(row.bind_reference, 'abandoned').catch((error: unknown) => {
+    ctx.log.warn({ err: error, payment_token_id: row.id }, 'could not abandon the challenge of a binding given up on');
+  }));
 }
 
 /** What the acquirer did with a binding's operation (it cancels one that never arrived, so that this is final). */
