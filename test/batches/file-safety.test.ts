@@ -12,7 +12,8 @@ import { CARDS } from '../support/fixtures.js';
 import { cardNumbersAtRest as atRest, filesUnder, uniqueCardNumber } from './at-rest.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { csv, customerWithToken, finished, parseCsv } from './support.js';
-import { sheetXml, TOKEN_HEADER, xlsxOf, xlsxWithRows } from './sheets.js';
+import { sheetXml, TOKEN_HEADER, xlsxOf, xlsxWithRows, zip } from './sheets.js';
+import { deflateRawSync } from 'node:zlib';
 
 // Hostile files (issue 34): misnumbered rows and cells are refused before anything is stored or charged, nothing a
 // file holds is ever kept readable (database files, write-ahead log, data folder), and a batch that ends, however
@@ -210,5 +211,35 @@ describe('what earlier versions left behind', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('held when tried, and kept held (issue 34)', () => {
+  /** A workbook whose sheet, its headers say, unpacks to `stated` bytes; it holds `inflated` bytes of spaces. */
+  function bomb(inflated: number, stated: number): Buffer {
+    return zip([
+      ['[Content_Types].xml', Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>')],
+      ['xl/workbook.xml', Buffer.from('<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>')],
+      ['xl/_rels/workbook.xml.rels', Buffer.from('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="t" Target="worksheets/sheet1.xml"/></Relationships>')],
+      { name: 'xl/worksheets/sheet1.xml', compressed: deflateRawSync(Buffer.alloc(inflated, 0x20)), crc: 0, statedSize: stated },
+    ]);
+  }
+
+  test('a zip bomb, its sizes stated truly or understated, fails its batch with a reason; nothing is kept', async () => {
+    // Stated: 1.5 GiB, refused from the zip's directory before anything is inflated.
+    const stated = await finished(client, (await client.batches.upload(bomb(64 * 1024, 1.5 * 2 ** 30), { kind: 'xlsx' })).id);
+    assert.equal(stated.upload_status, 'failed');
+    assert.match(stated.failure_reason, /unpacks to more than this server reads \(512 MiB in all, 256 MiB a part\)/);
+    // Understated: 100 KiB said, 4 MiB held; refused as soon as inflating passes what was said.
+    const understated = await finished(client, (await client.batches.upload(bomb(4 * 2 ** 20, 100 * 1024), { kind: 'xlsx' })).id);
+    assert.equal(understated.upload_status, 'failed');
+    assert.match(understated.failure_reason, /a part of it unpacks to more than the workbook says it holds/);
+    for (const batch of [stated, understated]) assert.equal(await partsOf(batch.id), 0);
+  });
+
+  test('a 50 MB upload is answered 413, and nothing is stored', async () => {
+    const before = await batchesOfMerchant();
+    await assert.rejects(client.batches.upload(Buffer.alloc(50 * 10 ** 6, 'payment,R,c,1.00,t\n'), { kind: 'csv' }), (error: PaygateError) => error.status === 413 && error.errorCode === '100205');
+    assert.equal(await batchesOfMerchant(), before);
   });
 });
