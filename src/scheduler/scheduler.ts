@@ -22,8 +22,8 @@ export type GiveUpHandler = (ctx: Context, payload: unknown) => Promise<void>;
 export type JobDefinition =
   /**
    * Work for one merchant, due on that merchant's business clock. `alone`: a long job (a batch's chunk of rows),
-   * claimed one at a time by a merchant's own run (the sandbox clock), so that processes sharing a database share
-   * such jobs. `waitsOnNetwork`: a job that spends its time waiting on another server (a file fetched), run in slots
+   * claimed one at a time, so that processes sharing a database share such jobs, and run one at a time per merchant
+   * in a process (its memory is that of one chunk in flight, whatever the lanes). `waitsOnNetwork`: a job that spends its time waiting on another server (a file fetched), run in slots
    * of its own beside the lanes, so that it never keeps a lane from work that could run.
    */
   | { kind: string; scope: 'merchant'; run: MerchantJobHandler; giveUp: GiveUpHandler; alone?: boolean; waitsOnNetwork?: boolean }
@@ -80,6 +80,8 @@ export class Scheduler implements DueWork {
   private stopping = false;
   /** Jobs running in each pool, by merchant (the platform's own under PLATFORM_WORK). */
   private readonly busy: Record<Pool, Map<string, number>> = { lanes: new Map(), network: new Map() };
+  /** Long jobs (`alone`) running, by merchant: one at a time each, as a batch's chunks ran before there were lanes. */
+  private readonly runningAlone = new Map<string, number>();
   /** Every job running now, in the pools or in a merchant's own run. */
   private readonly active = new Set<Promise<void>>();
   /** Jobs the pools have finished since the process started. */
@@ -201,24 +203,27 @@ export class Scheduler implements DueWork {
   }
 
   private async fillPool(pool: Pool): Promise<void> {
-    const kinds = [...this.jobs.values()].filter((definition) => poolOf(definition) === pool).map((definition) => definition.kind);
-    if (kinds.length === 0) return;
+    const definitions = [...this.jobs.values()].filter((definition) => poolOf(definition) === pool);
+    const alone = (definition: JobDefinition) => definition.scope === 'merchant' && definition.alone === true;
+    const kinds = { together: definitions.filter((d) => !alone(d)).map((d) => d.kind), alone: definitions.filter(alone).map((d) => d.kind) };
     while (!this.stopping && this.inUse(pool) < this.capacity(pool)) {
-      const job = await this.claimFairly(pool, kinds);
+      // Short jobs first; a long one (a batch's chunk) only for a merchant not running one already.
+      const job = await this.claimFairly(pool, kinds.together) ?? await this.claimFairly(pool, kinds.alone, new Set(this.runningAlone.keys()));
       if (!job) return;
       this.startInPool(job, pool);
     }
   }
 
   /**
-   * One due job, fairly: first of a merchant with nothing running in this pool, else of one below its share (half
-   * the lanes, a quarter of the network slots). Earliest due first among those.
+   * One due job of these kinds, fairly: first of a merchant with nothing running in this pool, else of one below its
+   * share (half the lanes, a quarter of the network slots), never of one `barred`. Earliest due first among those.
    */
-  private async claimFairly(pool: Pool, kinds: string[]): Promise<JobRow | undefined> {
+  private async claimFairly(pool: Pool, kinds: string[], barred: ReadonlySet<string> = new Set()): Promise<JobRow | undefined> {
+    if (kinds.length === 0) return undefined;
     const busy = this.busy[pool];
     const share = pool === 'lanes' ? Math.ceil(this.capacity(pool) / 2) : Math.max(1, Math.floor(this.capacity(pool) / 4));
-    const running = new Set(busy.keys());
-    const atShare = new Set([...busy].filter(([, count]) => count >= share).map(([key]) => key));
+    const running = new Set([...busy.keys(), ...barred]);
+    const atShare = new Set([...[...busy].filter(([, count]) => count >= share).map(([key]) => key), ...barred]);
     for (const excluding of running.size === atShare.size ? [atShare] : [running, atShare]) {
       const [job] = await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
         owner: this.owner, token: newId(), now: this.now(), leaseMs: this.leaseMs, limit: 1, kinds, excluding,
@@ -232,12 +237,20 @@ export class Scheduler implements DueWork {
     const key = job.merchant_id ?? PLATFORM_WORK;
     const busy = this.busy[pool];
     busy.set(key, (busy.get(key) ?? 0) + 1);
+    const definition = this.jobs.get(job.kind);
+    const alone = definition?.scope === 'merchant' && definition.alone === true;
+    if (alone) this.runningAlone.set(key, (this.runningAlone.get(key) ?? 0) + 1);
     const running: Promise<void> = this.run(job)
       .then(() => yieldToEventLoop())
       .finally(() => {
         const left = (busy.get(key) ?? 1) - 1;
         if (left === 0) busy.delete(key);
         else busy.set(key, left);
+        if (alone) {
+          const still = (this.runningAlone.get(key) ?? 1) - 1;
+          if (still === 0) this.runningAlone.delete(key);
+          else this.runningAlone.set(key, still);
+        }
         this.active.delete(running);
         this.finished += 1;
         if (!this.stopping) void this.fill().catch((error: unknown) => this.options.platform.log.error({ err: error }, 'scheduler claim failed'));

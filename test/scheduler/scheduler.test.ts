@@ -251,6 +251,26 @@ describe('fair lanes (issue 34)', () => {
     assert.equal(await draining, 11);
   });
 
+  test('long jobs (a batch chunk) run one at a time per merchant, beside another merchant\'s', async () => {
+    const first = await createMerchant(ctx, { name: 'Long A' });
+    const second = await createMerchant(ctx, { name: 'Long B' });
+    const chunks = holding(first.merchant_id);
+    const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 4 }).registerMerchantJob('test.chunk', chunks.run, { alone: true });
+    const now = clock.now().getTime();
+    for (let n = 0; n < 4; n += 1) await scheduleJob(ctx, { kind: 'test.chunk', merchantId: first.merchant_id, dueAt: now - 1000 });
+    await scheduleJob(ctx, { kind: 'test.chunk', merchantId: second.merchant_id, dueAt: now });
+    const draining = scheduler.runDue();
+    while (!chunks.ran.includes(second.merchant_id)) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(chunks.ran.filter((id) => id === first.merchant_id).length, 1, 'one chunk of the first merchant at a time');
+    while (chunks.ran.length < 5) {
+      chunks.release();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    chunks.release();
+    assert.equal(await draining, 5);
+  });
+
   test('jobs that wait on the network run beside the lanes, a quarter of the slots per merchant', async () => {
     const slow = await createMerchant(ctx, { name: 'Slow files' });
     const other = await createMerchant(ctx, { name: 'Other' });
