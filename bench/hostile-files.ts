@@ -1,9 +1,9 @@
 /**
  * Hostile batch files and slow work (issue 34), two measurements on the running server:
  *
- * 1. Fairness. Merchant B (the demo merchant) runs a batch of 100 token payments and moves its sandbox clock an
- *    hour, first on an idle server, then while merchant A (made here with the command line) has ten batches whose
- *    file_url never answers. The issue's target: B's batch within 3 s of its idle time, B's clock move within 1 s.
+ * 1. Fairness. Merchant B runs a batch of 100 token payments and moves its sandbox clock an hour, first on an idle
+ *    server, then while merchant A has ten batches whose file_url never answers. Both are made here with the command
+ *    line, fresh (the demo merchant's own due work, a settlement of what earlier scenarios paid, would be timed too). The issue's target: B's batch within 3 s of its idle time, B's clock move within 1 s.
  * 2. Bounded parsing. Each hostile file is sent (as the body, and where it is not refused at the door, also from a
  *    file_url) and followed to its end: a 4xx, or the batch failed (or, for the empty rows, a batch with nothing to
  *    run). The server's resident memory is read before, at its peak (VmHWM, reset first) and a few seconds after the
@@ -21,7 +21,7 @@ import { PaygateClient, PaygateError, type BatchInfo } from '@paygate/client';
 import { cellsOf, sheetXml, TOKEN_HEADER, xlsxOf, zipBomb } from '../test/batches/sheets.js';
 import { clearPeak, memory, round } from './recurring.js';
 
-export const HOSTILE_SCENARIO = 'hostile batch files and fair lanes';
+export const HOSTILE_SCENARIO = 'hostile files and fair job lanes';
 const FAIR_BATCH_TARGET_EXTRA_S = 3;
 const FAIR_CLOCK_TARGET_S = 1;
 const MEMORY_TARGET_MB = 50;
@@ -29,6 +29,7 @@ const MEMORY_TARGET_MB = 50;
 const SETTLE_MS = Number(process.env.BENCH_HOSTILE_SETTLE_MS ?? 5_000);
 
 export interface HostileBench {
+  /** The demo merchant's client: the hostile files are its. */
   client: PaygateClient;
   baseUrl: string;
   privateKeyPem: string;
@@ -98,22 +99,28 @@ export async function hostileScenario(b: HostileBench): Promise<HostileResult> {
 
 async function fairnessOf(b: HostileBench, filesUrl: string, hanging: ServerResponse[]): Promise<FairnessResult> {
   b.progress(`${HOSTILE_SCENARIO}: B idle... `);
-  const idleBatchSeconds = await timedBatch(b.client, await hundredRows(b.client));
-  const idleClockSeconds = await timed(() => b.client.sandbox.advanceClock(3600));
-  const merchant = JSON.parse(b.cli(['merchant', 'create', '--name', 'Slow files', '--json'])) as { merchant_id: string };
-  const keyPath = join(b.dataDir, 'bench-a-public.pem');
-  writeFileSync(keyPath, createPublicKey(b.privateKeyPem).export({ type: 'spki', format: 'pem' }));
-  const app = JSON.parse(b.cli(['app', 'create', '--merchant', merchant.merchant_id, '--public-key', keyPath, '--json'])) as { app_id: string };
-  const a = new PaygateClient({ baseUrl: b.baseUrl, appId: app.app_id, privateKey: b.privateKeyPem });
-  for (let n = 0; n < 10; n += 1) await a.batches.create({ file_url: `${filesUrl}/never/${n}.csv` });
+  const merchantB = newMerchant(b, 'Punctual');
+  const idleBatchSeconds = await timedBatch(merchantB, await hundredRows(merchantB));
+  const idleClockSeconds = await timed(() => merchantB.sandbox.advanceClock(3600));
+  const merchantA = newMerchant(b, 'Slow files');
+  for (let n = 0; n < 10; n += 1) await merchantA.batches.create({ file_url: `${filesUrl}/never/${n}.csv` });
   for (let i = 0; i < 400 && hanging.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
   b.progress(`beside A's ${hanging.length} stalled fetches (10 batches)... `);
-  const besideBatchSeconds = await timedBatch(b.client, await hundredRows(b.client));
-  const besideClockSeconds = await timed(() => b.client.sandbox.advanceClock(3600));
+  const besideBatchSeconds = await timedBatch(merchantB, await hundredRows(merchantB));
+  const besideClockSeconds = await timed(() => merchantB.sandbox.advanceClock(3600));
   return {
     idleBatchSeconds, besideBatchSeconds, idleClockSeconds, besideClockSeconds,
     meetsTarget: besideBatchSeconds <= idleBatchSeconds + FAIR_BATCH_TARGET_EXTRA_S && besideClockSeconds <= FAIR_CLOCK_TARGET_S,
   };
+}
+
+/** A fresh merchant with an app on the bench's key, made with the command line, and a client for it. */
+function newMerchant(b: HostileBench, name: string): PaygateClient {
+  const merchant = JSON.parse(b.cli(['merchant', 'create', '--name', name, '--json'])) as { merchant_id: string };
+  const keyPath = join(b.dataDir, 'bench-public.pem');
+  writeFileSync(keyPath, createPublicKey(b.privateKeyPem).export({ type: 'spki', format: 'pem' }));
+  const app = JSON.parse(b.cli(['app', 'create', '--merchant', merchant.merchant_id, '--public-key', keyPath, '--json'])) as { app_id: string };
+  return new PaygateClient({ baseUrl: b.baseUrl, appId: app.app_id, privateKey: b.privateKeyPem, timeoutMs: 600_000, retry: { maxAttempts: 1 } });
 }
 
 async function hundredRows(client: PaygateClient): Promise<string> {

@@ -280,7 +280,7 @@ async function main(): Promise<void> {
       results.batch = batch;
       save();
     }
-    // Only when named: it builds two zip bombs, and moves the demo merchant's clock.
+    // Only when named: it builds two zip bombs.
     let hostile: HostileResult | undefined;
     if (only && HOSTILE_SCENARIO.includes(only)) {
       hostile = await hostileScenario({

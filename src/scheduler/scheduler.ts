@@ -23,8 +23,9 @@ export type JobDefinition =
   /**
    * Work for one merchant, due on that merchant's business clock. `alone`: a long job (a batch's chunk of rows),
    * claimed one at a time, so that processes sharing a database share such jobs, and run one at a time per merchant
-   * in a process (its memory is that of one chunk in flight, whatever the lanes). `waitsOnNetwork`: a job that spends its time waiting on another server (a file fetched), run in slots
-   * of its own beside the lanes, so that it never keeps a lane from work that could run.
+   * in a process (its memory is that of one chunk in flight, whatever the lanes). `waitsOnNetwork`: a job that spends
+   * its time waiting on another server (a file fetched), run in slots of its own beside the lanes, so that it never
+   * keeps a lane from work that could run.
    */
   | { kind: string; scope: 'merchant'; run: MerchantJobHandler; giveUp: GiveUpHandler; alone?: boolean; waitsOnNetwork?: boolean }
   /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic (and never given up). */

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { PaygateError } from '@paygate/client';
 import { rawRequest, signedHeaders, startTestServer, type TestServer } from '../support/server.js';
-import { csv, customerWithToken, finished, parseCsv } from './support.js';
+import { csv, customerWithToken, finished, parseCsv, startFileServer, type FileServer } from './support.js';
 
 // Where a batch's file comes from (file_url and its failures, the body and its limit), cancellation, the result
 // file and the batch's events (issue 13).
@@ -17,28 +15,22 @@ const FETCH_TIMEOUT_MS = 400;
 
 let server: TestServer;
 let client: PaygateClient;
-let files: Server;
+let files: FileServer;
 let filesUrl = '';
 let customer = '';
 let token = '';
 /** Files the file server serves, by path. */
-const served = new Map<string, (response: ServerResponse) => void>();
+let served: FileServer['served'];
 
 before(async () => {
   server = await startTestServer({ env: { PAYGATE_BATCH_FILE_LIMIT: String(FILE_LIMIT), PAYGATE_BATCH_FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS) } });
   client = (await server.newMerchant()).client;
   ({ customer, token } = await customerWithToken(client));
-  files = createServer((request, response) => {
-    const serve = served.get(request.url ?? '');
-    if (serve) serve(response);
-    else response.writeHead(404).end('no such file');
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  files = await startFileServer();
+  ({ url: filesUrl, served } = files);
 });
 after(async () => {
-  files.closeAllConnections();
-  await new Promise((resolve) => files.close(resolve));
+  await files.close();
   await server.close();
 });
 

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { csv, customerWithToken, finished } from './support.js';
+import { csv, customerWithToken, finished, startFileServer, type FileServer } from './support.js';
 
 // One merchant's slow files stall no one else (issue 34, finding 1): while merchant A has ten batches whose file_url
 // never answers, merchant B's 100-row batch runs to its end and B's sandbox clock moves, each while all of A's
@@ -14,24 +13,18 @@ import { csv, customerWithToken, finished } from './support.js';
 // the bench (bench/fairness.ts); here only the order of things is asserted.
 
 let server: TestServer;
-let files: Server;
-let filesUrl = '';
+let files: FileServer;
 /** Requests for a file that never comes, held open until the end. */
 const hanging: ServerResponse[] = [];
 
 before(async () => {
   // Far longer than this test: none of A's fetches can end on its own while B works.
   server = await startTestServer({ env: { PAYGATE_BATCH_FETCH_TIMEOUT_MS: '300000' } });
-  files = createServer((request, response) => {
-    if (request.url?.startsWith('/never/')) hanging.push(response);
-    else response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  files = await startFileServer();
+  for (let n = 0; n < 10; n += 1) files.served.set(`/never/${n}.csv`, (response) => void hanging.push(response));
 });
 after(async () => {
-  files.closeAllConnections();
-  await new Promise((resolve) => files.close(resolve));
+  await files.close();
   await server.close();
 });
 
@@ -54,7 +47,7 @@ describe('fair job lanes', () => {
     assert.deepEqual([idle.upload_status, idle.successful_records], ['success', 100]);
 
     const stalled = [];
-    for (let n = 0; n < 10; n += 1) stalled.push((await a.batches.create({ file_url: `${filesUrl}/never/${n}.csv` })).id);
+    for (let n = 0; n < 10; n += 1) stalled.push((await a.batches.create({ file_url: `${files.url}/never/${n}.csv` })).id);
     // A's fetches have begun: its share of the network slots is asking, and waiting.
     for (let i = 0; i < 400 && hanging.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
     assert.ok(hanging.length >= 2, `A's fetches began (${hanging.length} waiting)`);

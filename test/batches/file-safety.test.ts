@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -11,7 +9,7 @@ import { PaygateError } from '@paygate/client';
 import { CARDS } from '../support/fixtures.js';
 import { cardNumbersAtRest as atRest, filesUnder, uniqueCardNumber } from './at-rest.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { csv, customerWithToken, finished, parseCsv } from './support.js';
+import { csv, customerWithToken, finished, parseCsv, startFileServer, type FileServer } from './support.js';
 import { sheetXml, TOKEN_HEADER, xlsxOf, xlsxWithRows, zip } from './sheets.js';
 import { deflateRawSync } from 'node:zlib';
 
@@ -24,26 +22,20 @@ let client: PaygateClient;
 let merchantId = '';
 let customer = '';
 let token = '';
-let files: Server;
+let files: FileServer;
 let filesUrl = '';
-const served = new Map<string, (response: ServerResponse) => void>();
+let served: FileServer['served'];
 
 before(async () => {
   server = await startTestServer();
   const merchant = await server.newMerchant();
   ({ client, merchantId } = merchant);
   ({ customer, token } = await customerWithToken(client));
-  files = createServer((request, response) => {
-    const serve = served.get(request.url ?? '');
-    if (serve) serve(response);
-    else response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  files = await startFileServer();
+  ({ url: filesUrl, served } = files);
 });
 after(async () => {
-  files.closeAllConnections();
-  await new Promise((resolve) => files.close(resolve));
+  await files.close();
   await server.close();
 });
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { BatchInfo, PaygateClient } from '@paygate/client';
 import { parse } from 'csv-parse/sync';
 import { bindingCard, CARDS } from '../support/fixtures.js';
@@ -34,4 +36,30 @@ export async function customerWithToken(client: PaygateClient, card: string = CA
   const token = await client.customers.bindCard(customer.uuid, bindingCard(card, { exp_month: '12', exp_year: '2040' }));
   assert.equal(token.state, 'success');
   return { customer: customer.uuid, token: token.token };
+}
+
+/** A local server of batch files, for `file_url`: each path answered as `served` says, any other with 404. */
+export interface FileServer {
+  url: string;
+  /** How each path is answered (a file, an error, a response held open). */
+  served: Map<string, (response: ServerResponse) => void>;
+  close(): Promise<void>;
+}
+
+export async function startFileServer(): Promise<FileServer> {
+  const served = new Map<string, (response: ServerResponse) => void>();
+  const files = createServer((request, response) => {
+    const serve = served.get(request.url ?? '');
+    if (serve) serve(response);
+    else response.writeHead(404).end('no such file');
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(files.address() as AddressInfo).port}`,
+    served,
+    async close() {
+      files.closeAllConnections();
+      await new Promise((resolve) => files.close(resolve));
+    },
+  };
 }
