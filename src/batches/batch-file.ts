@@ -32,9 +32,12 @@ export async function* readBatchFile(source: FileSource): AsyncGenerator<BatchRo
   const rows: AsyncGenerator<SheetRow> = (await fileKind(source)) === 'xlsx' ? readXlsxRows(source) : readCsvRows(source.range(0, source.size));
   let columns: Map<BatchColumn, number> | undefined;
   let previous = 0;
+  let read = 0;
   for await (const { row, cells } of rows) {
     checkNumbering(row, previous, cells.length);
     previous = row;
+    // Read from memory, a file of many (even blank) rows would hold the event loop: it is let go now and then.
+    if ((read += 1) % 1_000 === 0) await yieldToEventLoop();
     if (columns === undefined) {
       if (row !== 1) throw new BatchFileError('Row 1 of the file is empty: it must name the columns.');
       const header = readHeader(cells);

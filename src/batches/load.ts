@@ -1,5 +1,4 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { yieldToEventLoop } from '../platform/event-loop.js';
 import { localTime } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { fileKind, readBatchFile } from './batch-file.js';
@@ -124,11 +123,7 @@ async function readRows(ctx: Context, batch: BatchRecord, source: FileSource): P
       waiting = [];
     }
     pending.push(record);
-    if (pending.length === ROWS_PER_WRITE) {
-      await write();
-      // The file is read from memory, a part at a time: nothing here waits on I/O, so the event loop is let go.
-      await yieldToEventLoop();
-    }
+    if (pending.length === ROWS_PER_WRITE) await write();
   }
   await write();
   if (waiting.length > 0) loaded.chunks.push({ first: waiting[0]!, last: waiting.at(-1)! });

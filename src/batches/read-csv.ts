@@ -3,6 +3,8 @@ import { pipeline, Transform } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { BatchFileError, type SheetRow } from './sheet-row.js';
 
+/** What the parser is given at one go. */
+const PIECE_CHARACTERS = 4096;
 /** The most one record may hold: a row of a batch file is a few hundred bytes. */
 const MAX_RECORD_BYTES = 64 * 1024;
 
@@ -47,11 +49,23 @@ function utf8Only(): Transform {
     readableObjectMode: false,
     decodeStrings: true,
     transform(chunk: Buffer, _encoding, done) {
+      let text: string;
       try {
-        done(null, decoder.decode(chunk, { stream: true }));
+        text = decoder.decode(chunk, { stream: true });
       } catch {
         done(new BatchFileError('The file is neither an XLSX workbook nor CSV text in UTF-8.'));
+        return;
       }
+      // U+0000 is UTF-8, but no spreadsheet's text: a database's text column (PostgreSQL's) cannot even hold it.
+      if (text.includes('\u0000')) {
+        done(new BatchFileError('The file holds a NUL character: CSV text has none.'));
+        return;
+      }
+      // The parser reads each piece it is given at one go, and a piece of short records costs it dearly (it builds
+      // an error object for each record shorter than the header, then lets it pass): small pieces keep each go short,
+      // so that the reader lets the event loop go between them.
+      for (let at = 0; at < text.length; at += PIECE_CHARACTERS) this.push(text.slice(at, at + PIECE_CHARACTERS));
+      done();
     },
     flush(done) {
       try {

@@ -2,7 +2,6 @@ import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import yauzl from 'yauzl';
-import { withoutCardNumbers } from '../cards/card.js';
 import type { FileSource } from './file-source.js';
 import { BatchFileError, columnNumber, MisnumberedError, SHEET_LIMITS, type SheetRow } from './sheet-row.js';
 
@@ -183,7 +182,7 @@ async function* sheetRows(stream: Readable, shared: string[]): AsyncGenerator<Sh
 function rowNumber(text: string, previous: number): number {
   const number = /^[1-9][0-9]{0,6}$/.test(text) ? Number(text) : undefined;
   if (number === undefined || number > SHEET_LIMITS.rows) {
-    throw new MisnumberedError(`The row after row ${previous} is numbered ${JSON.stringify(withoutCardNumbers(text).slice(0, 40))}: rows are numbered 1 to ${SHEET_LIMITS.rows}.`);
+    throw new MisnumberedError(`The row after row ${previous} is numbered ${JSON.stringify(text.slice(0, 40))}: rows are numbered 1 to ${SHEET_LIMITS.rows}.`);
   }
   if (number <= previous) throw new MisnumberedError(`Row ${number} comes after row ${previous}: each row must come once, in order.`);
   return number;
@@ -192,7 +191,7 @@ function rowNumber(text: string, previous: number): number {
 /** The column (from 0) a cell reference such as "C12" names, when it is a cell of row `row` within the sheet's columns. */
 function cellColumn(reference: string, row: number): number {
   const match = /^([A-Za-z]{1,7})([0-9]{1,8})$/.exec(reference);
-  if (!match) throw new MisnumberedError(`Row ${row} has a cell named ${JSON.stringify(withoutCardNumbers(reference).slice(0, 40))}, which is not a cell reference such as "C${row}".`);
+  if (!match) throw new MisnumberedError(`Row ${row} has a cell named ${JSON.stringify(reference.slice(0, 40))}, which is not a cell reference such as "C${row}".`);
   if (Number(match[2]) !== row) throw new MisnumberedError(`Row ${row} holds the cell ${reference}, of another row.`);
   const column = columnNumber(match[1]!);
   if (column > SHEET_LIMITS.columns) throw new MisnumberedError(`Row ${row} has the cell ${reference}, beyond column XFD, the last a sheet may have.`);

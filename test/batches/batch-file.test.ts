@@ -113,6 +113,12 @@ describe('batch files', () => {
     const stray = await refusal(file('Action,Reference Number,Customer UUID,Amount,Card Number,Expiry Month,Expiry Year\npayment,R,c,1.00,4911044444444440",12,2040\n'));
     assert.match(stray, /cannot be read near row 2: a quote/);
     assert.doesNotMatch(stray, /4911044444444440/);
+    // Nor what the zip or XML readers say of the part at fault (its name, a tag): a card number there is masked too.
+    const named = await refusal(file(zip([['/4911044444444440', Buffer.from('x')]])));
+    assert.doesNotMatch(named, /4911044444444440/);
+    assert.match(named, /491104\*{6}4440/);
+    // A NUL is UTF-8, but no spreadsheet's text (and PostgreSQL's text cannot hold one): the file is refused.
+    assert.match(await refusal(file('Action,Reference Number,Customer UUID,Amount,Token ID,Remark\npayment,R,c,1.00,t,a\u0000b\n')), /holds a NUL character/);
     assert.match(await refusal(file(zip([['hello.txt', Buffer.from('hi')]]))), /not an XLSX workbook: it has no xl\/workbook.xml/);
     assert.match(await refusal(file(Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(40)]))), /not a readable XLSX workbook/);
   });
