@@ -15,13 +15,12 @@ import {
   BATCH_FILTERS, findBatch, insertBatch, listBatches, skipWaitingRows, updateBatch, type BatchRecord,
 } from './store.js';
 
-
 /** What a new batch is made from: a URL to fetch, or the file itself (the request's body). */
 export type BatchSource = { fileUrl: string } | { file: Buffer };
 
 /**
  * Creates a batch, pending: the file is fetched (or taken from where the request left it) and read by background
- * work, never inside the request. A `file_url` is checked as every URL a merchant gives (http or https, no
+ * work; the request only reads an XLSX body for misnumbered rows and cells, and seals the body into the batch's parts. A `file_url` is checked as every URL a merchant gives (http or https, no
  * credentials, no address paygate may not call); what it answers is found out by that work, which fails the batch
  * with the reason.
  */

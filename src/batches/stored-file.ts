@@ -3,35 +3,49 @@ import { inTransaction, type Context } from '../context/context.js';
 import type { FileSource } from './file-source.js';
 import { findBatch, insertFilePart, readFilePart } from './store.js';
 
+// A batch file in the database, sealed from its first byte: each part under authenticated encryption with the
+// platform secret, bound to its batch and its place, before it is written anywhere. Nothing readable ever reaches a
+// table, the write-ahead log or a free page, and the parts are deleted when the batch's rows are read, or it ends.
+
 /** A stored file is kept in parts of this size, each sealed on its own, so a part can be read without the rest. */
 export const PART_BYTES = 1024 * 1024;
+/**
+ * Each part is sealed in frames of this size (a multiple of 3, so that their base64 texts are cut on whole groups):
+ * no buffer of the sealing or the opening is larger, and so none reaches the allocator's size for memory of its own
+ * (128 KiB), which it would keep for the rest of the process's life once a large one was freed.
+ */
+const FRAME_BYTES = 48 * 1024;
 /** Decrypted parts a reader keeps at hand: an XLSX reader goes back and forth between a few. */
 const PARTS_AT_HAND = 4;
 
-/**
- * A batch file in the database, sealed from its first byte: each part under authenticated encryption with the
- * platform secret, bound to its batch and its place, before it is written anywhere. Nothing readable ever reaches
- * a table, the write-ahead log or a free page, and the parts are deleted when the batch's rows are read, or it ends.
- */
-const partLabel = (batchId: string, part: number) => `paygate batch file ${batchId} part ${part}`;
+/** What a frame is sealed as: its batch, and its place in the file. */
+const frameLabel = (batchId: string, part: number, frame: number) => `paygate batch file ${batchId} part ${part} frame ${frame}`;
 
 /** Seals a file sent as a request's body into the batch's parts, in the caller's transaction. */
 export async function storeFile(tx: Context, batchId: string, bytes: Buffer): Promise<void> {
   for (let part = 0; part * PART_BYTES < bytes.length; part += 1) {
-    await insertFilePart(tx.db, tx.merchant.id, batchId, part, sealPart(tx, batchId, part, bytes.subarray(part * PART_BYTES, (part + 1) * PART_BYTES)));
+    const frames: Buffer[] = [];
+    for (let at = part * PART_BYTES; at < Math.min(bytes.length, (part + 1) * PART_BYTES); at += FRAME_BYTES) {
+      frames.push(bytes.subarray(at, Math.min(at + FRAME_BYTES, (part + 1) * PART_BYTES)));
+    }
+    await insertFilePart(tx.db, tx.merchant.id, batchId, part, sealPart(tx, batchId, part, frames));
   }
 }
 
-function sealPart(ctx: Context, batchId: string, part: number, bytes: Buffer): string {
-  return `${SEALED_PREFIX}${ctx.secrets.sealBytes(bytes, partLabel(batchId, part)).toString('base64')}`;
+/** A part as its text is kept: `s1:`, then each frame sealed, as base64, joined by dots. */
+function sealPart(ctx: Context, batchId: string, part: number, frames: Buffer[]): string {
+  const sealed = frames.map((bytes, frame) => ctx.secrets.sealBytes(bytes, frameLabel(batchId, part, frame)).toString('base64'));
+  return `${SEALED_PREFIX}${sealed.join('.')}`;
 }
 
 /** What marks a sealed part's text. A part stored by an earlier version is the file's bytes as base64, which has no ':'. */
 const SEALED_PREFIX = 's1:';
 
-function openPart(ctx: Context, batchId: string, part: number, content: string): Buffer {
-  if (!content.startsWith(SEALED_PREFIX)) return Buffer.from(content, 'base64');
-  return ctx.secrets.openBytes(Buffer.from(content.slice(SEALED_PREFIX.length), 'base64'), partLabel(batchId, part));
+/** A part's bytes, frame by frame. */
+function openPart(ctx: Context, batchId: string, part: number, content: string): Buffer[] {
+  if (!content.startsWith(SEALED_PREFIX)) return [Buffer.from(content, 'base64')];
+  return content.slice(SEALED_PREFIX.length).split('.')
+    .map((frame, index) => ctx.secrets.openBytes(Buffer.from(frame, 'base64'), frameLabel(batchId, part, index)));
 }
 
 /**
@@ -40,6 +54,7 @@ function openPart(ctx: Context, batchId: string, part: number, content: string):
  * were erased, gets none back ({@link FileNoLongerWanted}).
  */
 export class PartWriter {
+  /** What has arrived and is not stored yet, in the chunks it came in. */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private part = 0;
@@ -51,27 +66,44 @@ export class PartWriter {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
     this.bytes += chunk.length;
-    while (this.pendingBytes >= PART_BYTES) {
-      const whole = Buffer.concat(this.pending);
-      await this.store(whole.subarray(0, PART_BYTES));
-      this.pending = [whole.subarray(PART_BYTES)];
-      this.pendingBytes = whole.length - PART_BYTES;
-    }
+    while (this.pendingBytes >= PART_BYTES) await this.store(this.frames(PART_BYTES));
   }
 
   /** Stores what is left: the last part. */
   async end(): Promise<void> {
-    if (this.pendingBytes > 0) await this.store(Buffer.concat(this.pending));
-    this.pending = [];
-    this.pendingBytes = 0;
+    if (this.pendingBytes > 0) await this.store(this.frames(this.pendingBytes));
   }
 
-  private async store(bytes: Buffer): Promise<void> {
+  /** The next `total` bytes that arrived, as frames (never one buffer of a whole part). */
+  private frames(total: number): Buffer[] {
+    const frames: Buffer[] = [];
+    for (let left = total; left > 0;) {
+      const size = Math.min(FRAME_BYTES, left);
+      const pieces: Buffer[] = [];
+      for (let need = size; need > 0;) {
+        const head = this.pending[0]!;
+        if (head.length <= need) {
+          pieces.push(this.pending.shift()!);
+          need -= head.length;
+        } else {
+          pieces.push(head.subarray(0, need));
+          this.pending[0] = head.subarray(need);
+          need = 0;
+        }
+      }
+      frames.push(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
+      left -= size;
+    }
+    this.pendingBytes -= total;
+    return frames;
+  }
+
+  private async store(frames: Buffer[]): Promise<void> {
     const part = this.part;
     await inTransaction(this.ctx, async (tx) => {
       const batch = await findBatch(tx.db, tx.merchant.id, this.batchId, true);
       if (!batch || !waitingForFile(batch)) throw new FileNoLongerWanted();
-      await insertFilePart(tx.db, tx.merchant.id, this.batchId, part, sealPart(tx, this.batchId, part, bytes));
+      await insertFilePart(tx.db, tx.merchant.id, this.batchId, part, sealPart(tx, this.batchId, part, frames));
     });
     this.part += 1;
   }
@@ -89,8 +121,8 @@ export class FileNoLongerWanted extends Error {}
 
 /** The batch's stored file, `size` bytes, opened a part at a time as its readers ask for its bytes. */
 export function storedFile(ctx: Context, batchId: string, size: number): FileSource {
-  const atHand = new Map<number, Buffer>();
-  const part = async (index: number): Promise<Buffer> => {
+  const atHand = new Map<number, Buffer[]>();
+  const part = async (index: number): Promise<Buffer[]> => {
     const known = atHand.get(index);
     if (known) return known;
     const content = await readFilePart(ctx.db, ctx.merchant.id, batchId, index);
@@ -105,10 +137,13 @@ export function storedFile(ctx: Context, batchId: string, size: number): FileSou
     range(start, end) {
       return Readable.from((async function* () {
         for (let index = Math.floor(start / PART_BYTES); index * PART_BYTES < end; index += 1) {
-          const bytes = await part(index);
-          const from = Math.max(0, start - index * PART_BYTES);
-          const to = Math.min(bytes.length, end - index * PART_BYTES);
-          if (to > from) yield bytes.subarray(from, to);
+          let offset = index * PART_BYTES;
+          for (const frame of await part(index)) {
+            const from = Math.max(0, start - offset);
+            const to = Math.min(frame.length, end - offset);
+            if (to > from) yield frame.subarray(from, to);
+            offset += frame.length;
+          }
         }
       })(), { objectMode: false });
     },
