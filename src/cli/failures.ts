@@ -1,3 +1,4 @@
+import { PaygateError } from '@paygate/client';
 import { ConfigError } from '../platform/config.js';
 import { DataDirLockedError } from '../platform/database/data-dir-lock.js';
 import { isTransientDatabaseError } from '../platform/database/database.js';
@@ -18,17 +19,19 @@ export interface FailureReport {
 }
 
 /**
- * Expected failures in a line each: the platform's own refusals (with --json, as JSON on stdout, where a script
- * reads), configuration, a locked data folder, what the command itself explained, an address the server cannot
+ * Expected failures in a line each: the platform's own refusals, met here or answered by the server a command
+ * calls (with --json, as JSON on stdout, where a script reads), configuration, a locked data folder, what the command itself explained, an address the server cannot
  * listen on, a network or file error, a database that refuses. Only what nobody expected shows its stack, which is
  * what a bug report needs.
  */
 export function reportFailure(error: unknown, output: { json: boolean }): FailureReport {
-  if (error instanceof AppError) {
-    const { code } = error.definition;
+  // The platform's refusal, whether the command met it here or a server answered it (a command that calls the API).
+  const refusal = error instanceof AppError ? { code: error.definition.code, message: error.message }
+    : error instanceof PaygateError ? { code: error.errorCode, message: error.message } : undefined;
+  if (refusal) {
     return output.json
-      ? { stdout: `${JSON.stringify({ error: { code, message: error.message } })}\n`, stderr: '' }
-      : { stderr: `error ${code}: ${error.message}\n` };
+      ? { stdout: `${JSON.stringify({ error: refusal })}\n`, stderr: '' }
+      : { stderr: `error ${refusal.code}: ${refusal.message}\n` };
   }
   if (error instanceof CommandFailure || error instanceof ConfigError || error instanceof DataDirLockedError) {
     return { stderr: `${error.message}\n` };

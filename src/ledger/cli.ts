@@ -1,5 +1,6 @@
 import { defineCommand, defineCommandGroup, JSON_OPTION } from '../cli/command.js';
-import { print, UsageError } from '../cli/output.js';
+import { print } from '../cli/output.js';
+import { operatorMerchant } from '../cli/operator.js';
 import { withPlatform } from '../cli/platform-command.js';
 import { merchantContext } from '../context/context.js';
 import { findMerchant } from '../platform/tenants.js';
@@ -18,11 +19,11 @@ export const BALANCE_COMMAND = defineCommand({
   },
   async run({ options }, deps) {
     const merchants = await withPlatform(deps, async (platform) => {
-      const ids = options.merchant !== undefined ? [options.merchant] : await ledgerMerchants(platform.db);
+      // One merchant, refused when the database has no such; else every merchant that has a ledger.
+      const ids = options.merchant !== undefined ? [(await operatorMerchant(platform, options.merchant)).id] : await ledgerMerchants(platform.db);
       const out: Array<{ merchant_id: string; name: string; balances: BalanceReply[] }> = [];
       for (const id of ids) {
-        const merchant = await findMerchant(platform.db, id);
-        if (!merchant) throw new UsageError(`no merchant ${id}`);
+        const merchant = (await findMerchant(platform.db, id))!;
         const balances = await readBalances(merchantContext(platform, merchant, { kind: 'operator' }, 'cli-balance'));
         out.push({ merchant_id: id, name: merchant.name, balances: balances.map(presentBalance) });
       }
@@ -46,7 +47,8 @@ const CHECK = defineCommand({
     json: JSON_OPTION,
   },
   async run({ options }, deps) {
-    const result = await withPlatform(deps, (platform) => checkLedger(platform, options.merchant !== undefined ? { merchantIds: [options.merchant] } : {}));
+    const result = await withPlatform(deps, async (platform) =>
+      checkLedger(platform, options.merchant !== undefined ? { merchantIds: [(await operatorMerchant(platform, options.merchant)).id] } : {}));
     print(options, result, () => result.differences.length === 0
       ? `The ledger agrees with itself and with its records (${result.merchants} merchant${result.merchants === 1 ? '' : 's'} checked).`
       : [

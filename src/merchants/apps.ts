@@ -2,7 +2,7 @@ import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { PlatformContext } from '../context/context.js';
 import { appsChanged } from '../events/outbox.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { parseCidr } from '../platform/net.js';
 import { findMerchant } from '../platform/tenants.js';
@@ -34,7 +34,7 @@ export interface AppSummary {
 
 export async function createApp(ctx: PlatformContext, input: CreateAppInput): Promise<AppSummary> {
   const merchant = await findMerchant(ctx.db, input.merchantId);
-  if (!merchant) throw new AppError(MERCHANT_ERRORS.merchantNotFound, `merchant ${input.merchantId} not found`);
+  if (!merchant) throw new AppError(PLATFORM_ERRORS.merchantNotFound, `merchant ${input.merchantId} not found`);
   const publicKeyPem = normalisePublicKey(input.publicKeyPem);
   const allowed = (input.allowedIps ?? []).map((entry) => {
     const cidr = parseCidr(entry);
@@ -62,7 +62,7 @@ export async function createApp(ctx: PlatformContext, input: CreateAppInput): Pr
 }
 
 export async function listMerchantApps(ctx: PlatformContext, merchantId: string): Promise<AppSummary[]> {
-  if (!(await findMerchant(ctx.db, merchantId))) throw new AppError(MERCHANT_ERRORS.merchantNotFound, `merchant ${merchantId} not found`);
+  if (!(await findMerchant(ctx.db, merchantId))) throw new AppError(PLATFORM_ERRORS.merchantNotFound, `merchant ${merchantId} not found`);
   return (await listApps(ctx.db, merchantId)).map(summarise);
 }
 

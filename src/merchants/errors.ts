@@ -1,8 +1,7 @@
 import { defineErrors } from '../platform/errors.js';
 
-/** The operator's commands on merchants and apps. */
+/** The operator's commands on merchants and apps (a merchant not found is the platform's: PLATFORM_ERRORS). */
 export const MERCHANT_ERRORS = defineErrors({
-  merchantNotFound: { code: '100501', status: 404, message: 'Merchant not found.' },
   appNotFound: { code: '100502', status: 404, message: 'App not found.' },
   merchantInvalid: { code: '100503', status: 400, message: 'The merchant settings are invalid.' },
   publicKeyInvalid: {

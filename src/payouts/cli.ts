@@ -1,17 +1,14 @@
 import { defineCommand, defineCommandGroup, JSON_OPTION } from '../cli/command.js';
 import { print, UsageError } from '../cli/output.js';
+import { MERCHANT_OPTION, operatorContext } from '../cli/operator.js';
 import { withPlatform } from '../cli/platform-command.js';
-import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
-import { MERCHANT_ERRORS } from '../merchants/errors.js';
-import { AppError } from '../platform/errors.js';
+import type { Context } from '../context/context.js';
 import { formatAmount, readCurrency, readMoney } from '../platform/money/money.js';
-import { findMerchant } from '../platform/tenants.js';
 import { approvePayout, cancelPayout, listMerchantPayouts, rejectPayout, type PayoutRow } from './payouts.js';
 import { presentPayout, type PayoutReply } from './present.js';
 import { SCHEDULE_STATUSES } from './schemas.js';
 import { approvalThreshold, setApprovalThreshold } from './thresholds.js';
 
-const MERCHANT_OPTION = { type: 'string', value: 'MERCHANT_ID', required: true, description: 'the merchant the payouts belong to' } as const;
 const ID_ARGUMENT = [{ name: 'payoutId', description: 'the payout request, by its id' }] as const;
 
 const LIST = defineCommand({
@@ -31,7 +28,7 @@ const LIST = defineCommand({
     }
     const filters = options.status === undefined ? {} : { 'filter[schedule_status][_eq]': options.status };
     const { rows, total } = await withPlatform(deps, async (platform) =>
-      listMerchantPayouts(await operatorContext(platform, options.merchant), filters, { offset: 0, limit }));
+      listMerchantPayouts(await operatorContext(platform, options.merchant, 'cli:payouts'), filters, { offset: 0, limit }));
     const payouts = rows.map(presentPayout);
     print(options, { payout_requests: payouts, limit, total }, () => describe(payouts, total));
   },
@@ -50,7 +47,7 @@ function decisionCommand(name: 'approve' | 'reject' | 'cancel', summary: string,
     },
     async run({ options, args }, deps) {
       const reason = (options as { reason?: string }).reason;
-      const payout = await withPlatform(deps, async (platform) => decide(await operatorContext(platform, options.merchant), args.payoutId, reason));
+      const payout = await withPlatform(deps, async (platform) => decide(await operatorContext(platform, options.merchant, 'cli:payouts'), args.payoutId, reason));
       const shown = presentPayout(payout);
       print(options, { payout_request: shown }, () => `Payout ${shown.id}: ${shown.schedule_status}, ${shown.transfer_status}`);
     },
@@ -71,7 +68,7 @@ const THRESHOLD = defineCommand({
   async run({ options }, deps) {
     const currency = readCurrency(options.currency, '--currency');
     const threshold = await withPlatform(deps, async (platform) => {
-      const ctx = await operatorContext(platform, options.merchant);
+      const ctx = await operatorContext(platform, options.merchant, 'cli:payouts');
       if (options.amount !== undefined) {
         const { minor } = readMoney(options.amount, currency, '--amount', { allowZero: true });
         await setApprovalThreshold(platform, ctx.merchant.id, currency.code, minor);
@@ -96,11 +93,6 @@ export const PAYOUTS_COMMAND = defineCommandGroup({
   ],
 });
 
-async function operatorContext(platform: PlatformContext, merchantId: string): Promise<Context> {
-  const merchant = await findMerchant(platform.db, merchantId);
-  if (!merchant) throw new AppError(MERCHANT_ERRORS.merchantNotFound, `merchant ${merchantId} not found`);
-  return merchantContext(platform, merchant, { kind: 'operator' }, `cli:payouts:${merchantId}`);
-}
 
 function describe(payouts: PayoutReply[], total: number): string {
   if (payouts.length === 0) return 'No payout requests.';

@@ -31,6 +31,8 @@ export const PLATFORM_ERRORS = defineErrors({
     code: '100303', status: 409, message: 'A request with this Idempotency-Key is still being processed.',
   },
   currencyInvalid: { code: 'EO100102', status: 400, message: 'The currency is not an ISO 4217 currency code.' },
+  // An operator's command naming a merchant the database does not have (every operator command, whatever its area).
+  merchantNotFound: { code: '100501', status: 404, message: 'Merchant not found.' },
   internal: { code: '100901', status: 500, message: 'Internal error; quote the reference that follows to the operator.' },
   unavailable: { code: '100902', status: 503, message: 'The service is shutting down or not ready.' },
   busy: { code: '100903', status: 503, message: 'The server is busy with this kind of work; try again in a few seconds.' },

@@ -24,9 +24,10 @@ export async function findMerchant(db: Db, id: string): Promise<Merchant | undef
   return row && toMerchant(row);
 }
 
-/** Every merchant, oldest first: for the platform's own upkeep and for operators. */
-export async function listMerchants(db: Db): Promise<MerchantRow[]> {
-  return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+/** Every merchant (or the first `limit`), oldest first: for the platform's own upkeep and for operators. */
+export async function listMerchants(db: Db, limit?: number): Promise<MerchantRow[]> {
+  const query = db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id');
+  return (limit === undefined ? query : query.limit(limit)).execute();
 }
 
 /**

@@ -1,13 +1,10 @@
 import { defineCommand, defineCommandGroup, JSON_OPTION } from '../cli/command.js';
 import { print, UsageError } from '../cli/output.js';
+import { MERCHANT_OPTION, operatorContext } from '../cli/operator.js';
 import { withPlatform } from '../cli/platform-command.js';
-import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
-import { MERCHANT_ERRORS } from '../merchants/errors.js';
 import { iso } from '../platform/clock.js';
-import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
-import { findMerchant } from '../platform/tenants.js';
 import { getPlan, listMerchantPlans } from './plans.js';
 import { presentPlan } from './present.js';
 import { cycleAmount, nextExecuteTime } from './schedule.js';
@@ -15,7 +12,6 @@ import { PLAN_STATES } from './schemas.js';
 import type { BillingConfigRow } from './catalogue.js';
 import type { PlanView } from './view.js';
 
-const MERCHANT_OPTION = { type: 'string', value: 'MERCHANT_ID', required: true, description: 'the merchant the plans belong to' } as const;
 
 const LIST = defineCommand({
   name: 'list',
@@ -42,7 +38,7 @@ const LIST = defineCommand({
       ...(customer !== undefined && { 'filter[customer_uuid][_eq]': customer }),
     };
     const { views, total } = await withPlatform(deps, async (platform) =>
-      listMerchantPlans(await operatorContext(platform, options.merchant), filters, { offset: 0, limit }));
+      listMerchantPlans(await operatorContext(platform, options.merchant, 'cli:plans'), filters, { offset: 0, limit }));
     print(options, { plans: views.map(presentPlan), limit, total }, () => describePlans(views, total));
   },
 });
@@ -54,7 +50,7 @@ const SHOW = defineCommand({
   arguments: [{ name: 'planId', description: 'the plan, by the id paygate gave it' }],
   options: { merchant: MERCHANT_OPTION, json: JSON_OPTION },
   async run({ options, args }, deps) {
-    const view = await withPlatform(deps, async (platform) => getPlan(await operatorContext(platform, options.merchant), args.planId));
+    const view = await withPlatform(deps, async (platform) => getPlan(await operatorContext(platform, options.merchant, 'cli:plans'), args.planId));
     print(options, { plan: presentPlan(view) }, () => describePlan(view));
   },
 });
@@ -65,12 +61,6 @@ export const PLANS_COMMAND = defineCommandGroup({
   commands: [LIST, SHOW],
 });
 
-/** The plan verbs read one merchant's records: the operator acts in that merchant's context, on its business clock. */
-async function operatorContext(platform: PlatformContext, merchantId: string): Promise<Context> {
-  const merchant = await findMerchant(platform.db, merchantId);
-  if (!merchant) throw new AppError(MERCHANT_ERRORS.merchantNotFound, `merchant ${merchantId} not found`);
-  return merchantContext(platform, merchant, { kind: 'operator' }, `cli:plans:${merchantId}`);
-}
 
 const orNone = (ms: number | null | undefined) => (ms === null || ms === undefined ? '-' : iso(ms));
 

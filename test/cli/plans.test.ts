@@ -103,6 +103,8 @@ describe('paygate plans', () => {
     assert.equal(noMerchant.code, 1, noMerchant.stderr);
     assert.equal(noMerchant.stderr, `error 100501: merchant ${missing} not found\n`);
 
+    // Without --merchant, the database's only merchant is meant (issue 35): with a second one, --merchant is needed.
+    await server.newMerchant({ name: 'Another' });
     for (const args of [['plans', 'list'], ['plans', 'list', '--merchant', merchant.merchantId, '--state', 'paused'],
       ['plans', 'list', '--merchant', merchant.merchantId, '--limit', '0'], ['plans', 'list', '--merchant', merchant.merchantId, '--customer', 'nobody'],
       ['plans', 'show', '--merchant', merchant.merchantId]]) {

@@ -1,6 +1,7 @@
 import { defineCommand, defineCommandGroup, JSON_OPTION } from '../../cli/command.js';
 import { readFileArgument } from '../../cli/input.js';
 import { print, UsageError } from '../../cli/output.js';
+import { MERCHANT_OPTION, operatorMerchant } from '../../cli/operator.js';
 import { withPlatform } from '../../cli/platform-command.js';
 import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../apps.js';
 
@@ -11,14 +12,15 @@ const CREATE = defineCommand({
   summary: "register an app: a merchant's public key, and the platform's webhook key pair for it",
   description: 'Prints the AppID and the webhook public key, which verifies the webhooks paygate sends.',
   options: {
-    merchant: { type: 'string', value: 'MERCHANT_ID', required: true, description: 'the merchant the app belongs to' },
+    merchant: MERCHANT_OPTION,
     'public-key': { type: 'string', value: 'FILE.pem', required: true, description: "the merchant's RSA public key, PEM, at least 2048 bits" },
     'allow-ip': { type: 'string', value: 'CIDR', multiple: true, description: 'accept signed calls only from these addresses; any when not given' },
     json: JSON_OPTION,
   },
   async run({ options }, deps) {
     const publicKeyPem = readFileArgument('--public-key', options['public-key']);
-    const app = await withPlatform(deps, (ctx) => createApp(ctx, { merchantId: options.merchant, publicKeyPem, allowedIps: options['allow-ip'] }));
+    const app = await withPlatform(deps, async (ctx) =>
+      createApp(ctx, { merchantId: (await operatorMerchant(ctx, options.merchant)).id, publicKeyPem, allowedIps: options['allow-ip'] }));
     print(options, { app_id: app.app_id, webhook_public_key: app.webhook_public_key, allowed_ips: app.allowed_ips }, () =>
       `Created app ${app.app_id} for merchant ${app.merchant_id}\n` +
       `Allowed addresses: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(', ') : 'any'}\n` +
@@ -30,11 +32,11 @@ const LIST = defineCommand({
   name: 'list',
   summary: "list a merchant's apps",
   options: {
-    merchant: { type: 'string', value: 'MERCHANT_ID', required: true, description: 'the merchant' },
+    merchant: MERCHANT_OPTION,
     json: JSON_OPTION,
   },
   async run({ options }, deps) {
-    const apps = await withPlatform(deps, (ctx) => listMerchantApps(ctx, options.merchant));
+    const apps = await withPlatform(deps, async (ctx) => listMerchantApps(ctx, (await operatorMerchant(ctx, options.merchant)).id));
     print(options, { apps }, () => apps.map(describe).join('\n') || 'No apps.');
   },
 });
