@@ -144,9 +144,11 @@ export async function requeueDeliveries(db: Db, merchantId: string, eventId: str
 }
 
 /** For operators only (`paygate webhooks list`): the most recent deliveries, across merchants. */
-export async function recentDeliveries(db: Db, limit: number): Promise<Array<DeliveryRow & { action: string }>> {
+export async function recentDeliveries(
+  db: Db, limit: number,
+): Promise<Array<DeliveryRow & { action: string; event_created_at: number; event_wall_created_at: number }>> {
   return db.selectFrom('webhook_deliveries').innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
-    .selectAll('webhook_deliveries').select('events.action')
+    .selectAll('webhook_deliveries').select(['events.action', 'events.created_at as event_created_at', 'events.wall_created_at as event_wall_created_at'])
     .orderBy('webhook_deliveries.created_at', 'desc').orderBy('webhook_deliveries.id').limit(limit).execute();
 }
 

@@ -37,11 +37,20 @@ const LIST = defineCommand({
     const rows = deliveries.map((d) => ({
       event_id: d.event_id, action: d.action, merchant_id: d.merchant_id, destination: d.destination, url: d.url,
       state: d.state, attempts: d.attempts, last_status: d.last_status, last_error: d.last_error,
-      created_at: new Date(d.created_at).toISOString(),
+      created_at: new Date(d.created_at).toISOString(), event_created_at: new Date(d.event_created_at).toISOString(),
     }));
-    print(options, { deliveries: rows }, () => rows.map((r) =>
-      `${r.created_at}  ${r.event_id}  ${r.action.padEnd(21)} ${r.state.padEnd(9)} attempts ${r.attempts}  ` +
-      `${r.last_status ?? r.last_error ?? ''}  ${r.url}`).join('\n') || 'No webhook deliveries.');
+    print(options, { deliveries: rows }, () => (rows.length === 0 ? 'No webhook deliveries.' : [
+      'Newest first. WALL TIME is when paygate made the delivery. An event that happened on a business clock the sandbox had',
+      "moved says how far that clock was from wall time then (the event's own time in --json and --event is business time).",
+      'WALL TIME                 EVENT                                 ACTION                STATE     ATTEMPTS  LAST',
+      ...deliveries.map((d, i) => {
+        const r = rows[i]!;
+        const offset = d.event_created_at - d.event_wall_created_at;
+        const ahead = Math.abs(offset) >= 1000 ? `  (business clock ${readableOffset(offset)})` : '';
+        return `${r.created_at}  ${r.event_id}  ${r.action.padEnd(21)} ${r.state.padEnd(9)} ${String(r.attempts).padEnd(8)}  ` +
+          `${r.last_status ?? r.last_error ?? '-'}  ${r.url}${ahead}`;
+      }),
+    ].join('\n')));
   },
 });
 
@@ -80,7 +89,7 @@ function describeEvent({ event, deliveries }: EventHistory, clockOffsetMs: numbe
   const lines = [
     `Event ${event.id}  ${event.action}`,
     `  ${iso(event.created_at)}  business time`,
-    `  business clock: ${clockOffsetMs === 0 ? 'the same as wall time (not moved)' : describeOffset(clockOffsetMs)}`,
+    `  business clock: ${clockOffsetMs === 0 ? 'the same as wall time (not moved)' : `${readableOffset(clockOffsetMs)} (${clockOffsetMs > 0 ? 'ahead of' : 'behind'} wall time)`}`,
   ];
   for (const { delivery, attempts } of deliveries) {
     const next = delivery.state === 'pending' ? `, next attempt at ${iso(delivery.due_at)} business time` : '';
@@ -93,10 +102,10 @@ function describeEvent({ event, deliveries }: EventHistory, clockOffsetMs: numbe
 }
 
 /**
- * `2 days ahead of wall time (offset 172799.87 s)`: the words round (a clock moved by two days ends a little short
- * of them, by the time the move took), the offset in seconds is exact.
+ * An offset as a person reads it: `+1 day`, `+2 days 3 hours`, `-45 minutes`, `+30 seconds`. The largest two units,
+ * rounded to the minute from an hour up: a clock moved a day ends a little short of it, by the time the move took.
  */
-function describeOffset(offsetMs: number): string {
+export function readableOffset(offsetMs: number): string {
   const seconds = Math.round(Math.abs(offsetMs) / 1000);
   let rest = seconds >= 3600 ? Math.round(seconds / 60) * 60 : seconds;
   const parts: string[] = [];
@@ -105,6 +114,5 @@ function describeOffset(offsetMs: number): string {
     rest -= count * size;
     if (count > 0 && parts.length < 2) parts.push(`${count} ${unit}${count === 1 ? '' : 's'}`);
   }
-  const amount = parts.length > 0 ? parts.join(' ') : `${Math.abs(offsetMs)} ms`;
-  return `${amount} ${offsetMs > 0 ? 'ahead of' : 'behind'} wall time (offset ${offsetMs / 1000} s)`;
+  return `${offsetMs < 0 ? '-' : '+'}${parts.length > 0 ? parts.join(' ') : `${Math.abs(offsetMs)} ms`}`;
 }

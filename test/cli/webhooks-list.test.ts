@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setAppWebhookUrl } from '../../src/merchants/apps.js';
+import { readableOffset } from '../../src/webhooks/cli.js';
 import { uniqueReference } from '../support/fixtures.js';
 import { runCli } from '../support/processes.js';
 import { TestReceiver } from '../support/receiver.js';
@@ -72,13 +73,36 @@ describe('paygate webhooks list --event', () => {
     assert.equal(moved.code, 0, moved.stderr);
     const movedLines = moved.stdout.split('\n');
     assert.ok(movedLines.includes(`  ${iso(event.created_at)}  business time`), moved.stdout);
-    assert.ok(movedLines.includes(`  business clock: 2 days ahead of wall time (offset ${offset / 1000} s)`), moved.stdout);
+    // As a person reads it (issue 35: it printed the offset as 172799.986 s).
+    assert.ok(movedLines.includes('  business clock: +2 days (ahead of wall time)'), moved.stdout);
     assert.ok(movedLines.some((line) => line.startsWith(`    #2 ${iso(second!.started_at)} wall time  `)), moved.stdout);
     assert.ok(!moved.stdout.includes(iso(second!.business_at)), 'the attempt is shown at wall time only');
+
+    // The list says which clock its times are on, and how far a moved merchant's business clock was at an event.
+    await merchant.client.orders.create({ reference_number: uniqueReference('WL2'), currency: 'HKD', charge_fee: '5.00' });
+    const later = (await receiver.waitFor({ path: '/webhooks-list', action: 'order.created' }, 3)).find((r) => r.headers['x-event-id'] !== eventId);
+    const list = await runCli(['webhooks', 'list', '--limit', '1000'], server.env);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^Newest first\. WALL TIME is when paygate made the delivery\./);
+    assert.ok(list.stdout.split('\n').includes('WALL TIME                 EVENT                                 ACTION                STATE     ATTEMPTS  LAST'), list.stdout);
+    const laterLine = list.stdout.split('\n').find((line) => line.includes(String(later!.headers['x-event-id'])))!;
+    assert.match(laterLine, /\(business clock \+2 days\)$/);
+    const firstLine = list.stdout.split('\n').find((line) => line.includes(eventId))!;
+    assert.doesNotMatch(firstLine, /business clock/, 'the first event happened before the clock moved');
 
     // Scripts keep the API's shape: every time there is business time, as the event's schema says.
     const json = await runCli(['webhooks', 'list', '--event', eventId, '--json'], server.env);
     const attemptsJson = JSON.parse(json.stdout).event.deliveries[0].attempts as Array<{ started_at: string }>;
     assert.equal(attemptsJson[1]!.started_at, iso(second!.business_at));
+  });
+});
+
+describe('an offset as a person reads it', () => {
+  test('the largest two units, to the minute from an hour up: a day moved reads +1 day, not 86399.986 s', () => {
+    const cases: Array<[number, string]> = [
+      [86_399_986, '+1 day'], [2 * 86_400_000 - 13, '+2 days'], [97_200_000, '+1 day 3 hours'], [-2_700_000, '-45 minutes'],
+      [30_000, '+30 seconds'], [90_061_000, '+1 day 1 hour'], [400, '+400 ms'],
+    ];
+    for (const [ms, text] of cases) assert.equal(readableOffset(ms), text, String(ms));
   });
 });
