@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createPoster } from '../../src/events/post.js';
+import { createPoster, failureWords } from '../../src/events/post.js';
 import { judgeAttempt } from '../../src/events/retry-schedule.js';
 import { isForbiddenHost } from '../../src/platform/urls.js';
 import { TestReceiver } from '../support/receiver.js';
@@ -53,27 +53,43 @@ describe('posting webhooks', () => {
     }
   });
 
-  test('a timeout and a refused connection are retried, told in the same words; what was answered is judged by its status', async () => {
+  test('a timeout, a refused connection and a name that does not resolve are retried, each told in words a merchant can act on; what was answered is judged by its status', async () => {
     const receiver = await TestReceiver.start();
     receiver.answer = () => 'hang';
     const poster = createPoster({ timeoutMs: 200, mode: 'sandbox' });
-    const unanswered = 'no answer: the connection failed, or nothing came back within 200 ms';
     try {
       const timedOut = await poster.post(`${receiver.url}/slow`, {}, '{}');
-      assert.equal(timedOut.error, unanswered);
+      assert.equal(timedOut.error, 'no answer: nothing came back within 200 ms');
       assert.equal(judgeAttempt(timedOut.status, timedOut.final), 'retry');
       const port = Number(new URL(receiver.url).port);
       await receiver.close();
       const refused = await poster.post(`http://127.0.0.1:${port}/gone`, {}, '{}');
-      assert.equal(refused.error, unanswered, 'a closed port reads as a silent one');
+      assert.equal(refused.error, 'no answer: the connection failed: refused (nothing listens there)');
       const unknown = await poster.post('http://no-such-host.invalid/hook', {}, '{}');
-      assert.equal(unknown.error, unanswered, 'and so does a name that resolves to nothing');
+      assert.equal(unknown.error, 'no answer: the name no-such-host.invalid does not resolve to an address');
+      assert.ok(unknown.durationMs < 200, 'told as soon as the name is found not to resolve, not after the time limit');
       assert.equal(judgeAttempt(refused.status, refused.final), 'retry');
+      assert.equal(judgeAttempt(unknown.status, unknown.final), 'retry');
     } finally {
       poster.close();
     }
     assert.deepEqual([200, 204, 299].map((s) => judgeAttempt(s)), ['delivered', 'delivered', 'delivered']);
     assert.deepEqual([408, 429, 500, 503].map((s) => judgeAttempt(s)), ['retry', 'retry', 'retry', 'retry']);
     assert.deepEqual([301, 400, 401, 403, 404, 410].map((s) => judgeAttempt(s)), Array(6).fill('failed'));
+  });
+
+  test('in live mode a refused, reset or silent connection are told in the same words: paygate says nothing of which ports are open', () => {
+    const live = failureWords(10_000, 'live');
+    const sandbox = failureWords(10_000, 'sandbox');
+    const merged = 'no answer: the connection failed, or nothing came back within 10000 ms';
+    const error = (code: string, message = code) => Object.assign(new Error(message), { code });
+    assert.deepEqual([live.timedOut, live.of(error('ECONNREFUSED'), 'h'), live.of(error('ECONNRESET'), 'h'), live.of(error('EHOSTUNREACH'), 'h')], [merged, merged, merged, merged]);
+    assert.notEqual(sandbox.of(error('ECONNREFUSED'), 'h'), sandbox.of(error('ECONNRESET'), 'h'));
+    // What says nothing of a port is told in every mode: a name, and the receiver's certificate.
+    for (const words of [live, sandbox]) {
+      assert.equal(words.of(error('ENOTFOUND'), 'hooks.example.com'), 'no answer: the name hooks.example.com does not resolve to an address');
+      assert.equal(words.of(error('CERT_HAS_EXPIRED'), 'h'), 'no answer: TLS refused the receiver: its certificate has expired');
+      assert.equal(words.of(error('ERR_TLS_CERT_ALTNAME_INVALID'), 'h'), 'no answer: TLS refused the receiver: its certificate is not for this host name');
+    }
   });
 });
