@@ -7,7 +7,7 @@ import { POSTGRES_URL } from '../support/postgres.js';
 import { startTestServer } from '../support/server.js';
 
 // The data folder holds the generated platform secret, the apps' encrypted keys and customers' data.
-describe('the data folder', { skip: POSTGRES_URL ? 'the data folder holds the database on SQLite only' : false }, () => {
+describe('the data folder', () => {
   test('is private to the server\'s user, and so is every file in it, whatever the umask; older files are made private at start', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'paygate-private-'));
     chmodSync(dataDir, 0o755);
@@ -20,9 +20,11 @@ describe('the data folder', { skip: POSTGRES_URL ? 'the data folder holds the da
         await merchant.client.orders.create({ reference_number: 'PRIVATE-1', currency: 'HKD', charge_fee: '1.00' });
         await merchant.client.echo('a nonce is written');
         const files = readdirSync(dataDir);
-        for (const expected of ['paygate.sqlite', 'paygate.sqlite-wal', 'paygate.sqlite-shm', 'nonces.sqlite', 'paygate.lock', 'demo-app.json', 'demo-private-key.pem']) {
-          assert.ok(files.includes(expected), `${expected} in ${files.join(', ')}`);
-        }
+        // On PostgreSQL the folder holds no database, but the demo key pair all the same (issue 35: it was 0755 there).
+        const expected = POSTGRES_URL
+          ? ['demo-app.json', 'demo-private-key.pem']
+          : ['paygate.sqlite', 'paygate.sqlite-wal', 'paygate.sqlite-shm', 'nonces.sqlite', 'paygate.lock', 'demo-app.json', 'demo-private-key.pem'];
+        for (const name of expected) assert.ok(files.includes(name), `${name} in ${files.join(', ')}`);
         assert.equal(statSync(dataDir).mode & 0o777, 0o700, 'the folder');
         for (const name of files) assert.equal(statSync(join(dataDir, name)).mode & 0o777, 0o600, name);
       } finally {
@@ -31,6 +33,24 @@ describe('the data folder', { skip: POSTGRES_URL ? 'the data folder holds the da
     } finally {
       process.umask(previous);
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a folder that does not exist yet is made, private, on either database', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'paygate-fresh-'));
+    const dataDir = join(parent, 'data');
+    const previous = process.umask(0o022);
+    try {
+      const server = await startTestServer({ dataDir, env: { PAYGATE_DEMO: '1' } });
+      try {
+        assert.equal(statSync(dataDir).mode & 0o777, 0o700);
+        assert.equal(statSync(join(dataDir, 'demo-private-key.pem')).mode & 0o777, 0o600);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      process.umask(previous);
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 });

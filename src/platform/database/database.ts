@@ -123,6 +123,8 @@ function openSqlite(options: DatabaseOptions): Database {
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
+  // The data folder holds no database here, but the demo key pair and any other file of the server's: private too.
+  privateDataDir(options.dataDir);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.pgPoolSize,
