@@ -7,7 +7,7 @@ import { isUuid } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { getPlan, listMerchantPlans } from './plans.js';
 import { presentPlan } from './present.js';
-import { cycleAmount, nextExecuteTime } from './schedule.js';
+import { cycleAmount, cycleState, nextExecuteTime } from './schedule.js';
 import { PLAN_STATES } from './schemas.js';
 import type { BillingConfigRow } from './catalogue.js';
 import type { PlanView } from './view.js';
@@ -112,7 +112,7 @@ function describePlan(view: PlanView): string {
     const { cycle, config, items } = entry;
     const at = nextExecuteTime(view, cycle.id, view.zone);
     lines.push(
-      `  Cycle ${index + 1} ${cycle.id}${cycle.name !== null ? ` (${cycle.name})` : ''}: ${cycle.state}, billed ${cycle.billing_count} time${cycle.billing_count === 1 ? '' : 's'}`,
+      `  Cycle ${index + 1} ${cycle.id}${cycle.name !== null ? ` (${cycle.name})` : ''}: ${cycleState(view, cycle)}, billed ${cycle.billing_count} time${cycle.billing_count === 1 ? '' : 's'}`,
       `    next execute time: ${at === undefined ? 'none' : `${iso(at)}  business time`}`,
       `    start: ${orNone(cycle.start_at ?? cycle.estimated_start_at)}  end: ${orNone(cycle.estimated_end_at)}  ` +
         `interval counts: ${cycle.interval_counts ?? 'until ended'}`,

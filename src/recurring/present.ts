@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { iso } from '../platform/clock.js';
 import { amountAsNumber } from '../platform/money/money.js';
 import type { BillingConfigRow, ItemRow } from './catalogue.js';
-import { cycleAmount, nextExecuteTime } from './schedule.js';
+import { cycleAmount, cycleState, nextExecuteTime } from './schedule.js';
 import type { PlanView } from './view.js';
 import type { BillingRow, PlanRow } from './store.js';
 import type { BillingConfigSchema, CycleSchema, ItemSchema, PlanSchema } from './schemas.js';
@@ -66,7 +66,7 @@ export function presentPlan(view: PlanView): Static<typeof PlanSchema> {
         id: cycle.id,
         ...(cycle.name !== null && { name: cycle.name }),
         ...(cycle.description !== null && { description: cycle.description }),
-        state: cycle.state as Static<typeof CycleSchema>['state'],
+        state: cycleState(view, cycle) as Static<typeof CycleSchema>['state'],
         billing_count: cycle.billing_count,
         next_execute_time: isoOrNull(nextExecuteTime(view, cycle.id, view.zone)),
         estimated_start_date: isoOrNull(cycle.start_at ?? cycle.estimated_start_at),

@@ -36,6 +36,14 @@ export function nextAction(view: PlanView, zone: string): Action | undefined {
   return actions.sort((a, b) => a.at - b.at || order[a.kind] - order[b.kind])[0];
 }
 
+/**
+ * A cycle's state as the merchant sees it: the cycle the engine works toward is stored `active` from the plan's
+ * creation, but until its start (a first cycle with a start date to come) it has not started, and reads `pending`.
+ */
+export function cycleState(view: PlanView, cycle: PlanCycle['cycle']): string {
+  return cycle.state === 'active' && cycle.start_at !== null && cycle.start_at > view.readAt ? 'pending' : cycle.state;
+}
+
 /** `next_execute_time` of a cycle: its next billing or retry, if it is the active one. */
 export function nextExecuteTime(view: PlanView, cycleId: string, zone: string): number | undefined {
   const entry = view.cycles.find(({ cycle }) => cycle.id === cycleId);

@@ -22,6 +22,8 @@ export interface PlanView {
   cycles: PlanCycle[];
   /** The plan's billings so far, oldest first. */
   billings: BillingRow[];
+  /** When the view was read, on the merchant's business clock: what "not started yet" is measured against. */
+  readAt: number;
 }
 
 export interface PlanCycle {
@@ -55,6 +57,7 @@ export async function readPlanViews(ctx: Context, plans: PlanRow[]): Promise<Pla
         items: (itemsOf.get(cycle.id) ?? []).map((row) => ({ item: items.get(row.item_id)!, quantity: row.quantity })),
       })),
       billings: billingsOf.get(plan.id) ?? [],
+      readAt: ctx.clock.now().getTime(),
     };
     views.push(view);
   }

@@ -73,7 +73,8 @@ describe('paygate plans', () => {
     const lines = shown.stdout.split('\n');
     assert.equal(lines[0], `Plan ${plan.id}  ${reference}  active`);
     assert.ok(lines.includes(`  next billing: ${plan.cycles[0]!.next_execute_time}  business time`), shown.stdout);
-    assert.ok(lines.includes(`  Cycle 1 ${plan.cycles[0]!.id} (Intro): active, billed 0 times`), shown.stdout);
+    // The plan starts on 5 January: its first cycle has not started (issue 35: it read active before its start).
+    assert.ok(lines.includes(`  Cycle 1 ${plan.cycles[0]!.id} (Intro): pending, billed 0 times`), shown.stdout);
     assert.ok(lines.includes(`    next execute time: ${plan.cycles[0]!.next_execute_time}  business time`), shown.stdout);
     assert.ok(lines.includes('    amount: 130.00 HKD  discount: 9.90 HKD'), shown.stdout);
     assert.ok(lines.includes('    config: monthly ×1 automated'), shown.stdout);

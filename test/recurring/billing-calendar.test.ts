@@ -408,3 +408,36 @@ describe('several cycles in sequence: a free month, then monthly, then yearly', 
     assert.equal((await merchant.ordersOf(reference)).length, 3);
   });
 });
+
+describe('a plan that starts later (issue 35: its first cycle read active before its start date)', () => {
+  const merchant = merchantIn('Asia/Hong_Kong');
+
+  test('its first cycle is pending until its start date, then active and billed at that instant', async () => {
+    const { client } = merchant;
+    await merchant.clockTo('2029-03-01T02:00:00.000Z');
+    const customer = await merchant.customer();
+    const item = await client.recurring.createItem({ label: 'Later', price: '20.00', currency: 'HKD' });
+    const config = await client.recurring.createBillingConfig({ billing_interval: 'monthly', billing_type: 'automated' });
+    const reference = `LATER-${randomUUID()}`;
+    const created = await client.recurring.createPlan({
+      name: 'Later', reference_number: reference, customer_uuid: customer,
+      cycles: [
+        { recurring_items: [{ id: item.id }], recurring_billing_config: config.id, estimated_start_date: '2029-04-10', interval_counts: 2 },
+        { recurring_items: [{ id: item.id }], recurring_billing_config: config.id },
+      ],
+    });
+    // 10 April at midnight in Hong Kong: 40 days ahead.
+    const start = '2029-04-09T16:00:00.000Z';
+    assert.deepEqual(created.cycles.map((cycle) => [cycle.state, cycle.estimated_start_date]), [['pending', start], ['pending', null]]);
+    assert.equal(created.cycles[0]!.next_execute_time, start, 'its first billing is its start');
+    await merchant.engineRuns();
+    const waiting = await client.recurring.getPlan(created.id);
+    assert.deepEqual(waiting.cycles.map((cycle) => [cycle.state, cycle.billing_count]), [['pending', 0], ['pending', 0]]);
+    assert.equal((await merchant.ordersOf(reference)).length, 0);
+
+    await merchant.clockTo(start);
+    const started = await client.recurring.getPlan(created.id);
+    assert.deepEqual(started.cycles.map((cycle) => [cycle.state, cycle.billing_count]), [['active', 1], ['pending', 0]]);
+    assert.deepEqual(summary(await merchant.ordersOf(reference)), [[`${reference}-1`, start, 20, 'paid']]);
+  });
+});
