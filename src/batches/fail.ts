@@ -25,8 +25,8 @@ export async function failBatch(ctx: Context, batch: BatchRecord, reason: string
 const INTERNAL_FAULT = 'an internal fault of paygate, recorded for its operator';
 
 /** The fetch or the load of a batch failed for good: the batch fails, and nothing of its file is left. */
-export async function giveUpFile(ctx: Context, payload: unknown): Promise<void> {
-  const batch = await findBatch(ctx.db, ctx.merchant.id, (payload as { batchId: string }).batchId, true);
+export async function giveUpFile(ctx: Context, { batchId }: { batchId: string }): Promise<void> {
+  const batch = await findBatch(ctx.db, ctx.merchant.id, batchId, true);
   if (batch) await failBatch(ctx, batch, `The file could not be read: ${INTERNAL_FAULT}. No row ran.`);
 }
 
@@ -35,8 +35,7 @@ export async function giveUpFile(ctx: Context, payload: unknown): Promise<void> 
  * keep their outcome; a row begun is failed (its transaction, if it made one, ends on its own and reads back as it
  * ends); a row not begun is skipped; no row keeps its card.
  */
-export async function giveUpRun(ctx: Context, payload: unknown): Promise<void> {
-  const { batchId, first, last } = payload as RunPayload;
+export async function giveUpRun(ctx: Context, { batchId, first, last }: RunPayload): Promise<void> {
   const seen = await findBatch(ctx.db, ctx.merchant.id, batchId);
   if (!seen || (seen.upload_status !== 'processing' && seen.upload_status !== 'cancelled')) return;
   const now = ctx.clock.now().getTime();

@@ -27,8 +27,7 @@ const ROWS_PER_CHUNK = 500;
  * it to the load job. It waits on the network, so the scheduler runs it beside its lanes, never in one. Run again
  * after a crash, it starts over. A file that cannot be fetched fails the batch with the reason.
  */
-export async function fetchBatch(ctx: Context, payload: unknown): Promise<void> {
-  const { batchId } = payload as { batchId: string };
+export async function fetchBatch(ctx: Context, { batchId }: { batchId: string }): Promise<void> {
   const batch = await findBatch(ctx.db, ctx.merchant.id, batchId);
   if (!batch || !waitingForFile(batch) || batch.file_url === null) return;
   await markProcessing(ctx, batch);
@@ -60,8 +59,7 @@ export async function fetchBatch(ctx: Context, payload: unknown): Promise<void> 
  * with nothing charged. Once read, the rows are handed to the runner in chunks, and the file's parts are deleted.
  * Run again after a crash, it starts over: the rows written before are dropped (none had run).
  */
-export async function loadBatch(ctx: Context, payload: unknown): Promise<void> {
-  const { batchId } = payload as { batchId: string };
+export async function loadBatch(ctx: Context, { batchId }: { batchId: string }): Promise<void> {
   const batch = await findBatch(ctx.db, ctx.merchant.id, batchId);
   // A batch cancelled before it was read is still read, so that each of its rows is shown skipped, and its file erased.
   if (!batch || (batch.upload_status !== 'pending' && batch.upload_status !== 'processing' && batch.upload_status !== 'cancelled')) return;

@@ -15,6 +15,7 @@ import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
 import type { AcquirerResult } from '../rails/acquirer.js';
+import type { PayloadOf } from '../scheduler/job-types.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { BATCH_COLUMNS } from './columns.js';
 import { emitBatchEvent } from './events.js';
@@ -36,13 +37,7 @@ export const RUN_JOB = 'batches.run';
 
 type TransactionRow = TransactionOutcome['transaction'];
 
-export interface RunPayload {
-  batchId: string;
-  first: number;
-  last: number;
-  /** How many times this chunk has come back to look at payments whose answer was not known. */
-  look: number;
-}
+export type RunPayload = PayloadOf<'batches.run'>;
 
 /** Rows begun together in one transaction, their payments sent once it has committed, their answers recorded in one more. */
 const ROWS_PER_ROUND = 100;
@@ -57,8 +52,7 @@ const RESENDS_PER_ROW = 3;
 /** How long a capture, void or refund row's key names what it did: far longer than a batch takes to run. */
 const ROW_KEY_MS = 90 * 24 * 60 * 60 * 1000;
 
-export async function runRows(ctx: Context, payload: unknown): Promise<void> {
-  const job = payload as RunPayload;
+export async function runRows(ctx: Context, job: RunPayload): Promise<void> {
   const batch = await findBatch(ctx.db, ctx.merchant.id, job.batchId);
   if (!batch || batch.upload_status === 'failed') return;
   const tally: Tally = { unanswered: 0, resent: 0 };

@@ -3,12 +3,10 @@ import { CARD_ROUTES } from './card-routes.js';
 import { ISSUING_COMMAND } from './cli.js';
 import { ISSUING_ERRORS } from './errors.js';
 import { CARD_EVENTS } from './events.js';
-import { expireAuthorizations } from './clearing.js';
-import { EXPIRE_AUTHORIZATIONS_JOB, expireAgainLater } from './expiry.js';
+import { ISSUING_JOBS } from './jobs.js';
 import { CARD_TRANSACTION_LEDGER } from './lookup.js';
 import { CARD_TRANSACTION_EVENTS } from './transaction-events.js';
 import { TRANSACTION_ROUTES } from './transaction-routes.js';
-import { merchantJob } from '../scheduler/scheduler.js';
 
 /** Issued cards (docs/issuing.md): JCB cards of the merchant's approved users, spending the merchant's funds under limits. */
 export const issuingModule = defineModule({
@@ -17,7 +15,7 @@ export const issuingModule = defineModule({
   tags: [{ name: 'issuing', description: 'Cards issued to identity-verified users, and what they do.' }],
   errors: ISSUING_ERRORS,
   events: [...Object.values(CARD_EVENTS), ...Object.values(CARD_TRANSACTION_EVENTS)],
-  jobs: [merchantJob(EXPIRE_AUTHORIZATIONS_JOB, (ctx) => expireAuthorizations(ctx), { giveUp: expireAgainLater })],
+  jobs: ISSUING_JOBS,
   commands: [ISSUING_COMMAND],
   ledgerSources: [CARD_TRANSACTION_LEDGER],
 });

@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import { inTransaction, type Context } from '../context/context.js';
 import { isAppError } from '../platform/errors.js';
 import type { AcquirerResult } from '../rails/acquirer.js';
@@ -19,14 +20,30 @@ import { findTransaction, orderTransactions } from './transactions-store.js';
 /** An overdue order with a payment still pending is looked at again this much later. */
 const OVERDUE_RECHECK_MS = 15 * 60 * 1000;
 
+const SettlePayload = Type.Object({ at: Type.Integer() });
+const TransactionPayload = Type.Object({ transactionId: Type.String() });
+const OrderPayload = Type.Object({ orderId: Type.String() });
+
+declare module '../scheduler/job-types.js' {
+  interface MerchantJobPayloads {
+    'orders.settle': typeof SettlePayload;
+    'orders.expire_authorization': typeof TransactionPayload;
+    'orders.expire_payer_action': typeof TransactionPayload;
+    'orders.void_overdue': typeof OrderPayload;
+  }
+}
+
 /** The work orders leave due on a merchant's business clock. */
 export const ORDER_JOBS: JobDefinition[] = [
-  // A settlement given up on: the next one settles what this one did not (it settles everything made up to its time).
-  merchantJob(SETTLE_JOB, (ctx, payload) => settle(ctx, payload), { giveUp: (ctx, payload) => scheduleNextSettlement(ctx, ctx.merchant, (payload as { at: number }).at) }),
-  merchantJob(EXPIRE_AUTHORIZATION_JOB, (ctx, payload) => expireAuthorization(ctx, payload as { transactionId: string }), { giveUp: lapseAuthorization }),
-  merchantJob(EXPIRE_PAYER_ACTION_JOB, (ctx, payload) => expirePayerAction(ctx, payload as { transactionId: string }), { giveUp: abandonPayerAction }),
+  merchantJob(SETTLE_JOB, SettlePayload, {
+    run: settle,
+    // Given up on, the next settlement settles what this one did not (it settles everything made up to its time).
+    giveUp: (ctx, { at }) => scheduleNextSettlement(ctx, ctx.merchant, at),
+  }),
+  merchantJob(EXPIRE_AUTHORIZATION_JOB, TransactionPayload, { run: expireAuthorization, giveUp: lapseAuthorization }),
+  merchantJob(EXPIRE_PAYER_ACTION_JOB, TransactionPayload, { run: expirePayerAction, giveUp: abandonPayerAction }),
   // Given up on, the overdue order is voided as the job would have (or looked at again, while a payment is pending).
-  merchantJob(OVERDUE_JOB, (ctx, payload) => voidOverdueOrder(ctx, payload as { orderId: string }), { giveUp: (ctx, payload) => voidOverdueOrder(ctx, payload as { orderId: string }) }),
+  merchantJob(OVERDUE_JOB, OrderPayload, { run: voidOverdueOrder, giveUp: voidOverdueOrder }),
 ];
 
 /** What an authorisation's release records when it was given up on: the hold lapses at the card's issuer on its own. */
@@ -37,8 +54,7 @@ const LAPSED: AcquirerResult = { status: 'approved', responseCode: '00', respons
  * (the hold lapses at the issuer after its days, released or not), which is asked to release it once this has
  * committed (best effort). One being captured or voided is left to that.
  */
-async function lapseAuthorization(ctx: Context, payload: unknown): Promise<void> {
-  const { transactionId } = payload as { transactionId: string };
+async function lapseAuthorization(ctx: Context, { transactionId }: { transactionId: string }): Promise<void> {
   const order = await lockOrderOfTransaction(ctx.db, ctx.merchant.id, transactionId);
   const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, transactionId));
   if (!order || !transaction || transaction.type !== 'Authorization') return;

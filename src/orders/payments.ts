@@ -297,8 +297,7 @@ async function answerPayerAction(
  * acquirer, which is told once this has committed (best effort: its challenge can no longer change the payment,
  * which is settled). One whose answer is on its way is recovery's to end.
  */
-export async function abandonPayerAction(ctx: Context, payload: unknown): Promise<void> {
-  const { transactionId } = payload as { transactionId: string };
+export async function abandonPayerAction(ctx: Context, { transactionId }: { transactionId: string }): Promise<void> {
   const order = await lockOrderOfTransaction(ctx.db, ctx.merchant.id, transactionId);
   const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, transactionId));
   if (!transaction || transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer') return;

@@ -25,8 +25,7 @@ export async function scheduleNextSettlement(
  * settlement time is settled. From then on it can be refunded and no longer voided. The sales and captures it
  * settles move to the merchant's available balance, less their fees, in the same transaction.
  */
-export async function settle(ctx: Context, payload: unknown): Promise<void> {
-  const { at } = payload as { at: number };
+export async function settle(ctx: Context, { at }: { at: number }): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     await postSettled(tx, await settleTransactions(tx.db, tx.merchant.id, at));
     await scheduleNextSettlement(tx, tx.merchant, at);

@@ -250,8 +250,8 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
  * whose acquirer call is in flight is recovery's to end; a bound card whose verification hold could not be voided
  * keeps it until it lapses at the issuer.
  */
-export async function abandonBinding(ctx: Context, payload: unknown): Promise<void> {
-  const row = await findTokenById(ctx.db, ctx.merchant.id, (payload as { tokenId: string }).tokenId, true);
+export async function abandonBinding(ctx: Context, { tokenId }: { tokenId: string }): Promise<void> {
+  const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId, true);
   if (!row || row.state !== 'pending' || row.deleted_at !== null || row.progress !== 'awaiting_payer') return;
   await settleBinding(ctx, row.id, {
     status: 'declined', responseCode: '05', rrn: '',

@@ -1,6 +1,6 @@
 import { defineModule } from '../module.js';
-import { merchantJob } from '../scheduler/scheduler.js';
-import { abandonBinding, BINDING_OPERATIONS, EXPIRE_BINDING_JOB, expireBinding } from './bind.js';
+import { BINDING_OPERATIONS } from './bind.js';
+import { TOKEN_JOBS } from './jobs.js';
 import { TOKEN_ERRORS } from './errors.js';
 import { TOKEN_EVENTS } from './events.js';
 import { BINDING_PAGES } from './pages/binding.js';
@@ -14,6 +14,6 @@ export const paymentTokensModule = defineModule({
   errors: TOKEN_ERRORS,
   events: Object.values(TOKEN_EVENTS),
   pages: BINDING_PAGES,
-  jobs: [merchantJob(EXPIRE_BINDING_JOB, (ctx, payload) => expireBinding(ctx, payload as { tokenId: string }), { giveUp: abandonBinding })],
+  jobs: TOKEN_JOBS,
   railOperations: [BINDING_OPERATIONS],
 });

@@ -5,7 +5,8 @@ import { PAYOUT_EVENTS } from './events.js';
 import { PAYOUT_LEDGER } from './ledger-source.js';
 import { PAYEE_ROUTES } from './payee-routes.js';
 import { PAYOUT_ROUTES } from './routes.js';
-import { BANK_TRANSFER_OPERATION, PAYOUT_JOBS } from './running.js';
+import { PAYOUT_JOBS } from './jobs.js';
+import { BANK_TRANSFER_OPERATION } from './running.js';
 
 /** Payees and payout requests (operation 9, docs/payouts.md): approval, scheduling on the business clock, the bank rail. */
 export const payoutsModule = defineModule({

@@ -6,14 +6,15 @@ import { formatAmount } from '../platform/money/money.js';
 import { newId } from '../platform/ids.js';
 import { bankOf, type BankReport, type BankTransfer, type BankTransferStatus } from '../rails/bank.js';
 import { AnsweredBefore, runRailOperation, type RailOperationKind } from '../rails/operation.js';
-import { cancelJob, merchantJob, scheduleJob, type JobDefinition } from '../scheduler/scheduler.js';
+import type { PayloadOf } from '../scheduler/job-types.js';
+import { cancelJob, scheduleJob } from '../scheduler/scheduler.js';
 import { PAYOUT_ERRORS } from './errors.js';
 import { emitPayoutEvent, type PayoutAction } from './events.js';
 import { findPayout, payeeOfPayout, interruptedTransfers, updatePayout, type PayoutRow } from './store.js';
 
-const RUN_JOB = 'payouts.run';
-const FOLLOW_JOB = 'payouts.follow';
-const REPORT_JOB = 'payouts.report';
+export const RUN_JOB = 'payouts.run';
+export const FOLLOW_JOB = 'payouts.follow';
+export const REPORT_JOB = 'payouts.report';
 const FOLLOW_RETRY_MS = 5 * 60_000;
 
 /** The bank's reports a transfer can take from each status: any other is not applied (it would move money wrongly). */
@@ -23,6 +24,9 @@ const NEXT_STATUSES: Record<string, readonly BankTransferStatus[]> = {
   Settled: ['Reversed'],
   Reversed: ['Refunded'],
 };
+
+type FollowPayload = PayloadOf<'payouts.follow'>;
+type ReportPayload = PayloadOf<'payouts.report'>;
 
 export const runJobKey = (payoutId: string): string => `${RUN_JOB}:${payoutId}`;
 const reportJobKey = (payoutId: string, from: string): string => `${REPORT_JOB}:${payoutId}:${from}`;
@@ -124,7 +128,7 @@ function scheduleFollow(ctx: Context, payoutId: string, status: BankTransferStat
  * A bank that does not answer is asked again later, without end (a job that failed for good would leave the amount
  * reserved with nothing left to move it): every FOLLOW_RETRY_MS of business time, each attempt a job of its own.
  */
-async function followTransfer(ctx: Context, payoutId: string, status: BankTransferStatus, attempt: number): Promise<void> {
+export async function followTransfer(ctx: Context, { payoutId, status, attempt = 0 }: FollowPayload): Promise<void> {
   const payout = await findPayout(ctx.db, ctx.merchant.id, payoutId);
   if (!payout || payout.transfer_status !== status) return;
   let report: BankReport | null;
@@ -143,7 +147,7 @@ async function followTransfer(ctx: Context, payoutId: string, status: BankTransf
 }
 
 /** A report of the bank, when it falls due: applied unless the transfer has moved on since (advanced by hand). */
-async function receiveReport(ctx: Context, payload: { payoutId: string; from: BankTransferStatus; to: BankTransferStatus; reason: string | null }): Promise<void> {
+export async function receiveReport(ctx: Context, payload: ReportPayload): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const payout = await findPayout(tx.db, tx.merchant.id, payload.payoutId, true);
     if (!payout || payout.transfer_status !== payload.from) return;
@@ -189,8 +193,8 @@ async function transferOf(ctx: Context, payout: PayoutRow): Promise<BankTransfer
 const movementOf = (payout: PayoutRow) => ({ payoutId: payout.id, currency: payout.currency, amount: payout.amount });
 
 /** A run given up on before anything moved: the payout fails with the reason, and no money is reserved. */
-async function giveUpRun(ctx: Context, payload: unknown): Promise<void> {
-  const payout = await findPayout(ctx.db, ctx.merchant.id, (payload as { payoutId: string }).payoutId, true);
+export async function failUnrunPayout(ctx: Context, { payoutId }: { payoutId: string }): Promise<void> {
+  const payout = await findPayout(ctx.db, ctx.merchant.id, payoutId, true);
   // Once the reservation committed, the transfer is the bank's: recovery sends it again, and the bank's reports end it.
   if (!payout || payout.schedule_status !== 'Approved' || payout.executed_at !== null) return;
   const failed = await updatePayout(ctx.db, ctx.merchant.id, payout.id, {
@@ -203,27 +207,17 @@ async function giveUpRun(ctx: Context, payload: unknown): Promise<void> {
 /** A transfer is never given up on while the bank holds its money: the bank is asked again an hour later. */
 const ASK_AGAIN_MS = 60 * 60_000;
 
-export const PAYOUT_JOBS: JobDefinition[] = [
-  merchantJob(RUN_JOB, async (ctx, payload) => { await runPayout(ctx, (payload as { payoutId: string }).payoutId); }, { giveUp: giveUpRun }),
-  merchantJob(FOLLOW_JOB, (ctx, payload) => {
-    const { payoutId, status, attempt } = payload as { payoutId: string; status: BankTransferStatus; attempt?: number };
-    return followTransfer(ctx, payoutId, status, attempt ?? 0);
-  }, {
-    giveUp: async (ctx, payload) => {
-      const { payoutId, status, attempt } = payload as { payoutId: string; status: BankTransferStatus; attempt?: number };
-      await scheduleFollow(ctx, payoutId, status, (attempt ?? 0) + 1, ctx.clock.now().getTime() + ASK_AGAIN_MS);
-    },
-  }),
-  merchantJob(REPORT_JOB, (ctx, payload) => receiveReport(ctx, payload as Parameters<typeof receiveReport>[1]), {
-    // The report is applied again later, under the key the dead job set free.
-    giveUp: async (ctx, payload) => {
-      const report = payload as Parameters<typeof receiveReport>[1];
-      await scheduleJob(ctx, {
-        kind: REPORT_JOB, merchantId: ctx.merchant.id, dueAt: ctx.clock.now().getTime() + ASK_AGAIN_MS, payload: report, dedupeKey: reportJobKey(report.payoutId, report.from),
-      });
-    },
-  }),
-];
+/** Following a transfer given up on: asked again an hour later, as a new attempt. */
+export async function followAgainLater(ctx: Context, { payoutId, status, attempt }: FollowPayload): Promise<void> {
+  await scheduleFollow(ctx, payoutId, status, (attempt ?? 0) + 1, ctx.clock.now().getTime() + ASK_AGAIN_MS);
+}
+
+/** A report given up on: applied again an hour later, under the key the dead job set free. */
+export async function reportAgainLater(ctx: Context, report: ReportPayload): Promise<void> {
+  await scheduleJob(ctx, {
+    kind: REPORT_JOB, merchantId: ctx.merchant.id, dueAt: ctx.clock.now().getTime() + ASK_AGAIN_MS, payload: report, dedupeKey: reportJobKey(report.payoutId, report.from),
+  });
+}
 
 /** Transfers sent whose answer a crash lost: sent again under the same reference (the bank answers it the same way). */
 export const BANK_TRANSFER_OPERATION: RailOperationKind<Context> = {

@@ -5,6 +5,7 @@ import { checkOrder, voidOrder } from '../orders/queries.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { formatAmount } from '../platform/money/money.js';
 import { nextLocalHour } from '../platform/time-zone.js';
+import type { PayloadOf } from '../scheduler/job-types.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { refundCredit } from './calendar.js';
 import { emitPlanEvent } from './events.js';
@@ -47,12 +48,7 @@ export const REFUND_CREDIT_JOB = 'recurring.refund_credit';
 /** How long the refund's idempotency key answers a re-run of its job: far longer than any retry of it. */
 const REFUND_KEY_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 
-interface RefundCreditPayload {
-  planId: string;
-  orderNumber: string;
-  /** Minor units. */
-  amount: number;
-}
+type RefundCreditPayload = PayloadOf<'recurring.refund_credit'>;
 
 /**
  * The credit of an immediate cancellation with `refund_credit`: the unused whole days of the current paid period
@@ -76,8 +72,8 @@ export async function scheduleRefundCredit(tx: Context, view: PlanView, now: num
 }
 
 /** The job: refunds the credit, under an idempotency key of the plan so a re-run (after a crash) answers the same refund. */
-export async function runRefundCredit(ctx: Context, payload: unknown): Promise<void> {
-  const { planId, orderNumber, amount } = payload as RefundCreditPayload;
+export async function runRefundCredit(ctx: Context, payload: RefundCreditPayload): Promise<void> {
+  const { planId, orderNumber, amount } = payload;
   const now = ctx.clock.now().getTime();
   const sale = await paidSale(ctx, orderNumber);
   if (!sale) return;
@@ -105,9 +101,9 @@ export async function runRefundCredit(ctx: Context, payload: unknown): Promise<v
 }
 
 /** The refund given up on: it is asked for again an hour later, under the same idempotency key (so never twice). */
-export async function refundCreditAgainLater(ctx: Context, payload: unknown): Promise<void> {
+export async function refundCreditAgainLater(ctx: Context, payload: RefundCreditPayload): Promise<void> {
   const dueAt = ctx.clock.now().getTime() + 60 * 60_000;
-  await scheduleJob(ctx, { kind: REFUND_CREDIT_JOB, merchantId: ctx.merchant.id, dueAt, payload, dedupeKey: `${REFUND_CREDIT_JOB}:${(payload as RefundCreditPayload).planId}:${dueAt}` });
+  await scheduleJob(ctx, { kind: REFUND_CREDIT_JOB, merchantId: ctx.merchant.id, dueAt, payload, dedupeKey: `${REFUND_CREDIT_JOB}:${payload.planId}:${dueAt}` });
 }
 
 /** The successful, unvoided sale that paid a generated order. */

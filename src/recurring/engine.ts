@@ -434,7 +434,7 @@ export async function billAgainLater(ctx: Context): Promise<void> {
 
 /** The merchant's billing job at `at`: one per merchant and time, shared by every plan due then. */
 async function scheduleBillingJob(tx: Context, at: number): Promise<void> {
-  await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: at, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${at}` });
+  await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: at, payload: null, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${at}` });
 }
 
 /**

@@ -1,9 +1,8 @@
 import { defineModule } from '../module.js';
-import { merchantJob } from '../scheduler/scheduler.js';
-import { REFUND_CREDIT_JOB, refundCreditAgainLater, runRefundCredit } from './cancellation.js';
 import { PLANS_COMMAND } from './cli.js';
-import { billAgainLater, BILLING_JOB, runDuePlans, startWaitingPlans } from './engine.js';
+import { startWaitingPlans } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
+import { RECURRING_JOBS } from './jobs.js';
 import { PLAN_EVENTS } from './events.js';
 import { RECURRING_ROUTES } from './routes.js';
 
@@ -14,10 +13,7 @@ export const recurringModule = defineModule({
   tags: [{ name: 'recurring', description: 'Recurring payments: items, billing configs, plans.' }],
   errors: RECURRING_ERRORS,
   events: Object.values(PLAN_EVENTS),
-  jobs: [
-    merchantJob(BILLING_JOB, (ctx) => runDuePlans(ctx), { giveUp: billAgainLater }),
-    merchantJob(REFUND_CREDIT_JOB, runRefundCredit, { giveUp: refundCreditAgainLater }),
-  ],
+  jobs: RECURRING_JOBS,
   reactions: [{ action: 'payment_token.succeeded', run: startWaitingPlans }],
   commands: [PLANS_COMMAND],
 });

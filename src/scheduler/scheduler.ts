@@ -1,4 +1,6 @@
 import { inTransaction, merchantContext, type Context, type DueWork, type PlatformContext } from '../context/context.js';
+import Type, { type TSchema } from 'typebox';
+import Value from 'typebox/value';
 import { businessTimeOf } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
@@ -6,40 +8,57 @@ import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { findMerchant } from '../platform/tenants.js';
 import { claimDue, JOB_QUEUE, nextDueOf, PLATFORM_WORK, realignDue, renewLease, settleLeased } from './lease.js';
+import type { MerchantJobKind, MerchantJobPayloads, PayloadOf } from './job-types.js';
 import { dropPendingJob, insertJob, type JobRow } from './store.js';
 
 export type PlatformJobHandler = (ctx: PlatformContext, payload: unknown, job: JobRow) => Promise<void>;
-export type MerchantJobHandler = (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
-/**
- * What a job leaves when it fails for good, run in the transaction that marks it dead: the object it worked for in a
- * terminal state with a reason the merchant can read, its sensitive inputs erased, nothing left in progress (or, for
- * work that must happen in the end, that work scheduled again). The error itself goes to the job's `last_error` and
- * the log, never to the merchant.
- */
-export type GiveUpHandler = (ctx: Context, payload: unknown) => Promise<void>;
 
-/** A kind of job and what runs it: a capability's (in its module), or the platform's own upkeep. */
+/** A kind of job and what runs it: a capability's (declared in its jobs.ts), or the platform's own upkeep. */
 export type JobDefinition =
   /**
-   * Work for one merchant, due on that merchant's business clock. `alone`: a long job (a batch's chunk of rows),
-   * claimed one at a time, so that processes sharing a database share such jobs, and run one at a time per merchant
-   * in a process (its memory is that of one chunk in flight, whatever the lanes). `waitsOnNetwork`: a job that spends
-   * its time waiting on another server (a file fetched), run in slots of its own beside the lanes, so that it never
-   * keeps a lane from work that could run.
+   * Work for one merchant, due on that merchant's business clock, its payload checked against `payload` before
+   * `run` or `giveUp` sees it. `alone`: a long job (a batch's chunk of rows), claimed one at a time, so that processes
+   * sharing a database share such jobs, and run one at a time per merchant in a process (its memory is that of one
+   * chunk in flight, whatever the lanes). `waitsOnNetwork`: a job that spends its time waiting on another server (a
+   * file fetched), run in slots of its own beside the lanes, so that it never keeps a lane from work that could run.
    */
-  | { kind: string; scope: 'merchant'; run: MerchantJobHandler; giveUp: GiveUpHandler; alone?: boolean; waitsOnNetwork?: boolean }
+  | {
+    kind: string; scope: 'merchant'; payload: TSchema;
+    run: (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
+    giveUp: (ctx: Context, payload: unknown) => Promise<void>;
+    alone?: boolean; waitsOnNetwork?: boolean;
+  }
   /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic (and never given up). */
   | { kind: string; scope: 'platform'; run: PlatformJobHandler; everyMs?: number };
 
-export interface MerchantJobOptions {
-  /** Required: every merchant job says what failing for good leaves behind. */
-  giveUp: GiveUpHandler;
+/** A merchant job's declaration: what runs it, and what failing for good leaves behind. */
+export interface MerchantJobSpec<K extends MerchantJobKind> {
+  run(ctx: Context, payload: PayloadOf<K>, job: JobRow): Promise<void>;
+  /**
+   * Run in the transaction that marks the job dead after its last attempt: the object it worked for in a terminal
+   * state with a reason the merchant can read, its sensitive inputs erased, nothing left in progress (or, for work
+   * that must happen in the end, that work scheduled again). The error itself goes to the job's `last_error` and the
+   * log, never to the merchant. Required: every merchant job says what failing for good leaves behind.
+   */
+  giveUp(ctx: Context, payload: PayloadOf<K>): Promise<void>;
   alone?: boolean;
   waitsOnNetwork?: boolean;
 }
 
-export const merchantJob = (kind: string, run: MerchantJobHandler, options: MerchantJobOptions): JobDefinition =>
-  ({ kind, scope: 'merchant', run, ...options });
+/**
+ * Declares a merchant job once: its kind, its payload's schema (the one its capability registered for the kind in
+ * `MerchantJobPayloads`) and its handlers, which get the payload typed by that schema.
+ */
+export function merchantJob<K extends MerchantJobKind>(kind: K, payload: MerchantJobPayloads[K] & TSchema, spec: MerchantJobSpec<K>): JobDefinition {
+  return {
+    kind, scope: 'merchant', payload,
+    // The scheduler checks the payload against the schema before it calls either (a stored row is not typed).
+    run: (ctx, value, job) => spec.run(ctx, value as PayloadOf<K>, job),
+    giveUp: (ctx, value) => spec.giveUp(ctx, value as PayloadOf<K>),
+    ...(spec.alone && { alone: true }), ...(spec.waitsOnNetwork && { waitsOnNetwork: true }),
+  };
+}
+
 export const platformJob = (kind: string, run: PlatformJobHandler, options: { everyMs?: number } = {}): JobDefinition =>
   ({ kind, scope: 'platform', run, everyMs: options.everyMs });
 
@@ -103,9 +122,13 @@ export class Scheduler implements DueWork {
     return this.register(platformJob(kind, run, options));
   }
 
-  /** A merchant job without a module (tests, one-off work): failing for good leaves its object as it is, unless told. */
-  registerMerchantJob(kind: string, run: MerchantJobHandler, options: Partial<MerchantJobOptions> = {}): this {
-    return this.register(merchantJob(kind, run, { giveUp: async () => {}, ...options }));
+  /** A merchant job without a module (tests): any payload; failing for good leaves its object as it is, unless told. */
+  registerMerchantJob(
+    kind: string,
+    run: (ctx: Context, payload: unknown, job: JobRow) => Promise<void>,
+    options: { giveUp?: (ctx: Context, payload: unknown) => Promise<void>; alone?: boolean; waitsOnNetwork?: boolean } = {},
+  ): this {
+    return this.register({ kind, scope: 'merchant', payload: Type.Unknown(), run, giveUp: options.giveUp ?? (async () => {}), alone: options.alone, waitsOnNetwork: options.waitsOnNetwork });
   }
 
   async start(): Promise<void> {
@@ -300,6 +323,7 @@ export class Scheduler implements DueWork {
       if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
       const payload = JSON.parse(job.payload) as unknown;
       if (definition.scope === 'merchant') {
+        if (!Value.Check(definition.payload, payload)) throw new Error(`the payload does not fit the job kind ${job.kind}: ${job.payload.slice(0, 200)}`);
         merchantCtx = await this.merchantContextFor(job);
         offsetMs = merchantCtx.merchant.clockOffsetMs;
         await definition.run(merchantCtx, payload, job);
@@ -343,7 +367,7 @@ export class Scheduler implements DueWork {
   }
 
   /**
-   * Marks the job dead and runs its kind's {@link GiveUpHandler} in one transaction, so that its object reaches its
+   * Marks the job dead and runs its kind's give-up ({@link MerchantJobSpec.giveUp}) in one transaction, so that its object reaches its
    * end exactly when the job does. Its dedupe key is set free: the same work can be scheduled again (a binding that
    * waits for its payer again needs a new expiry). When the handler fails too, the job is marked dead on its own.
    */
@@ -355,9 +379,12 @@ export class Scheduler implements DueWork {
     };
     try {
       const ctx = definition?.scope === 'merchant' ? known ?? await this.merchantContextFor(job) : undefined;
+      const payload = JSON.parse(job.payload) as unknown;
+      // A payload that does not fit its kind gives the give-up nothing it could trust: the job is dead, and the log says so.
+      const fits = definition?.scope === 'merchant' && Value.Check(definition.payload, payload);
       await inTransaction<PlatformContext, void>(ctx ?? platform, async (tx) => {
         if (!(await settleLeased(tx.db, JOB_QUEUE, job, 'dead', dead))) return;
-        if (definition?.scope === 'merchant') await definition.giveUp(tx as Context, JSON.parse(job.payload) as unknown);
+        if (definition?.scope === 'merchant' && fits) await definition.giveUp(tx as Context, payload);
       });
     } catch (failure) {
       platform.log.error({ err: failure, job_id: job.id, kind: job.kind }, 'giving up on a job failed too: its object is left as it was');
@@ -390,11 +417,23 @@ export async function finishJob(db: Db, job: JobRow, now: number): Promise<void>
 const keysWritten = new WeakMap<object, Set<string>>();
 
 /**
- * Adds a one-off job, in the caller's transaction: the job exists exactly when the change that needs it does. A
- * second job under a dedupe key already written is not added; within one transaction (many plans billed together
- * share one billing job) it is not even sent to the database.
+ * Schedules a merchant job, in the caller's transaction: the job exists exactly when the change that needs it does.
+ * Its payload is checked, at compile time, against the schema its capability declared for its kind. A second job under
+ * a dedupe key already written is not added; within one transaction (many plans billed together share one billing
+ * job) it is not even sent to the database.
  */
-export async function scheduleJob(
+export function scheduleJob<K extends MerchantJobKind>(
+  ctx: PlatformContext,
+  job: { kind: K; merchantId: string; dueAt: number; payload: PayloadOf<K>; dedupeKey?: string },
+): Promise<boolean> {
+  return enqueueJob(ctx, job);
+}
+
+/**
+ * Adds a job of any kind, for any merchant or none: the queue itself, beneath `scheduleJob` (which capabilities use,
+ * typed) and for the platform's own and tests' kinds.
+ */
+export async function enqueueJob(
   ctx: PlatformContext,
   job: { kind: string; merchantId: string | null; dueAt: number; payload?: unknown; dedupeKey?: string },
 ): Promise<boolean> {

@@ -7,7 +7,7 @@ import { openNonceStore } from '../../src/http/auth/nonce-store.js';
 import { claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from '../../src/http/idempotency/idempotency.js';
 import { createMerchant } from '../../src/merchants/merchants.js';
 import { claimDue, JOB_QUEUE, realignDue } from '../../src/scheduler/lease.js';
-import { finishJob, Scheduler, scheduleJob } from '../../src/scheduler/scheduler.js';
+import { enqueueJob, finishJob, Scheduler } from '../../src/scheduler/scheduler.js';
 import type { JobRow } from '../../src/scheduler/store.js';
 import { upkeepJobs } from '../../src/upkeep.js';
 import { countNonces } from '../support/nonces.js';
@@ -79,7 +79,7 @@ describe('the scheduler', () => {
     const early = await createMerchant(ctx, { name: 'Early' });
     const late = await createMerchant(ctx, { name: 'Late' });
     const dueAt = clock.now().getTime() + 2 * HOUR;
-    for (const merchant of [early, late]) await scheduleJob(ctx, { kind: 'test.remind', merchantId: merchant.merchant_id, dueAt });
+    for (const merchant of [early, late]) await enqueueJob(ctx, { kind: 'test.remind', merchantId: merchant.merchant_id, dueAt });
 
     assert.equal(await runner.runDue(), 0);
     await setOffset(early.merchant_id, 2 * HOUR + 1000);
@@ -97,7 +97,7 @@ describe('the scheduler', () => {
       throw new Error(`boom ${calls}`);
     });
     const id = randomUUID();
-    await scheduleJob(ctx, { kind: 'test.flaky', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: id });
+    await enqueueJob(ctx, { kind: 'test.flaky', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: id });
     const key = id;
 
     await flaky.runDue();
@@ -121,7 +121,7 @@ describe('the scheduler', () => {
   });
 
   test('a job of a process that died is taken over when its lease runs out, and the dead claim is fenced off', async () => {
-    await scheduleJob(ctx, { kind: 'test.orphan', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'orphan-1' });
+    await enqueueJob(ctx, { kind: 'test.orphan', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'orphan-1' });
     // A process claims the job and dies without a word.
     const [dead] = await claimDue<JobRow>(ctx.db, JOB_QUEUE, { owner: 'dead', token: 'dead-claim', now: clock.now().getTime(), leaseMs: 30_000, limit: 1, kinds: ['test.orphan'] });
     assert.equal(dead?.dedupe_key, 'orphan-1');
@@ -154,7 +154,7 @@ describe('the scheduler', () => {
     const other = scheduler({ owner: 'other', leaseMs: 300 }, sibling.platform).registerPlatformJob('test.slow', async () => {
       assert.fail('the job was taken while its holder was still running it');
     });
-    await scheduleJob({ ...ctx, wallClock: live }, { kind: 'test.slow', merchantId: null, dueAt: live.now().getTime() });
+    await enqueueJob({ ...ctx, wallClock: live }, { kind: 'test.slow', merchantId: null, dueAt: live.now().getTime() });
 
     const running = slow.runDue();
     while (!started) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -174,7 +174,7 @@ describe('the scheduler', () => {
     const sibling = await platform.openSibling(clock);
     const a = scheduler({ owner: 'a' }).registerPlatformJob('test.count', handler);
     const b = scheduler({ owner: 'b' }, sibling.platform).registerPlatformJob('test.count', handler);
-    for (let n = 0; n < 100; n += 1) await scheduleJob(ctx, { kind: 'test.count', merchantId: null, dueAt: clock.now().getTime(), payload: { n } });
+    for (let n = 0; n < 100; n += 1) await enqueueJob(ctx, { kind: 'test.count', merchantId: null, dueAt: clock.now().getTime(), payload: { n } });
 
     const [ranByA, ranByB] = await Promise.all([a.runDue(), b.runDue()]);
     assert.equal(ranByA + ranByB, 100);
@@ -186,7 +186,7 @@ describe('the scheduler', () => {
   test('a scheduler leaves kinds it cannot run alone, as an older process in a rolling upgrade must', async () => {
     const newer = scheduler().registerPlatformJob('test.newer', async () => {});
     const older = scheduler().registerPlatformJob('test.older', async () => {});
-    await scheduleJob(ctx, { kind: 'test.newer', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'newer-1' });
+    await enqueueJob(ctx, { kind: 'test.newer', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'newer-1' });
     assert.equal(await older.runDue(), 0);
     assert.equal((await jobByKey('newer-1')).state, 'pending');
     assert.equal(await newer.runDue(), 1);
@@ -199,7 +199,7 @@ describe('the scheduler', () => {
       ran += 1;
       await new Promise((resolve) => setTimeout(resolve, 20));
     });
-    for (let n = 0; n < 50; n += 1) await scheduleJob(ctx, { kind: 'test.backlog', merchantId: null, dueAt: clock.now().getTime() });
+    for (let n = 0; n < 50; n += 1) await enqueueJob(ctx, { kind: 'test.backlog', merchantId: null, dueAt: clock.now().getTime() });
     const draining = busy.runDue();
     while (ran === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await busy.stop();
@@ -236,9 +236,9 @@ describe('fair lanes (issue 34)', () => {
     const work = holding(busy.merchant_id);
     const lanes = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 4 }).registerMerchantJob('test.lanes', work.run);
     const now = clock.now().getTime();
-    for (let n = 0; n < 10; n += 1) await scheduleJob(ctx, { kind: 'test.lanes', merchantId: busy.merchant_id, dueAt: now - 1000 });
+    for (let n = 0; n < 10; n += 1) await enqueueJob(ctx, { kind: 'test.lanes', merchantId: busy.merchant_id, dueAt: now - 1000 });
     // Due later than every one of the busy merchant's: only fairness, not order, lets it in.
-    await scheduleJob(ctx, { kind: 'test.lanes', merchantId: quiet.merchant_id, dueAt: now });
+    await enqueueJob(ctx, { kind: 'test.lanes', merchantId: quiet.merchant_id, dueAt: now });
     const draining = lanes.runDue();
     while (!work.ran.includes(quiet.merchant_id) || work.waiting.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     // Claims go on while a lane is free: given the time for more, the busy merchant still holds only its half.
@@ -259,8 +259,8 @@ describe('fair lanes (issue 34)', () => {
     const chunks = holding(first.merchant_id);
     const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 4 }).registerMerchantJob('test.chunk', chunks.run, { alone: true });
     const now = clock.now().getTime();
-    for (let n = 0; n < 4; n += 1) await scheduleJob(ctx, { kind: 'test.chunk', merchantId: first.merchant_id, dueAt: now - 1000 });
-    await scheduleJob(ctx, { kind: 'test.chunk', merchantId: second.merchant_id, dueAt: now });
+    for (let n = 0; n < 4; n += 1) await enqueueJob(ctx, { kind: 'test.chunk', merchantId: first.merchant_id, dueAt: now - 1000 });
+    await enqueueJob(ctx, { kind: 'test.chunk', merchantId: second.merchant_id, dueAt: now });
     const draining = scheduler.runDue();
     while (!chunks.ran.includes(second.merchant_id)) await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -282,10 +282,10 @@ describe('fair lanes (issue 34)', () => {
       .registerMerchantJob('test.fetch', fetching.run, { waitsOnNetwork: true })
       .registerMerchantJob('test.compute', async (merchantCtx) => void computing.push(merchantCtx.merchant.id));
     const now = clock.now().getTime();
-    for (let n = 0; n < 10; n += 1) await scheduleJob(ctx, { kind: 'test.fetch', merchantId: slow.merchant_id, dueAt: now - 1000 });
-    await scheduleJob(ctx, { kind: 'test.fetch', merchantId: other.merchant_id, dueAt: now });
-    await scheduleJob(ctx, { kind: 'test.compute', merchantId: slow.merchant_id, dueAt: now });
-    await scheduleJob(ctx, { kind: 'test.compute', merchantId: other.merchant_id, dueAt: now });
+    for (let n = 0; n < 10; n += 1) await enqueueJob(ctx, { kind: 'test.fetch', merchantId: slow.merchant_id, dueAt: now - 1000 });
+    await enqueueJob(ctx, { kind: 'test.fetch', merchantId: other.merchant_id, dueAt: now });
+    await enqueueJob(ctx, { kind: 'test.compute', merchantId: slow.merchant_id, dueAt: now });
+    await enqueueJob(ctx, { kind: 'test.compute', merchantId: other.merchant_id, dueAt: now });
     const draining = scheduler.runDue();
     while (computing.length < 2 || !fetching.ran.includes(other.merchant_id) || fetching.waiting.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -306,10 +306,10 @@ describe('fair lanes (issue 34)', () => {
     const work = holding(busy.merchant_id);
     const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 2 }).registerMerchantJob('test.own', work.run);
     const now = clock.now().getTime();
-    for (let n = 0; n < 4; n += 1) await scheduleJob(ctx, { kind: 'test.own', merchantId: busy.merchant_id, dueAt: now });
+    for (let n = 0; n < 4; n += 1) await enqueueJob(ctx, { kind: 'test.own', merchantId: busy.merchant_id, dueAt: now });
     const draining = scheduler.runDue();
     while (work.waiting.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
-    await scheduleJob(ctx, { kind: 'test.own', merchantId: mover.merchant_id, dueAt: now });
+    await enqueueJob(ctx, { kind: 'test.own', merchantId: mover.merchant_id, dueAt: now });
     assert.equal(await scheduler.runDue({ merchantId: mover.merchant_id }), 1, "the mover's job ran while the busy merchant's were held");
     while (work.ran.filter((id) => id === busy.merchant_id).length < 4) {
       work.release();

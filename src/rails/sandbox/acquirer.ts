@@ -287,7 +287,7 @@ function followUpRefusal(
 }
 
 /**
- * An EMVCo merchant-presented QR payload as FPS uses (HKMA's Common QR Code): a dynamic code with the amount,
+ * An EMVCo merchant-presented QR payload, the kind FPS uses (HKMA's Common QR Code): a dynamic code with the amount,
  * the currency and our reference, ending in its CRC. Sandbox merchant data; scanning it pays nothing.
  */
 function fpsQrPayload(operation: Operation): string {
