@@ -28,6 +28,10 @@ export interface Module {
   readonly events?: ReadonlyArray<EventType<never>>;
   /** Its hosted pages (unsigned, for people with a link). */
   readonly pages?: readonly PageRoute[];
+  /** Its sandbox simulations (answering for the payer, the bank, the card network...): in sandbox mode only. */
+  readonly sandboxRoutes?: readonly AnyRoute[];
+  /** Its sandbox stand-in pages (a card issuer's 3-D Secure page, a wallet app): in sandbox mode only. */
+  readonly sandboxPages?: readonly PageRoute[];
   /** Its work due on a merchant's business clock, and its own upkeep. */
   readonly jobs?: readonly JobDefinition[];
   /** Its two-phase operations on a rail, which recovery finds after a crash. */

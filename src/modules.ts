@@ -49,9 +49,15 @@ export const MODULES: readonly Module[] = [
 /** The `paygate` commands: the platform's own (serve, migrate), then every capability's. */
 export const COMMANDS: readonly CommandEntry[] = [SERVE_COMMAND, MIGRATE_COMMAND, ...MODULES.flatMap((module) => module.commands ?? [])];
 
-/** The modules a platform in this mode runs: the sandbox's simulations exist in sandbox mode only. */
+/**
+ * The modules a platform in this mode runs: the sandbox's simulations exist in sandbox mode only (the sandbox module,
+ * and each module's sandbox routes and pages, which join its others there).
+ */
 export function modulesFor(mode: Mode): Module[] {
-  return MODULES.filter((module) => !module.sandboxOnly || mode === 'sandbox');
+  if (mode !== 'sandbox') return MODULES.filter((module) => !module.sandboxOnly);
+  return MODULES.map((module) => (module.sandboxRoutes || module.sandboxPages
+    ? { ...module, routes: [...(module.routes ?? []), ...(module.sandboxRoutes ?? [])], pages: [...(module.pages ?? []), ...(module.sandboxPages ?? [])] }
+    : module));
 }
 
 /**

@@ -5,9 +5,11 @@ import { ORDER_EVENTS } from './events.js';
 import { ORDER_JOBS } from './jobs.js';
 import { TRANSACTION_LEDGER } from './ledger-source.js';
 import { CHECKOUT_PAGES } from './pages/checkout.js';
+import { PAYER_PAGES } from './pages/payer-pages.js';
 import { RECEIPT_PAGES } from './pages/receipt.js';
 import { TRANSACTION_OPERATIONS } from './recovery.js';
 import { orderRoutes } from './routes.js';
+import { ORDER_SANDBOX_ROUTES } from './sandbox-routes.js';
 import { scheduleNextSettlement } from './settlement.js';
 
 /** Orders and their transactions: payments, captures, voids, refunds, settlement, the payment page and receipts (operation 1). */
@@ -18,6 +20,9 @@ export const ordersModule = defineModule({
   errors: ORDER_ERRORS,
   events: Object.values(ORDER_EVENTS),
   pages: [...CHECKOUT_PAGES, ...RECEIPT_PAGES],
+  sandboxRoutes: ORDER_SANDBOX_ROUTES,
+  // The card issuer's 3-D Secure page and the payer's wallet app, for payments and bindings alike: a real acquirer serves its own.
+  sandboxPages: PAYER_PAGES,
   jobs: ORDER_JOBS,
   railOperations: [TRANSACTION_OPERATIONS],
   ledgerSources: [TRANSACTION_LEDGER],

@@ -5,6 +5,7 @@ import { TOKEN_ERRORS } from './errors.js';
 import { TOKEN_EVENTS } from './events.js';
 import { BINDING_PAGES } from './pages/binding.js';
 import { paymentTokenRoutes } from './routes.js';
+import { TOKEN_SANDBOX_ROUTES } from './sandbox-routes.js';
 
 /** Payment tokens: cards bound with 3-D Secure and wallet agreements, checked, listed, deleted and charged (operation 8). */
 export const paymentTokensModule = defineModule({
@@ -14,6 +15,7 @@ export const paymentTokensModule = defineModule({
   errors: TOKEN_ERRORS,
   events: Object.values(TOKEN_EVENTS),
   pages: BINDING_PAGES,
+  sandboxRoutes: TOKEN_SANDBOX_ROUTES,
   jobs: TOKEN_JOBS,
   railOperations: [BINDING_OPERATIONS],
 });

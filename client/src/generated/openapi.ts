@@ -189,6 +189,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/sandbox/api/v1/payment_tokens/{token}/succeed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Settle a pending binding as the cardholder passing 3-D Secure would: the token succeeds. */
+        post: operations["succeedSandboxPaymentToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/payment_tokens/{token}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Settle a pending binding as the cardholder failing 3-D Secure would: the token fails. */
+        post: operations["failSandboxPaymentToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/orders": {
         parameters: {
             query?: never;
@@ -362,6 +396,40 @@ export interface paths {
          * @description Name the order as for orders/check: order{number | reference_number}, or transaction{uuid}.
          */
         post: operations["listOrderEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/transactions/{uuid}/succeed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete a pending transaction as the payer would (3-D Secure passed, or the wallet payment made). */
+        post: operations["succeedSandboxTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/transactions/{uuid}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fail a pending transaction as the payer would (3-D Secure failed, or the wallet payment refused). */
+        post: operations["failSandboxTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -699,6 +767,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/sandbox/api/v1/balance/top_up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fund the merchant's available balance, as money arriving from its bank would (docs/ledger.md). */
+        post: operations["topUpSandboxBalance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/ts/api/v1/openapi/user": {
         parameters: {
             query?: never;
@@ -734,6 +819,40 @@ export interface paths {
          */
         put: operations["updateUser"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/users/{user_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a user whose identity check is pending (a last name of Review), as the provider finishing its review would. */
+        post: operations["approveSandboxUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/users/{user_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a user whose identity check is pending, with a reason (a default when none is given). */
+        post: operations["rejectSandboxUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -918,6 +1037,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/sandbox/api/v1/issuing/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A purchase with a card, as the card network would send it: approved (the amount held) or declined, with the reason. */
+        post: operations["simulateAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/authorizations/{id}/increment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Raise an open authorisation (an incremental authorisation); declined, it stays as it was. */
+        post: operations["simulateIncrement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/authorizations/{id}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reverse part of an open authorisation, or all of it when no amount is given: that much of the hold and the limits is freed. */
+        post: operations["simulateReversal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/authorizations/{id}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Clear an open authorisation, for the authorised amount or another (partial or more-than-authorised), at the settlement's rate plus the fee. */
+        post: operations["simulateSettlement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A refund to a card from the card's merchant: credited at once, at the day's rate, with no fee. */
+        post: operations["simulateCardRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/issuing/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A cash withdrawal at an ATM: the purchase's rules, then paid out at once with its fee. */
+        post: operations["simulateWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/ts/api/v1/openapi/payees": {
         parameters: {
             query?: never;
@@ -1043,6 +1264,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/sandbox/api/v1/payout_requests/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a payout to its next state now, without moving the clock: an approved payout runs; a transfer takes the bank's next report. */
+        post: operations["advanceSandboxPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/payment/api/v1/openapi/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -1078,244 +1316,6 @@ export interface paths {
          * @description Settlement, authorisation expiry and due-date voids (and later billing, payouts, webhook retries) run in time order as the clock passes their times. Only this merchant's clock moves.
          */
         post: operations["advanceSandboxClock"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/balance/top_up": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Fund the merchant's available balance, as money arriving from its bank would (docs/ledger.md). */
-        post: operations["topUpSandboxBalance"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/transactions/{uuid}/succeed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Complete a pending transaction as the payer would (3-D Secure passed, or the wallet payment made). */
-        post: operations["succeedSandboxTransaction"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/transactions/{uuid}/fail": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Fail a pending transaction as the payer would (3-D Secure failed, or the wallet payment refused). */
-        post: operations["failSandboxTransaction"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/payment_tokens/{token}/succeed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Settle a pending binding as the cardholder passing 3-D Secure would: the token succeeds. */
-        post: operations["succeedSandboxPaymentToken"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/payment_tokens/{token}/fail": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Settle a pending binding as the cardholder failing 3-D Secure would: the token fails. */
-        post: operations["failSandboxPaymentToken"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/users/{user_id}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Approve a user whose identity check is pending (a last name of Review), as the provider finishing its review would. */
-        post: operations["approveSandboxUser"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/users/{user_id}/reject": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Reject a user whose identity check is pending, with a reason (a default when none is given). */
-        post: operations["rejectSandboxUser"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/issuing/authorizations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A purchase with a card, as the card network would send it: approved (the amount held) or declined, with the reason. */
-        post: operations["simulateAuthorization"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/issuing/authorizations/{id}/increment": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Raise an open authorisation (an incremental authorisation); declined, it stays as it was. */
-        post: operations["simulateIncrement"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/issuing/authorizations/{id}/reverse": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Reverse part of an open authorisation, or all of it when no amount is given: that much of the hold and the limits is freed. */
-        post: operations["simulateReversal"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/issuing/authorizations/{id}/settle": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Clear an open authorisation, for the authorised amount or another (partial or more-than-authorised), at the settlement's rate plus the fee. */
-        post: operations["simulateSettlement"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/issuing/refunds": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A refund to a card from the card's merchant: credited at once, at the day's rate, with no fee. */
-        post: operations["simulateCardRefund"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/issuing/withdrawals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A cash withdrawal at an ATM: the purchase's rules, then paid out at once with its fee. */
-        post: operations["simulateWithdrawal"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/svc/sandbox/api/v1/payout_requests/{id}/advance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Move a payout to its next state now, without moving the clock: an approved payout runs; a transfer takes the bank's next report. */
-        post: operations["advanceSandboxPayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1992,6 +1992,108 @@ export interface operations {
                             /** @description A page where the customer binds a card themselves (docs/payment-tokens.md). */
                             wallet_link: string;
                             expires_at: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    succeedSandboxPaymentToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payment_token: {
+                                /** @enum {string} */
+                                token_type: "CreditCard" | "WechatPayAutoDebit" | "AlipayAutoDebit";
+                                token: string;
+                                /** @enum {string} */
+                                state: "pending" | "success" | "failed";
+                                default: boolean;
+                                verify_url?: string | null;
+                                verify_uuid?: string;
+                                error_code?: string;
+                                error_msg?: string;
+                                credit_card?: {
+                                    number: string;
+                                    exp_month: string;
+                                    exp_year: string;
+                                    holder_name: string;
+                                    brand: string;
+                                    billing_currency: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    failSandboxPaymentToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payment_token: {
+                                /** @enum {string} */
+                                token_type: "CreditCard" | "WechatPayAutoDebit" | "AlipayAutoDebit";
+                                token: string;
+                                /** @enum {string} */
+                                state: "pending" | "success" | "failed";
+                                default: boolean;
+                                verify_url?: string | null;
+                                verify_uuid?: string;
+                                error_code?: string;
+                                error_msg?: string;
+                                credit_card?: {
+                                    number: string;
+                                    exp_month: string;
+                                    exp_year: string;
+                                    holder_name: string;
+                                    brand: string;
+                                    billing_currency: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -3732,6 +3834,378 @@ export interface operations {
                                     }[];
                                 }[];
                             }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    succeedSandboxTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            order: {
+                                source: string;
+                                type: string;
+                                number: string;
+                                reference_number: string;
+                                due_date: string | null;
+                                initial_total: number;
+                                initial_tips: number;
+                                subtotal: number;
+                                /** @description Decimal text with the currency's decimals. */
+                                paid_total: string;
+                                /** @description initial_total − paid_total; negative when over-paid. */
+                                unpaid_total: string;
+                                /** @enum {string} */
+                                state: "invoiced" | "in_completed" | "completed" | "voided";
+                                /** @enum {string} */
+                                correspondence_state: "unpaid" | "partial_paid" | "paid" | "over_paid" | "refunded" | "voided" | "authorized";
+                                currency: string;
+                                note: string | null;
+                                return_url?: string;
+                                notify_url?: string;
+                                customer_uuid?: string;
+                                business: {
+                                    id: string;
+                                    business_name: string;
+                                };
+                                created_at: string;
+                                updated_at: string;
+                                line_items: {
+                                    uuid: string;
+                                    /** @enum {string} */
+                                    purchasable_type: "RearTips" | "Charge" | "Listing" | "Rounding" | "SurchargeFee";
+                                    purchase_id?: number;
+                                    price: number;
+                                    quantity: number;
+                                    total: number;
+                                    label?: string;
+                                }[] | null;
+                                transactions: {
+                                    /** @enum {string} */
+                                    type: "Sales" | "Authorization" | "Refund" | "Capture";
+                                    uuid: string;
+                                    currency: string;
+                                    amount: number;
+                                    success: boolean;
+                                    is_pending: boolean;
+                                    captured: boolean;
+                                    allow_void: boolean;
+                                    allow_refund: boolean;
+                                    void_is_pending: boolean;
+                                    voided: boolean;
+                                    payment_method: string;
+                                    note: string | null;
+                                    payment_data: {
+                                        acquirer_name: string;
+                                        acquirer_type: string;
+                                        auth_code?: string;
+                                        brn: string;
+                                        card_number_len?: number;
+                                        card_read_mode?: string;
+                                        credit_card_type?: string;
+                                        first_6_digits?: string;
+                                        last_4_digits?: string;
+                                        merchant_id?: string;
+                                        new_gateway_txn_id: string;
+                                        payment_method: string;
+                                        receipt_id: string;
+                                        rrn?: string;
+                                        transaction_state: string;
+                                        token?: string;
+                                        holder_name?: string;
+                                        exp_month?: string;
+                                        exp_year?: string;
+                                        resp_code?: string;
+                                        resp_msg?: string;
+                                        error_code?: string;
+                                        error_desc?: string;
+                                        consumer_country_code?: string;
+                                    };
+                                    original_transaction_uuid: string | null;
+                                    "3ds"?: {
+                                        enrolled: string;
+                                        redirect_url: string;
+                                    };
+                                    /** @description While a wallet payment is pending: what the payer needs to pay. */
+                                    wallet?: {
+                                        /** @description What the payer scans: a URL, or for FPS an EMVCo QR payload. */
+                                        qr_code?: string;
+                                        /** @description Where to send the payer to pay (Alipay). */
+                                        redirect_url?: string;
+                                        /** @description When the payment fails unless paid: 15 minutes after it was started. */
+                                        expires_at: string;
+                                    };
+                                    created_at: string;
+                                    updated_at: string;
+                                }[];
+                            };
+                            transaction: {
+                                /** @enum {string} */
+                                type: "Sales" | "Authorization" | "Refund" | "Capture";
+                                uuid: string;
+                                currency: string;
+                                amount: number;
+                                success: boolean;
+                                is_pending: boolean;
+                                captured: boolean;
+                                allow_void: boolean;
+                                allow_refund: boolean;
+                                void_is_pending: boolean;
+                                voided: boolean;
+                                payment_method: string;
+                                note: string | null;
+                                payment_data: {
+                                    acquirer_name: string;
+                                    acquirer_type: string;
+                                    auth_code?: string;
+                                    brn: string;
+                                    card_number_len?: number;
+                                    card_read_mode?: string;
+                                    credit_card_type?: string;
+                                    first_6_digits?: string;
+                                    last_4_digits?: string;
+                                    merchant_id?: string;
+                                    new_gateway_txn_id: string;
+                                    payment_method: string;
+                                    receipt_id: string;
+                                    rrn?: string;
+                                    transaction_state: string;
+                                    token?: string;
+                                    holder_name?: string;
+                                    exp_month?: string;
+                                    exp_year?: string;
+                                    resp_code?: string;
+                                    resp_msg?: string;
+                                    error_code?: string;
+                                    error_desc?: string;
+                                    consumer_country_code?: string;
+                                };
+                                original_transaction_uuid: string | null;
+                                "3ds"?: {
+                                    enrolled: string;
+                                    redirect_url: string;
+                                };
+                                /** @description While a wallet payment is pending: what the payer needs to pay. */
+                                wallet?: {
+                                    /** @description What the payer scans: a URL, or for FPS an EMVCo QR payload. */
+                                    qr_code?: string;
+                                    /** @description Where to send the payer to pay (Alipay). */
+                                    redirect_url?: string;
+                                    /** @description When the payment fails unless paid: 15 minutes after it was started. */
+                                    expires_at: string;
+                                };
+                                created_at: string;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    failSandboxTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            order: {
+                                source: string;
+                                type: string;
+                                number: string;
+                                reference_number: string;
+                                due_date: string | null;
+                                initial_total: number;
+                                initial_tips: number;
+                                subtotal: number;
+                                /** @description Decimal text with the currency's decimals. */
+                                paid_total: string;
+                                /** @description initial_total − paid_total; negative when over-paid. */
+                                unpaid_total: string;
+                                /** @enum {string} */
+                                state: "invoiced" | "in_completed" | "completed" | "voided";
+                                /** @enum {string} */
+                                correspondence_state: "unpaid" | "partial_paid" | "paid" | "over_paid" | "refunded" | "voided" | "authorized";
+                                currency: string;
+                                note: string | null;
+                                return_url?: string;
+                                notify_url?: string;
+                                customer_uuid?: string;
+                                business: {
+                                    id: string;
+                                    business_name: string;
+                                };
+                                created_at: string;
+                                updated_at: string;
+                                line_items: {
+                                    uuid: string;
+                                    /** @enum {string} */
+                                    purchasable_type: "RearTips" | "Charge" | "Listing" | "Rounding" | "SurchargeFee";
+                                    purchase_id?: number;
+                                    price: number;
+                                    quantity: number;
+                                    total: number;
+                                    label?: string;
+                                }[] | null;
+                                transactions: {
+                                    /** @enum {string} */
+                                    type: "Sales" | "Authorization" | "Refund" | "Capture";
+                                    uuid: string;
+                                    currency: string;
+                                    amount: number;
+                                    success: boolean;
+                                    is_pending: boolean;
+                                    captured: boolean;
+                                    allow_void: boolean;
+                                    allow_refund: boolean;
+                                    void_is_pending: boolean;
+                                    voided: boolean;
+                                    payment_method: string;
+                                    note: string | null;
+                                    payment_data: {
+                                        acquirer_name: string;
+                                        acquirer_type: string;
+                                        auth_code?: string;
+                                        brn: string;
+                                        card_number_len?: number;
+                                        card_read_mode?: string;
+                                        credit_card_type?: string;
+                                        first_6_digits?: string;
+                                        last_4_digits?: string;
+                                        merchant_id?: string;
+                                        new_gateway_txn_id: string;
+                                        payment_method: string;
+                                        receipt_id: string;
+                                        rrn?: string;
+                                        transaction_state: string;
+                                        token?: string;
+                                        holder_name?: string;
+                                        exp_month?: string;
+                                        exp_year?: string;
+                                        resp_code?: string;
+                                        resp_msg?: string;
+                                        error_code?: string;
+                                        error_desc?: string;
+                                        consumer_country_code?: string;
+                                    };
+                                    original_transaction_uuid: string | null;
+                                    "3ds"?: {
+                                        enrolled: string;
+                                        redirect_url: string;
+                                    };
+                                    /** @description While a wallet payment is pending: what the payer needs to pay. */
+                                    wallet?: {
+                                        /** @description What the payer scans: a URL, or for FPS an EMVCo QR payload. */
+                                        qr_code?: string;
+                                        /** @description Where to send the payer to pay (Alipay). */
+                                        redirect_url?: string;
+                                        /** @description When the payment fails unless paid: 15 minutes after it was started. */
+                                        expires_at: string;
+                                    };
+                                    created_at: string;
+                                    updated_at: string;
+                                }[];
+                            };
+                            transaction: {
+                                /** @enum {string} */
+                                type: "Sales" | "Authorization" | "Refund" | "Capture";
+                                uuid: string;
+                                currency: string;
+                                amount: number;
+                                success: boolean;
+                                is_pending: boolean;
+                                captured: boolean;
+                                allow_void: boolean;
+                                allow_refund: boolean;
+                                void_is_pending: boolean;
+                                voided: boolean;
+                                payment_method: string;
+                                note: string | null;
+                                payment_data: {
+                                    acquirer_name: string;
+                                    acquirer_type: string;
+                                    auth_code?: string;
+                                    brn: string;
+                                    card_number_len?: number;
+                                    card_read_mode?: string;
+                                    credit_card_type?: string;
+                                    first_6_digits?: string;
+                                    last_4_digits?: string;
+                                    merchant_id?: string;
+                                    new_gateway_txn_id: string;
+                                    payment_method: string;
+                                    receipt_id: string;
+                                    rrn?: string;
+                                    transaction_state: string;
+                                    token?: string;
+                                    holder_name?: string;
+                                    exp_month?: string;
+                                    exp_year?: string;
+                                    resp_code?: string;
+                                    resp_msg?: string;
+                                    error_code?: string;
+                                    error_desc?: string;
+                                    consumer_country_code?: string;
+                                };
+                                original_transaction_uuid: string | null;
+                                "3ds"?: {
+                                    enrolled: string;
+                                    redirect_url: string;
+                                };
+                                /** @description While a wallet payment is pending: what the payer needs to pay. */
+                                wallet?: {
+                                    /** @description What the payer scans: a URL, or for FPS an EMVCo QR payload. */
+                                    qr_code?: string;
+                                    /** @description Where to send the payer to pay (Alipay). */
+                                    redirect_url?: string;
+                                    /** @description When the payment fails unless paid: 15 minutes after it was started. */
+                                    expires_at: string;
+                                };
+                                created_at: string;
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -5729,6 +6203,61 @@ export interface operations {
             };
         };
     };
+    topUpSandboxBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ISO 4217. */
+                    currency: string;
+                    /** @description Positive, with at most the currency's decimals: "1000.00". */
+                    amount: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            top_up: {
+                                id: string;
+                                currency: string;
+                                amount: string;
+                                created_at: string;
+                            };
+                            balance: {
+                                currency: string;
+                                /** @description What the merchant may spend or pay out now. Decimal text with the currency's decimals, like paid_total. */
+                                available: string;
+                                /** @description Captured, not yet settled. Decimal text with the currency's decimals, like paid_total. */
+                                incoming: string;
+                                /** @description Held for payouts in flight. Decimal text with the currency's decimals, like paid_total. */
+                                reserved: string;
+                                /** @description Held for card authorisations. Decimal text with the currency's decimals, like paid_total. */
+                                on_hold: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
     createUser: {
         parameters: {
             query?: never;
@@ -5867,6 +6396,115 @@ export interface operations {
                         /** @description ISO 3166 alpha-3, such as HKG */
                         issuing_country?: string;
                     };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            user: {
+                                id: string;
+                                /** @description The same as id. */
+                                user_id: string;
+                                reference_id: string;
+                                calling_code: string;
+                                phone_number: string;
+                                /** @enum {string} */
+                                document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
+                                document_number: string;
+                                first_name: string | null;
+                                last_name: string | null;
+                                date_of_birth: string;
+                                issuing_country: string;
+                                /** @enum {string} */
+                                verification_status: "pending" | "approved" | "rejected";
+                                rejection_reason: string | null;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    approveSandboxUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            user: {
+                                id: string;
+                                /** @description The same as id. */
+                                user_id: string;
+                                reference_id: string;
+                                calling_code: string;
+                                phone_number: string;
+                                /** @enum {string} */
+                                document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
+                                document_number: string;
+                                first_name: string | null;
+                                last_name: string | null;
+                                date_of_birth: string;
+                                issuing_country: string;
+                                /** @enum {string} */
+                                verification_status: "pending" | "approved" | "rejected";
+                                rejection_reason: string | null;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rejectSandboxUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the identity check failed; a default when absent. */
+                    reason?: string;
                 };
             };
         };
@@ -6584,6 +7222,430 @@ export interface operations {
             };
         };
     };
+    simulateAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_id: string;
+                    /** @description Decimal text in currency, positive. */
+                    amount: string | number;
+                    currency: string;
+                    merchant: {
+                        id: string;
+                        name: string;
+                        city: string;
+                        /** @description ISO 3166 code, such as HK or HKG */
+                        country: string;
+                        /** @description A four-digit merchant category code (MCC) */
+                        category: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateIncrement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateReversal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What to reverse; all that is authorised when absent. */
+                    amount?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What clears: less or more than authorised; the authorised amount when absent. */
+                    amount?: string | number;
+                    /** @description The authorisation's currency. */
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateCardRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_id: string;
+                    /** @description Decimal text in currency, positive. */
+                    amount: string | number;
+                    currency: string;
+                    merchant: {
+                        id: string;
+                        name: string;
+                        city: string;
+                        /** @description ISO 3166 code, such as HK or HKG */
+                        country: string;
+                        /** @description A four-digit merchant category code (MCC) */
+                        category: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    simulateWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_id: string;
+                    /** @description Decimal text in currency, positive. */
+                    amount: string | number;
+                    currency: string;
+                    merchant: {
+                        id: string;
+                        name: string;
+                        city: string;
+                        /** @description ISO 3166 code, such as HK or HKG */
+                        country: string;
+                        /** @description A four-digit merchant category code (MCC) */
+                        category: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            transaction: {
+                                id: string;
+                                p_business_id: string | null;
+                                p_user_id: string | null;
+                                card: string;
+                                /** @enum {string} */
+                                status: "Authorized" | "Declined" | "Settled";
+                                /** @enum {string} */
+                                type: "Sales" | "Refund" | "Withdrawal";
+                                transaction_currency: string;
+                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
+                                transaction_amount: string;
+                                local_currency: string;
+                                /** @description The amount converted into the card's currency at the authorisation's rate. */
+                                local_amount: string;
+                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
+                                final_local_amount: string;
+                                /** @description The foreign-exchange fee. */
+                                calculated_fee: string;
+                                merchant_id: string;
+                                merchant_country: string;
+                                merchant_city: string;
+                                merchant_name: string;
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                p_created_at: string;
+                            };
+                            /** @description Why it was declined (docs/issuing.md); null when approved. */
+                            decline_reason: string | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
     listPayees: {
         parameters: {
             query: {
@@ -7202,6 +8264,61 @@ export interface operations {
             };
         };
     };
+    advanceSandboxPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            payout_request: {
+                                id: string;
+                                /** @description Decimal text. */
+                                amount: string;
+                                currency: string;
+                                /** @enum {string} */
+                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
+                                /** @enum {string} */
+                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
+                                /** @description ISO 8601 UTC with milliseconds. */
+                                created_at: string;
+                                /** @description paygate: the payee paid. */
+                                payee_id: string;
+                                reference_id: string | null;
+                                remark: string | null;
+                                callback_url: string;
+                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
+                                schedule_at: string | null;
+                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
+                                status_reason: string | null;
+                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
+                                decided_by: string | null;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
     redeliverEvent: {
         parameters: {
             query?: never;
@@ -7344,1123 +8461,6 @@ export interface operations {
                             timezone: string;
                             /** @description How far business time is ahead of wall time. */
                             offset_seconds: number;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    topUpSandboxBalance: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description ISO 4217. */
-                    currency: string;
-                    /** @description Positive, with at most the currency's decimals: "1000.00". */
-                    amount: string | number;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            top_up: {
-                                id: string;
-                                currency: string;
-                                amount: string;
-                                created_at: string;
-                            };
-                            balance: {
-                                currency: string;
-                                /** @description What the merchant may spend or pay out now. Decimal text with the currency's decimals, like paid_total. */
-                                available: string;
-                                /** @description Captured, not yet settled. Decimal text with the currency's decimals, like paid_total. */
-                                incoming: string;
-                                /** @description Held for payouts in flight. Decimal text with the currency's decimals, like paid_total. */
-                                reserved: string;
-                                /** @description Held for card authorisations. Decimal text with the currency's decimals, like paid_total. */
-                                on_hold: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-    };
-    succeedSandboxTransaction: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            order: {
-                                source: string;
-                                type: string;
-                                number: string;
-                                reference_number: string;
-                                due_date: string | null;
-                                initial_total: number;
-                                initial_tips: number;
-                                subtotal: number;
-                                /** @description Decimal text with the currency's decimals. */
-                                paid_total: string;
-                                /** @description initial_total − paid_total; negative when over-paid. */
-                                unpaid_total: string;
-                                /** @enum {string} */
-                                state: "invoiced" | "in_completed" | "completed" | "voided";
-                                /** @enum {string} */
-                                correspondence_state: "unpaid" | "partial_paid" | "paid" | "over_paid" | "refunded" | "voided" | "authorized";
-                                currency: string;
-                                note: string | null;
-                                return_url?: string;
-                                notify_url?: string;
-                                customer_uuid?: string;
-                                business: {
-                                    id: string;
-                                    business_name: string;
-                                };
-                                created_at: string;
-                                updated_at: string;
-                                line_items: {
-                                    uuid: string;
-                                    /** @enum {string} */
-                                    purchasable_type: "RearTips" | "Charge" | "Listing" | "Rounding" | "SurchargeFee";
-                                    purchase_id?: number;
-                                    price: number;
-                                    quantity: number;
-                                    total: number;
-                                    label?: string;
-                                }[] | null;
-                                transactions: {
-                                    /** @enum {string} */
-                                    type: "Sales" | "Authorization" | "Refund" | "Capture";
-                                    uuid: string;
-                                    currency: string;
-                                    amount: number;
-                                    success: boolean;
-                                    is_pending: boolean;
-                                    captured: boolean;
-                                    allow_void: boolean;
-                                    allow_refund: boolean;
-                                    void_is_pending: boolean;
-                                    voided: boolean;
-                                    payment_method: string;
-                                    note: string | null;
-                                    payment_data: {
-                                        acquirer_name: string;
-                                        acquirer_type: string;
-                                        auth_code?: string;
-                                        brn: string;
-                                        card_number_len?: number;
-                                        card_read_mode?: string;
-                                        credit_card_type?: string;
-                                        first_6_digits?: string;
-                                        last_4_digits?: string;
-                                        merchant_id?: string;
-                                        new_gateway_txn_id: string;
-                                        payment_method: string;
-                                        receipt_id: string;
-                                        rrn?: string;
-                                        transaction_state: string;
-                                        token?: string;
-                                        holder_name?: string;
-                                        exp_month?: string;
-                                        exp_year?: string;
-                                        resp_code?: string;
-                                        resp_msg?: string;
-                                        error_code?: string;
-                                        error_desc?: string;
-                                        consumer_country_code?: string;
-                                    };
-                                    original_transaction_uuid: string | null;
-                                    "3ds"?: {
-                                        enrolled: string;
-                                        redirect_url: string;
-                                    };
-                                    /** @description While a wallet payment is pending: what the payer needs to pay. */
-                                    wallet?: {
-                                        /** @description What the payer scans: a URL, or for FPS an EMVCo QR payload. */
-                                        qr_code?: string;
-                                        /** @description Where to send the payer to pay (Alipay). */
-                                        redirect_url?: string;
-                                        /** @description When the payment fails unless paid: 15 minutes after it was started. */
-                                        expires_at: string;
-                                    };
-                                    created_at: string;
-                                    updated_at: string;
-                                }[];
-                            };
-                            transaction: {
-                                /** @enum {string} */
-                                type: "Sales" | "Authorization" | "Refund" | "Capture";
-                                uuid: string;
-                                currency: string;
-                                amount: number;
-                                success: boolean;
-                                is_pending: boolean;
-                                captured: boolean;
-                                allow_void: boolean;
-                                allow_refund: boolean;
-                                void_is_pending: boolean;
-                                voided: boolean;
-                                payment_method: string;
-                                note: string | null;
-                                payment_data: {
-                                    acquirer_name: string;
-                                    acquirer_type: string;
-                                    auth_code?: string;
-                                    brn: string;
-                                    card_number_len?: number;
-                                    card_read_mode?: string;
-                                    credit_card_type?: string;
-                                    first_6_digits?: string;
-                                    last_4_digits?: string;
-                                    merchant_id?: string;
-                                    new_gateway_txn_id: string;
-                                    payment_method: string;
-                                    receipt_id: string;
-                                    rrn?: string;
-                                    transaction_state: string;
-                                    token?: string;
-                                    holder_name?: string;
-                                    exp_month?: string;
-                                    exp_year?: string;
-                                    resp_code?: string;
-                                    resp_msg?: string;
-                                    error_code?: string;
-                                    error_desc?: string;
-                                    consumer_country_code?: string;
-                                };
-                                original_transaction_uuid: string | null;
-                                "3ds"?: {
-                                    enrolled: string;
-                                    redirect_url: string;
-                                };
-                                /** @description While a wallet payment is pending: what the payer needs to pay. */
-                                wallet?: {
-                                    /** @description What the payer scans: a URL, or for FPS an EMVCo QR payload. */
-                                    qr_code?: string;
-                                    /** @description Where to send the payer to pay (Alipay). */
-                                    redirect_url?: string;
-                                    /** @description When the payment fails unless paid: 15 minutes after it was started. */
-                                    expires_at: string;
-                                };
-                                created_at: string;
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-    };
-    failSandboxTransaction: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            order: {
-                                source: string;
-                                type: string;
-                                number: string;
-                                reference_number: string;
-                                due_date: string | null;
-                                initial_total: number;
-                                initial_tips: number;
-                                subtotal: number;
-                                /** @description Decimal text with the currency's decimals. */
-                                paid_total: string;
-                                /** @description initial_total − paid_total; negative when over-paid. */
-                                unpaid_total: string;
-                                /** @enum {string} */
-                                state: "invoiced" | "in_completed" | "completed" | "voided";
-                                /** @enum {string} */
-                                correspondence_state: "unpaid" | "partial_paid" | "paid" | "over_paid" | "refunded" | "voided" | "authorized";
-                                currency: string;
-                                note: string | null;
-                                return_url?: string;
-                                notify_url?: string;
-                                customer_uuid?: string;
-                                business: {
-                                    id: string;
-                                    business_name: string;
-                                };
-                                created_at: string;
-                                updated_at: string;
-                                line_items: {
-                                    uuid: string;
-                                    /** @enum {string} */
-                                    purchasable_type: "RearTips" | "Charge" | "Listing" | "Rounding" | "SurchargeFee";
-                                    purchase_id?: number;
-                                    price: number;
-                                    quantity: number;
-                                    total: number;
-                                    label?: string;
-                                }[] | null;
-                                transactions: {
-                                    /** @enum {string} */
-                                    type: "Sales" | "Authorization" | "Refund" | "Capture";
-                                    uuid: string;
-                                    currency: string;
-                                    amount: number;
-                                    success: boolean;
-                                    is_pending: boolean;
-                                    captured: boolean;
-                                    allow_void: boolean;
-                                    allow_refund: boolean;
-                                    void_is_pending: boolean;
-                                    voided: boolean;
-                                    payment_method: string;
-                                    note: string | null;
-                                    payment_data: {
-                                        acquirer_name: string;
-                                        acquirer_type: string;
-                                        auth_code?: string;
-                                        brn: string;
-                                        card_number_len?: number;
-                                        card_read_mode?: string;
-                                        credit_card_type?: string;
-                                        first_6_digits?: string;
-                                        last_4_digits?: string;
-                                        merchant_id?: string;
-                                        new_gateway_txn_id: string;
-                                        payment_method: string;
-                                        receipt_id: string;
-                                        rrn?: string;
-                                        transaction_state: string;
-                                        token?: string;
-                                        holder_name?: string;
-                                        exp_month?: string;
-                                        exp_year?: string;
-                                        resp_code?: string;
-                                        resp_msg?: string;
-                                        error_code?: string;
-                                        error_desc?: string;
-                                        consumer_country_code?: string;
-                                    };
-                                    original_transaction_uuid: string | null;
-                                    "3ds"?: {
-                                        enrolled: string;
-                                        redirect_url: string;
-                                    };
-                                    /** @description While a wallet payment is pending: what the payer needs to pay. */
-                                    wallet?: {
-                                        /** @description What the payer scans: a URL, or for FPS an EMVCo QR payload. */
-                                        qr_code?: string;
-                                        /** @description Where to send the payer to pay (Alipay). */
-                                        redirect_url?: string;
-                                        /** @description When the payment fails unless paid: 15 minutes after it was started. */
-                                        expires_at: string;
-                                    };
-                                    created_at: string;
-                                    updated_at: string;
-                                }[];
-                            };
-                            transaction: {
-                                /** @enum {string} */
-                                type: "Sales" | "Authorization" | "Refund" | "Capture";
-                                uuid: string;
-                                currency: string;
-                                amount: number;
-                                success: boolean;
-                                is_pending: boolean;
-                                captured: boolean;
-                                allow_void: boolean;
-                                allow_refund: boolean;
-                                void_is_pending: boolean;
-                                voided: boolean;
-                                payment_method: string;
-                                note: string | null;
-                                payment_data: {
-                                    acquirer_name: string;
-                                    acquirer_type: string;
-                                    auth_code?: string;
-                                    brn: string;
-                                    card_number_len?: number;
-                                    card_read_mode?: string;
-                                    credit_card_type?: string;
-                                    first_6_digits?: string;
-                                    last_4_digits?: string;
-                                    merchant_id?: string;
-                                    new_gateway_txn_id: string;
-                                    payment_method: string;
-                                    receipt_id: string;
-                                    rrn?: string;
-                                    transaction_state: string;
-                                    token?: string;
-                                    holder_name?: string;
-                                    exp_month?: string;
-                                    exp_year?: string;
-                                    resp_code?: string;
-                                    resp_msg?: string;
-                                    error_code?: string;
-                                    error_desc?: string;
-                                    consumer_country_code?: string;
-                                };
-                                original_transaction_uuid: string | null;
-                                "3ds"?: {
-                                    enrolled: string;
-                                    redirect_url: string;
-                                };
-                                /** @description While a wallet payment is pending: what the payer needs to pay. */
-                                wallet?: {
-                                    /** @description What the payer scans: a URL, or for FPS an EMVCo QR payload. */
-                                    qr_code?: string;
-                                    /** @description Where to send the payer to pay (Alipay). */
-                                    redirect_url?: string;
-                                    /** @description When the payment fails unless paid: 15 minutes after it was started. */
-                                    expires_at: string;
-                                };
-                                created_at: string;
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-    };
-    succeedSandboxPaymentToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            payment_token: {
-                                /** @enum {string} */
-                                token_type: "CreditCard" | "WechatPayAutoDebit" | "AlipayAutoDebit";
-                                token: string;
-                                /** @enum {string} */
-                                state: "pending" | "success" | "failed";
-                                default: boolean;
-                                verify_url?: string | null;
-                                verify_uuid?: string;
-                                error_code?: string;
-                                error_msg?: string;
-                                credit_card?: {
-                                    number: string;
-                                    exp_month: string;
-                                    exp_year: string;
-                                    holder_name: string;
-                                    brand: string;
-                                    billing_currency: string;
-                                };
-                            };
-                        };
-                    };
-                };
-            };
-        };
-    };
-    failSandboxPaymentToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            payment_token: {
-                                /** @enum {string} */
-                                token_type: "CreditCard" | "WechatPayAutoDebit" | "AlipayAutoDebit";
-                                token: string;
-                                /** @enum {string} */
-                                state: "pending" | "success" | "failed";
-                                default: boolean;
-                                verify_url?: string | null;
-                                verify_uuid?: string;
-                                error_code?: string;
-                                error_msg?: string;
-                                credit_card?: {
-                                    number: string;
-                                    exp_month: string;
-                                    exp_year: string;
-                                    holder_name: string;
-                                    brand: string;
-                                    billing_currency: string;
-                                };
-                            };
-                        };
-                    };
-                };
-            };
-        };
-    };
-    approveSandboxUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                user_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            user: {
-                                id: string;
-                                /** @description The same as id. */
-                                user_id: string;
-                                reference_id: string;
-                                calling_code: string;
-                                phone_number: string;
-                                /** @enum {string} */
-                                document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
-                                document_number: string;
-                                first_name: string | null;
-                                last_name: string | null;
-                                date_of_birth: string;
-                                issuing_country: string;
-                                /** @enum {string} */
-                                verification_status: "pending" | "approved" | "rejected";
-                                rejection_reason: string | null;
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                p_created_at: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-    };
-    rejectSandboxUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                user_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Why the identity check failed; a default when absent. */
-                    reason?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            user: {
-                                id: string;
-                                /** @description The same as id. */
-                                user_id: string;
-                                reference_id: string;
-                                calling_code: string;
-                                phone_number: string;
-                                /** @enum {string} */
-                                document_type: "PASSPORT" | "DRIVER_LICENSE" | "ID_CARD";
-                                document_number: string;
-                                first_name: string | null;
-                                last_name: string | null;
-                                date_of_birth: string;
-                                issuing_country: string;
-                                /** @enum {string} */
-                                verification_status: "pending" | "approved" | "rejected";
-                                rejection_reason: string | null;
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                p_created_at: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-    };
-    simulateAuthorization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    card_id: string;
-                    /** @description Decimal text in currency, positive. */
-                    amount: string | number;
-                    currency: string;
-                    merchant: {
-                        id: string;
-                        name: string;
-                        city: string;
-                        /** @description ISO 3166 code, such as HK or HKG */
-                        country: string;
-                        /** @description A four-digit merchant category code (MCC) */
-                        category: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            transaction: {
-                                id: string;
-                                p_business_id: string | null;
-                                p_user_id: string | null;
-                                card: string;
-                                /** @enum {string} */
-                                status: "Authorized" | "Declined" | "Settled";
-                                /** @enum {string} */
-                                type: "Sales" | "Refund" | "Withdrawal";
-                                transaction_currency: string;
-                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
-                                transaction_amount: string;
-                                local_currency: string;
-                                /** @description The amount converted into the card's currency at the authorisation's rate. */
-                                local_amount: string;
-                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
-                                final_local_amount: string;
-                                /** @description The foreign-exchange fee. */
-                                calculated_fee: string;
-                                merchant_id: string;
-                                merchant_country: string;
-                                merchant_city: string;
-                                merchant_name: string;
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                p_created_at: string;
-                            };
-                            /** @description Why it was declined (docs/issuing.md); null when approved. */
-                            decline_reason: string | null;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    simulateIncrement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    amount: string | number;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            transaction: {
-                                id: string;
-                                p_business_id: string | null;
-                                p_user_id: string | null;
-                                card: string;
-                                /** @enum {string} */
-                                status: "Authorized" | "Declined" | "Settled";
-                                /** @enum {string} */
-                                type: "Sales" | "Refund" | "Withdrawal";
-                                transaction_currency: string;
-                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
-                                transaction_amount: string;
-                                local_currency: string;
-                                /** @description The amount converted into the card's currency at the authorisation's rate. */
-                                local_amount: string;
-                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
-                                final_local_amount: string;
-                                /** @description The foreign-exchange fee. */
-                                calculated_fee: string;
-                                merchant_id: string;
-                                merchant_country: string;
-                                merchant_city: string;
-                                merchant_name: string;
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                p_created_at: string;
-                            };
-                            /** @description Why it was declined (docs/issuing.md); null when approved. */
-                            decline_reason: string | null;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    simulateReversal: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description What to reverse; all that is authorised when absent. */
-                    amount?: string | number;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            transaction: {
-                                id: string;
-                                p_business_id: string | null;
-                                p_user_id: string | null;
-                                card: string;
-                                /** @enum {string} */
-                                status: "Authorized" | "Declined" | "Settled";
-                                /** @enum {string} */
-                                type: "Sales" | "Refund" | "Withdrawal";
-                                transaction_currency: string;
-                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
-                                transaction_amount: string;
-                                local_currency: string;
-                                /** @description The amount converted into the card's currency at the authorisation's rate. */
-                                local_amount: string;
-                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
-                                final_local_amount: string;
-                                /** @description The foreign-exchange fee. */
-                                calculated_fee: string;
-                                merchant_id: string;
-                                merchant_country: string;
-                                merchant_city: string;
-                                merchant_name: string;
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                p_created_at: string;
-                            };
-                            /** @description Why it was declined (docs/issuing.md); null when approved. */
-                            decline_reason: string | null;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    simulateSettlement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description What clears: less or more than authorised; the authorised amount when absent. */
-                    amount?: string | number;
-                    /** @description The authorisation's currency. */
-                    currency?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            transaction: {
-                                id: string;
-                                p_business_id: string | null;
-                                p_user_id: string | null;
-                                card: string;
-                                /** @enum {string} */
-                                status: "Authorized" | "Declined" | "Settled";
-                                /** @enum {string} */
-                                type: "Sales" | "Refund" | "Withdrawal";
-                                transaction_currency: string;
-                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
-                                transaction_amount: string;
-                                local_currency: string;
-                                /** @description The amount converted into the card's currency at the authorisation's rate. */
-                                local_amount: string;
-                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
-                                final_local_amount: string;
-                                /** @description The foreign-exchange fee. */
-                                calculated_fee: string;
-                                merchant_id: string;
-                                merchant_country: string;
-                                merchant_city: string;
-                                merchant_name: string;
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                p_created_at: string;
-                            };
-                            /** @description Why it was declined (docs/issuing.md); null when approved. */
-                            decline_reason: string | null;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    simulateCardRefund: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    card_id: string;
-                    /** @description Decimal text in currency, positive. */
-                    amount: string | number;
-                    currency: string;
-                    merchant: {
-                        id: string;
-                        name: string;
-                        city: string;
-                        /** @description ISO 3166 code, such as HK or HKG */
-                        country: string;
-                        /** @description A four-digit merchant category code (MCC) */
-                        category: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            transaction: {
-                                id: string;
-                                p_business_id: string | null;
-                                p_user_id: string | null;
-                                card: string;
-                                /** @enum {string} */
-                                status: "Authorized" | "Declined" | "Settled";
-                                /** @enum {string} */
-                                type: "Sales" | "Refund" | "Withdrawal";
-                                transaction_currency: string;
-                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
-                                transaction_amount: string;
-                                local_currency: string;
-                                /** @description The amount converted into the card's currency at the authorisation's rate. */
-                                local_amount: string;
-                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
-                                final_local_amount: string;
-                                /** @description The foreign-exchange fee. */
-                                calculated_fee: string;
-                                merchant_id: string;
-                                merchant_country: string;
-                                merchant_city: string;
-                                merchant_name: string;
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                p_created_at: string;
-                            };
-                            /** @description Why it was declined (docs/issuing.md); null when approved. */
-                            decline_reason: string | null;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    simulateWithdrawal: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    card_id: string;
-                    /** @description Decimal text in currency, positive. */
-                    amount: string | number;
-                    currency: string;
-                    merchant: {
-                        id: string;
-                        name: string;
-                        city: string;
-                        /** @description ISO 3166 code, such as HK or HKG */
-                        country: string;
-                        /** @description A four-digit merchant category code (MCC) */
-                        category: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            transaction: {
-                                id: string;
-                                p_business_id: string | null;
-                                p_user_id: string | null;
-                                card: string;
-                                /** @enum {string} */
-                                status: "Authorized" | "Declined" | "Settled";
-                                /** @enum {string} */
-                                type: "Sales" | "Refund" | "Withdrawal";
-                                transaction_currency: string;
-                                /** @description Signed decimal text: negative for a purchase or a withdrawal, positive for a refund. */
-                                transaction_amount: string;
-                                local_currency: string;
-                                /** @description The amount converted into the card's currency at the authorisation's rate. */
-                                local_amount: string;
-                                /** @description What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled. */
-                                final_local_amount: string;
-                                /** @description The foreign-exchange fee. */
-                                calculated_fee: string;
-                                merchant_id: string;
-                                merchant_country: string;
-                                merchant_city: string;
-                                merchant_name: string;
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                p_created_at: string;
-                            };
-                            /** @description Why it was declined (docs/issuing.md); null when approved. */
-                            decline_reason: string | null;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    advanceSandboxPayout: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Always 200 on success.
-                         * @enum {number}
-                         */
-                        code: 200;
-                        message: string;
-                        data: {
-                            payout_request: {
-                                id: string;
-                                /** @description Decimal text. */
-                                amount: string;
-                                currency: string;
-                                /** @enum {string} */
-                                transfer_status: "Initiated" | "Processing Transfer" | "Settled" | "Terminated" | "Reversed" | "Refunded";
-                                /** @enum {string} */
-                                schedule_status: "Pending Approval" | "Approved" | "Rejected" | "Cancelled" | "Failed";
-                                /** @description ISO 8601 UTC with milliseconds. */
-                                created_at: string;
-                                /** @description paygate: the payee paid. */
-                                payee_id: string;
-                                reference_id: string | null;
-                                remark: string | null;
-                                callback_url: string;
-                                /** @description paygate: as given, YYYY-MM-DDTHH:mm:ssZ. */
-                                schedule_at: string | null;
-                                /** @description paygate: why it failed, was rejected or cancelled, or why the bank terminated or returned it. */
-                                status_reason: string | null;
-                                /** @description paygate: who approved, rejected or cancelled it: app:<AppID> or operator. */
-                                decided_by: string | null;
-                                updated_at: string;
-                            };
                         };
                     };
                 };

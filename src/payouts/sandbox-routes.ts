@@ -1,11 +1,11 @@
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
-import { PAYOUT_ERRORS } from '../payouts/errors.js';
-import { EXAMPLE_PAYOUT, EXAMPLE_PAYOUT_ID } from '../payouts/examples.js';
-import { lookUpPayout } from '../payouts/payouts.js';
-import { presentPayout } from '../payouts/present.js';
-import { advancePayout } from '../payouts/running.js';
-import { PayoutData, PayoutParams } from '../payouts/schemas.js';
+import { PAYOUT_ERRORS } from './errors.js';
+import { EXAMPLE_PAYOUT, EXAMPLE_PAYOUT_ID } from './examples.js';
+import { lookUpPayout } from './payouts.js';
+import { presentPayout } from './present.js';
+import { advancePayout } from './running.js';
+import { PayoutData, PayoutParams } from './schemas.js';
 
 const BASE = '/svc/sandbox/api/v1/payout_requests';
 

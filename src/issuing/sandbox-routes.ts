@@ -1,11 +1,11 @@
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
-import { incrementAuthorization, reverseAuthorization, settleAuthorization } from '../issuing/clearing.js';
-import { ISSUING_ERRORS } from '../issuing/errors.js';
-import { creditRefund, authorizePurchase, withdrawCash, type NetworkOutcome } from '../issuing/network.js';
-import { EXAMPLE_AUTHORIZATION_ID, EXAMPLE_AUTHORIZED, EXAMPLE_PURCHASE, EXAMPLE_SETTLED } from '../issuing/transaction-examples.js';
-import { presentCardTransaction } from '../issuing/transaction-present.js';
-import { AuthorizationParams, IncrementBody, ReverseBody, SettleBody, SimulatedSpendBody, SimulatedTransactionData } from '../issuing/transaction-schemas.js';
+import { incrementAuthorization, reverseAuthorization, settleAuthorization } from './clearing.js';
+import { ISSUING_ERRORS } from './errors.js';
+import { creditRefund, authorizePurchase, withdrawCash, type NetworkOutcome } from './network.js';
+import { EXAMPLE_AUTHORIZATION_ID, EXAMPLE_AUTHORIZED, EXAMPLE_PURCHASE, EXAMPLE_SETTLED } from './transaction-examples.js';
+import { presentCardTransaction } from './transaction-present.js';
+import { AuthorizationParams, IncrementBody, ReverseBody, SettleBody, SimulatedSpendBody, SimulatedTransactionData } from './transaction-schemas.js';
 import { PLATFORM_ERRORS } from '../platform/errors.js';
 
 const BASE = '/svc/sandbox/api/v1/issuing';
