@@ -58,6 +58,13 @@ module.exports = {
       to: { path: '^src/[^/]+/[a-z-]*store\\.ts$', pathNot: ['^src/$1/', `^src/(${SHARED})/`] },
     },
     {
+      name: 'capabilities-meet-through-their-face',
+      comment: "A capability (or a root) enters another capability only through its index.ts: its manifest, verbs and read models.",
+      severity: 'error',
+      from: { path: '^src/([^/]+)' },
+      to: { path: CAPABILITY, pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
+    },
+    {
       name: 'only-the-roots-compose',
       comment: 'The module list, the server, the upkeep and the CLI entry compose everything; nothing imports them back.',
       severity: 'error',

@@ -5,7 +5,7 @@ import { WebhookSender } from './events/sender.js';
 import { buildHttpApp } from './http/app.js';
 import { openNonceStore } from './http/auth/nonce-store.js';
 import { freeProcessingClaims } from './http/idempotency/store.js';
-import { ensureDemoApp, type DemoApp } from './merchants/demo.js';
+import { ensureDemoApp, type DemoApp } from './merchants/index.js';
 import { ERRORS, modulesFor, openComposedPlatform, startModules } from './modules.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';

@@ -3,7 +3,7 @@ import type { BatchErrorPage, BatchInfo, PaygateClient } from '@paygate/client';
 import { defineCommand, defineCommandGroup, JSON_OPTION } from '../cli/command.js';
 import { CommandFailure } from '../cli/failures.js';
 import { print } from '../cli/output.js';
-import { APP_CLIENT_OPTIONS, appClient, unreachable } from '../merchants/cli/app-client.js';
+import { APP_CLIENT_OPTIONS, appClient, unreachable } from '../merchants/index.js';
 
 const FINISHED = ['success', 'failed', 'cancelled'];
 

@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
-import type { PaymentData, StoredPayerAction } from '../orders/payment-data.js';
-import { presentTransaction, type OrderView } from '../orders/present.js';
+import { presentTransaction, type OrderView, type PaymentData, type StoredPayerAction } from '../orders/index.js';
 import { iso } from '../platform/clock.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
 import type { BatchInfoSchema, BatchRowErrorSchema, BatchTransactionSchema } from './schemas.js';

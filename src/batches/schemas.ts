@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { TransactionSchema } from '../orders/schemas.js';
+import { TransactionSchema } from '../orders/index.js';
 
 /**
  * A transaction of a batch as operation 5 gives it (interface.md, "Batch of merchant-initiated transactions"):

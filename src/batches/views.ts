@@ -1,7 +1,6 @@
 import type { Static } from 'typebox';
 import type { Context } from '../context/context.js';
-import { findMerchantOrder, loadOrderView } from '../orders/lookup.js';
-import type { OrderView } from '../orders/present.js';
+import { findMerchantOrder, loadOrderView, type OrderView } from '../orders/index.js';
 import type { Page } from '../platform/query/filters.js';
 import { presentBatchTransaction, presentRowError, type BatchTransactionReply } from './present.js';
 import type { BatchErrorsData } from './schemas.js';

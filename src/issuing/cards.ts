@@ -3,7 +3,7 @@ import { inTransaction, type Actor, type Context } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { localDate, localTime } from '../platform/time-zone.js';
-import { findUserByUserId } from '../users/users.js';
+import { findUserByUserId } from '../users/index.js';
 import { newCardNumber, newCvv } from './card-numbers.js';
 import { ISSUING_ERRORS } from './errors.js';
 import { emitCardEvent, type CARD_EVENTS } from './events.js';

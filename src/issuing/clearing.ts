@@ -1,5 +1,5 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { postCardHold, postCardRelease, postCardSettlement } from '../ledger/post.js';
+import { postCardHold, postCardRelease, postCardSettlement } from '../ledger/index.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { isUuid } from '../platform/ids.js';

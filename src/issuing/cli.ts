@@ -1,6 +1,6 @@
 import { defineCommand, defineCommandGroup, JSON_OPTION } from '../cli/command.js';
 import { print, UsageError } from '../cli/output.js';
-import { APP_CLIENT_OPTIONS, appClient, unreachable } from '../merchants/cli/app-client.js';
+import { APP_CLIENT_OPTIONS, appClient, unreachable } from '../merchants/index.js';
 
 /** A purchase or a withdrawal from a terminal: the card network simulator of a running sandbox server, signed as an app. */
 const AUTHORIZE = defineCommand({

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { EXAMPLE_USER_ID } from '../users/examples.js';
+import { EXAMPLE_USER_ID } from '../users/index.js';
 import type { CardSchema, CreateCardBody } from './schemas.js';
 
 /** The card of the API reference's examples (/docs); test/http/docs-page.test.ts checks them against the schemas. */

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../context/context.js';
-import { postCardHold, postCardRefund, postCardWithdrawal } from '../ledger/post.js';
+import { postCardHold, postCardRefund, postCardWithdrawal } from '../ledger/index.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';

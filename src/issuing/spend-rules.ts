@@ -1,5 +1,5 @@
 import type { Context } from '../context/context.js';
-import { balanceIn, lockAvailable } from '../ledger/balances.js';
+import { balanceIn, lockAvailable } from '../ledger/index.js';
 import { localDate, localTime } from '../platform/time-zone.js';
 import { convert, fxFee, rateOn, takesCurrency } from './fx.js';
 import { parseLimits } from './limits.js';

@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../context/context.js';
-import { findCustomer } from '../customers/customers.js';
+import { findCustomer } from '../customers/index.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newSortableId } from '../platform/ids.js';

@@ -1,5 +1,5 @@
 import type { Context } from '../context/context.js';
-import { postPayment, postRefund, postSettlements, postVoid, type MoneyMovement } from '../ledger/post.js';
+import { postPayment, postRefund, postSettlements, postVoid, type MoneyMovement } from '../ledger/index.js';
 import type { TransactionRow } from './transactions-store.js';
 
 const movementOf = (transaction: Pick<TransactionRow, 'id' | 'currency' | 'amount' | 'payment_method'>): MoneyMovement =>

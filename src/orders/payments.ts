@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { readCard, type CheckedCard } from '../cards/card.js';
 import { inTransaction, type Context } from '../context/context.js';
-import { chargeableToken, type TokenRow } from '../payment-tokens/tokens.js';
+import { chargeableToken, type TokenRow } from '../payment-tokens/index.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';

@@ -3,7 +3,7 @@ import { presentEvent } from '../events/present.js';
 import { EventListData } from '../events/schemas.js';
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
-import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
+import { TOKEN_ERRORS } from '../payment-tokens/index.js';
 import { PLATFORM_ERRORS } from '../platform/errors.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
 import { captureAuthorization, refundTransaction, voidTransaction } from './adjustments.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
 import { brandOf, readCard, type CheckedCard } from '../cards/card.js';
 import { inTransaction, type Context } from '../context/context.js';
-import { getCustomer } from '../customers/customers.js';
+import { getCustomer } from '../customers/index.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';

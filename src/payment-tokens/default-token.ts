@@ -1,5 +1,4 @@
-import { unusable } from '../customers/customers.js';
-import type { DefaultTokens } from '../customers/default-token.js';
+import { unusable, type DefaultTokens } from '../customers/index.js';
 import { presentToken } from './present.js';
 import { findTokenById, lockToken } from './store.js';
 

@@ -1,5 +1,5 @@
 import type { Context } from '../context/context.js';
-import { getCustomer } from '../customers/customers.js';
+import { getCustomer } from '../customers/index.js';
 import { defineEventTypes } from '../events/event-type.js';
 import { emitEvent } from '../events/outbox.js';
 import { presentToken } from './present.js';

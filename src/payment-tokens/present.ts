@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { PaymentTokenSchema } from '../customers/schemas.js';
+import type { PaymentTokenSchema } from '../customers/index.js';
 import type { TokenRow } from './store.js';
 
 export type TokenReply = Static<typeof PaymentTokenSchema>;

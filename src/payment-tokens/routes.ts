@@ -1,5 +1,4 @@
-import { CUSTOMER_ERRORS } from '../customers/errors.js';
-import { EXAMPLE_CUSTOMER_UUID, EXAMPLE_TOKEN, exampleToken } from '../customers/examples.js';
+import { CUSTOMER_ERRORS, EXAMPLE_CUSTOMER_UUID, EXAMPLE_TOKEN, exampleToken } from '../customers/index.js';
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { EXAMPLE_TOKEN, exampleToken } from '../customers/examples.js';
+import { EXAMPLE_TOKEN, exampleToken } from '../customers/index.js';
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
 import { RAIL_ERRORS } from '../rails/errors.js';

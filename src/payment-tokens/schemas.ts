@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { PaymentTokenSchema } from '../customers/schemas.js';
+import { PaymentTokenSchema } from '../customers/index.js';
 
 const Url = (description: string) => Type.Optional(Type.String({ maxLength: 2048, description }));
 

@@ -1,5 +1,5 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { getCustomer, lockCustomerOf, setDefaultToken } from '../customers/customers.js';
+import { getCustomer, lockCustomerOf, setDefaultToken } from '../customers/index.js';
 import { issueLink } from '../links/links.js';
 import { AppError } from '../platform/errors.js';
 import { TOKEN_ERRORS } from './errors.js';

@@ -1,6 +1,5 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { lockAvailable } from '../ledger/balances.js';
-import { postPayoutStep, type PayoutEntryType } from '../ledger/post.js';
+import { lockAvailable, postPayoutStep, type PayoutEntryType } from '../ledger/index.js';
 import { AppError } from '../platform/errors.js';
 import { formatAmount } from '../platform/money/money.js';
 import { newId } from '../platform/ids.js';

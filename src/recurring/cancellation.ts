@@ -1,7 +1,5 @@
 import type { Context } from '../context/context.js';
-import { refundTransaction } from '../orders/adjustments.js';
-import { ORDER_ERRORS } from '../orders/errors.js';
-import { checkOrder, voidOrder } from '../orders/queries.js';
+import { checkOrder, ORDER_ERRORS, refundTransaction, voidOrder } from '../orders/index.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import { formatAmount } from '../platform/money/money.js';
 import { nextLocalHour } from '../platform/time-zone.js';

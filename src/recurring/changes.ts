@@ -1,8 +1,7 @@
 import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../context/context.js';
-import { getCustomer } from '../customers/customers.js';
-import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
-import { chargeableToken } from '../payment-tokens/tokens.js';
+import { getCustomer } from '../customers/index.js';
+import { chargeableToken, DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { currencyOf } from '../platform/money/money.js';
 import { isUuid } from '../platform/ids.js';

@@ -1,11 +1,7 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { getCustomer } from '../customers/customers.js';
-import { createOrder } from '../orders/create-order.js';
-import { ORDER_ERRORS } from '../orders/errors.js';
-import type { TransactionOutcome } from '../orders/outcomes.js';
-import { acquirerAnswer } from '../orders/payment-data.js';
-import { beginPayment, finishPayment, sendPayments, type BegunPayment, type PaymentStart } from '../orders/payments.js';
-import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
+import { getCustomer } from '../customers/index.js';
+import { acquirerAnswer, beginPayment, createOrder, finishPayment, ORDER_ERRORS, sendPayments, type BegunPayment, type PaymentStart, type TransactionOutcome } from '../orders/index.js';
+import { DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
 import { newSortableId } from '../platform/ids.js';

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { BillingConfigSchema, ItemSchema, PlanOrderRecordSchema, PlanSchema } from './schemas.js';
-import { EXAMPLE_CUSTOMER_UUID, EXAMPLE_PROFILE, EXAMPLE_TOKEN, exampleToken } from '../customers/examples.js';
+import { EXAMPLE_CUSTOMER_UUID, EXAMPLE_PROFILE, EXAMPLE_TOKEN, exampleToken } from '../customers/index.js';
 
 /** The item and billing config of the API reference's examples (/docs): a monthly subscription of HKD 99.90. */
 export const EXAMPLE_ITEM_ID = '019ac2f5-7c1e-7000-8a5e-3f0c9b1d2e4a';

@@ -1,11 +1,8 @@
 import type { Static } from 'typebox';
 import type { Context } from '../context/context.js';
-import { getCustomer, type CustomerRow } from '../customers/customers.js';
-import type { PaymentTokenReply } from '../customers/default-token.js';
-import { ORDER_ERRORS } from '../orders/errors.js';
-import { loadOrderView } from '../orders/lookup.js';
-import { acquirerAnswer } from '../orders/payment-data.js';
-import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
+import { getCustomer, type CustomerRow, type PaymentTokenReply } from '../customers/index.js';
+import { acquirerAnswer, loadOrderView, ORDER_ERRORS } from '../orders/index.js';
+import { DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
 import { amountAsNumber } from '../platform/money/money.js';

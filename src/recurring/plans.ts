@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../context/context.js';
-import { getCustomer } from '../customers/customers.js';
-import { bindingLink, chargeableToken } from '../payment-tokens/tokens.js';
-import { DEFAULT_TOKENS } from '../payment-tokens/default-token.js';
+import { getCustomer } from '../customers/index.js';
+import { bindingLink, chargeableToken, DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid, newSortableId } from '../platform/ids.js';
 import { currencyOf, readMoney, sumMinor, timesMinor, type Currency } from '../platform/money/money.js';

@@ -16,11 +16,11 @@ import {
 import { RECURRING_ERRORS } from './errors.js';
 import { createPlan, getPlan, listMerchantPlans } from './plans.js';
 import { checkGeneratedOrder, listGeneratedOrders } from './plan-orders.js';
-import { ORDER_ERRORS } from '../orders/errors.js';
+import { ORDER_ERRORS } from '../orders/index.js';
 import { presentPlan } from './present.js';
 import type { PlanView } from './view.js';
-import { CUSTOMER_ERRORS } from '../customers/errors.js';
-import { TOKEN_ERRORS } from '../payment-tokens/errors.js';
+import { CUSTOMER_ERRORS } from '../customers/index.js';
+import { TOKEN_ERRORS } from '../payment-tokens/index.js';
 import { EXAMPLE_CONFIG_ID, EXAMPLE_ITEM_ID, exampleConfig, exampleItem, NEW_CONFIG, NEW_ITEM } from './examples.js';
 import { presentBillingConfig, presentItem } from './present.js';
 import {

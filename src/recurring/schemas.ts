@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { PaymentTokenSchema } from '../customers/schemas.js';
+import { PaymentTokenSchema } from '../customers/index.js';
 import { AmountInput, Nullable, PAGING, StringEnum } from '../platform/schema.js';
 
 export const BILLING_INTERVALS = ['daily', 'weekly', 'monthly', 'yearly'] as const;

@@ -4,7 +4,7 @@ import { presentEvent } from '../events/present.js';
 import { EventData, RedeliverBody } from '../events/schemas.js';
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
-import { EXAMPLE_ORDER, exampleEvents } from '../orders/examples.js';
+import { EXAMPLE_ORDER, exampleEvents } from '../orders/index.js';
 
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['webhooks'];

@@ -1,6 +1,6 @@
 import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
 import type { PlatformContext } from '../../context/context.js';
-import { findCustomer, type CustomerRow } from '../../customers/customers.js';
+import { findCustomer, type CustomerRow } from '../../customers/index.js';
 import { AppError } from '../../platform/errors.js';
 import { cardFields, readPageCard } from '../../web/card-form.js';
 import { html, type Html } from '../../web/html.js';

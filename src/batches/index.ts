@@ -1,0 +1,1 @@
+export { batchesModule } from './module.js';

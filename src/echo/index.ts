@@ -1,0 +1,1 @@
+export { echoModule } from './module.js';

@@ -1,0 +1,1 @@
+export { issuingModule } from './module.js';

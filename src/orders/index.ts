@@ -1,0 +1,16 @@
+export { captureAuthorization, refundTransaction, voidTransaction } from './adjustments.js';
+export { createOrder, makeOrder } from './create-order.js';
+export { ORDER_ERRORS } from './errors.js';
+export { EXAMPLE_ORDER, exampleEvents } from './examples.js';
+export { findMerchantOrder, loadOrderView, paymentByUuid, resolveTransaction, transactionsOfOrder } from './lookup.js';
+export { ordersModule } from './module.js';
+export type { TransactionOutcome } from './outcomes.js';
+export { acquirerAnswer } from './payment-data.js';
+export type { PaymentData, StoredPayerAction } from './payment-data.js';
+export { beginPayment, finishPayment, sendPayments } from './payments.js';
+export type { BegunPayment, OpenPaymentInput, PaymentStart } from './payments.js';
+export { presentTransaction } from './present.js';
+export type { OrderView } from './present.js';
+export { checkOrder, voidOrder } from './queries.js';
+export { refundable } from './rules.js';
+export { TransactionSchema } from './schemas.js';

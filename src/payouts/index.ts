@@ -1,0 +1,1 @@
+export { payoutsModule } from './module.js';

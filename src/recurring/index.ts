@@ -1,0 +1,1 @@
+export { recurringModule } from './module.js';

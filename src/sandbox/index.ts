@@ -1,0 +1,1 @@
+export { sandboxModule } from './module.js';
