@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { presentTransaction, type OrderView, type PaymentData, type StoredPayerAction } from '../orders/index.js';
+import { presentTransaction, type OrderView } from '../orders/index.js';
 import { iso } from '../platform/clock.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
 import type { BatchInfoSchema, BatchRowErrorSchema, BatchTransactionSchema } from './schemas.js';
@@ -55,8 +55,7 @@ export function presentBatchTransaction(view: OrderView, transaction: Transactio
   const refunded = view.transactions
     .filter((t) => t.type === 'Refund' && t.status === 'succeeded' && t.original_transaction_id === transaction.id)
     .reduce((sum, t) => sum + t.amount, 0);
-  const paymentData = JSON.parse(transaction.payment_data) as PaymentData & { auth_code?: string; resp_code?: string; resp_msg?: string; transaction_state?: string };
-  const challenge = transaction.payer_action !== null && transaction.status === 'pending' ? (JSON.parse(transaction.payer_action) as StoredPayerAction) : undefined;
+  const paymentData = shown.payment_data;
   return {
     type: BATCH_TRANSACTION_TYPES[transaction.type],
     source: 'batch',
@@ -87,7 +86,7 @@ export function presentBatchTransaction(view: OrderView, transaction: Transactio
     original_transaction_reference_id: original ? order.reference_number : '',
     payment_data: shown.payment_data,
     extra: row ? { row: row.row, remark: row.remark } : null,
-    '3ds': challenge?.kind === '3ds' ? { enrolled: 'Y', redirect_url: challenge.redirect_url } : { enrolled: 'N', redirect_url: '' },
+    '3ds': shown['3ds'] ?? { enrolled: 'N', redirect_url: '' },
     original_transaction_uuid: transaction.original_transaction_id,
     order: {
       source: order.source,

@@ -1,11 +1,13 @@
 import { inTransaction, type Context } from '../context/context.js';
 import { findCustomer } from '../customers/index.js';
-import { acquirerAnswer, beginPayment, captureAuthorization, findMerchantOrder, finishPayment, makeOrder, ORDER_ERRORS, paymentByUuid, refundable, refundTransaction, resolveTransaction, sendPayments, transactionsOfOrder, voidTransaction, type BegunPayment, type OpenPaymentInput, type OrderView, type PaymentStart, type TransactionOutcome } from '../orders/index.js';
+import {
+  captureAuthorization, chargeMany, chargeOutcome, findMerchantOrder, makeOrder, ORDER_ERRORS, refundable, refundTransaction, resolveTransaction, transactionsOfOrder,
+  voidTransaction, type BegunItem, type ChargeOutcome, type Charger, type OrderView, type TransactionOutcome,
+} from '../orders/index.js';
 import { chargeableToken, TOKEN_ERRORS, type TokenRow } from '../payment-tokens/index.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
-import type { AcquirerResult } from '../rails/acquirer.js';
 import type { PayloadOf } from '../scheduler/job-types.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { BATCH_COLUMNS } from './columns.js';
@@ -26,8 +28,6 @@ import { countRows, countUnfinishedRows, finishRow, findBatch, startRows, unfini
  */
 export const RUN_JOB = 'batches.run';
 
-type TransactionRow = TransactionOutcome['transaction'];
-
 export type RunPayload = PayloadOf<'batches.run'>;
 
 /** Rows begun together in one transaction, their payments sent once it has committed, their answers recorded in one more. */
@@ -38,8 +38,6 @@ const PAYMENTS_AT_ONCE = 16;
 const ROUNDS_AT_ONCE = 4;
 /** A payment whose answer is not known (the acquirer did not answer) is looked at again this much later. */
 const LOOK_AGAIN_MS = 30_000;
-/** How many times a payment row is sent again after the acquirer failed it without asking the card. */
-const RESENDS_PER_ROW = 3;
 /** How long a capture, void or refund row's key names what it did: far longer than a batch takes to run. */
 const ROW_KEY_MS = 90 * 24 * 60 * 60 * 1000;
 
@@ -49,7 +47,7 @@ export async function runRows(ctx: Context, job: RunPayload): Promise<void> {
   const tally: Tally = { unanswered: 0, resent: 0 };
   let failure: unknown;
   // A payment the acquirer never had (cut off by a crash, a fault) puts its row back to waiting, under a new key:
-  // the chunk is gone through again until none is (a row is sent again at most RESENDS_PER_ROW times).
+  // the chunk is gone through again until none is (a row is sent again at most RESENDS_PER_CHARGE times, orders' charge round).
   for (let pass = 0; pass === 0 || tally.resent > 0; pass += 1) {
     tally.resent = 0;
     tally.unanswered = 0;
@@ -108,23 +106,20 @@ export async function finishIfDone(tx: Context, batchId: string): Promise<void> 
 // ---- payment and authorize rows ----
 
 /** How a row ended, or (for a payment) how far it got. */
-type Ending = {
-  state: 'succeeded' | 'failed'; column?: string; reason?: string; outcome: string; transactionId?: string; orderId?: string;
-  /** The acquirer failed it without asking the card: nothing was charged, and the card was never tried. */
-  unsent?: boolean;
-};
+type Ending = { state: 'succeeded' | 'failed'; column?: string; reason?: string; outcome: string; transactionId?: string; orderId?: string };
 type PaymentInstruction = Extract<StoredInstruction, { action: 'payment' | 'authorize' }>;
 /** How a chunk's rows stand after a pass: answers not known yet, and rows sent again. */
 interface Tally {
   unanswered: number;
   resent: number;
 }
+/** A payment row as the round's first transaction left it: its charge begun, or its own ending (refused). */
 interface PaymentRow {
   row: BatchRowRecord;
-  start?: PaymentStart;
-  answer?: AcquirerResult;
   ending?: Ending;
 }
+/** What the round's last transaction did with a row. */
+type RowResult = 'unanswered' | 'resent' | 'ended';
 
 /**
  * Payment rows, a round of {@link ROWS_PER_ROUND} at a time and {@link ROUNDS_AT_ONCE} rounds at once: on PostgreSQL
@@ -142,53 +137,45 @@ async function runPayments(ctx: Context, batch: BatchRecord, rows: BatchRowRecor
   if (failure !== undefined) throw failure;
 }
 
-/** One round of payment rows: begun together, sent, finished together. */
+/** One round of payment rows: begun together, sent, finished together (orders' charge round). */
 async function runRound(ctx: Context, batch: BatchRecord, rows: BatchRowRecord[], tally: Tally): Promise<void> {
-  let begun: PaymentRow[];
-  try {
-    begun = await inTransaction(ctx, async (tx) => {
-      const out: PaymentRow[] = [];
-      for (const row of await unfinishedRows(tx.db, tx.merchant.id, batch.id, rows[0]!.row_number, rows.at(-1)!.row_number, rows.length, true)) {
-        out.push(await beginRow(tx, batch, row));
+  const results = await chargeMany<BatchRowRecord, PaymentRow, RowResult>(ctx, rows, {
+    atOnce: PAYMENTS_AT_ONCE,
+    async begin(tx, some, charger) {
+      const out: Array<BegunItem<BatchRowRecord, PaymentRow>> = [];
+      for (const row of await unfinishedRows(tx.db, tx.merchant.id, batch.id, some[0]!.row_number, some.at(-1)!.row_number, some.length, true)) {
+        out.push(await beginRow(tx, batch, row, charger));
       }
       // The rows whose payment is now recorded are running: one statement for the round.
-      const started = out.filter((one) => one.start !== undefined && one.row.state === 'waiting').map((one) => one.row.row_number);
+      const started = out.filter((one) => one.charge?.kind === 'begun' && one.step.row.state === 'waiting').map((one) => one.step.row.row_number);
       await startRows(tx.db, tx.merchant.id, batch.id, started, tx.clock.now().getTime());
       return out;
-    });
-  } catch (error) {
-    // One row's fault (not a refusal) undoes the round: the rows go on one by one, so only that row is left.
-    if (rows.length === 1) throw error;
-    let failure: unknown;
-    for (const row of rows) {
-      try {
-        await runRound(ctx, batch, [row], tally);
-      } catch (alone) {
-        failure ??= alone;
+    },
+    async record(tx, charged) {
+      const counts = { successful: 0, failed: 0 };
+      const results: RowResult[] = [];
+      for (const { step, outcome } of charged) {
+        const ending = step.ending ?? (outcome && transactionEnding(outcome));
+        if (ending === undefined) {
+          results.push('unanswered');
+        } else if (outcome?.kind === 'unsent' && outcome.resend) {
+          results.push((await resendRow(tx, batch, step.row, outcome.resend.count, ending)) ? 'resent' : 'ended');
+        } else {
+          // A row another runner ended meanwhile (its chunk run twice) is not counted again.
+          if (await endRow(tx, batch, step.row, ending)) counts[ending.state === 'succeeded' ? 'successful' : 'failed'] += 1;
+          results.push('ended');
+        }
       }
-    }
-    if (failure !== undefined) throw failure;
-    return;
-  }
-  await sendRowPayments(ctx, begun);
-  await inTransaction(ctx, async (tx) => {
-    const counts = { successful: 0, failed: 0 };
-    for (const one of begun) {
-      const ending = one.ending ?? (await paymentEnding(tx, one));
-      if (ending === undefined) {
-        tally.unanswered += 1;
-        continue;
-      }
-      const attempt = one.row.instruction === null ? 0 : (instructionOf(one.row) as PaymentInstruction).attempt ?? 0;
-      if (ending.unsent && attempt < RESENDS_PER_ROW) {
-        if (await resendRow(tx, batch, one.row, attempt + 1, ending)) tally.resent += 1;
-        continue;
-      }
-      // A row another runner ended meanwhile (its chunk run twice) is not counted again.
-      if (await endRow(tx, batch, one.row, ending)) counts[ending.state === 'succeeded' ? 'successful' : 'failed'] += 1;
-    }
-    await countRows(tx.db, tx.merchant.id, batch.id, counts, tx.clock.now().getTime());
+      await countRows(tx.db, tx.merchant.id, batch.id, counts, tx.clock.now().getTime());
+      return results;
+    },
   });
+  let failure: unknown;
+  for (const one of results) {
+    if ('error' in one) failure ??= one.error;
+    else if (one.result !== 'ended') tally[one.result] += 1;
+  }
+  if (failure !== undefined) throw failure;
 }
 
 /** The row goes back to waiting, to be sent again under a new key (its card is still sealed in it). */
@@ -207,15 +194,16 @@ const paymentUuid = (batchId: string, row: number, attempt = 0) => `batch:${batc
  * order made (or found: a reference names one order, so a file uploaded twice pays nothing twice), the payment
  * recorded pending under the row's key, and the row `running`, its card erased. A row begun before finds its payment.
  */
-async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): Promise<PaymentRow> {
-  // Begun before (a crash, a lease lost): its payment is recorded under the row's key; its card is gone.
+async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord, charger: Charger): Promise<BegunItem<BatchRowRecord, PaymentRow>> {
   const ins = instructionOf(row) as PaymentInstruction;
+  const uuid = paymentUuid(batch.id, row.row_number, ins.attempt ?? 0);
+  // Begun before (a crash, a lease lost): its payment is recorded under the row's key; its card is gone.
   if (row.state === 'running') {
-    const payment = await paymentByUuid(tx, paymentUuid(batch.id, row.row_number, ins.attempt ?? 0));
-    if (payment) return { row, start: { before: payment } };
+    const charge = await charger.resume(uuid);
+    if (charge) return { item: row, step: { row }, charge };
   }
-  const refuse = (column: keyof typeof BATCH_COLUMNS | '', reason: string): PaymentRow =>
-    ({ row, ending: { state: 'failed', column: column === '' ? '' : BATCH_COLUMNS[column], reason, outcome: reason } });
+  const refuse = (column: keyof typeof BATCH_COLUMNS | '', reason: string): BegunItem<BatchRowRecord, PaymentRow> =>
+    ({ item: row, step: { row, ending: { state: 'failed', column: column === '' ? '' : BATCH_COLUMNS[column], reason, outcome: reason } } });
   let customerId: string | null = null;
   if (ins.customerUuid !== null) {
     const customer = await findCustomer(tx, ins.customerUuid);
@@ -232,27 +220,25 @@ async function beginRow(tx: Context, batch: BatchRecord, row: BatchRowRecord): P
       return refuse('token', error.definition === TOKEN_ERRORS.paymentTokenNotFound ? 'is not a token of this customer.' : `${error.message}`);
     }
   }
-  const consumeMode = ins.action === 'authorize' ? 'pre_authorize' : 'sales';
   const card = openCard(row, tx.secrets);
-  const payment: OpenPaymentInput['payment'] = {
-    uuid: paymentUuid(batch.id, row.row_number, ins.attempt ?? 0),
-    ...(ins.token !== null
-      ? { payment_token: { token: ins.token, entry_type: 'mit', consume_mode: consumeMode } }
-      : { credit_card: { number: card!.number, exp_month: String(card!.expMonth).padStart(2, '0'), exp_year: String(card!.expYear), ...(card!.cvv !== undefined && { cvv: card!.cvv }), consume_mode: consumeMode } }),
-  };
   try {
     const found = await orderOf(tx, batch, ins, customerId);
     if (typeof found === 'string') return refuse('reference', found);
     const { order, made } = found;
-    let start: PaymentStart;
-    try {
-      start = await beginPayment(tx, { order: { number: order.number }, payment }, { ...(token && { token }), ...(made && { madeOrder: order }) });
-    } catch (error) {
-      if (error instanceof AppError && error.definition === ORDER_ERRORS.orderNothingToPay) return alreadyPaid(tx, row, order.id);
-      throw error;
+    const charge = await charger.charge({
+      orderNumber: order.number,
+      uuid,
+      capture: ins.action !== 'authorize',
+      source: ins.token !== null
+        ? { token: ins.token }
+        : { card: { number: card!.number, exp_month: String(card!.expMonth).padStart(2, '0'), exp_year: String(card!.expYear), ...(card!.cvv !== undefined && { cvv: card!.cvv }) } },
+      known: { ...(token && { token }), ...(made && { madeOrder: order }) },
+    });
+    if (charge.kind === 'refused') {
+      if (charge.error.definition === ORDER_ERRORS.orderNothingToPay) return alreadyPaid(tx, row, order.id);
+      throw charge.error;
     }
-    const transaction = 'begun' in start ? start.begun.transaction : start.before;
-    return { row: { ...row, order_id: order.id, transaction_id: transaction.id }, start };
+    return { item: row, step: { row: { ...row, order_id: order.id, transaction_id: charge.transaction.id } }, charge };
   } catch (error) {
     if (!(error instanceof AppError) || error.definition.status >= 500) throw error;
     return refuse('', error.message);
@@ -283,52 +269,45 @@ async function orderOf(
 }
 
 /** The order of a payment row is paid already (by an earlier batch, or by the API): nothing is charged again. */
-async function alreadyPaid(tx: Context, row: BatchRowRecord, orderId: string): Promise<PaymentRow> {
+async function alreadyPaid(tx: Context, row: BatchRowRecord, orderId: string): Promise<BegunItem<BatchRowRecord, PaymentRow>> {
   const paid = (await transactionsOfOrder(tx, orderId)).find((t) => (t.type === 'Sales' || t.type === 'Authorization') && t.status === 'succeeded');
   return {
-    row,
-    ending: {
-      state: 'succeeded', orderId, ...(paid && { transactionId: paid.id }),
-      outcome: `The order was paid already${paid ? ` (transaction ${paid.id})` : ''}: nothing was charged again.`,
+    item: row,
+    step: {
+      row,
+      ending: {
+        state: 'succeeded', orderId, ...(paid && { transactionId: paid.id }),
+        outcome: `The order was paid already${paid ? ` (transaction ${paid.id})` : ''}: nothing was charged again.`,
+      },
     },
   };
 }
 
-/** The round's new payments, sent once the transaction that recorded them has committed. */
-async function sendRowPayments(ctx: Context, rows: PaymentRow[]): Promise<void> {
-  const sending = rows.filter((one) => one.start !== undefined && 'begun' in one.start);
-  // No answer: the payment stays pending for recovery, and the row is looked at again later.
-  const answers = await sendPayments(ctx, sending.map((one) => (one.start as { begun: BegunPayment }).begun), PAYMENTS_AT_ONCE);
-  sending.forEach((one, index) => (one.answer = answers[index]));
-}
-
-/** What a payment row's payment came to, recorded; undefined while its answer is not known. */
-async function paymentEnding(tx: Context, one: PaymentRow): Promise<Ending | undefined> {
-  const start = one.start!;
-  if ('begun' in start && one.answer === undefined) return undefined;
-  const { transaction } = await finishPayment(tx, start, one.answer);
-  return transactionEnding(transaction);
-}
-
-function transactionEnding(transaction: TransactionRow): Ending | undefined {
-  const ids = { transactionId: transaction.id, orderId: transaction.order_id };
-  if (transaction.status === 'succeeded') {
-    const what = { Sales: 'Paid', Authorization: 'Authorised', Capture: 'Captured', Refund: 'Refunded' }[transaction.type];
-    return { state: 'succeeded', outcome: transaction.voided === 1 ? 'Voided' : what, ...ids };
+/** How a row that made a transaction ends, from what the transaction came to; undefined while its answer is not known. */
+function transactionEnding(outcome: ChargeOutcome): Ending | undefined {
+  if (outcome.kind === 'refused') return undefined;
+  const { transaction } = outcome;
+  const ids = { transactionId: transaction.id, orderId: transaction.orderId };
+  switch (outcome.kind) {
+    case 'succeeded': {
+      const what = { Sales: 'Paid', Authorization: 'Authorised', Capture: 'Captured', Refund: 'Refunded' }[transaction.type];
+      return { state: 'succeeded', outcome: transaction.voided ? 'Voided' : what, ...ids };
+    }
+    case 'declined':
+      return { state: 'failed', reason: `Declined: ${outcome.message}.`, outcome: `Declined: ${outcome.message}.`, ...ids };
+    case 'unsent': {
+      // Failed without the card being asked (a fault, or a payment cut off by a crash and cancelled by recovery).
+      const reason = `The acquirer failed the transaction: ${outcome.message}.`;
+      return { state: 'failed', reason, outcome: reason, ...ids };
+    }
+    case 'awaiting_payer': {
+      // A batch has no cardholder at hand: the row counts as failed, and the challenge is the merchant's to pass on.
+      const reason = 'The card asks for 3-D Secure: a batch row cannot pass it. The transaction waits for the cardholder (its 3ds.redirect_url) until it expires.';
+      return { state: 'failed', reason, outcome: reason, ...ids };
+    }
+    case 'unanswered':
+      return undefined;
   }
-  if (transaction.status === 'failed') {
-    const message = (JSON.parse(transaction.payment_data) as { resp_msg?: string }).resp_msg ?? 'no message';
-    if (acquirerAnswer(transaction.payment_data).declinedByCard) return { state: 'failed', reason: `Declined: ${message}.`, outcome: `Declined: ${message}.`, ...ids };
-    // Failed without the card being asked (a fault, or a payment cut off by a crash and cancelled by recovery).
-    const reason = `The acquirer failed the transaction: ${message}.`;
-    return { state: 'failed', reason, outcome: reason, unsent: true, ...ids };
-  }
-  if (transaction.payer_action !== null) {
-    // A batch has no cardholder at hand: the row counts as failed, and the challenge is the merchant's to pass on.
-    const reason = 'The card asks for 3-D Secure: a batch row cannot pass it. The transaction waits for the cardholder (its 3ds.redirect_url) until it expires.';
-    return { state: 'failed', reason, outcome: reason, ...ids };
-  }
-  return undefined;
 }
 
 /** Ends a row not ended yet (it may have been, by another runner of its chunk): whether this did. Its card is erased. */
@@ -409,7 +388,7 @@ async function adjust(ctx: Context, ins: Adjustment): Promise<Ending | undefined
       // No amount fixed: the transaction cannot be refunded, and the refund says why.
       outcome = await refundTransaction(ctx, target, { amount: amount ?? formatAmount(transaction.amount, order.currency_exponent) });
     }
-    return transactionEnding(outcome.transaction);
+    return transactionEnding(chargeOutcome(outcome.transaction));
   } catch (error) {
     if (!(error instanceof AppError) || error.definition.status >= 500) throw error;
     if (error.definition === ORDER_ERRORS.transactionNotFound) return refuse('originalTransaction', `${quoteCell(ins.originalTransactionId)} is not a transaction of yours.`);

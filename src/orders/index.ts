@@ -1,14 +1,13 @@
 export { captureAuthorization, refundTransaction, voidTransaction } from './adjustments.js';
+export { chargeMany, chargeOutcome, RESENDS_PER_CHARGE } from './charge-round.js';
+export type { BegunItem, Charge, ChargedItem, ChargeOutcome, ChargeRequest, ChargeRound, Charger, RefusedCharge } from './charge-round.js';
 export { createOrder, makeOrder } from './create-order.js';
 export { ORDER_ERRORS } from './errors.js';
 export { EXAMPLE_ORDER, exampleEvents } from './examples.js';
-export { findMerchantOrder, loadOrderView, paymentByUuid, resolveTransaction, transactionsOfOrder } from './lookup.js';
+export { findMerchantOrder, loadOrderView, resolveTransaction, transactionsOfOrder } from './lookup.js';
 export { ordersModule } from './module.js';
 export type { TransactionOutcome } from './outcomes.js';
-export { acquirerAnswer } from './payment-data.js';
-export type { PaymentData, StoredPayerAction } from './payment-data.js';
-export { beginPayment, finishPayment, sendPayments } from './payments.js';
-export type { BegunPayment, OpenPaymentInput, PaymentStart } from './payments.js';
+export { authCodeOf } from './payment-data.js';
 export { presentTransaction } from './present.js';
 export type { OrderView } from './present.js';
 export { checkOrder, voidOrder } from './queries.js';

@@ -87,10 +87,15 @@ export function inheritedCard(paymentData: string): Partial<CardFacts> & { token
   );
 }
 
-/** The acquirer's answer as payment_data keeps it: the authorisation code, and whether the card itself refused. */
-export function acquirerAnswer(paymentData: string): { authCode: string | undefined; declinedByCard: boolean } {
-  const data = JSON.parse(paymentData) as { auth_code?: string; transaction_state?: string };
-  return { authCode: data.auth_code, declinedByCard: data.transaction_state === STATE.declined };
+/** The acquirer's answer as payment_data keeps it: the authorisation code, its message, whether the card itself refused. */
+export function acquirerAnswer(paymentData: string): { authCode: string | undefined; message: string | undefined; declinedByCard: boolean } {
+  const data = JSON.parse(paymentData) as { auth_code?: string; resp_msg?: string; transaction_state?: string };
+  return { authCode: data.auth_code, message: data.resp_msg, declinedByCard: data.transaction_state === STATE.declined };
+}
+
+/** The authorisation code the acquirer gave a transaction, if any. */
+export function authCodeOf(transaction: { payment_data: string }): string | undefined {
+  return acquirerAnswer(transaction.payment_data).authCode;
 }
 
 /** What the payer must do, as kept on the transaction (the interface's field names). */

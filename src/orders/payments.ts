@@ -8,7 +8,7 @@ import { isUuid } from '../platform/ids.js';
 import { formatAmount, MAX_MINOR, readMoney, withinMaximum, type Currency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { acquirerOf, WALLET_CURRENCIES, WALLET_METHODS, type AcquirerResult, type CardAcquirer, type PayerOutcome, type WalletMethod } from '../rails/acquirer.js';
-import { AnsweredBefore, callRail, runRailOperation } from '../rails/operation.js';
+import { AnsweredBefore, runRailOperation } from '../rails/operation.js';
 import { ORDER_ERRORS } from './errors.js';
 import { hasOrderReference, resolveOrder, type OrderReference } from './lookup.js';
 import { answerRetry, applyPayment, recordRailAnswer, type TransactionOutcome } from './outcomes.js';
@@ -93,7 +93,7 @@ function names(reference: OrderReference[], order: OrderRow): boolean {
 /**
  * The first phase of {@link payOrder}, in the caller's transaction (or one of its own): checks the payment and
  * records it pending. Several payments begun in one transaction are sent after it commits, and finished together
- * (the recurring engine charges a batch of plans so). A refusal writes nothing.
+ * (a charge round, `charge-round.ts`). A refusal writes nothing.
  */
 export async function beginPayment(ctx: Context, input: OpenPaymentInput, known: KnownToPayment = {}): Promise<PaymentStart> {
   const acquirer = acquirerOf(ctx.rails);
@@ -157,23 +157,6 @@ export function sendPayment(ctx: Context, { transaction, method, stored }: Begun
     case 'wallet':
       return acquirer.startWalletPayment({ ...operation, method: method.wallet });
   }
-}
-
-/**
- * The middle phase of payments begun together (their transaction committed), `atOnce` out at the acquirer at a
- * time: each one's answer, in order, or undefined where none came (that payment stays pending, for recovery).
- */
-export async function sendPayments(ctx: Context, begun: readonly BegunPayment[], atOnce: number): Promise<Array<AcquirerResult | undefined>> {
-  const answers: Array<AcquirerResult | undefined> = new Array(begun.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(atOnce, begun.length) }, async () => {
-    while (next < begun.length) {
-      const index = next++;
-      const payment = begun[index]!;
-      answers[index] = await callRail(ctx, payment.transaction.id, () => sendPayment(ctx, payment)).catch(() => undefined);
-    }
-  }));
-  return answers;
 }
 
 /** The second phase, in the caller's transaction (or one of its own): the acquirer's answer, or the payment made before. */

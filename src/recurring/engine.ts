@@ -1,13 +1,12 @@
-import { inTransaction, type Context } from '../context/context.js';
+import type { Context } from '../context/context.js';
 import { getCustomer } from '../customers/index.js';
-import { acquirerAnswer, beginPayment, createOrder, finishPayment, ORDER_ERRORS, sendPayments, type BegunPayment, type PaymentStart, type TransactionOutcome } from '../orders/index.js';
+import { chargeMany, createOrder, ORDER_ERRORS, type BegunItem, type ChargedItem, type ChargeOutcome, type Charger } from '../orders/index.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
 import { newSortableId } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { instantOf, localTime } from '../platform/time-zone.js';
-import type { AcquirerResult } from '../rails/acquirer.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { prorate, type Billing } from './calendar.js';
 import { cancelNow } from './cancellation.js';
@@ -75,26 +74,24 @@ export async function runDuePlans(ctx: Context): Promise<void> {
 
 /**
  * Moves plans forward through everything due by now, one step of each per round; answers the plans that failed.
- * A round that fails (one plan's step throws) wrote nothing; its plans then go on one by one, so that only the
- * failing plan is left behind.
+ * A plan whose step fails is left behind (the round's others go on: orders' charge round runs them one by one).
  */
 async function advancePlans(ctx: Context, planIds: string[]): Promise<Map<string, unknown>> {
+  const failed = new Map<string, unknown>();
   let moving = planIds;
   for (let steps = 0; steps < STEPS_PER_TURN && moving.length > 0; steps += 1) {
-    try {
-      moving = await stepTogether(ctx, moving);
-    } catch (error) {
-      if (moving.length === 1) return new Map([[moving[0]!, error]]);
-      const failed = new Map<string, unknown>();
-      for (const id of moving) for (const [planId, alone] of await advancePlans(ctx, [id])) failed.set(planId, alone);
-      return failed;
+    const more: string[] = [];
+    for (const one of await stepTogether(ctx, moving)) {
+      if ('error' in one) failed.set(one.item, one.error);
+      else if (one.result) more.push(one.item);
     }
+    moving = more;
     await yieldToEventLoop();
   }
-  return new Map();
+  return failed;
 }
 
-interface Charge {
+interface PlanCharge {
   planId: string;
   billing: BillingRow;
   customerId: string;
@@ -102,102 +99,59 @@ interface Charge {
   planToken: string | null;
 }
 
-/** A plan's step in a round: nothing more due, moved without a charge, or a charge and how far it got. */
-type Stepped =
-  | { planId: string; kind: 'done' }
-  | { planId: string; kind: 'moved' }
-  | { planId: string; kind: 'charge'; charge: Charge; start?: PaymentStart; answer?: AcquirerResult; outcome?: Outcome };
+/** A plan's step in a round: nothing more due, moved without a charge, or a charge (and its outcome, when decided here). */
+type Stepped = { kind: 'done' } | { kind: 'moved' } | { kind: 'charge'; charge: PlanCharge; outcome?: Outcome };
 
-/** One round: each plan's step, the payments, the outcomes. Answers the plans with more due now. */
-async function stepTogether(ctx: Context, planIds: string[]): Promise<string[]> {
-  const stepped = await inTransaction(ctx, (tx) => beginSteps(tx, planIds));
-  const charges = stepped.filter((one) => one.kind === 'charge');
-  await sendCharges(ctx, charges);
-  let next: Map<string, number | null | undefined>;
-  try {
-    next = await inTransaction(ctx, (tx) => recordOutcomes(tx, charges));
-  } catch (error) {
-    // The answers are known: each is recorded alone, so that one that cannot be recorded keeps no other from it.
-    if (charges.length <= 1) throw error;
-    next = new Map();
-    let failure: unknown;
-    for (const one of charges) {
-      try {
-        for (const [planId, at] of await inTransaction(ctx, (tx) => recordOutcomes(tx, [one]))) next.set(planId, at);
-      } catch (alone) {
-        failure ??= alone;
-      }
-    }
-    if (failure !== undefined) throw failure;
-  }
-  const now = ctx.clock.now().getTime();
-  return stepped.filter((one) => {
-    if (one.kind === 'done') return false;
-    if (one.kind === 'moved') return true;
-    // The plan's next due time as the outcome left it: when it is later than now, no further step is due.
-    const at = next.get(one.planId);
-    return !(at === null || (at !== undefined && at > now));
-  }).map((one) => one.planId);
+/** One round: each plan's step, the payments, the outcomes (orders' charge round). Per plan: whether more is due now. */
+function stepTogether(ctx: Context, planIds: string[]) {
+  return chargeMany<string, Stepped, boolean>(ctx, planIds, { atOnce: CHARGES_AT_ONCE, begin: beginSteps, record: recordOutcomes });
 }
 
-/** Every plan's step, and the payment of each charge recorded pending, in the caller's transaction. */
-async function beginSteps(tx: Context, planIds: string[]): Promise<Stepped[]> {
+/** Every plan's step, and the payment of each charge recorded pending, in the round's first transaction. */
+async function beginSteps(tx: Context, planIds: readonly string[], charger: Charger): Promise<Array<BegunItem<string, Stepped>>> {
   const now = tx.clock.now().getTime();
-  const plans = await findPlans(tx.db, tx.merchant.id, planIds, true);
+  const plans = await findPlans(tx.db, tx.merchant.id, [...planIds], true);
   const due = plans.filter((plan) => plan.next_due_at !== null && plan.next_due_at <= now);
-  const stepped: Stepped[] = planIds.filter((id) => !due.some((plan) => plan.id === id)).map((planId) => ({ planId, kind: 'done' }));
+  const stepped: Array<BegunItem<string, Stepped>> = planIds.filter((id) => !due.some((plan) => plan.id === id)).map((item) => ({ item, step: { kind: 'done' } }));
   for (const view of await readPlanViews(tx, due)) {
+    const item = view.plan.id;
     const charge = await step(tx, view, now);
     if (charge === undefined) {
-      stepped.push({ planId: view.plan.id, kind: 'moved' });
+      stepped.push({ item, step: { kind: 'moved' } });
       continue;
     }
     const token = await tokenFor(tx, charge);
     if (token === undefined) {
-      stepped.push({ planId: view.plan.id, kind: 'charge', charge, outcome: { kind: 'failed', reason: 'The customer has no usable payment token.' } });
+      stepped.push({ item, step: { kind: 'charge', charge, outcome: { kind: 'failed', reason: 'The customer has no usable payment token.' } } });
       continue;
     }
-    try {
-      const start = await beginPayment(tx, {
-        order: { number: charge.billing.order_number! },
-        payment: { uuid: charge.billing.payment_uuid!, payment_token: { token, entry_type: 'mit', consume_mode: 'sales' } },
-      });
-      stepped.push({ planId: view.plan.id, kind: 'charge', charge, start });
-    } catch (error) {
-      // A refusal writes nothing (the payment code checks before it records): the step stands, the charge failed.
-      if (!(error instanceof AppError)) throw error;
-      stepped.push({ planId: view.plan.id, kind: 'charge', charge, outcome: refusalOutcome(error) });
-    }
+    const begun = await charger.charge({ orderNumber: charge.billing.order_number!, uuid: charge.billing.payment_uuid!, source: { token }, capture: true });
+    stepped.push({ item, step: { kind: 'charge', charge }, charge: begun });
   }
   return stepped;
 }
 
-/** The round's new payments, sent once the transaction that recorded them has committed. */
-async function sendCharges(ctx: Context, charges: Array<Extract<Stepped, { kind: 'charge' }>>): Promise<void> {
-  const sending = charges.filter((one) => one.start !== undefined && 'begun' in one.start);
-  // No answer: the payment stays pending for recovery, and the plan looks at it again later.
-  const answers = await sendPayments(ctx, sending.map((one) => (one.start as { begun: BegunPayment }).begun), CHARGES_AT_ONCE);
-  sending.forEach((one, index) => (one.answer = answers[index]));
-}
-
-/** Every charge's answer recorded on its payment and its plan, in the caller's transaction: each plan's next due time. */
-async function recordOutcomes(tx: Context, charges: Array<Extract<Stepped, { kind: 'charge' }>>): Promise<Map<string, number | null | undefined>> {
-  const views = new Map((await readPlanViews(tx, await findPlans(tx.db, tx.merchant.id, charges.map((one) => one.planId), true))).map((view) => [view.plan.id, view]));
-  const next = new Map<string, number | null | undefined>();
-  for (const one of charges) {
-    let outcome = one.outcome;
-    if (outcome === undefined) {
-      const answered = one.start !== undefined && ('before' in one.start || one.answer !== undefined);
-      outcome = answered ? paymentOutcome((await finishPayment(tx, one.start!, one.answer)).transaction) : { kind: 'unknown' };
+/** Every charge's outcome recorded on its plan, in the round's last transaction: per plan, whether more is due now. */
+async function recordOutcomes(tx: Context, charged: ReadonlyArray<ChargedItem<string, Stepped>>): Promise<boolean[]> {
+  const charging = charged.filter(({ step }) => step.kind === 'charge').map(({ item }) => item);
+  const views = new Map((await readPlanViews(tx, await findPlans(tx.db, tx.merchant.id, charging, true))).map((view) => [view.plan.id, view]));
+  const now = tx.clock.now().getTime();
+  const more: boolean[] = [];
+  for (const { item, step, outcome } of charged) {
+    if (step.kind !== 'charge') {
+      more.push(step.kind === 'moved');
+      continue;
     }
-    const view = views.get(one.planId);
-    next.set(one.planId, view && (await recordOutcome(tx, one.charge, outcome, view)));
+    const view = views.get(item);
+    const at = view && (await recordOutcome(tx, step.charge, step.outcome ?? planOutcome(outcome!), view));
+    // The plan's next due time as the outcome left it: when it is later than now, no further step is due.
+    more.push(!(at === null || (at !== undefined && at > now)));
   }
-  return next;
+  return more;
 }
 
 /** One step of a plan, in the caller's transaction: a charge to make, or undefined when the step made none. */
-async function step(tx: Context, view: PlanView, now: number): Promise<Charge | undefined> {
+async function step(tx: Context, view: PlanView, now: number): Promise<PlanCharge | undefined> {
   const { plan } = view;
   // A charge whose step committed but whose answer was not recorded (a crash, an acquirer that did not answer).
   const unanswered = view.billings.find((billing) => billing.state === 'charging');
@@ -226,7 +180,7 @@ async function step(tx: Context, view: PlanView, now: number): Promise<Charge | 
 }
 
 /** Writes the billing row and its order (none for a free billing): the charge follows after commit. */
-async function bill(tx: Context, view: PlanView, entry: PlanCycle, billing: Billing, now: number): Promise<Charge | undefined> {
+async function bill(tx: Context, view: PlanView, entry: PlanCycle, billing: Billing, now: number): Promise<PlanCharge | undefined> {
   const { plan } = view;
   const full = cycleAmount(entry);
   const amount = billing.kind === 'partial' ? Number(prorate(BigInt(full), billing.days, billing.ofDays)) : full;
@@ -276,38 +230,34 @@ function orderInput(view: PlanView, entry: PlanCycle, billing: Billing, amount: 
   };
 }
 
-function chargeOf(plan: PlanRow, billing: BillingRow): Charge {
+function chargeOf(plan: PlanRow, billing: BillingRow): PlanCharge {
   return { planId: plan.id, billing, customerId: plan.customer_id, planToken: plan.payment_token };
 }
 
 const paymentUuid = (billingId: string, attempt: number) => `rb:${billingId}:${attempt}`;
 
-/** `rb:<billing>:<attempt>` is sent first; each resend of the same attempt adds `.1`, `.2`…: a new payment each time. */
-const resendsOf = (uuid: string) => Number(uuid.split(':')[2]!.split('.')[1] ?? 0);
-const resentUuid = (uuid: string) => {
-  const [prefix, billingId, attempt] = uuid.split(':') as [string, string, string];
-  return `${prefix}:${billingId}:${attempt.split('.')[0]}.${resendsOf(uuid) + 1}`;
-};
-
 /**
- * `unsent`: the acquirer failed the charge without the card being refused (a fault, or a charge cut off by a crash
- * that recovery then cancelled there): nothing was charged, and the card was never asked, so it is sent again at
- * once under a new uuid instead of counting as a failed attempt.
+ * `unsent`: the acquirer failed the charge without the card being refused: nothing was charged, and the card was
+ * never asked, so it is sent again at once under `resend` (a new uuid, while resends are left) instead of counting as
+ * a failed attempt.
  */
-type Outcome = { kind: 'paid' } | { kind: 'failed'; reason: string } | { kind: 'unsent'; reason: string } | { kind: 'unknown' };
+type Outcome = { kind: 'paid' } | { kind: 'failed'; reason: string } | { kind: 'unsent'; reason: string; resend?: string } | { kind: 'unknown' };
 
-/** How many times one attempt is sent again after `unsent` before it counts as failed (an acquirer that keeps faulting). */
-const RESENDS_PER_ATTEMPT = 3;
-
-/** What a payment's transaction says of the charge. */
-function paymentOutcome(transaction: TransactionOutcome['transaction']): Outcome {
-  if (transaction.status === 'succeeded') return { kind: 'paid' };
-  if (transaction.status === 'failed') {
-    return acquirerAnswer(transaction.payment_data).declinedByCard
-      ? { kind: 'failed', reason: 'The charge was declined.' }
-      : { kind: 'unsent', reason: 'The charge failed at the acquirer; nothing was charged.' };
+/** What the charge round's outcome means for a plan. */
+function planOutcome(outcome: ChargeOutcome): Outcome {
+  switch (outcome.kind) {
+    case 'succeeded':
+      return { kind: 'paid' };
+    case 'declined':
+      return { kind: 'failed', reason: 'The charge was declined.' };
+    case 'unsent':
+      return { kind: 'unsent', reason: 'The charge failed at the acquirer; nothing was charged.', ...(outcome.resend && { resend: outcome.resend.uuid }) };
+    case 'refused':
+      return refusalOutcome(outcome.error);
+    case 'awaiting_payer':
+    case 'unanswered':
+      return { kind: 'unknown' };
   }
-  return { kind: 'unknown' };
 }
 
 /**
@@ -321,7 +271,7 @@ function refusalOutcome(error: AppError): Outcome {
 }
 
 /** A first attempt charges the plan's token, else the customer's default; a retry the customer's default as it is now. */
-async function tokenFor(ctx: Context, charge: Charge): Promise<string | undefined> {
+async function tokenFor(ctx: Context, charge: PlanCharge): Promise<string | undefined> {
   if (charge.billing.attempt <= 1 && charge.planToken !== null) return charge.planToken;
   const customer = await getCustomer(ctx, charge.customerId);
   const fallback = (await DEFAULT_TOKENS.present(ctx, customer))?.token;
@@ -329,7 +279,7 @@ async function tokenFor(ctx: Context, charge: Charge): Promise<string | undefine
 }
 
 /** The charge's outcome on its billing and plan (`view` read in this transaction): the plan's next due time. */
-async function recordOutcome(tx: Context, charge: Charge, outcome: Outcome, view: PlanView): Promise<number | null | undefined> {
+async function recordOutcome(tx: Context, charge: PlanCharge, outcome: Outcome, view: PlanView): Promise<number | null | undefined> {
   const { plan } = view;
   const billing = view.billings.find((row) => row.id === charge.billing.id);
   // Recorded already (the same step run twice): the first record stands.
@@ -345,8 +295,8 @@ async function recordOutcome(tx: Context, charge: Charge, outcome: Outcome, view
       cycles: view.cycles.map((other) => (other === entry ? { ...other, cycle: { ...other.cycle, billing_count: other.cycle.billing_count + 1 } } : other)),
       billings: view.billings.map((other) => (other.id === billing.id ? { ...other, state: 'paid', last_error: null } : other)),
     });
-  } else if (outcome.kind === 'unsent' && resendsOf(billing.payment_uuid!) < RESENDS_PER_ATTEMPT) {
-    await updateBilling(tx.db, tx.merchant.id, billing.id, { payment_uuid: resentUuid(billing.payment_uuid!), last_error: outcome.reason, updated_at: now });
+  } else if (outcome.kind === 'unsent' && outcome.resend !== undefined) {
+    await updateBilling(tx.db, tx.merchant.id, billing.id, { payment_uuid: outcome.resend, last_error: outcome.reason, updated_at: now });
     await updatePlan(tx.db, tx.merchant.id, plan.id, { next_due_at: now, updated_at: now });
     await scheduleBillingJob(tx, now);
     return now;

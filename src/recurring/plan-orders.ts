@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { Context } from '../context/context.js';
 import { getCustomer, type CustomerRow, type PaymentTokenReply } from '../customers/index.js';
-import { acquirerAnswer, loadOrderView, ORDER_ERRORS } from '../orders/index.js';
+import { authCodeOf, loadOrderView, ORDER_ERRORS } from '../orders/index.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
@@ -59,7 +59,7 @@ function present(
   const entry = view.cycles.find(({ cycle }) => cycle.id === billing.cycle_id)!;
   const e = order.currency_exponent;
   const paid = orderView.transactions.filter((transaction) => transaction.status === 'succeeded' && (transaction.type === 'Sales' || transaction.type === 'Capture'));
-  const authCode = paid.map((transaction) => acquirerAnswer(transaction.payment_data).authCode).find((code) => code !== undefined);
+  const authCode = paid.map(authCodeOf).find((code) => code !== undefined);
   return {
     customer: {
       name: customer.row.name,
