@@ -21,7 +21,8 @@ import { customerWithToken, FINISHED } from './support.js';
  *
  * - the request answers 200, or a 4xx in the envelope with a code docs/errors.md lists under that status (600104 for
  *   a misnumbered workbook sent as the body); never a 5xx;
- * - the batch reaches success, failed or cancelled within HOSTILE_TERMINAL_MS (15 s): never left pending or processing;
+ * - the batch reaches success, failed or cancelled within HOSTILE_TERMINAL_MS (120 s, generous so that a busy machine does
+ *   not fail it: the property is "never left pending or processing", not a speed; the bench times it);
  * - its GET, its /errors and its result.csv answer 200 (never a 5xx) while it runs and once it has ended;
  * - once it has ended, no row of batch_file_parts is left for it;
  * - once both batches of the case have ended, cardNumbersAtRest finds none of the case's card numbers.
@@ -44,7 +45,7 @@ const DEFAULT_CASES = process.env.FUZZ_DEFAULT_CASES === undefined ? 120 : Math.
 const CASES = process.env.HOSTILE_FILE_CASES === undefined ? DEFAULT_CASES : Number(process.env.HOSTILE_FILE_CASES);
 const ONLY = process.env.HOSTILE_ONLY?.split(',').filter(Boolean).map(Number);
 const CONCURRENCY = Number(process.env.HOSTILE_CONCURRENCY ?? 6);
-const TERMINAL_MS = Number(process.env.HOSTILE_TERMINAL_MS ?? 15_000);
+const TERMINAL_MS = Number(process.env.HOSTILE_TERMINAL_MS ?? 120_000);
 const POLL_MS = 100;
 const DUMP = process.env.HOSTILE_DUMP;
 /** HOSTILE_TRACE=1: each case's steps and outcomes, as diagnostics. */
