@@ -1,9 +1,9 @@
 import { defineModule } from '../module.js';
-import { echoRoutes } from './routes.js';
+import { ECHO_ROUTES } from './routes.js';
 
 /** The signature self-test: a signed request whose reply carries its message back. */
 export const echoModule = defineModule({
   name: 'echo',
-  routes: echoRoutes,
+  routes: ECHO_ROUTES,
   tags: [{ name: 'signing', description: 'Signature self-test.' }],
 });

@@ -5,7 +5,7 @@ import { defineRoute } from '../http/route.js';
 const Message = Type.Object({ message: Type.String() });
 
 /** Signature self-test: a signed request whose reply carries the message back. */
-export const echoRoutes = [
+export const ECHO_ROUTES = [
   defineRoute({
     method: 'POST',
     url: '/svc/payment/api/v1/openapi/echo',

@@ -14,7 +14,7 @@ const present = ({ row, declineReason }: NetworkOutcome) => ({ transaction: pres
 const OF_AUTHORIZATION = { id: EXAMPLE_AUTHORIZATION_ID };
 
 /** The card network simulator (docs/issuing.md): what a terminal, an acquirer and the network would send about a card. */
-export const ISSUING_SIMULATOR_ROUTES = [
+export const ISSUING_SANDBOX_ROUTES = [
   defineRoute({
     method: 'POST',
     url: `${BASE}/authorizations`,

@@ -10,6 +10,7 @@ export type { TransactionOutcome } from './outcomes.js';
 export { authCodeOf } from './payment-data.js';
 export { presentTransaction } from './present.js';
 export type { OrderView } from './present.js';
-export { checkOrder, voidOrder } from './queries.js';
+export { checkOrder } from './queries.js';
 export { refundable } from './rules.js';
 export { TransactionSchema } from './schemas.js';
+export { voidOrder } from './void-order.js';

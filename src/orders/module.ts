@@ -8,14 +8,14 @@ import { CHECKOUT_PAGES } from './pages/checkout.js';
 import { PAYER_PAGES } from './pages/payer-pages.js';
 import { RECEIPT_PAGES } from './pages/receipt.js';
 import { TRANSACTION_OPERATIONS } from './recovery.js';
-import { orderRoutes } from './routes.js';
+import { ORDER_ROUTES } from './routes.js';
 import { ORDER_SANDBOX_ROUTES } from './sandbox-routes.js';
 import { scheduleNextSettlement } from './settlement.js';
 
 /** Orders and their transactions: payments, captures, voids, refunds, settlement, the payment page and receipts (operation 1). */
 export const ordersModule = defineModule({
   name: 'orders',
-  routes: orderRoutes,
+  routes: ORDER_ROUTES,
   tags: [{ name: 'orders', description: 'Orders, card payments, captures, voids and refunds.' }],
   errors: ORDER_ERRORS,
   events: Object.values(ORDER_EVENTS),

@@ -6,7 +6,7 @@ import { scheduleJob } from '../scheduler/scheduler.js';
 import { ORDER_ERRORS } from './errors.js';
 import { emitOrderEvent, type OrderAction } from './events.js';
 import { postTransactionChange } from './ledger-postings.js';
-import { refreshOrder } from './lookup.js';
+import { refreshOrder } from './refresh-order.js';
 import { buildPaymentData, inheritedCard, storedPayerAction } from './payment-data.js';
 import type { OrderView } from './present.js';
 import { lockOrderOfTransaction, type OrderRow } from './store.js';

@@ -25,7 +25,8 @@ import {
 import type { TransactionOutcome } from './outcomes.js';
 import { payOrder } from './payments.js';
 import { presentOrder, presentTransaction, type OrderView } from './present.js';
-import { checkOrder, checkTransaction, listMerchantOrders, orderEvents, voidOrder } from './queries.js';
+import { checkOrder, checkTransaction, listMerchantOrders, orderEvents } from './queries.js';
+import { voidOrder } from './void-order.js';
 import {
   CaptureBody,
   CheckOrderBody,
@@ -74,7 +75,7 @@ const REFUND = { amount: '20.00', reason: 'One flat white returned' };
 const LOOKUP_ERRORS = [ORDER_ERRORS.orderNotFound, ORDER_ERRORS.transactionNotFound, ORDER_ERRORS.orderMismatch];
 const RAIL_REFUSALS = [RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer];
 
-export const orderRoutes = [
+export const ORDER_ROUTES = [
   defineRoute({
     method: 'POST',
     url: `${BASE}/orders`,

@@ -25,7 +25,7 @@ const CARD = {
 
 const tokenData = ({ row, defaultTokenId }: TokenView) => ({ payment_token: presentToken(row, defaultTokenId) });
 
-export const paymentTokenRoutes = [
+export const TOKEN_ROUTES = [
   defineRoute({
     method: 'POST',
     url: `${BASE}/:uuid/payment_tokens`,

@@ -5,7 +5,7 @@ import { PAYOUT_EVENTS } from './events.js';
 import { PAYOUT_LEDGER } from './ledger-source.js';
 import { PAYEE_ROUTES } from './payee-routes.js';
 import { PAYOUT_ROUTES } from './routes.js';
-import { PAYOUT_SIMULATOR_ROUTES } from './sandbox-routes.js';
+import { PAYOUT_SANDBOX_ROUTES } from './sandbox-routes.js';
 import { PAYOUT_JOBS } from './jobs.js';
 import { BANK_TRANSFER_OPERATION } from './running.js';
 
@@ -13,7 +13,7 @@ import { BANK_TRANSFER_OPERATION } from './running.js';
 export const payoutsModule = defineModule({
   name: 'payouts',
   routes: [...PAYEE_ROUTES, ...PAYOUT_ROUTES],
-  sandboxRoutes: PAYOUT_SIMULATOR_ROUTES,
+  sandboxRoutes: PAYOUT_SANDBOX_ROUTES,
   tags: [{ name: 'payouts', description: 'Payees, and payout requests to them out of the available balance.' }],
   errors: PAYOUT_ERRORS,
   events: Object.values(PAYOUT_EVENTS),

@@ -10,7 +10,7 @@ import { PayoutData, PayoutParams } from './schemas.js';
 const BASE = '/svc/sandbox/api/v1/payout_requests';
 
 /** The sandbox bank, pushed by hand (docs/payouts.md). */
-export const PAYOUT_SIMULATOR_ROUTES = [
+export const PAYOUT_SANDBOX_ROUTES = [
   defineRoute({
     method: 'POST',
     url: `${BASE}/:id/advance`,

@@ -9,7 +9,7 @@ import { EXAMPLE_ORDER, exampleEvents } from '../orders/index.js';
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['webhooks'];
 
-export const webhookRoutes = [
+export const WEBHOOK_ROUTES = [
   defineRoute({
     method: 'POST',
     url: `${BASE}/webhooks/redeliver`,
