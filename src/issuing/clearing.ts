@@ -12,8 +12,8 @@ import { step, type NetworkOutcome } from './network.js';
 import type { SettlementCurrency } from './program.js';
 import { declineReason } from './spend-rules.js';
 import { addSpend } from './spending.js';
-import { emitCardTransactionEvent } from './transaction-events.js';
-import { dueAuthorizations, findCardTransaction, updateCardTransaction, type CardTransactionRow } from './transactions-store.js';
+import { emitCardTransactionEvent } from './transactions/events.js';
+import { dueAuthorizations, findCardTransaction, updateCardTransaction, type CardTransactionRow } from './transactions/store.js';
 
 /**
  * What follows an authorisation on the network: it grows (incremental authorisation), shrinks or goes (reversal),

@@ -1,5 +1,5 @@
 import type { Context, LedgerSource } from '../context/context.js';
-import { cardTransactionPages, cardTransactionsAmong, stepsAmong, stepsOf, type CardTransactionRow } from './transactions-store.js';
+import { cardTransactionPages, cardTransactionsAmong, stepsAmong, stepsOf, type CardTransactionRow } from './transactions/store.js';
 
 /**
  * What the ledger's check reads of issuing: every card transaction with the names of its entries (its own id for the

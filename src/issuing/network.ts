@@ -13,9 +13,9 @@ import type { SettlementCurrency } from './program.js';
 import { declineReason, termsOf, type DeclineReason } from './spend-rules.js';
 import { addSpend } from './spending.js';
 import type { CardRow } from './store.js';
-import { emitCardTransactionEvent } from './transaction-events.js';
-import type { SimulatedSpendBody } from './transaction-schemas.js';
-import { insertCardTransaction, insertStep, type CardTransactionRow } from './transactions-store.js';
+import { emitCardTransactionEvent } from './transactions/events.js';
+import type { SimulatedSpendBody } from './transactions/schemas.js';
+import { insertCardTransaction, insertStep, type CardTransactionRow } from './transactions/store.js';
 
 export type SpendInput = Static<typeof SimulatedSpendBody>;
 export type NetworkOutcome = { row: CardTransactionRow; declineReason: DeclineReason | null };

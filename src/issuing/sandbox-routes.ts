@@ -3,9 +3,9 @@ import { defineRoute } from '../http/route.js';
 import { incrementAuthorization, reverseAuthorization, settleAuthorization } from './clearing.js';
 import { ISSUING_ERRORS } from './errors.js';
 import { creditRefund, authorizePurchase, withdrawCash, type NetworkOutcome } from './network.js';
-import { EXAMPLE_AUTHORIZATION_ID, EXAMPLE_AUTHORIZED, EXAMPLE_PURCHASE, EXAMPLE_SETTLED } from './transaction-examples.js';
-import { presentCardTransaction } from './transaction-present.js';
-import { AuthorizationParams, IncrementBody, ReverseBody, SettleBody, SimulatedSpendBody, SimulatedTransactionData } from './transaction-schemas.js';
+import { EXAMPLE_AUTHORIZATION_ID, EXAMPLE_AUTHORIZED, EXAMPLE_PURCHASE, EXAMPLE_SETTLED } from './transactions/examples.js';
+import { presentCardTransaction } from './transactions/present.js';
+import { AuthorizationParams, IncrementBody, ReverseBody, SettleBody, SimulatedSpendBody, SimulatedTransactionData } from './transactions/schemas.js';
 import { PLATFORM_ERRORS } from '../platform/errors.js';
 
 const BASE = '/svc/sandbox/api/v1/issuing';

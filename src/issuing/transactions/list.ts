@@ -1,6 +1,6 @@
-import type { Context } from '../context/context.js';
-import { isUuid } from '../platform/ids.js';
-import { listCardTransactionRows, type CardTransactionRow } from './transactions-store.js';
+import type { Context } from '../../context/context.js';
+import { isUuid } from '../../platform/ids.js';
+import { listCardTransactionRows, type CardTransactionRow } from './store.js';
 
 /**
  * Operation 4: the merchant's card transactions, newest first: Authorized, Declined and Settled ones (a fully

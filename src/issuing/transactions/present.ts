@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
-import { exponentOf, formatAmount } from '../platform/money/money.js';
-import type { CardTransactionSchema } from './transaction-schemas.js';
-import type { CardTransactionRow } from './transactions-store.js';
+import { exponentOf, formatAmount } from '../../platform/money/money.js';
+import type { CardTransactionSchema } from './schemas.js';
+import type { CardTransactionRow } from './store.js';
 
 export type CardTransactionReply = Static<typeof CardTransactionSchema>;
 

@@ -1,12 +1,12 @@
 import Type from 'typebox';
-import { clientCall } from '../http/examples.js';
-import { defineRoute } from '../http/route.js';
-import { StringEnum } from '../platform/schema.js';
-import { DECISIONS, removeAuthorizationEndpoint, setAuthorizationEndpoint, type EndpointRow } from './decisions.js';
-import { EXAMPLE_AUTHORIZED, EXAMPLE_SETTLED } from './transaction-examples.js';
-import { presentCardTransaction } from './transaction-present.js';
-import { CardTransactionsData, CardTransactionsQuery } from './transaction-schemas.js';
-import { listCardTransactions } from './transactions.js';
+import { clientCall } from '../../http/examples.js';
+import { defineRoute } from '../../http/route.js';
+import { StringEnum } from '../../platform/schema.js';
+import { DECISIONS, removeAuthorizationEndpoint, setAuthorizationEndpoint, type EndpointRow } from '../decisions.js';
+import { EXAMPLE_AUTHORIZED, EXAMPLE_SETTLED } from './examples.js';
+import { presentCardTransaction } from './present.js';
+import { CardTransactionsData, CardTransactionsQuery } from './schemas.js';
+import { listCardTransactions } from './list.js';
 
 const BASE = '/svc/ts/api/v1/openapi';
 const TAGS = ['issuing'];

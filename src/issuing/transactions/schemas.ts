@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { AmountInput, Nullable, PAGING, StringEnum } from '../platform/schema.js';
+import { AmountInput, Nullable, PAGING, StringEnum } from '../../platform/schema.js';
 
 /** Operation 4's card transaction, exactly as interface.md gives it: every field text. */
 export const CardTransactionSchema = Type.Object({

@@ -1,6 +1,6 @@
-import type { CardTransactionReply } from './transaction-present.js';
-import { EXAMPLE_CARD_ID } from './examples.js';
-import { EXAMPLE_USER_ID } from '../users/index.js';
+import type { CardTransactionReply } from './present.js';
+import { EXAMPLE_CARD_ID } from '../examples.js';
+import { EXAMPLE_USER_ID } from '../../users/index.js';
 
 /** A purchase in US dollars on an HKD card, authorised and settled two days later (docs/issuing.md's worked example). */
 export const EXAMPLE_AUTHORIZATION_ID = '2c8e4b1a-7d3f-4a6e-9b5c-0d1e2f3a4b5c';

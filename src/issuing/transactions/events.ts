@@ -1,8 +1,8 @@
-import type { Context } from '../context/context.js';
-import { defineEventTypes } from '../events/event-type.js';
-import { emitEvent } from '../events/outbox.js';
-import { presentCardTransaction } from './transaction-present.js';
-import type { CardTransactionRow } from './transactions-store.js';
+import type { Context } from '../../context/context.js';
+import { defineEventTypes } from '../../events/event-type.js';
+import { emitEvent } from '../../events/outbox.js';
+import { presentCardTransaction } from './present.js';
+import type { CardTransactionRow } from './store.js';
 
 /**
  * What a card did, to the merchant's apps' endpoints: `data.transaction` as operation 4 shows it, with
