@@ -6,7 +6,7 @@ import {
 } from '../orders/index.js';
 import { chargeableToken, TOKEN_ERRORS, type TokenRow } from '../payment-tokens/index.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, isAppError } from '../platform/errors.js';
 import { exponentOf, formatAmount } from '../platform/money/money.js';
 import type { PayloadOf } from '../scheduler/job-types.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
@@ -258,7 +258,7 @@ async function orderOf(
     }, { ...(batch.app_id !== null && { appId: batch.app_id }), ...(customerId !== null && { customerFound: customerId }) });
     return { order: view.order, made };
   } catch (error) {
-    if (!(error instanceof AppError) || error.definition !== ORDER_ERRORS.orderReferenceTaken) throw error;
+    if (!isAppError(error, ORDER_ERRORS.orderReferenceTaken)) throw error;
   }
   const existing = (await findMerchantOrder(tx, { referenceNumber: ins.reference }))!;
   if (existing.currency !== ins.currency || existing.initial_total !== ins.amount) {

@@ -1,5 +1,5 @@
 import secureJson from 'secure-json-parse';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { AppError, invalid } from '../platform/errors.js';
 import { HTTP_ERRORS } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -11,7 +11,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function decodeJsonBody(raw: Buffer): unknown {
   const value = parseJson(keepInexactNumbersAsWritten(decodeUtf8(raw)));
   const field = fieldWithNul(value);
-  if (field !== undefined) throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not contain the character U+0000.`);
+  if (field !== undefined) throw invalid(field, 'must not contain the character U+0000');
   return value;
 }
 

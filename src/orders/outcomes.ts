@@ -1,5 +1,5 @@
 import { inTransaction, type Context } from '../context/context.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, isAppError } from '../platform/errors.js';
 import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
@@ -72,7 +72,7 @@ export async function answerRetry(ctx: Context, transactionId: string): Promise<
         if (transaction.progress === 'sending') throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
       });
     } catch (error) {
-      if (!(error instanceof AppError && error.definition === RAIL_ERRORS.acquirerNoAnswer) || waited >= RETRY_WAIT_MS) throw error;
+      if (!(isAppError(error, RAIL_ERRORS.acquirerNoAnswer)) || waited >= RETRY_WAIT_MS) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_POLL_MS));
   }

@@ -3,7 +3,7 @@ import { readCard, type CheckedCard } from '../cards/card.js';
 import { inTransaction, type Context } from '../context/context.js';
 import { chargeableToken, type TokenRow } from '../payment-tokens/index.js';
 import { isUniqueViolation } from '../platform/database/database.js';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { AppError, invalid, isAppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { formatAmount, MAX_MINOR, readMoney, withinMaximum, type Currency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
@@ -186,7 +186,7 @@ function readMethod(ctx: Context, payment: OpenPaymentInput['payment']): Method 
   if (!cardInput) return { kind: 'wallet', wallet: named[0] as WalletMethod };
   const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
   const card = readCard(cardInput, { year: now.year, month: now.month }, 'payment.credit_card');
-  if ('field' in card) throw new AppError(PLATFORM_ERRORS.validationFailed, `${card.field} ${card.message}.`);
+  if ('field' in card) throw invalid(card.field, `${card.message}`);
   return { kind: 'credit_card', card, capture: cardInput.consume_mode !== 'pre_authorize' && cardInput.consume_mode !== 'preauth' };
 }
 
@@ -302,7 +302,7 @@ export async function expirePayerAction(ctx: Context, payload: { transactionId: 
     await answerPayerAction(ctx, payload.transactionId, 'abandoned', (t) => t.expires_at !== null && t.expires_at <= ctx.clock.now().getTime());
   } catch (error) {
     // Completed (or failed) meanwhile: nothing left to expire.
-    if (!(error instanceof AppError && error.definition === ORDER_ERRORS.transactionNotPending)) throw error;
+    if (!(isAppError(error, ORDER_ERRORS.transactionNotPending))) throw error;
   }
 }
 

@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { brandOf, readCard, type CheckedCard } from '../cards/card.js';
 import { inTransaction, type Context } from '../context/context.js';
 import { getCustomer } from '../customers/index.js';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { AppError, invalid, isAppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
@@ -105,7 +105,7 @@ function readCardBinding(ctx: Context, input: NonNullable<BindTokenInput['card']
     { year: now.year, month: now.month },
     'card',
   );
-  if ('field' in card) throw new AppError(PLATFORM_ERRORS.validationFailed, `${card.field} ${card.message}.`);
+  if ('field' in card) throw invalid(card.field, `${card.message}`);
   const currency = readCurrency(input.billing_currency ?? 'HKD', 'card.billing_currency');
   const returns = input['3ds'] ?? {};
   for (const [field, url] of Object.entries(returns)) if (url) checkMerchantUrl(url, `card.3ds.${field}`, ctx.config.mode);
@@ -235,7 +235,7 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
   if (row.state !== 'pending' || row.deleted_at !== null) return;
   if (row.progress === 'awaiting_payer') {
     await completeBinding(ctx, row.id, 'abandoned', { expiring: true }).catch((error: unknown) => {
-      if (!(error instanceof AppError && (error.definition === TOKEN_ERRORS.paymentTokenNotPending || error.definition === TOKEN_ERRORS.paymentTokenNotFound))) throw error;
+      if (!(isAppError(error, TOKEN_ERRORS.paymentTokenNotPending, TOKEN_ERRORS.paymentTokenNotFound))) throw error;
     });
     return;
   }

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { invalid } from '../platform/errors.js';
 import type { CreatePayeeBody, TransferMethod } from './schemas.js';
 
 export type PayeeInput = Static<typeof CreatePayeeBody>['payee'];
@@ -115,6 +115,3 @@ export function checkNickname(nickname: string): string {
 const present = (value: string | null | undefined): boolean => value !== undefined && value !== null && value !== '';
 const text = (value: string | null | undefined): string | null => (present(value) ? value! : null);
 
-function invalid(field: string, why: string): AppError {
-  return new AppError(PLATFORM_ERRORS.validationFailed, `${field} ${why}.`);
-}

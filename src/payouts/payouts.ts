@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { inTransaction, type Actor, type Context } from '../context/context.js';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { AppError, invalid } from '../platform/errors.js';
 import { isUuid, newSortableId } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
@@ -182,6 +182,3 @@ export function actorName(actor: Actor): string {
   return actor.kind === 'app' ? `app:${actor.appId}` : actor.kind;
 }
 
-function invalid(field: string, why: string): AppError {
-  return new AppError(PLATFORM_ERRORS.validationFailed, `${field} ${why}.`);
-}

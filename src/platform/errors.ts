@@ -47,6 +47,11 @@ export class AppError extends Error {
   }
 }
 
+/** A field the request got wrong, in the envelope's one refusal for bad input: `invalid('amount', 'must be positive')`. */
+export function invalid(field: string, why: string): AppError {
+  return new AppError(PLATFORM_ERRORS.validationFailed, `${field} ${why}.`);
+}
+
 /** Whether `error` is the refusal `definition` (or one of several). */
 export function isAppError(error: unknown, ...definitions: ErrorDefinition[]): error is AppError {
   return error instanceof AppError && (definitions.length === 0 || definitions.includes(error.definition));

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import type { Mode } from './config.js';
-import { AppError, PLATFORM_ERRORS } from './errors.js';
+import { invalid } from './errors.js';
 
 /**
  * Where paygate may send a request on a merchant's behalf (a webhook, later a batch's file_url or a payout's
@@ -86,12 +86,12 @@ export function checkMerchantUrl(text: string, field: string, mode: Mode): strin
   try {
     url = new URL(text);
   } catch {
-    throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must be an http or https URL.`);
+    throw invalid(field, 'must be an http or https URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must be an http or https URL.`);
-  if (url.username || url.password) throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not carry credentials.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(field, 'must be an http or https URL');
+  if (url.username || url.password) throw invalid(field, 'must not carry credentials');
   if (isForbiddenHost(url.hostname, mode)) {
-    throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must not point at ${mode === 'live' ? 'an internal' : 'a link-local or metadata'} address.`);
+    throw invalid(field, `must not point at ${mode === 'live' ? 'an internal' : 'a link-local or metadata'} address`);
   }
   return text;
 }

@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import { inTransaction, type Context } from '../context/context.js';
 import { getCustomer } from '../customers/index.js';
 import { bindingLink, chargeableToken, DEFAULT_TOKENS } from '../payment-tokens/index.js';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { AppError, invalid, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid, newSortableId } from '../platform/ids.js';
 import { currencyOf, readMoney, sumMinor, timesMinor, type Currency } from '../platform/money/money.js';
 import { parseFilters, type Page } from '../platform/query/filters.js';
@@ -156,7 +156,7 @@ function readInstant(text: string, field: string, zone: string): number {
     const at = Date.parse(text);
     if (Number.isFinite(at)) return at;
   }
-  throw new AppError(PLATFORM_ERRORS.validationFailed, `${field} must be a date (YYYY-MM-DD) or an RFC 3339 time with offset.`);
+  throw invalid(field, 'must be a date (YYYY-MM-DD) or an RFC 3339 time with offset');
 }
 
 export async function getPlan(ctx: Context, id: string): Promise<PlanView> {

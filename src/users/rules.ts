@@ -1,5 +1,5 @@
 import countries from 'i18n-iso-countries';
-import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
+import { AppError, invalid, PLATFORM_ERRORS } from '../platform/errors.js';
 
 /**
  * The rules of operation 2 that a schema cannot say: a real calendar date in the past (on the merchant's
@@ -29,6 +29,3 @@ export function checkNotBlank(text: string, field: string): void {
   if (!text.trim()) throw invalid(field, 'must not be blank');
 }
 
-function invalid(field: string, why: string): AppError {
-  return new AppError(PLATFORM_ERRORS.validationFailed, `${field} ${why}.`);
-}

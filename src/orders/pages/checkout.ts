@@ -1,6 +1,6 @@
 import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
 import type { Context, PlatformContext } from '../../context/context.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, isAppError } from '../../platform/errors.js';
 import { WALLET_CURRENCIES, WALLET_METHODS, WALLET_NAMES, type WalletMethod } from '../../rails/acquirer.js';
 import { RAIL_ERRORS } from '../../rails/errors.js';
 import { cardFields, readPageCard, type PageCardForm } from '../../web/card-form.js';
@@ -223,7 +223,7 @@ export async function payByCard(platform: PlatformContext, token: string, reques
     }
     return { redirect: transaction.status === 'failed' ? `${checkout.url}?notice=declined` : checkout.url };
   } catch (error) {
-    if (error instanceof AppError && (error.definition === RAIL_ERRORS.acquirerUnavailable || error.definition === RAIL_ERRORS.acquirerNoAnswer)) {
+    if (isAppError(error, RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer)) {
       return { redirect: `${checkout.url}?notice=unavailable` };
     }
     // Paid, voided or already being paid meanwhile: the page shows which.
@@ -243,7 +243,7 @@ export async function payByWallet(platform: PlatformContext, token: string, requ
   try {
     await payOrder(checkout.ctx, { order: { number: checkout.view.order.number }, payment: { [method]: {} } });
   } catch (error) {
-    if (error instanceof AppError && (error.definition === RAIL_ERRORS.acquirerUnavailable || error.definition === RAIL_ERRORS.acquirerNoAnswer)) {
+    if (isAppError(error, RAIL_ERRORS.acquirerUnavailable, RAIL_ERRORS.acquirerNoAnswer)) {
       return { redirect: `${checkout.url}?notice=unavailable` };
     }
     // Not offered for this currency, paid or voided meanwhile: the page shows what is possible now.
@@ -262,7 +262,7 @@ export async function cancelWaitingPayment(platform: PlatformContext, token: str
     await completePayerAction(checkout.ctx, waiting.id, 'abandoned');
   } catch (error) {
     // Finished meanwhile (paid, failed or expired): the page shows how.
-    if (!(error instanceof AppError && error.definition === ORDER_ERRORS.transactionNotPending)) throw error;
+    if (!(isAppError(error, ORDER_ERRORS.transactionNotPending))) throw error;
   }
   return { redirect: `${checkout.url}?notice=cancelled` };
 }

@@ -7,7 +7,7 @@ import { PAYMENT_LINK } from '../links.js';
 import { completePayerAction } from '../payments.js';
 import { findOrderOfTransaction } from '../queries.js';
 import { BINDING_LINK, bindingOfOperation, completeBinding, TOKEN_ERRORS, type TokenRow } from '../../payment-tokens/index.js';
-import { AppError } from '../../platform/errors.js';
+import { isAppError } from '../../platform/errors.js';
 import { exponentOf } from '../../platform/money/money.js';
 import { findMerchant } from '../../platform/tenants.js';
 import { WALLET_NAMES, type PayerOutcome, type WalletMethod } from '../../rails/acquirer.js';
@@ -149,7 +149,7 @@ export async function answerPayerPage(
     paid = transaction.status === 'succeeded';
   } catch (error) {
     // Answered (or expired) meanwhile: say what became of it below.
-    if (!(error instanceof AppError && error.definition === ORDER_ERRORS.transactionNotPending)) throw error;
+    if (!(isAppError(error, ORDER_ERRORS.transactionNotPending))) throw error;
   }
   const back = await checkoutUrl(platform, checkout, waiting);
   if (back) return { redirect: paid ? back : `${back}?notice=${kind === '3ds' ? 'declined' : 'wallet_declined'}` };
@@ -179,7 +179,7 @@ async function answerBinding(ctx: Context, token: TokenRow, outcome: 'passed' | 
     settled = await completeBinding(ctx, token.id, outcome);
   } catch (error) {
     // Settled meanwhile (or deleted): the token as it stands says what became of it.
-    if (!(error instanceof AppError && (error.definition === TOKEN_ERRORS.paymentTokenNotPending || error.definition === TOKEN_ERRORS.paymentTokenNotFound))) throw error;
+    if (!(isAppError(error, TOKEN_ERRORS.paymentTokenNotPending, TOKEN_ERRORS.paymentTokenNotFound))) throw error;
     settled = (await bindingOfOperation(ctx, token.id)) ?? token;
   }
   const bindingPage = await openBindingLink(ctx, checkout, settled);

@@ -1,4 +1,4 @@
-import { AppError, PLATFORM_ERRORS } from '../errors.js';
+import { AppError, invalid, PLATFORM_ERRORS } from '../errors.js';
 
 /**
  * The list query language (compatibility.md section 6): repeated `filter[field][op]=value` parameters, all
@@ -64,14 +64,14 @@ export function parseFilters(query: Record<string, unknown>, catalogue: FilterCa
   for (const [key, raw] of Object.entries(query)) {
     if (!key.startsWith('filter[')) continue;
     const match = KEY.exec(key);
-    if (!match) throw refused(key, 'is not of the form filter[field][operator]');
+    if (!match) throw invalid(key, 'is not of the form filter[field][operator]');
     const [, field, op] = match as unknown as [string, string, string];
     if (!Object.hasOwn(catalogue, field)) {
-      throw refused(key, `filters on an unknown field; the fields are: ${Object.keys(catalogue).join(', ')}`);
+      throw invalid(key, `filters on an unknown field; the fields are: ${Object.keys(catalogue).join(', ')}`);
     }
     const spec = catalogue[field]!;
     if (!(ALLOWED[spec.type] as readonly string[]).includes(op)) {
-      throw refused(key, `takes one of the operators ${ALLOWED[spec.type].join(', ')}`);
+      throw invalid(key, `takes one of the operators ${ALLOWED[spec.type].join(', ')}`);
     }
     for (const text of Array.isArray(raw) ? raw : [raw]) {
       conditions.push(condition(key, field, op as Operator, String(text), spec));
@@ -82,12 +82,12 @@ export function parseFilters(query: Record<string, unknown>, catalogue: FilterCa
 
 function condition(key: string, field: string, op: Operator, text: string, spec: FilterField): Condition {
   if (op === '_null') {
-    if (text !== '0' && text !== '1') throw refused(key, 'must be 1 (is null) or 0 (is not null)');
+    if (text !== '0' && text !== '1') throw invalid(key, 'must be 1 (is null) or 0 (is not null)');
     return { field, op, isNull: text === '1' };
   }
   if (op === '_in' || op === '_not_in') {
     const items = text.split(',');
-    if (items.length > MAX_LIST_VALUES) throw refused(key, `takes at most ${MAX_LIST_VALUES} comma-separated values (got ${items.length})`);
+    if (items.length > MAX_LIST_VALUES) throw invalid(key, `takes at most ${MAX_LIST_VALUES} comma-separated values (got ${items.length})`);
     const values = items.map((item) => value(key, item.trim(), spec));
     return { field, op, values };
   }
@@ -98,26 +98,26 @@ function value(key: string, text: string, spec: FilterField): FilterValue {
   switch (spec.type) {
     case 'text':
       // No stored text holds U+0000, and PostgreSQL cannot compare text with it.
-      if (text.includes('\u0000')) throw refused(key, 'must not hold U+0000');
-      if (spec.values && !spec.values.includes(text)) throw refused(key, `must be one of ${spec.values.join(', ')}`);
+      if (text.includes('\u0000')) throw invalid(key, 'must not hold U+0000');
+      if (spec.values && !spec.values.includes(text)) throw invalid(key, `must be one of ${spec.values.join(', ')}`);
       return text;
     case 'integer':
-      if (!/^-?\d{1,15}$/.test(text)) throw refused(key, 'must be a whole number');
+      if (!/^-?\d{1,15}$/.test(text)) throw invalid(key, 'must be a whole number');
       return Number(text);
     case 'money':
       // Eleven integer digits scaled by the largest exponent (4) stay a safe integer: the bounds are exact.
-      if (!MONEY.test(text)) throw refused(key, 'must be a decimal amount such as 12.50 (at most 11 digits before the point, 8 after)');
+      if (!MONEY.test(text)) throw invalid(key, 'must be a decimal amount such as 12.50 (at most 11 digits before the point, 8 after)');
       return text;
     case 'boolean':
-      if (text !== '0' && text !== '1') throw refused(key, 'must be 0 or 1');
+      if (text !== '0' && text !== '1') throw invalid(key, 'must be 0 or 1');
       return Number(text);
     case 'time': {
       const at = RFC3339.test(text) && isRealDate(text.slice(0, 10)) ? Date.parse(text) : Number.NaN;
-      if (Number.isNaN(at)) throw refused(key, 'must be an RFC 3339 time with an offset, such as 2026-11-21T08:00:00+08:00');
+      if (Number.isNaN(at)) throw invalid(key, 'must be an RFC 3339 time with an offset, such as 2026-11-21T08:00:00+08:00');
       return at;
     }
     case 'date':
-      if (!DATE.test(text) || !isRealDate(text)) throw refused(key, 'must be a date YYYY-MM-DD');
+      if (!DATE.test(text) || !isRealDate(text)) throw invalid(key, 'must be a date YYYY-MM-DD');
       return text;
   }
 }
@@ -129,9 +129,6 @@ function isRealDate(text: string): boolean {
   return at.getUTCFullYear() === y && at.getUTCMonth() === m - 1 && at.getUTCDate() === d;
 }
 
-function refused(key: string, problem: string): AppError {
-  return new AppError(PLATFORM_ERRORS.validationFailed, `${key} ${problem}.`);
-}
 
 /** offset and limit of a list page, with the interface's ceiling of 1000. */
 export interface Page {
