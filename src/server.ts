@@ -43,20 +43,23 @@ export interface RunningServer {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const startedAt = (options.wallClock ?? systemClock).now().getTime();
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir);
-  const cleanup: Array<() => Promise<void> | void> = [() => lock?.release()];
-  const runCleanup = async () => {
-    for (const step of cleanup.reverse()) await step();
-  };
+  // The one teardown, for a start that failed half-way and for close() alike: each step is added as what it undoes
+  // is opened, and they run last-added first, once.
+  const teardown: Array<() => unknown> = [() => lock?.release()];
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= (async () => {
+    for (const step of teardown.reverse()) await step();
+  })());
   try {
     const { platform, database, logger, migrations } = await openComposedPlatform(config, { ...options, server: true });
-    cleanup.push(() => database.close());
+    teardown.push(() => database.close());
     if (migrations.length > 0) logger.info({ migrations }, 'database migrated');
     const modules = modulesFor(config.mode);
     const railOperations = modules.flatMap((module) => module.railOperations ?? []);
 
     const demo = config.demo ? await ensureDemoApp(platform) : undefined;
     const nonces = openNonceStore(database);
-    cleanup.push(() => nonces.close());
+    teardown.push(() => nonces.close());
     const metrics = createMetrics();
 
     const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, leaseMs: config.jobLeaseMs, metrics }).register(
@@ -65,6 +68,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       ...modules.flatMap((module) => module.jobs ?? []),
     );
     const webhooks = new WebhookSender({ platform, pollMs: config.schedulerPollMs, timeoutMs: config.webhookTimeoutMs, metrics });
+    // After the requests: a clock move still answering may be sending webhooks.
+    teardown.push(() => webhooks.stop());
     platform.dueWork = combineDueWork(scheduler, webhooks);
     platform.outbox = webhooks;
     // Before the first request: on SQLite the data-folder lock proves the previous process is gone, so the
@@ -92,12 +97,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       isShuttingDown: () => shuttingDown,
       onContractBreach: options.onContractBreach,
     });
-    cleanup.push(() => app.close());
+    // Stop listening and stop taking jobs together; wait for requests in flight and the running job.
+    teardown.push(() => Promise.all([app.close(), scheduler.stop()]));
     await app.listen({ host: config.host, port: config.port });
     await scheduler.start();
-    cleanup.push(() => scheduler.stop());
     webhooks.start();
-    cleanup.push(() => webhooks.stop());
 
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -106,7 +110,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     if (!config.publicBaseUrlSet && config.port === 0) config.publicBaseUrl = `http://${host}:${port}`;
     logger.info({ url: `http://${host}:${port}`, mode: config.mode, database: database.engine }, 'paygate listening');
 
-    let closing: Promise<void> | undefined;
     return {
       url: `http://${host}:${port}`,
       app,
@@ -115,21 +118,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       webhooks,
       demo,
       close() {
-        closing ??= (async () => {
-          shuttingDown = true;
-          // Stop listening and stop taking jobs together; wait for requests in flight and the running job.
-          await Promise.all([app.close(), scheduler.stop()]);
-          // After the requests: a clock move still answering may be sending webhooks.
-          await webhooks.stop();
-          nonces.close();
-          await database.close();
-          lock?.release();
-        })();
-        return closing;
+        shuttingDown = true;
+        return close();
       },
     };
   } catch (error) {
-    await runCleanup();
+    await close();
     throw error;
   }
 }
