@@ -14,6 +14,7 @@ import { AppError } from '../platform/errors.js';
 import { PageQuery } from '../platform/schema.js';
 import { BATCH_FILE_TYPES } from './batch-file.js';
 import type { BatchRecord } from './store.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
 
 const BASE = '/svc/payment/api/v1/openapi/batch_mit_transactions';
 const TAGS = ['batches'];
@@ -53,8 +54,8 @@ export const BATCH_ROUTES = [
     data: BatchListData,
     errors: [],
     handler: async ({ ctx, query }) => {
-      const { rows, total } = await listMerchantBatches(ctx, query as Record<string, unknown>, query);
-      return { batches: rows.map(presentBatchInfo), offset: query.offset, limit: query.limit, total };
+      const { rows, total } = await listMerchantBatches(ctx, listParameters(query), query);
+      return pageReply('batches', query, rows.map(presentBatchInfo), total);
     },
     example: {
       request: { query: { 'filter[upload_status][_eq]': 'success' } },

@@ -6,6 +6,7 @@ import { ISSUING_ERRORS } from './errors.js';
 import { EXAMPLE_CARD, EXAMPLE_CARD_ID, EXAMPLE_NEW_CARD } from './examples.js';
 import { expirationDate, presentLimits } from './present.js';
 import { CardData, CardLimitsBody, CardListData, CardListQuery, CardParams, CreateCardBody, FullNumberData, LimitHistoryData } from './schemas.js';
+import { pageReply } from '../http/list-reply.js';
 
 const BASE = '/svc/ts/api/v1/openapi/cards';
 const TAGS = ['issuing'];
@@ -50,7 +51,10 @@ export const CARD_ROUTES = [
     querystring: CardListQuery,
     data: CardListData,
     errors: [],
-    handler: async ({ ctx, query }) => ({ ...(await listCards(ctx, query)), offset: query.offset, limit: query.limit }),
+    handler: async ({ ctx, query }) => {
+      const { cards, total } = await listCards(ctx, query);
+      return pageReply('cards', query, cards, total);
+    },
     example: { request: {}, reply: { cards: [EXAMPLE_CARD], offset: 0, limit: 20, total: 1 }, client: clientCall('cards.list') },
   }),
   defineRoute({

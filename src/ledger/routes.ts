@@ -4,6 +4,7 @@ import { listBalanceTransactions, readBalances } from './balances.js';
 import { EXAMPLE_BALANCE, EXAMPLE_ENTRIES } from './examples.js';
 import { presentBalance, presentEntry } from './present.js';
 import { BalancesData, BalanceTransactionsData, BalanceTransactionsQuery } from './schemas.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
 
 const BASE = '/svc/ts/api/v1/openapi';
 const TAGS = ['ledger'];
@@ -30,8 +31,8 @@ export const LEDGER_ROUTES = [
     data: BalanceTransactionsData,
     errors: [],
     handler: async ({ ctx, query }) => {
-      const { rows, total } = await listBalanceTransactions(ctx, query as Record<string, unknown>, query);
-      return { balance_transactions: rows.map(presentEntry), offset: query.offset, limit: query.limit, total };
+      const { rows, total } = await listBalanceTransactions(ctx, listParameters(query), query);
+      return pageReply('balance_transactions', query, rows.map(presentEntry), total);
     },
     example: {
       request: { query: { 'filter[source.id][_eq]': EXAMPLE_ENTRIES[0]!.source.id } },

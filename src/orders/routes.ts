@@ -44,6 +44,7 @@ import {
   TransactionSchema,
   VoidBody,
 } from './schemas.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
 
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['orders'];
@@ -243,10 +244,10 @@ export const ORDER_ROUTES = [
     data: OrderListData,
     errors: [],
     handler: async ({ ctx, query }) => {
-      const { views, total } = await listMerchantOrders(ctx, query as Record<string, unknown>, {
+      const { views, total } = await listMerchantOrders(ctx, listParameters(query), {
         offset: query.offset, limit: query.limit, customerUuid: query.customer_uuid,
       });
-      return { orders: views.map(presentOrder), offset: query.offset, limit: query.limit, total };
+      return pageReply('orders', query, views.map(presentOrder), total);
     },
     example: {
       request: { query: { limit: '20', 'filter[state][_eq]': 'completed' } },

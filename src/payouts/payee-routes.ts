@@ -6,6 +6,7 @@ import { EXAMPLE_NEW_PAYEE, EXAMPLE_PAYEE, EXAMPLE_PAYEE_ID } from './examples.j
 import { createPayee, deletePayee, getPayee, listMerchantPayees, type PayeeRow } from './payees.js';
 import { presentPayee } from './present.js';
 import { CreatePayeeBody, DeletedPayeeData, PayeeData, PayeeListData, PayeeParams } from './schemas.js';
+import { pageReply } from '../http/list-reply.js';
 
 const BASE = '/svc/ts/api/v1/openapi/payees';
 const TAGS = ['payouts'];
@@ -36,7 +37,7 @@ export const PAYEE_ROUTES = [
     errors: [],
     handler: async ({ ctx, query }) => {
       const { rows, total } = await listMerchantPayees(ctx, query);
-      return { payees: rows.map(presentPayee), offset: query.offset, limit: query.limit, total };
+      return pageReply('payees', query, rows.map(presentPayee), total);
     },
     example: { request: {}, reply: { payees: [EXAMPLE_PAYEE], offset: 0, limit: 20, total: 1 }, client: clientCall('payees.list') },
   }),

@@ -9,6 +9,7 @@ import { EXAMPLE_NEW_PAYOUT, EXAMPLE_PAYOUT, EXAMPLE_PAYOUT_ID } from './example
 import { approvePayout, cancelPayout, createPayout, getPayout, listMerchantPayouts, rejectPayout, type PayoutRow } from './payouts.js';
 import { presentPayout } from './present.js';
 import { CreatePayoutBody, DecisionBody, PayoutData, PayoutListData, PayoutParams, type ScheduleStatus } from './schemas.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
 
 const BASE = '/svc/ts/api/v1/openapi/payout_requests';
 const TAGS = ['payouts'];
@@ -69,8 +70,8 @@ export const PAYOUT_ROUTES = [
     data: PayoutListData,
     errors: [],
     handler: async ({ ctx, query }) => {
-      const { rows, total } = await listMerchantPayouts(ctx, query as Record<string, unknown>, query);
-      return { payout_requests: rows.map(presentPayout), offset: query.offset, limit: query.limit, total };
+      const { rows, total } = await listMerchantPayouts(ctx, listParameters(query), query);
+      return pageReply('payout_requests', query, rows.map(presentPayout), total);
     },
     example: {
       request: { query: { 'filter[schedule_status][_eq]': 'Approved' } },

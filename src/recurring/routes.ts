@@ -1,6 +1,7 @@
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
 import { PLATFORM_ERRORS } from '../platform/errors.js';
+import { PageQuery } from '../platform/schema.js';
 import {
   createBillingConfig,
   createItem,
@@ -34,7 +35,7 @@ import {
   CreatePlanBody,
   PlanOrderListData,
   PlanOrderRecordSchema,
-  ListQuery,
+
   PlanData,
   PlanListData,
   RecordParams,
@@ -44,6 +45,7 @@ import {
 } from './schemas.js';
 import { CANCEL_NOW, cancelledPlan, changedPlan, examplePlan, examplePlanOrder, EXAMPLE_PLAN_ID, extendedPlan, NEW_CYCLES, NEW_PLAN, PLAN_CHANGES } from './examples.js';
 import { addCycles, cancelPlan, recoverPlan, updatePlanSettings } from './changes.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
 
 const BASE = '/svc/payment/api/v1/openapi/recurring_payments';
 const TAGS = ['recurring'];
@@ -72,12 +74,12 @@ const ITEM_ROUTES = [
     operationId: 'listRecurringItems',
     summary: 'List recurring items, newest first, with filter[field][operator]=value (docs/recurring.md).',
     tags: TAGS,
-    querystring: ListQuery,
+    querystring: PageQuery,
     data: ItemListData,
     errors: [],
     handler: async ({ ctx, query }) => {
-      const { rows, total } = await listMerchantItems(ctx, query as Record<string, unknown>, query);
-      return { items: rows.map(presentItem), offset: query.offset, limit: query.limit, total };
+      const { rows, total } = await listMerchantItems(ctx, listParameters(query), query);
+      return pageReply('items', query, rows.map(presentItem), total);
     },
     example: {
       request: { query: { 'filter[deleted_at][_null]': '1' } },
@@ -133,12 +135,12 @@ const CONFIG_ROUTES = [
     operationId: 'listBillingConfigs',
     summary: 'List billing configs, newest first, with filter[field][operator]=value.',
     tags: TAGS,
-    querystring: ListQuery,
+    querystring: PageQuery,
     data: BillingConfigListData,
     errors: [],
     handler: async ({ ctx, query }) => {
-      const { rows, total } = await listMerchantBillingConfigs(ctx, query as Record<string, unknown>, query);
-      return { billing_configs: rows.map(presentBillingConfig), offset: query.offset, limit: query.limit, total };
+      const { rows, total } = await listMerchantBillingConfigs(ctx, listParameters(query), query);
+      return pageReply('billing_configs', query, rows.map(presentBillingConfig), total);
     },
     example: {
       request: { query: { 'filter[billing_interval][_eq]': 'monthly' } },
@@ -203,12 +205,12 @@ const PLAN_ROUTES = [
     operationId: 'listRecurringPlans',
     summary: 'List recurring plans, newest first, with filter[field][operator]=value.',
     tags: TAGS,
-    querystring: ListQuery,
+    querystring: PageQuery,
     data: PlanListData,
     errors: [],
     handler: async ({ ctx, query }) => {
-      const { views, total } = await listMerchantPlans(ctx, query as Record<string, unknown>, query);
-      return { plans: views.map(presentPlan), offset: query.offset, limit: query.limit, total };
+      const { views, total } = await listMerchantPlans(ctx, listParameters(query), query);
+      return pageReply('plans', query, views.map(presentPlan), total);
     },
     example: {
       request: { query: { 'filter[state][_eq]': 'active' } },
@@ -309,10 +311,10 @@ const PLAN_ORDER_ROUTES = [
     summary: "Operation 3: the orders the merchant's plans generated, newest first, with filter[order.…|customer.…|plan.…][operator]=value.",
     description: '`data` is the array of records itself. Filters: order.number, order.order_number, order.reference_number, order.state, order.correspondence_state, order.currency, order.amount, order.paid_total, order.created_at, customer.uuid, customer.reference_number, customer.name, customer.email, customer.phone, plan.id, plan.reference_number, plan.name, plan.state, cycle.id, cycle.state.',
     tags: TAGS,
-    querystring: ListQuery,
+    querystring: PageQuery,
     data: PlanOrderListData,
     errors: [],
-    handler: ({ ctx, query }) => listGeneratedOrders(ctx, query as Record<string, unknown>, query),
+    handler: ({ ctx, query }) => listGeneratedOrders(ctx, listParameters(query), query),
     example: {
       request: { query: { 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': EXAMPLE_PLAN_ID } },
       reply: [examplePlanOrder()],

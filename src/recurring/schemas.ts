@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { PaymentTokenSchema } from '../customers/index.js';
-import { AmountInput, Nullable, PAGING, StringEnum } from '../platform/schema.js';
+import { AmountInput, Nullable, StringEnum } from '../platform/schema.js';
 
 export const BILLING_INTERVALS = ['daily', 'weekly', 'monthly', 'yearly'] as const;
 export const BILLING_TYPES = ['automated', 'customized'] as const;
@@ -37,10 +37,6 @@ export const CreateBillingConfigBody = Type.Object({
 });
 
 export const RecordParams = Type.Object({ id: Type.String({ description: 'The id paygate gave the record.' }) });
-
-export const ListQuery = Type.Object({
-  ...PAGING,
-});
 
 // ---- replies (the record shapes of interface.md) ----
 
@@ -150,8 +146,6 @@ export const AddCyclesBody = Type.Object({
     minItems: 1, maxItems: 20, description: 'Appended after the last cycle, in order; each starts when the one before ends.',
   }),
 });
-
-export const PlanListQuery = ListQuery;
 
 const PlanItemSchema = Type.Object({ ...ItemSchema.properties, quantity: Type.Integer() });
 
