@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { isPostgres, preparedPatch, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { isUuid } from '../platform/ids.js';
-import type { BatchesTable, BatchRowsTable } from '../platform/database/schema.js';
+import type { BatchesTable, BatchRowsTable } from './tables.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
 

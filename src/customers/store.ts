@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { preparedRead, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
-import type { CustomersTable } from '../platform/database/schema.js';
+import type { CustomersTable } from './tables.js';
 
 export type CustomerRow = Selectable<CustomersTable>;
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
-import type { IssuedCardsTable } from '../platform/database/schema.js';
+import type { IssuedCardsTable } from './tables.js';
 
 export type CardRow = Selectable<IssuedCardsTable>;
 

@@ -1,7 +1,7 @@
 import { forUpdate } from '../platform/database/locking.js';
 import { sql, type Selectable } from 'kysely';
 import { isPostgres, preparedInsertRows, type Db } from '../platform/database/database.js';
-import type { LedgerEntriesTable, LedgerTopUpsTable } from '../platform/database/schema.js';
+import type { LedgerEntriesTable, LedgerTopUpsTable } from './tables.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
 import { ENTRY_TYPES, SOURCE_TYPES, type Account } from './accounts.js';

@@ -9,6 +9,8 @@ export { ordersModule } from './module.js';
 export type { TransactionOutcome } from './outcomes.js';
 export { authCodeOf } from './payment-data.js';
 export { presentTransaction } from './present.js';
+export { CORRESPONDENCE_STATES, ORDER_STATES } from './tables.js';
+export type { CorrespondenceState, OrderState } from './tables.js';
 export type { OrderView } from './present.js';
 export { checkOrder } from './queries.js';
 export { refundable } from './rules.js';

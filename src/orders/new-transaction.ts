@@ -1,5 +1,5 @@
 import type { Context } from '../context/context.js';
-import type { TransactionType } from '../platform/database/schema.js';
+import type { TransactionType } from './tables.js';
 import { newSortableId } from '../platform/ids.js';
 import type { CardAcquirer } from '../rails/acquirer.js';
 import { buildPaymentData, type CardFacts } from './payment-data.js';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { CORRESPONDENCE_STATES, ORDER_STATES, TRANSACTION_TYPES } from '../platform/database/schema.js';
+import { CORRESPONDENCE_STATES, ORDER_STATES, TRANSACTION_TYPES } from './tables.js';
 import { AmountInput, DigitsInput, Nullable, PAGING, StringEnum } from '../platform/schema.js';
 
 export const PURCHASABLE_TYPES = ['RearTips', 'Charge', 'Listing', 'Rounding', 'SurchargeFee'] as const;

@@ -1,7 +1,7 @@
 import type { QueryResult, Selectable } from 'kysely';
 import { isPostgres, preparedInsert, preparedPatch, preparedQuery, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
-import { CORRESPONDENCE_STATES, ORDER_STATES, type CorrespondenceState, type OrderLineItemsTable, type OrdersTable, type OrderState } from '../platform/database/schema.js';
+import { CORRESPONDENCE_STATES, ORDER_STATES, type CorrespondenceState, type OrderLineItemsTable, type OrdersTable, type OrderState } from './tables.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
 

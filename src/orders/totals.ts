@@ -1,4 +1,4 @@
-import type { CorrespondenceState, OrderState } from '../platform/database/schema.js';
+import type { CorrespondenceState, OrderState } from './tables.js';
 import { sumMinor, type Currency } from '../platform/money/money.js';
 import type { TransactionRow } from './transactions-store.js';
 

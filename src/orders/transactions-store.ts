@@ -1,6 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import { preparedInsert, preparedPatch, preparedQuery, type Db } from '../platform/database/database.js';
-import type { TransactionsTable } from '../platform/database/schema.js';
+import type { TransactionsTable } from './tables.js';
 
 export type TransactionRow = Selectable<TransactionsTable>;
 export type TransactionPatch = Updateable<TransactionsTable>;

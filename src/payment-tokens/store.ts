@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { preparedQuery, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
-import type { PaymentTokensTable } from '../platform/database/schema.js';
+import type { PaymentTokensTable } from './tables.js';
 
 export type TokenRow = Selectable<PaymentTokensTable>;
 

@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { isPostgres, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
-import type { PayeesTable, PayoutRequestsTable } from '../platform/database/schema.js';
+import type { PayeesTable, PayoutRequestsTable } from './tables.js';
 import type { Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
 import type { Condition, FilterCatalogue } from '../platform/query/filters.js';

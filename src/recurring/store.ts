@@ -2,10 +2,11 @@ import type { Insertable, Selectable } from 'kysely';
 import { isPostgres, type Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { merchantOfKeyed } from '../platform/database/planner.js';
-import { CORRESPONDENCE_STATES, ORDER_STATES, type OrdersTable } from '../platform/database/schema.js';
+import { CORRESPONDENCE_STATES, ORDER_STATES } from '../orders/index.js';
 import type {
   RecurringBillingConfigsTable, RecurringBillingsTable, RecurringCycleItemsTable, RecurringCyclesTable, RecurringItemsTable, RecurringPlansTable,
-} from '../platform/database/schema.js';
+} from './tables.js';
+import type { Schema } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
 import { BILLING_INTERVALS, BILLING_TYPES, CYCLE_STATES, PLAN_STATES } from './schemas.js';
@@ -238,7 +239,7 @@ export const PLAN_ORDER_FILTERS: FilterCatalogue = {
 
 export interface PlanOrderRow {
   billing: BillingRow;
-  order: Selectable<OrdersTable>;
+  order: Selectable<Schema['orders']>;
 }
 
 /** A page of the orders the merchant's plans generated, newest first, and how many match in all. */

@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Db } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
-import type { IssuingUsersTable } from '../platform/database/schema.js';
+import type { IssuingUsersTable } from './tables.js';
 
 export type UserRow = Selectable<IssuingUsersTable>;
 export type UserPatch = Omit<Updateable<IssuingUsersTable>, 'id' | 'merchant_id' | 'created_at'>;

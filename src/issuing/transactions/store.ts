@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../platform/database/database.js';
 import { forUpdate } from '../../platform/database/locking.js';
-import type { IssuedCardTransactionsTable, IssuedCardTransactionStepsTable } from '../../platform/database/schema.js';
+import type { IssuedCardTransactionsTable, IssuedCardTransactionStepsTable } from '../tables.js';
 
 export type CardTransactionRow = Selectable<IssuedCardTransactionsTable>;
 export type StepRow = Selectable<IssuedCardTransactionStepsTable>;
