@@ -208,4 +208,4 @@ export type SandboxClock = ReplyData<'readSandboxClock'>;
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
 /** The server builds the customer schemas from DEFAULT_PAYMENT_METHODS: the generated list must be the same. */
-type DefaultPaymentMethodsAgree = Assert<Equal<NonNullable<Customer['default_payment_method']>, DefaultPaymentMethod>>;
+type _DefaultPaymentMethodsAgree = Assert<Equal<NonNullable<Customer['default_payment_method']>, DefaultPaymentMethod>>;

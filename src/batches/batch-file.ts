@@ -37,7 +37,8 @@ export async function* readBatchFile(source: FileSource): AsyncGenerator<BatchRo
     checkNumbering(row, previous, cells.length);
     previous = row;
     // Read from memory, a file of many (even blank) rows would hold the event loop: it is let go now and then.
-    if ((read += 1) % 1_000 === 0) await yieldToEventLoop();
+    read += 1;
+    if (read % 1_000 === 0) await yieldToEventLoop();
     if (columns === undefined) {
       if (row !== 1) throw new BatchFileError('Row 1 of the file is empty: it must name the columns.');
       const header = readHeader(cells);
@@ -78,7 +79,8 @@ export async function findMisnumbering(source: FileSource): Promise<MisnumberedE
       checkNumbering(row, previous, cells.length);
       previous = row;
       // A sheet of many rows is read a slice at a time: other requests are answered in between.
-      if ((seen += 1) % 2_000 === 0) await yieldToEventLoop();
+      seen += 1;
+      if (seen % 2_000 === 0) await yieldToEventLoop();
     }
   } catch (error) {
     if (error instanceof MisnumberedError) return error;

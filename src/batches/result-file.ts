@@ -37,7 +37,7 @@ function line(row: BatchRowRecord): string[] {
   return [
     String(row.row_number),
     row.action ?? '',
-    (ins && ins.reference) ?? '',
+    (ins?.reference) ?? '',
     ins && 'originalTransactionId' in ins ? ins.originalTransactionId : '',
     ins && 'customerUuid' in ins ? ins.customerUuid ?? '' : '',
     amount,

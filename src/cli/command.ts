@@ -17,6 +17,7 @@ export interface Command {
   readonly description?: string;
   readonly options: Readonly<Record<string, OptionSpec>>;
   readonly arguments: readonly ArgumentSpec[];
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command that ends well may return nothing (an async function's Promise<void>)
   run(input: ParsedInput, deps: CommandDeps): Promise<number | void>;
 }
 
@@ -80,9 +81,11 @@ export interface CommandDefinition<O extends Readonly<Record<string, OptionSpec>
   options?: O;
   arguments?: A;
   /** Returns the exit code when it is not 0. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command that ends well may return nothing (an async function's Promise<void>)
   run(input: CommandInput<O, A>, deps: CommandDeps): Promise<number | void>;
 }
 
+// biome-ignore lint/complexity/noBannedTypes: {} is a command without options, the type its options are inferred from
 export function defineCommand<const O extends Readonly<Record<string, OptionSpec>> = {}, const A extends readonly ArgumentSpec[] = []>(
   definition: CommandDefinition<O, A>,
 ): Command {

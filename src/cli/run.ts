@@ -122,6 +122,6 @@ export function parseInput(command: Command, args: string[]): ParsedInput {
     if (spec.required && (given === undefined || (Array.isArray(given) && given.length === 0))) throw new UsageError(`--${name} is required`);
   }
   const named: ParsedInput['args'] = {};
-  command.arguments.forEach((argument, index) => (named[argument.name] = positionals[index]));
+  for (const [index, argument] of command.arguments.entries()) named[argument.name] = positionals[index];
   return { options, args: named };
 }

@@ -47,7 +47,7 @@ function fieldWithNul(root: unknown): string | undefined {
     if (typeof value === 'string') {
       if (value.includes('\u0000')) return path || 'The request body';
     } else if (Array.isArray(value)) {
-      value.forEach((item, index) => stack.push({ value: item, path: `${path}[${index}]` }));
+      for (const [index, item] of value.entries()) stack.push({ value: item, path: `${path}[${index}]` });
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         const child = path ? `${path}.${key}` : key;

@@ -50,6 +50,7 @@ export interface PhpCall {
   note?: string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any client method, whatever its parameters (the examples' arguments are checked by the tests that call them)
 type AnyMethod = (...args: any[]) => Promise<unknown>;
 type Api = 'customers' | 'orders' | 'transactions' | 'recurring' | 'batches' | 'balances' | 'users' | 'cards' | 'payees' | 'payouts' | 'sandbox' | 'webhooks';
 type MethodsOf<T> = { [K in keyof T & string]: T[K] extends AnyMethod ? K : never }[keyof T & string];

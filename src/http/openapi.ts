@@ -76,6 +76,7 @@ export async function registerOpenApi(
  */
 function withMediaExamples(document: OpenApiDocument): OpenApiDocument {
   for (const methods of Object.values(document.paths)) {
+    // biome-ignore lint/suspicious/noExplicitAny: an operation object as the OpenAPI plugin built it, edited in place
     for (const operation of Object.values(methods) as Array<Record<string, any>>) {
       const example = operation[EXAMPLE_KEY] as { body?: unknown; reply?: unknown } | undefined;
       if (example === undefined) continue;

@@ -65,6 +65,7 @@ export interface RouteExample<B extends TSchema, P extends TSchema, D extends TS
 }
 
 /** A list of routes with differing schemas is heterogeneous by nature. */
+// biome-ignore lint/suspicious/noExplicitAny: a route's handler takes its own schemas' types; the list holds any of them
 export type AnyRoute = RouteDeclaration<any, any, any, any, any>;
 
 export function defineRoute<B extends TSchema, Q extends TSchema, P extends TSchema, D extends TSchema, R>(

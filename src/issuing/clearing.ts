@@ -144,7 +144,7 @@ async function release(ctx: Context, authorization: CardTransactionRow, remainin
 /** The card and its open authorisation, locked in that order; anything but an open (Authorized) one is refused. */
 async function lockOpen(ctx: Context, id: string): Promise<{ card: Awaited<ReturnType<typeof requireCard>>; authorization: CardTransactionRow }> {
   const found = isUuid(id) ? await findCardTransaction(ctx.db, ctx.merchant.id, id) : undefined;
-  if (!found || found.type !== 'Sales' || found.status === 'Declined') throw new AppError(ISSUING_ERRORS.authorizationNotFound);
+  if (found?.type !== 'Sales' || found.status === 'Declined') throw new AppError(ISSUING_ERRORS.authorizationNotFound);
   const card = await requireCard(ctx, found.card_id, true);
   const authorization = (await findCardTransaction(ctx.db, ctx.merchant.id, id, true))!;
   if (authorization.status !== 'Authorized') {

@@ -283,7 +283,7 @@ async function answerPayerAction(
 export async function abandonPayerAction(ctx: Context, { transactionId }: { transactionId: string }): Promise<void> {
   const order = await lockOrderOfTransaction(ctx.db, ctx.merchant.id, transactionId);
   const transaction = order && (await findTransaction(ctx.db, ctx.merchant.id, transactionId));
-  if (!transaction || transaction.status !== 'pending' || transaction.progress !== 'awaiting_payer') return;
+  if (transaction?.status !== 'pending' || transaction.progress !== 'awaiting_payer') return;
   const card = transaction.payment_method === 'credit_card';
   const acquirer = acquirerOf(ctx.rails);
   await recordRailAnswer(ctx, transactionId, applyPayment(acquirer, {

@@ -252,7 +252,7 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
  */
 export async function abandonBinding(ctx: Context, { tokenId }: { tokenId: string }): Promise<void> {
   const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId, true);
-  if (!row || row.state !== 'pending' || row.deleted_at !== null || row.progress !== 'awaiting_payer') return;
+  if (row?.state !== 'pending' || row.deleted_at !== null || row.progress !== 'awaiting_payer') return;
   await settleBinding(ctx, row.id, {
     status: 'declined', responseCode: '05', rrn: '',
     responseMessage: row.token_type === 'CreditCard' ? '3-D Secure challenge abandoned: not completed in time' : 'The wallet agreement expired: the payer did not agree in time',
@@ -279,7 +279,7 @@ export const BINDING_OPERATIONS: RailOperationKind<Context> = {
   interrupted: interruptedBindings,
   async recover(ctx, tokenId) {
     const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId);
-    if (!row || row.progress !== 'sending') return;
+    if (row?.progress !== 'sending') return;
     await settleBinding(ctx, row.id, await resolveBinding(ctx, row));
   },
 };

@@ -7,7 +7,7 @@ export const DEFAULT_TOKENS: DefaultTokens = {
   async claim(ctx, customerId, token) {
     // Locked, so that a concurrent delete cannot leave the default naming a deleted token.
     const row = await lockToken(ctx.db, ctx.merchant.id, token, customerId);
-    if (!row || row.state !== 'success') throw unusable(token);
+    if (row?.state !== 'success') throw unusable(token);
     return row.id;
   },
   async present(ctx, customer) {

@@ -195,7 +195,7 @@ const movementOf = (payout: PayoutRow) => ({ payoutId: payout.id, currency: payo
 export async function failUnrunPayout(ctx: Context, { payoutId }: { payoutId: string }): Promise<void> {
   const payout = await findPayout(ctx.db, ctx.merchant.id, payoutId, true);
   // Once the reservation committed, the transfer is the bank's: recovery sends it again, and the bank's reports end it.
-  if (!payout || payout.schedule_status !== 'Approved' || payout.executed_at !== null) return;
+  if (payout?.schedule_status !== 'Approved' || payout.executed_at !== null) return;
   const failed = await updatePayout(ctx.db, ctx.merchant.id, payout.id, {
     schedule_status: 'Failed', updated_at: ctx.clock.now().getTime(),
     status_reason: 'The payout could not be run: an internal fault of paygate, recorded for its operator. Nothing was reserved or sent.',

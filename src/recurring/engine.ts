@@ -3,7 +3,7 @@ import { getCustomer } from '../customers/index.js';
 import { chargeMany, createOrder, ORDER_ERRORS, type BegunItem, type ChargedItem, type ChargeOutcome, type Charger } from '../orders/index.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
-import { AppError } from '../platform/errors.js';
+import type { AppError } from '../platform/errors.js';
 import { newSortableId } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { instantOf, localTime } from '../platform/time-zone.js';
@@ -283,7 +283,7 @@ async function recordOutcome(tx: Context, charge: PlanCharge, outcome: Outcome, 
   const { plan } = view;
   const billing = view.billings.find((row) => row.id === charge.billing.id);
   // Recorded already (the same step run twice): the first record stands.
-  if (!billing || billing.state !== 'charging' || billing.payment_uuid !== charge.billing.payment_uuid) return undefined;
+  if (billing?.state !== 'charging' || billing.payment_uuid !== charge.billing.payment_uuid) return undefined;
   const now = tx.clock.now().getTime();
   const entry = view.cycles.find(({ cycle }) => cycle.id === billing.cycle_id)!;
   if (outcome.kind === 'paid') {

@@ -47,7 +47,7 @@ export function cycleState(view: PlanView, cycle: PlanCycle['cycle']): string {
 /** `next_execute_time` of a cycle: its next billing or retry, if it is the active one. */
 export function nextExecuteTime(view: PlanView, cycleId: string, zone: string): number | undefined {
   const entry = view.cycles.find(({ cycle }) => cycle.id === cycleId);
-  if (!entry || entry.cycle.state !== 'active' || view.plan.state !== 'active') return undefined;
+  if (entry?.cycle.state !== 'active' || view.plan.state !== 'active') return undefined;
   const retries = view.billings.filter((billing) => billing.cycle_id === cycleId && billing.state === 'retry' && billing.retry_at !== null).map((billing) => billing.retry_at!);
   const last = view.billings.filter((billing) => billing.cycle_id === cycleId).at(-1);
   const next = calendarBillings(calendarOf(entry, zone), last?.billing_at ?? -Infinity).next();

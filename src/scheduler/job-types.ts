@@ -11,6 +11,7 @@ import type { Static, TSchema } from 'typebox';
  * so that scheduling a job by its kind, anywhere, is checked against its declaration without importing it (a verb
  * schedules the job whose handler calls that verb: an import would go round in a circle).
  */
+// biome-ignore lint/suspicious/noEmptyInterface: capabilities add their job kinds to it by declaration merging, which a type alias cannot take
 export interface MerchantJobPayloads {}
 
 export type MerchantJobKind = keyof MerchantJobPayloads & string;

@@ -63,7 +63,7 @@ interface CompiledPattern {
 function patternMatcher(patterns: readonly GatedPattern[], freePaths: ReadonlySet<string>): (url: string) => { token: string | undefined } | undefined {
   const compiled: CompiledPattern[] = patterns.map(({ url }) => {
     const segments = url.split('/').slice(1).map((segment) => (segment.startsWith(':') ? undefined : segment));
-    const tokenAt = url.split('/').slice(1).findIndex((segment) => segment === ':token');
+    const tokenAt = url.split('/').slice(1).indexOf(':token');
     return { segments, tokenAt: tokenAt < 0 ? undefined : tokenAt };
   });
   // The most specific pattern first: `/pay/3ds/:token` before `/pay/:token/card`.

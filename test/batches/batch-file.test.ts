@@ -21,7 +21,7 @@ after(() => rmSync(folder, { recursive: true, force: true }));
 let files = 0;
 
 function file(content: string | Buffer): string {
-  const path = join(folder, `file-${(files += 1)}`);
+  const path = join(folder, `file-${++files}`);
   writeFileSync(path, content);
   return path;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
-import { PaygateError } from '@paygate/client';
+import type { PaygateError } from '@paygate/client';
 import { rawRequest, signedHeaders, startTestServer, type TestServer } from '../support/server.js';
 import { csv, customerWithToken, finished, parseCsv, startFileServer, type FileServer } from './support.js';
 

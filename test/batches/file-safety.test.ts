@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
-import { PaygateError } from '@paygate/client';
+import type { PaygateError } from '@paygate/client';
 import { CARDS } from '../support/fixtures.js';
 import { cardNumbersAtRest as atRest, filesUnder, uniqueCardNumber } from './at-rest.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -169,7 +169,7 @@ function baseTable(b: Builder): Table {
     [1, () => `  ${name.toLowerCase().replace(' ', '   ')} `],
   ]));
   let reference = 0;
-  const ref = () => `${b.tag}-${(reference += 1)}`;
+  const ref = () => `${b.tag}-${++reference}`;
   const row = (values: Partial<Record<Column, string>>) => columns.map((column) => values[column] ?? '');
   const rows: string[][] = [];
   const tokens = rng.int(1, 2);
@@ -1107,7 +1107,7 @@ function csvCase(b: Builder, family: string): Buffer {
             const where = rng.pick(['end', 'start', 'middle']);
             const cell = row[at]!;
             row[at] = where === 'end' ? `${cell}\u0000` : where === 'start' ? `\u0000${cell}` : `${cell.slice(0, 1)}\u0000${cell.slice(1)}`;
-            b.step(`a NUL byte at the ${where} of cell ${at + 1} ("${(table.header[at] ?? '').replace(/\u0000/g, '\\0')}") of row ${r + 1}`);
+            b.step(`a NUL byte at the ${where} of cell ${at + 1} ("${(table.header[at] ?? '').replaceAll('\u0000', '\\0')}") of row ${r + 1}`);
           })],
           [1, () => byteSteps.push((bytes) => {
             const at = rng.int(0, bytes.length);
@@ -1124,7 +1124,7 @@ function csvCase(b: Builder, family: string): Buffer {
           }],
           [1, () => byteSteps.push((bytes) => {
             let i = 0;
-            const text = bytes.toString('latin1').replace(/\r\n/g, () => ((i += 1) % 2 === 0 ? '\n' : '\r'));
+            const text = bytes.toString('latin1').replace(/\r\n/g, () => (++i % 2 === 0 ? '\n' : '\r'));
             b.step('mixed line ends: CR and LF by turns');
             return Buffer.from(text, 'latin1');
           })],

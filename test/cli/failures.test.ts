@@ -107,7 +107,7 @@ describe('expected failures', () => {
       [['app', 'create', '--merchant', 'm', '--public-key', missing], `--public-key: cannot read ${missing}: no such file or folder`],
     ];
     const results = await inParallel(cases, 4, ([args]) => runCli(args, env));
-    cases.forEach(([args, line], index) => assertOneLine(results[index]!, line, args.join(' ')));
+    for (const [index, [args, line]] of cases.entries()) assertOneLine(results[index]!, line, args.join(' '));
     // Nothing listens at PORT: had the body been sent, the failure would be a refused connection.
     const notJson = await runCli(['call', 'POST', ECHO, '{"message":', '--app', 'a', '--key', PRIVATE_KEY], env);
     assertOneLine(notJson, /^the body \(the argument\) is not JSON: /, 'not JSON');

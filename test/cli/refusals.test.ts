@@ -61,7 +61,7 @@ describe('a server that refuses what a command asked', () => {
     const callers = commands(COMMANDS).filter(({ command }) => 'base-url' in command.options).map(({ name }) => name).filter((name) => name !== 'call');
     assert.deepEqual(callers.sort(), cases.map(([name]) => name).sort(), 'a case for every command that calls the API');
     const results = await inParallel(cases, 4, ([, args]) => runCli([...args, ...signed], server.env));
-    cases.forEach(([name, , line], index) => assertRefusal(results[index]!, line, name));
+    for (const [index, [name, , line]] of cases.entries()) assertRefusal(results[index]!, line, name);
     const json = await runCli(['batch', 'show', randomUUID(), ...signed, '--json'], server.env);
     assert.equal(json.code, 1);
     assert.deepEqual(JSON.parse(json.stdout), { error: { code: '600101', message: 'Batch not found.' } });
@@ -91,7 +91,9 @@ describe("an operator's command and the merchant it names", () => {
     assert.deepEqual(takers.sort(), OPERATORS.map(([name]) => name).sort(), 'a case for every command that takes --merchant');
     const cases = [randomUUID(), 'nope'].flatMap((unknown) => OPERATORS.map(([name, args]) => ({ name, args, unknown })));
     const results = await inParallel(cases, 4, ({ args, unknown }) => operator([...args, '--merchant', unknown]));
-    cases.forEach(({ name, unknown }, index) => assertRefusal(results[index]!, new RegExp(`^error 100501: merchant ${unknown} not found\n$`), `${name} --merchant ${unknown}`));
+    for (const [index, { name, unknown }] of cases.entries()) {
+      assertRefusal(results[index]!, new RegExp(`^error 100501: merchant ${unknown} not found\n$`), `${name} --merchant ${unknown}`);
+    }
   });
 
   test('without --merchant, the only merchant of the database; with several, --merchant is required (exit 2)', async () => {

@@ -411,7 +411,7 @@ describe('the client retries safely (against a scripted fake)', () => {
     const gaps = gapsBetween(fake.requests);
     assert.equal(gaps.length, 3);
     const floors = [20, 45, 95];
-    gaps.forEach((gap, index) => assert.ok(gap >= floors[index]!, `gap ${index + 1} was ${gap} ms: ${gaps.join(', ')}`));
+    for (const [index, gap] of gaps.entries()) assert.ok(gap >= floors[index]!, `gap ${index + 1} was ${gap} ms: ${gaps.join(', ')}`);
   });
 
   test('the backoff is capped at maxDelayMs', async () => {

@@ -11,7 +11,7 @@ describe('customers', () => {
   let server: TestServer;
   let merchant: TestMerchant;
   let counter = 0;
-  const reference = () => `CUS-${process.pid}-${(counter += 1)}`;
+  const reference = () => `CUS-${process.pid}-${++counter}`;
   const storedRows = (merchantId: string, referenceNumber: string) =>
     server.platform.db.selectFrom('customers').selectAll()
       .where('merchant_id', '=', merchantId).where('reference_number', '=', referenceNumber).execute();

@@ -238,7 +238,7 @@ export class Substitutions {
       // `"…"` as an item: any number of items there.
       const items = shown.filter((item) => item !== ELIDED).length;
       assert.ok(real.length >= items, `${where}: the doc shows ${items} items, the reply has ${real.length}`);
-      shown.forEach((item, index) => this.learn(item, real[index], `${where}[${index}]`));
+      for (const [index, item] of shown.entries()) this.learn(item, real[index], `${where}[${index}]`);
       return;
     }
     if (typeof shown === 'object') {

@@ -70,8 +70,8 @@ function withMadeValuesHidden(value: unknown): unknown {
 /** The identifiers in a read-back object (uuids, order numbers, tokens): none may show in another merchant's reply. */
 function identifiersIn(value: unknown, found = new Set<string>()): Set<string> {
   if (typeof value === 'string' && MADE_VALUES.some(([pattern, kind]) => kind !== '<time>' && kind !== '<url>' && pattern.test(value))) found.add(value);
-  else if (Array.isArray(value)) value.forEach((item) => identifiersIn(item, found));
-  else if (value !== null && typeof value === 'object') Object.values(value).forEach((item) => identifiersIn(item, found));
+  else if (Array.isArray(value)) for (const item of value) identifiersIn(item, found);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) identifiersIn(item, found);
   return found;
 }
 

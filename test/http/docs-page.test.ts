@@ -70,7 +70,7 @@ describe('the API reference at /docs', () => {
         const id = operation.operationId!;
         const html = article(page.text, id);
         assert.ok(text(html).includes(`${method.toUpperCase()} ${path}`), `${id} names its method and path`);
-        assert.ok(html.includes(`<p class="summary">${escape(operation.summary!)}</p>`), `${id} has its summary`);
+        assert.ok(html.includes(`<p class="summary">${escapeHtml(operation.summary!)}</p>`), `${id} has its summary`);
         assert.ok(page.text.includes(`<a href="#op-${id}">`), `the contents lead to ${id}`);
         const samples = operation['x-codeSamples'] ?? [];
         assert.ok(samples.length > 0, id);
@@ -79,7 +79,7 @@ describe('the API reference at /docs', () => {
         if (reply !== undefined) {
           const onPage = /data-testid="success-example"><code>([^<]*)<\/code>/.exec(html)?.[1];
           assert.ok(onPage, `${id} shows its success reply`);
-          assert.deepEqual(JSON.parse(unescape(onPage)), reply, id);
+          assert.deepEqual(JSON.parse(unescapeHtml(onPage)), reply, id);
           assert.equal(reply.code, 200, id);
         }
         if (operation.requestBody) assert.match(html, /<h4>Request body<\/h4>\s*<ul class="fields">/, `${id} lists its body's fields`);
@@ -130,7 +130,7 @@ function section(html: string, id: string): string {
 }
 
 function article(html: string, operationId: string): string {
-  const start = html.indexOf(`data-operation="${escape(operationId)}"`);
+  const start = html.indexOf(`data-operation="${escapeHtml(operationId)}"`);
   assert.ok(start >= 0, `the page has ${operationId}`);
   return html.slice(start, html.indexOf('</article>', start));
 }
@@ -139,13 +139,13 @@ function article(html: string, operationId: string): string {
 function samplesOf(html: string): Map<string, string> {
   const samples = new Map<string, string>();
   for (const [, label, code] of html.matchAll(/<figure class="sample" data-sample="([^"]*)">[\s\S]*?<code[^>]*>([\s\S]*?)<\/code>/g)) {
-    samples.set(unescape(label!), unescape(code!));
+    samples.set(unescapeHtml(label!), unescapeHtml(code!));
   }
   return samples;
 }
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (html: string) => html.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => Object.entries(ENTITIES).find(([, v]) => v === c)![0]);
+const unescapeHtml = (html: string) => html.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => Object.entries(ENTITIES).find(([, v]) => v === c)![0]);
 /** The text a reader sees: tags removed, entities read, spaces collapsed. */
-const text = (html: string) => unescape(html.replace(/<[^>]+>/g, '')).replace(/\s+/g, ' ');
+const text = (html: string) => unescapeHtml(html.replace(/<[^>]+>/g, '')).replace(/\s+/g, ' ');

@@ -571,9 +571,10 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
 
   /** The operation's valid requests, its naming places, and its seed request sent: it must succeed. */
   async function prepare(operation: Operation, fixture: RouteFixture, cases: number): Promise<Route> {
-    const on = fixture.isolated
-      ? (isolated ??= await MerchantWorld.build(server, await server.newMerchant({ name: 'Clock Merchant' }), `${receiver.url}/isolated`))
-      : world;
+    if (fixture.isolated && isolated === undefined) {
+      isolated = await MerchantWorld.build(server, await server.newMerchant({ name: 'Clock Merchant' }), `${receiver.url}/isolated`);
+    }
+    const on = fixture.isolated ? isolated! : world;
     const seedRequest = await fixture.valid(on);
     const seedRoute: Route = { operation, fixture, world: on, templates: [seedRequest], lookups: [], naturalKeys: [], sites: [] };
     const seed = requestCase(seedRoute, 'valid seed', seedRequest, undefined);

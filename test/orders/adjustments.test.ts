@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { PaygateError, type CardInput, type PaygateClient } from '@paygate/client';
+import type { PaygateError, CardInput, PaygateClient } from '@paygate/client';
 import { localDate } from '../../src/platform/time-zone.js';
 import { card, CARDS, paidOrder as payNewOrder } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';

@@ -21,7 +21,7 @@ const CARD = card(CARDS.visa);
 let server: TestServer;
 let counter = 0;
 /** A reference number unique in this file (and across concurrent runs on one PostgreSQL). */
-const reference = (prefix = 'ORD') => `${prefix}-${process.pid}-${(counter += 1)}-${randomUUID().slice(0, 8)}`;
+const reference = (prefix = 'ORD') => `${prefix}-${process.pid}-${++counter}-${randomUUID().slice(0, 8)}`;
 
 before(async () => {
   server = await startTestServer();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { type Order, type PaygateClient, type PaymentInput, type Transaction } from '@paygate/client';
+import type { Order, PaygateClient, PaymentInput, Transaction } from '@paygate/client';
 import { card, CARDS, newOrder as createOrder } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
 import { serverWithMerchant, type TestServer } from '../support/server.js';

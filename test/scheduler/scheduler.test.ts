@@ -227,7 +227,9 @@ describe('fair lanes (issue 34)', () => {
       ran.push(merchantCtx.merchant.id);
       if (merchantCtx.merchant.id === heldMerchant) await new Promise<void>((resolve) => waiting.push(resolve));
     };
-    return { run, ran, waiting, release: () => waiting.splice(0).forEach((resolve) => resolve()) };
+    return { run, ran, waiting, release: () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    } };
   }
 
   test("one merchant's long jobs take at most half the lanes: another merchant's job runs while they hold theirs", async () => {

@@ -103,6 +103,7 @@ export const WHOLE_BODY_SCALARS = ['null', '1', '"x"', '[]', 'true', 'false', '0
 /** Valid JSON once quoted and short enough for any field, but unkind to whatever stores or prints it. */
 export const NASTY_TEXT = [
   'a\u0000b', '\u0000', '\u0001\u001f\u007f', '\ud800', '\udfff\ud800', '😀', 'e\u0301', '\u202eevil', '\u200b', '\ufeff',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template injection probe, sent as text on purpose
   "' OR '1'='1", '"; DROP TABLE customers; --', '%s%n%x', '${7*7}', '{{7*7}}', '<script>alert(1)</script>',
   '../../etc/passwd', '\\', '\r\n\t', ' ', '中文字符', '\u00ff\u00fe', '{"__proto__":{}}', '__proto__', 'constructor',
 ];

@@ -189,7 +189,7 @@ describe('identity-verified users (operation 2)', () => {
   test('PUT replaces what is sent, under the same rules; a change of identity sends the user to the check again', async () => {
     const input = newUser();
     const id = await merchant.client.users.create(input);
-    const phone = await merchant.client.users.update(input.reference_id, { phone_number: '98765432' + String(counter).slice(-3) });
+    const phone = await merchant.client.users.update(input.reference_id, { phone_number: `98765432${String(counter).slice(-3)}` });
     assert.equal(phone.verification_status, 'approved', 'a new phone is no new identity');
     assert.equal(phone.first_name, 'Tai Man');
 

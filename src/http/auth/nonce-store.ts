@@ -48,7 +48,7 @@ function sqliteNonceStore(file: string): NonceStore {
     const batch = pending;
     pending = [];
     try {
-      insertAll(batch).forEach((fresh, index) => batch[index]!.resolve(fresh));
+      for (const [index, fresh] of insertAll(batch).entries()) batch[index]!.resolve(fresh);
     } catch (error) {
       for (const claim of batch) claim.reject(error);
     }

@@ -32,7 +32,7 @@ export const CALL_COMMAND = defineCommand({
 
     if (options.include) {
       process.stdout.write(`HTTP ${reply.status}\n`);
-      reply.headers.forEach((value, name) => process.stdout.write(`${name}: ${value}\n`));
+      for (const [name, value] of reply.headers) process.stdout.write(`${name}: ${value}\n`);
       process.stdout.write('\n');
     }
     const pretty = options.json || reply.json === undefined ? reply.text : JSON.stringify(reply.json, null, 2);

@@ -185,7 +185,12 @@ interface SlottedStatement {
  */
 function compileSlots<P extends object, R>(db: Db, build: StatementBuilder<P, R>): SlottedStatement {
   const read = new Set<string>();
-  const placeholders = new Proxy({}, { get: (_, key) => (read.add(String(key)), `${SLOT}${String(key)}`) }) as P;
+  const placeholders = new Proxy({}, {
+    get: (_, key) => {
+      read.add(String(key));
+      return `${SLOT}${String(key)}`;
+    },
+  }) as P;
   const compiled: CompiledQuery<R> = build(db, placeholders).compile();
   const bound = new Set(compiled.parameters.filter((v): v is string => typeof v === 'string' && v.startsWith(SLOT)));
   const intact = [...read].every((key) => bound.has(`${SLOT}${key}`)) && [...bound].every((v) => read.has(v.slice(SLOT.length)));

@@ -56,7 +56,9 @@ export function parseFeeSchedule(raw: string, base: FeeSchedule): FeeSchedule | 
     for (const [method, value] of Object.entries(methods)) {
       const parsed = readRate(value);
       if (typeof parsed === 'string') return `${who}.${method}: ${parsed}`;
-      (schedule[who] ??= {})[method] = parsed;
+      const rates = schedule[who] ?? {};
+      rates[method] = parsed;
+      schedule[who] = rates;
     }
   }
   return schedule;

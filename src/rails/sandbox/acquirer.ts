@@ -71,7 +71,7 @@ export class SandboxAcquirer implements CardAcquirer {
   private async chargeStored(request: MoneyOperation, kind: 'sale' | 'authorize', storedReference: string): Promise<AcquirerResult> {
     const stored = this.storedCards.get(storedReference) ?? (await this.find(storedReference));
     const base = { kind, card_first6: stored?.card_first6 ?? null, card_last4: stored?.card_last4 ?? null, card_brand: stored?.card_brand ?? null };
-    if (!stored || stored.status !== 'approved' || (stored.kind !== 'authorize' && stored.kind !== 'agreement')) {
+    if (stored?.status !== 'approved' || (stored.kind !== 'authorize' && stored.kind !== 'agreement')) {
       return this.record(request, { ...base, status: 'declined', responseCode: '14', responseMessage: 'Invalid card: no card stored under this reference' });
     }
     this.storedCards.set(storedReference, stored);
