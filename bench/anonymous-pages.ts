@@ -1,5 +1,6 @@
 /**
- * Signed `orders/check` of an ordinary order beside anonymous traffic to the hosted pages of the heaviest order allowed (500 line
+ * Signed `orders/check` of an ordinary order beside anonymous traffic to the hosted pages of the heaviest order allowed
+ * (500 line
  * items with 255-character labels): what the issue asks is that the signed rate stays within 20% of its rate
  * without that traffic.
  *
@@ -53,8 +54,15 @@ const LABEL = 'W'.repeat(251);
 export async function anonymousScenario(bench: AnonymousBench): Promise<AnonymousResult> {
   const reference = `ANON-${bench.run}`;
   const order = await bench.client.orders.createWithPaymentLink({
-    reference_number: reference, currency: 'HKD', charge_fee: '500.00',
-    line_items: Array.from({ length: 500 }, (_, i) => ({ purchasable_type: 'Charge', price: '1.00', quantity: 1, label: `${LABEL} ${String(i).padStart(3, '0')}` })),
+    reference_number: reference,
+    currency: 'HKD',
+    charge_fee: '500.00',
+    line_items: Array.from({ length: 500 }, (_, i) => ({
+      purchasable_type: 'Charge',
+      price: '1.00',
+      quantity: 1,
+      label: `${LABEL} ${String(i).padStart(3, '0')}`,
+    })),
   } as never);
   const receipt = await bench.client.orders.receiptLink({ order: { reference_number: reference } });
   // The signed side checks an ordinary order, as any integration does all day.
@@ -65,33 +73,53 @@ export async function anonymousScenario(bench: AnonymousBench): Promise<Anonymou
 
   const host = `127.0.0.1:${bench.paygatePort}`;
   const get = (url: string) => [`GET ${new URL(url).pathname} HTTP/1.1\r\nHost: ${host}\r\nAccept: */*\r\n\r\n`];
-  const callers = Array.from({ length: ANONYMOUS_CALLERS }, (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`);
+  const callers = Array.from(
+    { length: ANONYMOUS_CALLERS },
+    (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`,
+  );
   const half = Math.ceil(callers.length / 2);
-  const anonymous = (url: string, addresses: string[]) => bench.load({
-    port: bench.paygatePort, operations: [get(url)], cycle: true, connections: addresses.length,
-    localAddresses: addresses, pauseMs: ANONYMOUS_PAUSE_MS,
-  });
+  const anonymous = (url: string, addresses: string[]) =>
+    bench.load({
+      port: bench.paygatePort,
+      operations: [get(url)],
+      cycle: true,
+      connections: addresses.length,
+      localAddresses: addresses,
+      pauseMs: ANONYMOUS_PAUSE_MS,
+    });
 
   const count = Math.ceil(MAX_CHECKS_PER_SECOND * bench.headroom * (bench.seconds + bench.warmupSeconds));
   bench.progress(`${ANONYMOUS_SCENARIO}: signing ${3 * count} operations... `);
-  const check: RequestTemplate = { method: 'POST', target: '/svc/payment/api/v1/openapi/orders/check', body: JSON.stringify({ order: { reference_number: checked } }) };
+  const check: RequestTemplate = {
+    method: 'POST',
+    target: '/svc/payment/api/v1/openapi/orders/check',
+    body: JSON.stringify({ order: { reference_number: checked } }),
+  };
   const signed = await bench.sign(Array.from({ length: 3 * count }, () => [check]));
-  const checks = (part: number) => bench.load({ port: bench.paygatePort, operations: signed.slice(part * count, (part + 1) * count), cycle: false });
+  const checks = (part: number) =>
+    bench.load({ port: bench.paygatePort, operations: signed.slice(part * count, (part + 1) * count), cycle: false });
 
   bench.progress('alone... ');
   const first = await checks(0);
   bench.progress('beside anonymous traffic... ');
   const [beside, receipts, paymentPages] = await Promise.all([
-    checks(1), anonymous(receipt.download_link, callers.slice(0, half)), anonymous(order.payment_link, callers.slice(half)),
+    checks(1),
+    anonymous(receipt.download_link, callers.slice(0, half)),
+    anonymous(order.payment_link, callers.slice(half)),
   ]);
   bench.progress('alone again... ');
   const second = await checks(2);
   bench.progress('done\n');
   const alone = (first.operationsPerSecond + second.operationsPerSecond) / 2;
   return {
-    alone: [first, second], beside, receipts, paymentPages, receiptPages,
+    alone: [first, second],
+    beside,
+    receipts,
+    paymentPages,
+    receiptPages,
     ratio: Math.round((beside.operationsPerSecond / alone) * 1000) / 1000,
-    callers: ANONYMOUS_CALLERS, pauseMs: ANONYMOUS_PAUSE_MS,
+    callers: ANONYMOUS_CALLERS,
+    pauseMs: ANONYMOUS_PAUSE_MS,
   };
 }
 

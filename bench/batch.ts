@@ -50,7 +50,10 @@ export interface BatchBench {
   paygatePort: number;
   run: string;
   progress(text: string): void;
-  /** Why the issue's bounds do not apply to this run (they are for SQLite with synchronous=FULL), or undefined where they do. */
+  /**
+   * Why the issue's bounds do not apply to this run (they are for SQLite with synchronous=FULL), or undefined where
+   * they do.
+   */
   notJudgedOn: string | undefined;
   /** Before the timed run: brings the database's planner statistics up to date (PostgreSQL). */
   analyze?: () => Promise<void>;
@@ -62,7 +65,10 @@ export interface BatchPhase {
   /** The server's CPU over the phase: ms, and as a share of one core. */
   cpuMs: number | undefined;
   cpuShare: number | undefined;
-  /** Of it, the event loop's thread (the rest: SQLite's checkpoints, libuv's pool with the group commit's flushes, V8's collector threads). */
+  /**
+   * Of it, the event loop's thread (the rest: SQLite's checkpoints, libuv's pool with the group commit's flushes, V8's
+   * collector threads).
+   */
   mainThreadCpuMs: number | undefined;
   /** Peak resident memory over the phase, and resident memory at its end, in MiB. */
   peakRssMiB: number | undefined;
@@ -74,7 +80,14 @@ export interface BatchResult {
   rows: number;
   customers: number;
   fileBytes: number;
-  setup: { seconds: number; concurrency: number; requests: number; requestsPerSecond: number; peakRssMiB: number | undefined; rssMiB: number | undefined };
+  setup: {
+    seconds: number;
+    concurrency: number;
+    requests: number;
+    requestsPerSecond: number;
+    peakRssMiB: number | undefined;
+    rssMiB: number | undefined;
+  };
   /** From the upload until the batch is seen `success` (or failed, or the timeout). */
   seconds: number;
   rowsPerSecond: number;
@@ -85,7 +98,10 @@ export interface BatchResult {
   peakRssMiB: number | undefined;
   cpuMs: number | undefined;
   cpuShare: number | undefined;
-  /** Of it, the event loop's thread (the rest: SQLite's checkpoints, libuv's pool with the group commit's flushes, V8's collector threads). */
+  /**
+   * Of it, the event loop's thread (the rest: SQLite's checkpoints, libuv's pool with the group commit's flushes, V8's
+   * collector threads).
+   */
   mainThreadCpuMs: number | undefined;
   /** The highest of the server's own gauges seen over the timed run, MiB (undefined if /metrics did not answer). */
   heap: { usedMiB: number; totalMiB: number; externalMiB: number } | undefined;
@@ -93,7 +109,10 @@ export interface BatchResult {
   /** The first failed rows, when there are any. */
   errors: Array<{ row: number; column: string; reason: string }>;
   allSucceeded: boolean;
-  /** Why the target was not judged: a file smaller than the issue's, or another database than SQLite with synchronous=FULL. */
+  /**
+   * Why the target was not judged: a file smaller than the issue's, or another database than SQLite with
+   * synchronous=FULL.
+   */
   notJudged: string | undefined;
   /** Undefined when not judged. */
   meetsTarget: boolean | undefined;
@@ -109,8 +128,17 @@ export async function batchScenario(b: BatchBench): Promise<BatchResult> {
   const setupStarted = performance.now();
   const payers: Array<{ customer: string; token: string }> = new Array(CUSTOMERS);
   await pool(CUSTOMERS, SETUP_CONCURRENCY, async (i) => {
-    const customer = await client.customers.create({ reference_number: `BB-${b.run}-${i}`, name: 'Chan Tai Man', phone: '91234567' });
-    const token = await client.customers.bindCard(customer.uuid, { number: FRICTIONLESS_CARD, ...expiry, cvv: '123', holder_name: 'Chan Tai Man' });
+    const customer = await client.customers.create({
+      reference_number: `BB-${b.run}-${i}`,
+      name: 'Chan Tai Man',
+      phone: '91234567',
+    });
+    const token = await client.customers.bindCard(customer.uuid, {
+      number: FRICTIONLESS_CARD,
+      ...expiry,
+      cvv: '123',
+      holder_name: 'Chan Tai Man',
+    });
     if (token.state !== 'success') throw new Error(`binding the card of customer ${i} ended ${token.state}`);
     payers[i] = { customer: customer.uuid, token: token.token };
   });
@@ -139,8 +167,13 @@ export async function batchScenario(b: BatchBench): Promise<BatchResult> {
     const cpuMs = phaseCpu === undefined || cpu === undefined ? undefined : cpu - phaseCpu;
     const mainMs = phaseMainCpu === undefined || mainCpu === undefined ? undefined : mainCpu - phaseMainCpu;
     phases.push({
-      name, seconds: round(took), cpuMs, cpuShare: cpuMs === undefined ? undefined : round(cpuMs / 1000 / took), mainThreadCpuMs: mainMs,
-      peakRssMiB: mem.peak, rssMiB: mem.rss,
+      name,
+      seconds: round(took),
+      cpuMs,
+      cpuShare: cpuMs === undefined ? undefined : round(cpuMs / 1000 / took),
+      mainThreadCpuMs: mainMs,
+      peakRssMiB: mem.peak,
+      rssMiB: mem.rss,
     });
     clearPeak(b.paygatePid);
     phaseStarted = now;
@@ -185,9 +218,14 @@ export async function batchScenario(b: BatchBench): Promise<BatchResult> {
     if (performance.now() - heapRead >= 1000) {
       heapRead = performance.now();
       const now = await heapOf(b.paygatePort);
-      heap = !heap || !now ? heap ?? now : {
-        usedMiB: Math.max(heap.usedMiB, now.usedMiB), totalMiB: Math.max(heap.totalMiB, now.totalMiB), externalMiB: Math.max(heap.externalMiB, now.externalMiB),
-      };
+      heap =
+        !heap || !now
+          ? (heap ?? now)
+          : {
+              usedMiB: Math.max(heap.usedMiB, now.usedMiB),
+              totalMiB: Math.max(heap.totalMiB, now.totalMiB),
+              externalMiB: Math.max(heap.externalMiB, now.externalMiB),
+            };
     }
     if (finished(batch)) break;
   }
@@ -198,12 +236,24 @@ export async function batchScenario(b: BatchBench): Promise<BatchResult> {
   const mainCpuAfter = mainThreadCpuMs(b.paygatePid);
   b.progress(`${batch.upload_status}\n`);
 
-  const errors = batch.failed_records > 0
-    ? (await client.batches.errors(created.id, { limit: 5 })).errors.map((e) => ({ row: e.row, column: e.column, reason: e.reason }))
-    : [];
-  const allSucceeded = batch.upload_status === 'success' && batch.total_records === ROWS && batch.successful_records === ROWS &&
-    batch.failed_records === 0 && batch.skipped_records === 0;
-  const serverSeconds = batch.upload_status === 'success' ? round((Date.parse(batch.updated_at) - Date.parse(batch.created_at)) / 1000) : undefined;
+  const errors =
+    batch.failed_records > 0
+      ? (await client.batches.errors(created.id, { limit: 5 })).errors.map((e) => ({
+          row: e.row,
+          column: e.column,
+          reason: e.reason,
+        }))
+      : [];
+  const allSucceeded =
+    batch.upload_status === 'success' &&
+    batch.total_records === ROWS &&
+    batch.successful_records === ROWS &&
+    batch.failed_records === 0 &&
+    batch.skipped_records === 0;
+  const serverSeconds =
+    batch.upload_status === 'success'
+      ? round((Date.parse(batch.updated_at) - Date.parse(batch.created_at)) / 1000)
+      : undefined;
   const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
   const peakRssMiB = maxOf(phases.map((p) => p.peakRssMiB));
   return {
@@ -212,8 +262,12 @@ export async function batchScenario(b: BatchBench): Promise<BatchResult> {
     customers: CUSTOMERS,
     fileBytes: file.length,
     setup: {
-      seconds: round(setupSeconds), concurrency: SETUP_CONCURRENCY, requests: 2 * CUSTOMERS, requestsPerSecond: Math.round((2 * CUSTOMERS) / setupSeconds),
-      peakRssMiB: setupMemory.peak, rssMiB: setupMemory.rss,
+      seconds: round(setupSeconds),
+      concurrency: SETUP_CONCURRENCY,
+      requests: 2 * CUSTOMERS,
+      requestsPerSecond: Math.round((2 * CUSTOMERS) / setupSeconds),
+      peakRssMiB: setupMemory.peak,
+      rssMiB: setupMemory.rss,
     },
     seconds: round(seconds),
     rowsPerSecond: Math.round(ROWS / seconds),
@@ -222,31 +276,47 @@ export async function batchScenario(b: BatchBench): Promise<BatchResult> {
     peakRssMiB,
     cpuMs,
     cpuShare: cpuMs === undefined ? undefined : round(cpuMs / 1000 / seconds),
-    mainThreadCpuMs: mainCpuBefore === undefined || mainCpuAfter === undefined ? undefined : mainCpuAfter - mainCpuBefore,
+    mainThreadCpuMs:
+      mainCpuBefore === undefined || mainCpuAfter === undefined ? undefined : mainCpuAfter - mainCpuBefore,
     heap,
     batch,
     errors,
     allSucceeded,
-    notJudged: b.notJudgedOn !== undefined ? `not judged on ${b.notJudgedOn}` : ROWS < BATCH_TARGET_ROWS ? `not judged for ${ROWS} rows` : undefined,
-    meetsTarget: ROWS < BATCH_TARGET_ROWS || b.notJudgedOn !== undefined ? undefined : allSucceeded && seconds < BATCH_TARGET_SECONDS && peakRssMiB !== undefined && peakRssMiB * 1.048576 < BATCH_TARGET_RSS_MB,
+    notJudged:
+      b.notJudgedOn !== undefined
+        ? `not judged on ${b.notJudgedOn}`
+        : ROWS < BATCH_TARGET_ROWS
+          ? `not judged for ${ROWS} rows`
+          : undefined,
+    meetsTarget:
+      ROWS < BATCH_TARGET_ROWS || b.notJudgedOn !== undefined
+        ? undefined
+        : allSucceeded &&
+          seconds < BATCH_TARGET_SECONDS &&
+          peakRssMiB !== undefined &&
+          peakRssMiB * 1.048576 < BATCH_TARGET_RSS_MB,
   };
 }
 
 export function batchReport(r: BatchResult): string[] {
   const mib = (n: number | undefined) => (n === undefined ? '?' : `${n} MiB`);
-  const cpu = (ms: number | undefined, share: number | undefined) => (ms === undefined ? '?' : `${Math.round(ms)} ms (${share})`);
+  const cpu = (ms: number | undefined, share: number | undefined) =>
+    ms === undefined ? '?' : `${Math.round(ms)} ms (${share})`;
   const ms = (value: number | undefined) => (value === undefined ? '?' : `${Math.round(value)} ms`);
   const b = r.batch;
   return [
     `${BATCH_SCENARIO}: one CSV file of ${r.rows} token payments (${(r.fileBytes / 1024 / 1024).toFixed(1)} MiB), ` +
       `${r.customers} customers with a frictionless-card token each, taken in turn`,
     '',
-    '| phase | seconds | rows/s | paygate CPU (share of a core) | of it, the event loop\'s thread | peak RSS / RSS at end |',
+    "| phase | seconds | rows/s | paygate CPU (share of a core) | of it, the event loop's thread | peak RSS / RSS at end |",
     '|---|---|---|---|---|---|',
     `| setup: ${r.setup.requests} signed requests, ${r.setup.concurrency} at a time | ${r.setup.seconds} | (${r.setup.requestsPerSecond} requests/s) | | | ` +
       `${mib(r.setup.peakRssMiB)} / ${mib(r.setup.rssMiB)} |`,
-    ...r.phases.map((p) => `| ${p.name} | ${p.seconds} | ${p.name.startsWith('1.') ? '' : Math.round(r.rows / p.seconds)} | ` +
-      `${cpu(p.cpuMs, p.cpuShare)} | ${ms(p.mainThreadCpuMs)} | ${mib(p.peakRssMiB)} / ${mib(p.rssMiB)} |`),
+    ...r.phases.map(
+      (p) =>
+        `| ${p.name} | ${p.seconds} | ${p.name.startsWith('1.') ? '' : Math.round(r.rows / p.seconds)} | ` +
+        `${cpu(p.cpuMs, p.cpuShare)} | ${ms(p.mainThreadCpuMs)} | ${mib(p.peakRssMiB)} / ${mib(p.rssMiB)} |`,
+    ),
     `| **upload to ${b.upload_status}** | **${r.seconds}** | **${r.rowsPerSecond}** | ${cpu(r.cpuMs, r.cpuShare)} | ${ms(r.mainThreadCpuMs)} | ${mib(r.peakRssMiB)} |`,
     '',
     `batch ${b.id}: ${b.upload_status}, total ${b.total_records}, successful ${b.successful_records}, failed ${b.failed_records}, ` +
@@ -256,7 +326,7 @@ export function batchReport(r: BatchResult): string[] {
     ...r.errors.map((e) => `  row ${e.row}, ${e.column || '(no column)'}: ${e.reason}`),
     `Every row succeeded: ${r.allSucceeded ? 'yes' : 'NO'}. Target (the issue's, for ${BATCH_TARGET_ROWS} rows on SQLite): under ${BATCH_TARGET_SECONDS} s, ` +
       `server RSS under ${BATCH_TARGET_RSS_MB} MB (peak ${r.peakRssMiB === undefined ? '?' : Math.round(r.peakRssMiB * 1.048576)} MB), every row succeeded: ` +
-      `${r.meetsTarget === undefined ? r.notJudged ?? 'not judged' : r.meetsTarget ? 'met' : 'MISSED'}.`,
+      `${r.meetsTarget === undefined ? (r.notJudged ?? 'not judged') : r.meetsTarget ? 'met' : 'MISSED'}.`,
   ];
 }
 
@@ -264,8 +334,13 @@ export function batchReport(r: BatchResult): string[] {
 async function heapOf(port: number): Promise<{ usedMiB: number; totalMiB: number; externalMiB: number } | undefined> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const gauge = (name: string) => Math.round(Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 1024 / 1024);
-    const heap = { usedMiB: gauge('paygate_nodejs_heap_size_used_bytes'), totalMiB: gauge('paygate_nodejs_heap_size_total_bytes'), externalMiB: gauge('paygate_nodejs_external_memory_bytes') };
+    const gauge = (name: string) =>
+      Math.round(Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 1024 / 1024);
+    const heap = {
+      usedMiB: gauge('paygate_nodejs_heap_size_used_bytes'),
+      totalMiB: gauge('paygate_nodejs_heap_size_total_bytes'),
+      externalMiB: gauge('paygate_nodejs_external_memory_bytes'),
+    };
     return Object.values(heap).some(Number.isNaN) ? undefined : heap;
   } catch {
     return undefined;

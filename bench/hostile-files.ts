@@ -3,7 +3,8 @@
  *
  * 1. Fairness. Merchant B runs a batch of 100 token payments and moves its sandbox clock an hour, first on an idle
  *    server, then while merchant A has ten batches whose file_url never answers. Both are made here with the command
- *    line, fresh (the demo merchant's own due work, a settlement of what earlier scenarios paid, would be timed too). The issue's target: B's batch within 3 s of its idle time, B's clock move within 1 s.
+ *    line, fresh (the demo merchant's own due work, a settlement of what earlier scenarios paid, would be timed too).
+ *    The issue's target: B's batch within 3 s of its idle time, B's clock move within 1 s.
  * 2. Bounded parsing. Each hostile file is sent (as the body, and where it is not refused at the door, also from a
  *    file_url) and followed to its end: a 4xx, or the batch failed (or, for the empty rows, a batch with nothing to
  *    run). The server's resident memory is read before, at its peak (VmHWM, reset first) and a few seconds after the
@@ -17,7 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { PaygateClient, PaygateError, type BatchInfo } from '@paygate/client';
+import { type BatchInfo, PaygateClient, PaygateError } from '@paygate/client';
 import { cellsOf, sheetXml, TOKEN_HEADER, xlsxOf, zipBomb } from '../test/batches/sheets.js';
 import { clearPeak, memory, round } from './recurring.js';
 
@@ -109,8 +110,12 @@ async function fairnessOf(b: HostileBench, filesUrl: string, hanging: ServerResp
   const besideBatchSeconds = await timedBatch(merchantB, await hundredRows(merchantB));
   const besideClockSeconds = await timed(() => merchantB.sandbox.advanceClock(3600));
   return {
-    idleBatchSeconds, besideBatchSeconds, idleClockSeconds, besideClockSeconds,
-    meetsTarget: besideBatchSeconds <= idleBatchSeconds + FAIR_BATCH_TARGET_EXTRA_S && besideClockSeconds <= FAIR_CLOCK_TARGET_S,
+    idleBatchSeconds,
+    besideBatchSeconds,
+    idleClockSeconds,
+    besideClockSeconds,
+    meetsTarget:
+      besideBatchSeconds <= idleBatchSeconds + FAIR_BATCH_TARGET_EXTRA_S && besideClockSeconds <= FAIR_CLOCK_TARGET_S,
   };
 }
 
@@ -119,13 +124,31 @@ function newMerchant(b: HostileBench, name: string): PaygateClient {
   const merchant = JSON.parse(b.cli(['merchant', 'create', '--name', name, '--json'])) as { merchant_id: string };
   const keyPath = join(b.dataDir, 'bench-public.pem');
   writeFileSync(keyPath, createPublicKey(b.privateKeyPem).export({ type: 'spki', format: 'pem' }));
-  const app = JSON.parse(b.cli(['app', 'create', '--merchant', merchant.merchant_id, '--public-key', keyPath, '--json'])) as { app_id: string };
-  return new PaygateClient({ baseUrl: b.baseUrl, appId: app.app_id, privateKey: b.privateKeyPem, timeoutMs: 600_000, retry: { maxAttempts: 1 } });
+  const app = JSON.parse(
+    b.cli(['app', 'create', '--merchant', merchant.merchant_id, '--public-key', keyPath, '--json']),
+  ) as { app_id: string };
+  return new PaygateClient({
+    baseUrl: b.baseUrl,
+    appId: app.app_id,
+    privateKey: b.privateKeyPem,
+    timeoutMs: 600_000,
+    retry: { maxAttempts: 1 },
+  });
 }
 
 async function hundredRows(client: PaygateClient): Promise<string> {
-  const customer = await client.customers.create({ reference_number: `HOSTILE-${randomUUID()}`, name: 'Chan Tai Man', phone: '91234567' });
-  const token = await client.customers.bindCard(customer.uuid, { number: '4000000000003055', exp_month: '12', exp_year: '2040', cvv: '123', holder_name: 'Chan Tai Man' });
+  const customer = await client.customers.create({
+    reference_number: `HOSTILE-${randomUUID()}`,
+    name: 'Chan Tai Man',
+    phone: '91234567',
+  });
+  const token = await client.customers.bindCard(customer.uuid, {
+    number: '4000000000003055',
+    exp_month: '12',
+    exp_year: '2040',
+    cvv: '123',
+    holder_name: 'Chan Tai Man',
+  });
   const lines = ['Action,Reference Number,Customer UUID,Amount,Token ID'];
   for (let i = 0; i < 100; i += 1) lines.push(`payment,HOSTILE-${randomUUID()},${customer.uuid},1.00,${token.token}`);
   return `${lines.join('\n')}\n`;
@@ -163,25 +186,45 @@ async function hostileFiles(b: HostileBench): Promise<HostileFile[]> {
   b.progress('building the zip bombs... ');
   const inflated = 1.5 * 2 ** 30;
   const payment = ['payment', 'R', randomUUID(), '1.00', 'tok'];
-  const emptyRows = sheetXml([{ r: '1', cells: cellsOf(1, TOKEN_HEADER) }, ...Array.from({ length: 1_000_000 }, (_, i) => ({ r: String(i + 2), cells: [] }))]);
+  const emptyRows = sheetXml([
+    { r: '1', cells: cellsOf(1, TOKEN_HEADER) },
+    ...Array.from({ length: 1_000_000 }, (_, i) => ({ r: String(i + 2), cells: [] })),
+  ]);
   return [
     { name: 'zip bomb, 1.5 GiB stated', bytes: await zipBomb(inflated), fetched: true },
     { name: 'zip bomb, 1.5 GiB stated as 100 KiB', bytes: await zipBomb(inflated, 100 * 1024), fetched: true },
-    { name: 'a cell at ZZZZZZZ2', bytes: xlsxOf(sheetXml([{ r: '1', cells: cellsOf(1, TOKEN_HEADER) }, { r: '2', cells: [...cellsOf(2, payment), { ref: 'ZZZZZZZ2', text: 'far' }] }])), fetched: true },
+    {
+      name: 'a cell at ZZZZZZZ2',
+      bytes: xlsxOf(
+        sheetXml([
+          { r: '1', cells: cellsOf(1, TOKEN_HEADER) },
+          { r: '2', cells: [...cellsOf(2, payment), { ref: 'ZZZZZZZ2', text: 'far' }] },
+        ]),
+      ),
+      fetched: true,
+    },
     { name: 'a million empty rows', bytes: xlsxOf(emptyRows), fetched: true },
     { name: '50 MB upload', bytes: Buffer.alloc(50 * 10 ** 6, 'payment,R,c,1.00,t\n'), fetched: false },
   ];
 }
 
-async function followed(b: HostileBench, hostile: HostileFile, via: 'body' | 'file_url', url: string): Promise<HostileFileResult> {
+async function followed(
+  b: HostileBench,
+  hostile: HostileFile,
+  via: 'body' | 'file_url',
+  url: string,
+): Promise<HostileFileResult> {
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const before = memory(b.paygatePid).rss;
   clearPeak(b.paygatePid);
   let outcome: string;
   try {
-    const created = via === 'body'
-      ? await b.client.batches.upload(hostile.bytes, { kind: hostile.bytes.subarray(0, 2).toString() === 'PK' ? 'xlsx' : 'csv' })
-      : await b.client.batches.create({ file_url: url });
+    const created =
+      via === 'body'
+        ? await b.client.batches.upload(hostile.bytes, {
+            kind: hostile.bytes.subarray(0, 2).toString() === 'PK' ? 'xlsx' : 'csv',
+          })
+        : await b.client.batches.create({ file_url: url });
     const batch = await ended(b.client, created.id);
     outcome = `${batch.upload_status}${batch.failure_reason ? `: ${batch.failure_reason}` : ` (${batch.total_records} rows)`}`;
   } catch (error) {
@@ -192,7 +235,13 @@ async function followed(b: HostileBench, hostile: HostileFile, via: 'body' | 'fi
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const after = memory(b.paygatePid).rss;
   return {
-    file: hostile.name, via, megabytes: round(hostile.bytes.length / 10 ** 6), outcome, rssBeforeMiB: before, peakRssMiB: peak, rssAfterMiB: after,
+    file: hostile.name,
+    via,
+    megabytes: round(hostile.bytes.length / 10 ** 6),
+    outcome,
+    rssBeforeMiB: before,
+    peakRssMiB: peak,
+    rssAfterMiB: after,
     meetsTarget: before === undefined || after === undefined ? undefined : after - before <= MEMORY_TARGET_MB,
   };
 }
@@ -205,15 +254,21 @@ export function hostileReport(result: HostileResult): string[] {
       `B's clock move of an hour: ${f.idleClockSeconds} s idle, ${f.besideClockSeconds} s beside (target: ${FAIR_CLOCK_TARGET_S} s): ${f.meetsTarget ? 'met' : 'MISSED'}`,
     '| file | sent as | MB | outcome | RSS before MiB | peak MiB | RSS after MiB | after − before | within 50 MB |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...result.files.map((r) => `| ${r.file} | ${r.via} | ${r.megabytes} | ${r.outcome.slice(0, 90)} | ${r.rssBeforeMiB ?? '?'} | ${r.peakRssMiB ?? '?'} | ${r.rssAfterMiB ?? '?'} | ` +
-      `${r.rssAfterMiB !== undefined && r.rssBeforeMiB !== undefined ? r.rssAfterMiB - r.rssBeforeMiB : '?'} | ${r.meetsTarget === undefined ? '?' : r.meetsTarget ? 'yes' : 'NO'} |`),
+    ...result.files.map(
+      (r) =>
+        `| ${r.file} | ${r.via} | ${r.megabytes} | ${r.outcome.slice(0, 90)} | ${r.rssBeforeMiB ?? '?'} | ${r.peakRssMiB ?? '?'} | ${r.rssAfterMiB ?? '?'} | ` +
+        `${r.rssAfterMiB !== undefined && r.rssBeforeMiB !== undefined ? r.rssAfterMiB - r.rssBeforeMiB : '?'} | ${r.meetsTarget === undefined ? '?' : r.meetsTarget ? 'yes' : 'NO'} |`,
+    ),
   ];
 }
 
 /** Runs `paygate` with these arguments against the bench's database; answers what it printed. */
 export function paygateCommand(root: string, env: Record<string, string>) {
   return (args: string[]): string => {
-    const result = spawnSync(process.execPath, [join(root, 'dist', 'src', 'paygate.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [join(root, 'dist', 'src', 'paygate.js'), ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     if (result.status !== 0) throw new Error(`paygate ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
     return result.stdout;
   };

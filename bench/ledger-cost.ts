@@ -34,11 +34,27 @@ export interface LedgerCostResult {
   loss: number;
 }
 
-const CARD = { number: '4242424242424242', exp_month: '12', exp_year: String(new Date().getUTCFullYear() + 3), cvv: '123', holder_name: 'Bench' };
+const CARD = {
+  number: '4242424242424242',
+  exp_month: '12',
+  exp_year: String(new Date().getUTCFullYear() + 3),
+  cvv: '123',
+  holder_name: 'Bench',
+};
 
 const createAndPay = (run: string, side: string, i: number): RequestTemplate[] => [
-  { method: 'POST', target: '/svc/payment/api/v1/openapi/orders', body: JSON.stringify({ order: { reference_number: `L-${run}-${side}-${i}`, currency: 'HKD', charge_fee: '21.00' } }) },
-  { method: 'POST', target: '/svc/payment/api/v1/openapi/open_payments', body: JSON.stringify({ reference_number: `L-${run}-${side}-${i}`, payment: { credit_card: CARD } }) },
+  {
+    method: 'POST',
+    target: '/svc/payment/api/v1/openapi/orders',
+    body: JSON.stringify({
+      order: { reference_number: `L-${run}-${side}-${i}`, currency: 'HKD', charge_fee: '21.00' },
+    }),
+  },
+  {
+    method: 'POST',
+    target: '/svc/payment/api/v1/openapi/open_payments',
+    body: JSON.stringify({ reference_number: `L-${run}-${side}-${i}`, payment: { credit_card: CARD } }),
+  },
 ];
 
 export async function ledgerCostScenario(bench: LedgerCostBench): Promise<LedgerCostResult> {
@@ -51,7 +67,8 @@ export async function ledgerCostScenario(bench: LedgerCostBench): Promise<Ledger
   const rounds: LedgerCostResult['rounds'] = [];
   for (let round = 0; round < bench.rounds; round += 1) {
     const slice = (signed: string[][]) => signed.slice(round * bench.perRound, (round + 1) * bench.perRound);
-    const measure = (server: LedgerServer, signed: string[][]) => bench.load({ port: server.port, operations: slice(signed), cycle: false });
+    const measure = (server: LedgerServer, signed: string[][]) =>
+      bench.load({ port: server.port, operations: slice(signed), cycle: false });
     bench.progress(`round ${round + 1}... `);
     if (round % 2 === 0) {
       const withLedger = await measure(on, signedOn);
@@ -73,7 +90,10 @@ export function ledgerCostReport(result: LedgerCostResult): string[] {
     `${LEDGER_SCENARIO} (${result.rounds.length} alternating rounds, median of each side):`,
     `  with the ledger ${result.on} ops/s, without ${result.off} ops/s: the ledger costs ${(result.loss * 100).toFixed(1)}% ` +
       `(bound ${LEDGER_MAX_LOSS * 100}%: ${result.loss <= LEDGER_MAX_LOSS ? 'met' : 'MISSED'})`,
-    ...result.rounds.map((r, i) => `  round ${i + 1}: on ${r.on.operationsPerSecond} ops/s (p50 ${r.on.latencyMs.p50} ms, p99 ${r.on.latencyMs.p99} ms), ` +
-      `off ${r.off.operationsPerSecond} ops/s (p50 ${r.off.latencyMs.p50} ms, p99 ${r.off.latencyMs.p99} ms)`),
+    ...result.rounds.map(
+      (r, i) =>
+        `  round ${i + 1}: on ${r.on.operationsPerSecond} ops/s (p50 ${r.on.latencyMs.p50} ms, p99 ${r.on.latencyMs.p99} ms), ` +
+        `off ${r.off.operationsPerSecond} ops/s (p50 ${r.off.latencyMs.p50} ms, p99 ${r.off.latencyMs.p99} ms)`,
+    ),
   ];
 }

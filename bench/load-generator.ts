@@ -118,11 +118,17 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
     });
 
   const addresses = plan.localAddresses ?? [];
-  await Promise.all(Array.from({ length: plan.connections }, (_, i) =>
-    drive(connect({
-      port: plan.ports ? plan.ports[i % plan.ports.length]! : plan.port, host: plan.host,
-      ...(addresses.length > 0 && { localAddress: addresses[i % addresses.length] }),
-    }))));
+  await Promise.all(
+    Array.from({ length: plan.connections }, (_, i) =>
+      drive(
+        connect({
+          port: plan.ports ? plan.ports[i % plan.ports.length]! : plan.port,
+          host: plan.host,
+          ...(addresses.length > 0 && { localAddress: addresses[i % addresses.length] }),
+        }),
+      ),
+    ),
+  );
   latencies.sort((a, b) => a - b);
   const at = (q: number) => round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   const measuredTo = Math.min(measuredEnd, stopAt);
@@ -135,7 +141,10 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
     statuses,
     exhausted,
     total: finished,
-    window: { fromEpochMs: Math.round(performance.timeOrigin + measureFrom), toEpochMs: Math.round(performance.timeOrigin + measuredTo) },
+    window: {
+      fromEpochMs: Math.round(performance.timeOrigin + measureFrom),
+      toEpochMs: Math.round(performance.timeOrigin + measuredTo),
+    },
   };
 }
 

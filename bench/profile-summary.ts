@@ -34,8 +34,20 @@ export function categoryOf(url: string, functionName: string): string {
   }
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
   if (pkg !== undefined) {
-    if (['better-sqlite3', 'kysely', 'pg', 'pg-protocol', 'pg-pool'].includes(pkg)) return 'SQL: driver and query builder';
-    if (['fastify', 'find-my-way', 'avvio', '@fastify/error', 'light-my-request', 'fast-querystring', 'toad-cache'].includes(pkg)) return 'Fastify: routing, hooks, reply';
+    if (['better-sqlite3', 'kysely', 'pg', 'pg-protocol', 'pg-pool'].includes(pkg))
+      return 'SQL: driver and query builder';
+    if (
+      [
+        'fastify',
+        'find-my-way',
+        'avvio',
+        '@fastify/error',
+        'light-my-request',
+        'fast-querystring',
+        'toad-cache',
+      ].includes(pkg)
+    )
+      return 'Fastify: routing, hooks, reply';
     if (['ajv', 'typebox', 'fast-uri', 'ajv-formats'].includes(pkg)) return 'validation (ajv)';
     if (pkg === 'fast-json-stringify') return 'serialisation (fast-json-stringify)';
     if (['pino', 'sonic-boom', 'thread-stream', 'pino-std-serializers'].includes(pkg)) return 'logging (pino)';
@@ -45,7 +57,8 @@ export function categoryOf(url: string, functionName: string): string {
   // paygate's own database layer: its time is the driver's (a native SQLite step counts for its caller, here).
   if (url.includes('/dist/src/platform/database/')) return 'SQL: driver and query builder';
   if (url.includes('/client/dist/signing')) return 'crypto: signature verification, hashing';
-  if (/^node:(internal\/)?(http|_http|net|stream|streams|tls|dns|timers|url|querystring|buffer)/.test(url)) return 'Node: HTTP, sockets, streams, timers';
+  if (/^node:(internal\/)?(http|_http|net|stream|streams|tls|dns|timers|url|querystring|buffer)/.test(url))
+    return 'Node: HTTP, sockets, streams, timers';
   const own = /\/dist\/src\/([^/]+)\//.exec(url)?.[1];
   if (own !== undefined) {
     if (['platform', 'context', 'http'].includes(own)) return `paygate ${own}/`;
@@ -59,7 +72,10 @@ export function categoryOf(url: string, functionName: string): string {
  * Milliseconds of busy time by category, largest first, and the idle time beside them; with `lastSeconds`, only
  * the samples of the profile's last seconds (a bench scenario's load is the last thing its server does).
  */
-export function summarize(profile: CpuProfile, lastSeconds = 0): { busyMs: number; idleMs: number; categories: Array<{ category: string; ms: number; share: number }> } {
+export function summarize(
+  profile: CpuProfile,
+  lastSeconds = 0,
+): { busyMs: number; idleMs: number; categories: Array<{ category: string; ms: number; share: number }> } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -70,11 +86,18 @@ export function summarize(profile: CpuProfile, lastSeconds = 0): { busyMs: numbe
     const node = byId.get(id)!;
     const { url, functionName } = node.callFrame;
     let category: string;
-    if (url === '' && !['(garbage collector)', '(idle)', '(program)', '(root)'].includes(functionName) && parent.has(id)) {
+    if (
+      url === '' &&
+      !['(garbage collector)', '(idle)', '(program)', '(root)'].includes(functionName) &&
+      parent.has(id)
+    ) {
       // A native or built-in function: its caller says what it was for.
       let up = parent.get(id);
       while (up !== undefined && byId.get(up)!.callFrame.url === '') up = parent.get(up);
-      category = up === undefined ? 'V8 and Node internals' : categoryOf(byId.get(up)!.callFrame.url, byId.get(up)!.callFrame.functionName);
+      category =
+        up === undefined
+          ? 'V8 and Node internals'
+          : categoryOf(byId.get(up)!.callFrame.url, byId.get(up)!.callFrame.functionName);
     } else {
       category = categoryOf(url, functionName);
     }
@@ -94,7 +117,11 @@ export function summarize(profile: CpuProfile, lastSeconds = 0): { busyMs: numbe
   totals.delete('idle');
   const busyMs = [...totals.values()].reduce((a, b) => a + b, 0);
   const categories = [...totals.entries()]
-    .map(([category, ms]) => ({ category, ms: Math.round(ms), share: busyMs === 0 ? 0 : Math.round((ms / busyMs) * 1000) / 10 }))
+    .map(([category, ms]) => ({
+      category,
+      ms: Math.round(ms),
+      share: busyMs === 0 ? 0 : Math.round((ms / busyMs) * 1000) / 10,
+    }))
     .sort((a, b) => b.ms - a.ms);
   return { busyMs: Math.round(busyMs), idleMs: Math.round(idleMs), categories };
 }

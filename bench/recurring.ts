@@ -61,7 +61,14 @@ export interface RecurringPhase {
 export interface RecurringResult {
   scenario: string;
   plans: number;
-  setup: { seconds: number; concurrency: number; requests: number; requestsPerSecond: number; peakRssMiB: number | undefined; rssMiB: number | undefined };
+  setup: {
+    seconds: number;
+    concurrency: number;
+    requests: number;
+    requestsPerSecond: number;
+    peakRssMiB: number | undefined;
+    rssMiB: number | undefined;
+  };
   phases: RecurringPhase[];
   /** Peak resident memory of the server over setup and billing, MiB. */
   lifetimePeakRssMiB: number | undefined;
@@ -75,21 +82,38 @@ export async function recurringScenario(b: RecurringBench): Promise<RecurringRes
   const start = new Date((Math.floor(Date.parse(clock.now) / 1000) + DAY_SECONDS) * 1000).toISOString();
   const expiry = { exp_month: '12', exp_year: String(new Date(clock.now).getUTCFullYear() + 3) };
 
-  b.progress(`${RECURRING_SCENARIO}: setting up ${PLANS} customers, tokens and plans (${SETUP_CONCURRENCY} at a time)... `);
+  b.progress(
+    `${RECURRING_SCENARIO}: setting up ${PLANS} customers, tokens and plans (${SETUP_CONCURRENCY} at a time)... `,
+  );
   clearPeak(b.paygatePid);
   const setupStarted = performance.now();
   const item = await client.recurring.createItem({ label: 'Bench membership', price: '99.90', currency: 'HKD' });
   const config = await client.recurring.createBillingConfig({ billing_interval: 'monthly', billing_type: 'automated' });
   let made = 0;
   await pool(PLANS, SETUP_CONCURRENCY, async (i) => {
-    const customer = await client.customers.create({ reference_number: `RB-${b.run}-${i}`, name: 'Chan Tai Man', phone: '91234567' });
-    const token = await client.customers.bindCard(customer.uuid, { number: FRICTIONLESS_CARD, ...expiry, cvv: '123', holder_name: 'Chan Tai Man' });
+    const customer = await client.customers.create({
+      reference_number: `RB-${b.run}-${i}`,
+      name: 'Chan Tai Man',
+      phone: '91234567',
+    });
+    const token = await client.customers.bindCard(customer.uuid, {
+      number: FRICTIONLESS_CARD,
+      ...expiry,
+      cvv: '123',
+      holder_name: 'Chan Tai Man',
+    });
     if (token.state !== 'success') throw new Error(`binding the card of customer ${i} ended ${token.state}`);
     const plan = await client.recurring.createPlan({
-      name: 'Bench monthly', reference_number: `RB-${b.run}-${i}`, customer_uuid: customer.uuid, default_payment_token: token.token,
-      cycles: [{ recurring_items: [{ id: item.id }], recurring_billing_config: config.id, estimated_start_date: start }],
+      name: 'Bench monthly',
+      reference_number: `RB-${b.run}-${i}`,
+      customer_uuid: customer.uuid,
+      default_payment_token: token.token,
+      cycles: [
+        { recurring_items: [{ id: item.id }], recurring_billing_config: config.id, estimated_start_date: start },
+      ],
     });
-    if (plan.cycles[0]!.next_execute_time !== start) throw new Error(`plan ${i} bills first at ${plan.cycles[0]!.next_execute_time}, not ${start}`);
+    if (plan.cycles[0]!.next_execute_time !== start)
+      throw new Error(`plan ${i} bills first at ${plan.cycles[0]!.next_execute_time}, not ${start}`);
     made += 1;
     if (made % 1000 === 0) b.progress(`${made} `);
   });
@@ -114,8 +138,15 @@ export async function recurringScenario(b: RecurringBench): Promise<RecurringRes
     }
     const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
     phases.push({
-      name, advancedSeconds: seconds, seconds: round(took), plansPerSecond: Math.round(PLANS / took), ...counts,
-      cpuMs, cpuShare: cpuMs === undefined ? undefined : round(cpuMs / 1000 / took), peakRssMiB: mem.peak, rssMiB: mem.rss,
+      name,
+      advancedSeconds: seconds,
+      seconds: round(took),
+      plansPerSecond: Math.round(PLANS / took),
+      ...counts,
+      cpuMs,
+      cpuShare: cpuMs === undefined ? undefined : round(cpuMs / 1000 / took),
+      peakRssMiB: mem.peak,
+      rssMiB: mem.rss,
     });
   };
 
@@ -132,8 +163,12 @@ export async function recurringScenario(b: RecurringBench): Promise<RecurringRes
     scenario: RECURRING_SCENARIO,
     plans: PLANS,
     setup: {
-      seconds: round(setupSeconds), concurrency: SETUP_CONCURRENCY, requests, requestsPerSecond: Math.round(requests / setupSeconds),
-      peakRssMiB: setupMemory.peak, rssMiB: setupMemory.rss,
+      seconds: round(setupSeconds),
+      concurrency: SETUP_CONCURRENCY,
+      requests,
+      requestsPerSecond: Math.round(requests / setupSeconds),
+      peakRssMiB: setupMemory.peak,
+      rssMiB: setupMemory.rss,
     },
     phases,
     lifetimePeakRssMiB: maxOf([setupMemory.peak, ...phases.map((p) => p.peakRssMiB)]),
@@ -150,9 +185,12 @@ export function recurringReport(r: RecurringResult): string[] {
     '|---|---|---|---|---|---|---|---|',
     `| setup: ${r.setup.requests} signed requests, ${r.setup.concurrency} at a time | | ${r.setup.seconds} | ${Math.round(r.plans / r.setup.seconds)} ` +
       `(${r.setup.requestsPerSecond} requests/s) | | | ${mib(r.setup.peakRssMiB)} / ${mib(r.setup.rssMiB)} | |`,
-    ...r.phases.map((p) => `| ${p.name} | ${p.advancedSeconds} s | ${p.seconds} | ${p.plansPerSecond} | ${p.orders} / ${p.paid} | ` +
-      `${p.cpuMs === undefined ? '?' : `${Math.round(p.cpuMs)} ms (${p.cpuShare})`} | ${mib(p.peakRssMiB)} / ${mib(p.rssMiB)} | ` +
-      `${p.seconds < RECURRING_TARGET_SECONDS ? 'met' : 'MISSED'} (< ${RECURRING_TARGET_SECONDS} s) |`),
+    ...r.phases.map(
+      (p) =>
+        `| ${p.name} | ${p.advancedSeconds} s | ${p.seconds} | ${p.plansPerSecond} | ${p.orders} / ${p.paid} | ` +
+        `${p.cpuMs === undefined ? '?' : `${Math.round(p.cpuMs)} ms (${p.cpuShare})`} | ${mib(p.peakRssMiB)} / ${mib(p.rssMiB)} | ` +
+        `${p.seconds < RECURRING_TARGET_SECONDS ? 'met' : 'MISSED'} (< ${RECURRING_TARGET_SECONDS} s) |`,
+    ),
     '',
     `paygate peak RSS over setup and billing: ${mib(r.lifetimePeakRssMiB)}. Target: each move of the clock bills every plan in under ` +
       `${RECURRING_TARGET_SECONDS} s, every order paid: ${r.meetsTarget ? 'met' : 'MISSED'}.`,
@@ -163,16 +201,18 @@ export function recurringReport(r: RecurringResult): string[] {
 export async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   let failed: unknown;
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count && failed === undefined) {
-      const i = next++;
-      try {
-        await task(i);
-      } catch (error) {
-        failed ??= error;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count && failed === undefined) {
+        const i = next++;
+        try {
+          await task(i);
+        } catch (error) {
+          failed ??= error;
+        }
       }
-    }
-  }));
+    }),
+  );
   if (failed !== undefined) throw failed;
 }
 

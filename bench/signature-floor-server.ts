@@ -25,7 +25,13 @@ for (const route of Object.keys(replies)) {
     handler: async (request, reply) => {
       const [, requestTime = ''] = String(request.headers.credential).split('/');
       const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0);
-      const message = signingMessage({ requestTime, nonce: String(request.headers.nonce), method, target: request.url, body });
+      const message = signingMessage({
+        requestTime,
+        nonce: String(request.headers.nonce),
+        method,
+        target: request.url,
+        body,
+      });
       const valid = verifyMessage(message, String(request.headers.signature), key);
       const answer = valid ? replies[route]! : { status: 401, body: '{}' };
       return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);

@@ -31,7 +31,8 @@ interface Line {
   goal: string;
 }
 
-const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const fmt = (n: number | undefined, digits = 0) =>
+  n === undefined ? '' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mib = (n: number | undefined) => (n === undefined ? '' : `${fmt(n)} MiB`);
 const dbName = (database: string) => (database.startsWith('PostgreSQL') ? 'PostgreSQL' : 'SQLite');
 
@@ -53,60 +54,114 @@ export function linesOf(results: BenchResults): Line[] {
     const across = row.acrossProcesses;
     if (!across) continue;
     lines.push({
-      scenario: `${row.scenario}, ${across.processes} processes`, database, throughput: `${fmt(across.paygate.operationsPerSecond)} ops/s`,
-      p50: `${across.paygate.latencyMs.p50} ms`, p99: `${across.paygate.latencyMs.p99} ms`,
-      baseline: `1 process ${fmt(row.paygate.operationsPerSecond)}`, ratio: String(across.ratioToOne), memory: '', goal: '',
+      scenario: `${row.scenario}, ${across.processes} processes`,
+      database,
+      throughput: `${fmt(across.paygate.operationsPerSecond)} ops/s`,
+      p50: `${across.paygate.latencyMs.p50} ms`,
+      p99: `${across.paygate.latencyMs.p99} ms`,
+      baseline: `1 process ${fmt(row.paygate.operationsPerSecond)}`,
+      ratio: String(across.ratioToOne),
+      memory: '',
+      goal: '',
     });
   }
   const { ledgerCost, anonymous, webhooks, recurring, batch } = results;
   if (ledgerCost) {
     lines.push({
-      scenario: 'order create + card payment, ledger on', database, throughput: `${fmt(ledgerCost.on)} ops/s`, p50: '', p99: '',
-      baseline: `ledger off ${fmt(ledgerCost.off)}`, ratio: fmt(ledgerCost.on / ledgerCost.off, 3), memory: '', goal: '',
+      scenario: 'order create + card payment, ledger on',
+      database,
+      throughput: `${fmt(ledgerCost.on)} ops/s`,
+      p50: '',
+      p99: '',
+      baseline: `ledger off ${fmt(ledgerCost.off)}`,
+      ratio: fmt(ledgerCost.on / ledgerCost.off, 3),
+      memory: '',
+      goal: '',
     });
   }
   if (anonymous) {
     const beside = anonymous.beside;
     lines.push({
-      scenario: 'orders/check beside anonymous pages', database, throughput: `${fmt(beside.operationsPerSecond)} ops/s`,
-      p50: `${beside.latencyMs.p50} ms`, p99: `${beside.latencyMs.p99} ms`,
-      baseline: `alone ${fmt((anonymous.alone[0].operationsPerSecond + anonymous.alone[1].operationsPerSecond) / 2)}`, ratio: String(anonymous.ratio), memory: '', goal: '',
+      scenario: 'orders/check beside anonymous pages',
+      database,
+      throughput: `${fmt(beside.operationsPerSecond)} ops/s`,
+      p50: `${beside.latencyMs.p50} ms`,
+      p99: `${beside.latencyMs.p99} ms`,
+      baseline: `alone ${fmt((anonymous.alone[0].operationsPerSecond + anonymous.alone[1].operationsPerSecond) / 2)}`,
+      ratio: String(anonymous.ratio),
+      memory: '',
+      goal: '',
     });
   }
   if (webhooks) {
     lines.push({
-      scenario: 'webhook deliveries (backlog drained)', database, throughput: `${fmt(webhooks.backlog.recordedPerSecond)} deliveries/s`, p50: '', p99: '',
-      baseline: '', ratio: '', memory: mib(results.webhookPeakRssMiB), goal: '',
+      scenario: 'webhook deliveries (backlog drained)',
+      database,
+      throughput: `${fmt(webhooks.backlog.recordedPerSecond)} deliveries/s`,
+      p50: '',
+      p99: '',
+      baseline: '',
+      ratio: '',
+      memory: mib(results.webhookPeakRssMiB),
+      goal: '',
     });
     lines.push({
-      scenario: 'webhook deliveries (end to end)', database, throughput: `${fmt(webhooks.endToEnd.deliveredPerSecond)} deliveries/s`,
-      p50: `${webhooks.endToEnd.create.latencyMs.p50} ms`, p99: `${webhooks.endToEnd.create.latencyMs.p99} ms`,
-      baseline: `orders created ${fmt(webhooks.endToEnd.ordersPerSecond)}/s`, ratio: '', memory: '', goal: '',
+      scenario: 'webhook deliveries (end to end)',
+      database,
+      throughput: `${fmt(webhooks.endToEnd.deliveredPerSecond)} deliveries/s`,
+      p50: `${webhooks.endToEnd.create.latencyMs.p50} ms`,
+      p99: `${webhooks.endToEnd.create.latencyMs.p99} ms`,
+      baseline: `orders created ${fmt(webhooks.endToEnd.ordersPerSecond)}/s`,
+      ratio: '',
+      memory: '',
+      goal: '',
     });
   }
   if (recurring) {
     for (const phase of recurring.phases) {
       lines.push({
-        scenario: `recurring billing: ${phase.name}`, database, throughput: `${fmt(phase.plansPerSecond)} plans/s (${phase.seconds} s)`, p50: '', p99: '',
-        baseline: '', ratio: '', memory: mib(recurring.lifetimePeakRssMiB), goal: recurring.meetsTarget ? 'met' : 'missed',
+        scenario: `recurring billing: ${phase.name}`,
+        database,
+        throughput: `${fmt(phase.plansPerSecond)} plans/s (${phase.seconds} s)`,
+        p50: '',
+        p99: '',
+        baseline: '',
+        ratio: '',
+        memory: mib(recurring.lifetimePeakRssMiB),
+        goal: recurring.meetsTarget ? 'met' : 'missed',
       });
     }
   }
   if (batch) {
     lines.push({
-      scenario: `batch of ${fmt(batch.rows)} token payments, upload to success`, database, throughput: `${fmt(batch.rowsPerSecond)} rows/s (${batch.seconds} s)`,
-      p50: '', p99: '', baseline: '', ratio: '', memory: mib(batch.peakRssMiB), goal: batch.meetsTarget === undefined ? '' : batch.meetsTarget ? 'met' : 'missed',
+      scenario: `batch of ${fmt(batch.rows)} token payments, upload to success`,
+      database,
+      throughput: `${fmt(batch.rowsPerSecond)} rows/s (${batch.seconds} s)`,
+      p50: '',
+      p99: '',
+      baseline: '',
+      ratio: '',
+      memory: mib(batch.peakRssMiB),
+      goal: batch.meetsTarget === undefined ? '' : batch.meetsTarget ? 'met' : 'missed',
     });
   }
   return lines;
 }
 
 export function renderTable(all: BenchResults[]): string {
-  const header = '| scenario | database | throughput | p50 | p99 | baseline (ops/s) | ratio to baseline | paygate peak RSS | goal |';
-  const rows = all.flatMap(linesOf).map((l) => `| ${l.scenario} | ${l.database} | ${l.throughput} | ${l.p50} | ${l.p99} | ${l.baseline} | ${l.ratio} | ${l.memory} | ${l.goal} |`);
+  const header =
+    '| scenario | database | throughput | p50 | p99 | baseline (ops/s) | ratio to baseline | paygate peak RSS | goal |';
+  const rows = all
+    .flatMap(linesOf)
+    .map(
+      (l) =>
+        `| ${l.scenario} | ${l.database} | ${l.throughput} | ${l.p50} | ${l.p99} | ${l.baseline} | ${l.ratio} | ${l.memory} | ${l.goal} |`,
+    );
   const runs = all.map((r) => {
     const m = r.machine;
-    const where = m ? `${m.date.slice(0, 10)}, Node ${m.node}, ${m.cpus} × ${m.cpuModel}, load average ${m.loadAverage.start.join(' ')} at the start` : 'machine not recorded';
+    const where = m
+      ? `${m.date.slice(0, 10)}, Node ${m.node}, ${m.cpus} × ${m.cpuModel}, load average ${m.loadAverage.start.join(' ')} at the start`
+      : 'machine not recorded';
     const cut = r.finished === false ? ' The run stopped before its end: these are the scenarios it finished.' : '';
     return `- ${r.database}: ${r.connections} connections, ${r.seconds} s per scenario; ${where}.${cut}`;
   });
@@ -115,7 +170,10 @@ export function renderTable(all: BenchResults[]): string {
 
 /** The newest results file of each database. */
 export function newestResults(dir = RESULTS): string[] {
-  const files = readdirSync(dir).filter((name) => name.endsWith('.json')).sort().reverse();
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .reverse();
   const seen = new Map<string, string>();
   for (const name of files) {
     const results = JSON.parse(readFileSync(join(dir, name), 'utf8')) as BenchResults;

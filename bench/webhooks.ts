@@ -61,7 +61,9 @@ export interface WebhookBench {
   warmupSeconds: number;
   headroom: number;
   sign(operations: RequestTemplate[][]): Promise<string[][]>;
-  load(plan: Pick<LoadPlan, 'port' | 'operations' | 'cycle'> & Partial<Pick<LoadPlan, 'warmupMs' | 'durationMs'>>): Promise<LoadResult>;
+  load(
+    plan: Pick<LoadPlan, 'port' | 'operations' | 'cycle'> & Partial<Pick<LoadPlan, 'warmupMs' | 'durationMs'>>,
+  ): Promise<LoadResult>;
   progress(text: string): void;
 }
 
@@ -80,7 +82,10 @@ export interface WebhookResult {
     steadyPerSecond: number;
     recordedSeconds: number;
     recordedPerSecond: number;
-    /** CPU time per delivery over the drain (release to recorded): paygate's (Linux only), and the bench process's (the receiver). */
+    /**
+     * CPU time per delivery over the drain (release to recorded): paygate's (Linux only), and the bench process's (the
+     * receiver).
+     */
     cpuMicrosPerDelivery: { paygate: number | undefined; receiver: number };
     /** CPU over the drain as a share of one core. */
     cpuShare: { paygate: number | undefined; receiver: number };
@@ -190,11 +195,20 @@ export async function webhookScenario(b: WebhookBench): Promise<WebhookResult> {
   const receiver = new Receiver(b.webhookPublicKeyPem);
   await receiver.listen();
   const now = () => performance.timeOrigin + performance.now();
-  const createOrder = (prefix: string) => (i: number): RequestTemplate[] => [{
-    method: 'POST', target: ORDERS,
-    body: JSON.stringify({ order: { reference_number: `${prefix}-${b.run}-${i}`, currency: 'HKD', charge_fee: '21.00' } }),
-  }];
-  const backlogSize = Number(process.env.BENCH_WEBHOOK_EVENTS ?? Math.ceil(MAX_CREATES_PER_SECOND * b.headroom * (b.seconds + b.warmupSeconds)));
+  const createOrder =
+    (prefix: string) =>
+    (i: number): RequestTemplate[] => [
+      {
+        method: 'POST',
+        target: ORDERS,
+        body: JSON.stringify({
+          order: { reference_number: `${prefix}-${b.run}-${i}`, currency: 'HKD', charge_fee: '21.00' },
+        }),
+      },
+    ];
+  const backlogSize = Number(
+    process.env.BENCH_WEBHOOK_EVENTS ?? Math.ceil(MAX_CREATES_PER_SECOND * b.headroom * (b.seconds + b.warmupSeconds)),
+  );
   const flowSize = Math.ceil(MAX_CREATES_PER_SECOND * b.headroom * (b.seconds + b.warmupSeconds));
   try {
     b.progress(`${WEBHOOK_SCENARIO}: signing ${backlogSize + flowSize} order creations... `);
@@ -205,20 +219,36 @@ export async function webhookScenario(b: WebhookBench): Promise<WebhookResult> {
 
     // 1. A backlog, written while the receiver holds the sender's first requests; then drained.
     b.progress('backlog (receiver holding)... ');
-    const create = await b.load({ port: b.paygatePort, operations: backlogOperations, cycle: false, warmupMs: 0, durationMs: BENCH_WEBHOOK_TIMEOUT_MS / 2 });
+    const create = await b.load({
+      port: b.paygatePort,
+      operations: backlogOperations,
+      cycle: false,
+      warmupMs: 0,
+      durationMs: BENCH_WEBHOOK_TIMEOUT_MS / 2,
+    });
     const events = create.statuses['200'] ?? 0;
     const held = receiver.held.length;
     const heldMs = receiver.heldSince === undefined ? 0 : Date.now() - receiver.heldSince;
-    if (create.exhausted === false) throw new Error(`the backlog of ${backlogSize} orders took more than ${BENCH_WEBHOOK_TIMEOUT_MS / 2000} s; lower BENCH_WEBHOOK_EVENTS`);
+    if (create.exhausted === false)
+      throw new Error(
+        `the backlog of ${backlogSize} orders took more than ${BENCH_WEBHOOK_TIMEOUT_MS / 2000} s; lower BENCH_WEBHOOK_EVENTS`,
+      );
     if (events === 0) throw new Error(`no order was created for the backlog: ${JSON.stringify(create.statuses)}`);
     b.progress('draining... ');
     const cpuBefore = { paygate: processCpuMs(b.paygatePid), receiver: ownCpuMs() };
     const releasedAt = now();
     receiver.release();
-    const recordedAt = await waitFor(async () => (await attemptsByOutcome(b.paygatePort)).delivered! - (before.delivered ?? 0) >= events, 600_000, 100);
+    const recordedAt = await waitFor(
+      async () => (await attemptsByOutcome(b.paygatePort)).delivered! - (before.delivered ?? 0) >= events,
+      600_000,
+      100,
+    );
     const paygateCpuAfter = processCpuMs(b.paygatePid);
     const cpuMs = {
-      paygate: paygateCpuAfter === undefined || cpuBefore.paygate === undefined ? undefined : paygateCpuAfter - cpuBefore.paygate,
+      paygate:
+        paygateCpuAfter === undefined || cpuBefore.paygate === undefined
+          ? undefined
+          : paygateCpuAfter - cpuBefore.paygate,
       receiver: ownCpuMs() - cpuBefore.receiver,
     };
     await waitFor(async () => receiver.arrivals.length >= events, 10_000, 50);
@@ -241,31 +271,50 @@ export async function webhookScenario(b: WebhookBench): Promise<WebhookResult> {
     const expected = receivedBefore + flow.total;
     let last = receiver.arrivals.length;
     let lastChange = Date.now();
-    await waitFor(async () => {
-      if (receiver.arrivals.length !== last) [last, lastChange] = [receiver.arrivals.length, Date.now()];
-      return receiver.arrivals.length >= expected || Date.now() - lastChange > 5_000;
-    }, 600_000, 50);
+    await waitFor(
+      async () => {
+        if (receiver.arrivals.length !== last) [last, lastChange] = [receiver.arrivals.length, Date.now()];
+        return receiver.arrivals.length >= expected || Date.now() - lastChange > 5_000;
+      },
+      600_000,
+      50,
+    );
     // And recorded: the last batch's transaction may still be open.
-    await waitFor(async () => (await attemptsByOutcome(b.paygatePort)).delivered! - (before.delivered ?? 0) >= receiver.arrivals.length, 10_000, 50);
+    await waitFor(
+      async () =>
+        (await attemptsByOutcome(b.paygatePort)).delivered! - (before.delivered ?? 0) >= receiver.arrivals.length,
+      10_000,
+      50,
+    );
     const flowArrivals = receiver.arrivals.slice(receivedBefore);
     const inWindow = flowArrivals.filter((t) => t >= flow.window.fromEpochMs && t <= flow.window.toEpochMs).length;
     const byEnd = flowArrivals.filter((t) => t <= flow.window.toEpochMs).length;
     const after = await attemptsByOutcome(b.paygatePort);
-    const attempts = Object.fromEntries(Object.entries(after).map(([outcome, n]) => [outcome, n - (before[outcome] ?? 0)]));
+    const attempts = Object.fromEntries(
+      Object.entries(after).map(([outcome, n]) => [outcome, n - (before[outcome] ?? 0)]),
+    );
     const newestDeliveries = await newestStates(b, receiver.url);
     b.progress('done\n');
 
     const perSecond = (count: number, seconds: number) => Math.round(count / Math.max(seconds, 0.001));
-    const perDelivery = (ms: number | undefined) => (ms === undefined ? undefined : Math.round((ms * 1000) / Math.max(events, 1)));
-    const share = (ms: number | undefined) => (ms === undefined ? undefined : round(ms / 1000 / Math.max(recordedSeconds, 0.001)));
+    const perDelivery = (ms: number | undefined) =>
+      ms === undefined ? undefined : Math.round((ms * 1000) / Math.max(events, 1));
+    const share = (ms: number | undefined) =>
+      ms === undefined ? undefined : round(ms / 1000 / Math.max(recordedSeconds, 0.001));
     const recordedPerSecond = perSecond(events, recordedSeconds);
     return {
       scenario: WEBHOOK_SCENARIO,
       backlog: {
-        events, create, held, heldMs,
+        events,
+        create,
+        held,
+        heldMs,
         receivedSeconds: round(receivedSeconds),
         receivedPerSecond: perSecond(events, receivedSeconds),
-        steadyPerSecond: perSecond(Math.ceil(0.9 * events) - Math.ceil(0.1 * events), (arrival(0.9) - arrival(0.1)) / 1000),
+        steadyPerSecond: perSecond(
+          Math.ceil(0.9 * events) - Math.ceil(0.1 * events),
+          (arrival(0.9) - arrival(0.1)) / 1000,
+        ),
         recordedSeconds: round(recordedSeconds),
         recordedPerSecond,
         cpuMicrosPerDelivery: { paygate: perDelivery(cpuMs.paygate), receiver: perDelivery(cpuMs.receiver)! },
@@ -298,7 +347,9 @@ export async function webhookScenario(b: WebhookBench): Promise<WebhookResult> {
 
 export function webhookReport(r: WebhookResult): string[] {
   const { backlog: k, endToEnd: e, checks: c } = r;
-  const states = Object.entries(c.newestDeliveries).map(([state, n]) => `${state} ${n}`).join(', ');
+  const states = Object.entries(c.newestDeliveries)
+    .map(([state, n]) => `${state} ${n}`)
+    .join(', ');
   return [
     `${WEBHOOK_SCENARIO}: one app endpoint, a node:http receiver answering 200 at once (in the bench process)`,
     '',
@@ -324,11 +375,14 @@ export function webhookReport(r: WebhookResult): string[] {
 function paygateCli(b: WebhookBench, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(b.root, 'dist', 'src', 'paygate.js'), ...args], {
-      env: { ...process.env, PAYGATE_DATA_DIR: b.dataDir }, stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, PAYGATE_DATA_DIR: b.dataDir },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`paygate ${args.join(' ')} exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`paygate ${args.join(' ')} exited with ${code}`)),
+    );
   });
 }
 
@@ -372,12 +426,17 @@ function ownCpuMs(): number {
 async function attemptsByOutcome(port: number): Promise<Record<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const counts: Record<string, number> = { delivered: 0 };
-  for (const match of text.matchAll(/^paygate_webhook_attempts_total\{outcome="(\w+)"\} (\d+)$/gm)) counts[match[1]!] = Number(match[2]);
+  for (const match of text.matchAll(/^paygate_webhook_attempts_total\{outcome="(\w+)"\} (\d+)$/gm))
+    counts[match[1]!] = Number(match[2]);
   return counts;
 }
 
 /** Polls until the condition holds; returns when (ms since the epoch), or undefined after the timeout. */
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, everyMs: number): Promise<number | undefined> {
+async function waitFor(
+  condition: () => Promise<boolean>,
+  timeoutMs: number,
+  everyMs: number,
+): Promise<number | undefined> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await condition()) return performance.timeOrigin + performance.now();

@@ -25,7 +25,8 @@ export async function generateOperationsDoc() {
   const doc = readFileSync(DOC, 'utf8');
   const begin = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);
-  if (begin === -1 || end < begin) throw new Error(`${relative(process.cwd(), DOC)} has lost its markers:\n${BEGIN}\n${END}`);
+  if (begin === -1 || end < begin)
+    throw new Error(`${relative(process.cwd(), DOC)} has lost its markers:\n${BEGIN}\n${END}`);
   return `${doc.slice(0, begin + BEGIN.length)}\n\n${commandReference('paygate', COMMANDS)}\n${doc.slice(end)}`;
 }
 

@@ -16,7 +16,10 @@ function walk(dir) {
 }
 
 const args = process.argv.slice(2);
-const except = args.filter((arg) => arg.startsWith('--except=')).flatMap((arg) => arg.slice('--except='.length).split(',')).filter(Boolean);
+const except = args
+  .filter((arg) => arg.startsWith('--except='))
+  .flatMap((arg) => arg.slice('--except='.length).split(','))
+  .filter(Boolean);
 const words = args.filter((arg) => !arg.startsWith('--except='));
 const files = walk(compiled)
   .filter((file) => file.endsWith('.test.js'))

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
+import { batchesModule } from './batches/index.js';
 import type { CommandEntry } from './cli/command.js';
 import { MIGRATE_COMMAND } from './cli/migrate.js';
 import { SERVE_COMMAND } from './cli/serve.js';
 import type { EventReaction, PlatformContext } from './context/context.js';
-import { openPlatform, type OpenedPlatform } from './context/open-platform.js';
-import { batchesModule } from './batches/index.js';
+import { type OpenedPlatform, openPlatform } from './context/open-platform.js';
 import { customersModule } from './customers/index.js';
 import { echoModule } from './echo/index.js';
 import { EVENT_ERRORS } from './events/errors.js';
@@ -18,7 +18,7 @@ import { DEFAULT_TOKENS, paymentTokensModule } from './payment-tokens/index.js';
 import { payoutsModule } from './payouts/index.js';
 import type { Clock } from './platform/clock.js';
 import type { Config, Mode } from './platform/config.js';
-import { PLATFORM_ERRORS, type ErrorDefinition } from './platform/errors.js';
+import { type ErrorDefinition, PLATFORM_ERRORS } from './platform/errors.js';
 import { RAIL_ERRORS } from './rails/errors.js';
 import { recurringModule } from './recurring/index.js';
 import { sandboxModule } from './sandbox/index.js';
@@ -46,7 +46,11 @@ export const MODULES: readonly Module[] = [
 ];
 
 /** The `paygate` commands: the platform's own (serve, migrate), then every capability's. */
-export const COMMANDS: readonly CommandEntry[] = [SERVE_COMMAND, MIGRATE_COMMAND, ...MODULES.flatMap((module) => module.commands ?? [])];
+export const COMMANDS: readonly CommandEntry[] = [
+  SERVE_COMMAND,
+  MIGRATE_COMMAND,
+  ...MODULES.flatMap((module) => module.commands ?? []),
+];
 
 /**
  * The modules a platform in this mode runs: the sandbox's simulations exist in sandbox mode only (the sandbox module,
@@ -54,9 +58,15 @@ export const COMMANDS: readonly CommandEntry[] = [SERVE_COMMAND, MIGRATE_COMMAND
  */
 export function modulesFor(mode: Mode): Module[] {
   if (mode !== 'sandbox') return MODULES.filter((module) => !module.sandboxOnly);
-  return MODULES.map((module) => (module.sandboxRoutes || module.sandboxPages
-    ? { ...module, routes: [...(module.routes ?? []), ...(module.sandboxRoutes ?? [])], pages: [...(module.pages ?? []), ...(module.sandboxPages ?? [])] }
-    : module));
+  return MODULES.map((module) =>
+    module.sandboxRoutes || module.sandboxPages
+      ? {
+          ...module,
+          routes: [...(module.routes ?? []), ...(module.sandboxRoutes ?? [])],
+          pages: [...(module.pages ?? []), ...(module.sandboxPages ?? [])],
+        }
+      : module,
+  );
 }
 
 /**
@@ -64,10 +74,16 @@ export function modulesFor(mode: Mode): Module[] {
  * the wild first). A code or a name given twice is a mistake caught here, at load.
  */
 export const ERRORS: Readonly<Record<string, ErrorDefinition>> = joinErrors([
-  PLATFORM_ERRORS, HTTP_ERRORS, RAIL_ERRORS, EVENT_ERRORS, ...MODULES.map((module) => module.errors ?? {}),
+  PLATFORM_ERRORS,
+  HTTP_ERRORS,
+  RAIL_ERRORS,
+  EVENT_ERRORS,
+  ...MODULES.map((module) => module.errors ?? {}),
 ]);
 
-function joinErrors(lists: ReadonlyArray<Readonly<Record<string, ErrorDefinition>>>): Readonly<Record<string, ErrorDefinition>> {
+function joinErrors(
+  lists: ReadonlyArray<Readonly<Record<string, ErrorDefinition>>>,
+): Readonly<Record<string, ErrorDefinition>> {
   const entries = lists.flatMap((list) => Object.entries(list));
   const names = new Set<string>();
   const codes = new Set<string>();
@@ -85,11 +101,17 @@ function joinErrors(lists: ReadonlyArray<Readonly<Record<string, ErrorDefinition
 export const LEDGER_SOURCES = MODULES.flatMap((module) => module.ledgerSources ?? []);
 
 /** Opens the database (migrated) with every module's part in the platform: what the server, the CLI and tests share. */
-export function openComposedPlatform(config: Config, options: { wallClock?: Clock; logger?: Logger; server?: boolean } = {}): Promise<OpenedPlatform> {
+export function openComposedPlatform(
+  config: Config,
+  options: { wallClock?: Clock; logger?: Logger; server?: boolean } = {},
+): Promise<OpenedPlatform> {
   const modules = modulesFor(config.mode);
-  const merchantSetup = modules.flatMap((module) => (module.merchantCreated ? [module.merchantCreated.bind(module)] : []));
+  const merchantSetup = modules.flatMap((module) =>
+    module.merchantCreated ? [module.merchantCreated.bind(module)] : [],
+  );
   const eventReactions = new Map<string, EventReaction[]>();
-  for (const { action, run } of modules.flatMap((module) => module.reactions ?? [])) eventReactions.set(action, [...(eventReactions.get(action) ?? []), run]);
+  for (const { action, run } of modules.flatMap((module) => module.reactions ?? []))
+    eventReactions.set(action, [...(eventReactions.get(action) ?? []), run]);
   return openPlatform(config, { ...options, merchantSetup, eventReactions, ledgerSources: LEDGER_SOURCES });
 }
 

@@ -8,7 +8,8 @@ const PROGRAM: Program = {
   name: 'paygate',
   summary: 'a self-hostable payments platform',
   commands: COMMANDS,
-  footer: 'Configuration comes from the environment (docs/configuration.md); the commands are described in docs/operations.md.',
+  footer:
+    'Configuration comes from the environment (docs/configuration.md); the commands are described in docs/operations.md.',
 };
 
 const DEPS: CommandDeps = {

@@ -5,9 +5,9 @@ import { WebhookSender } from './events/sender.js';
 import { buildHttpApp } from './http/app.js';
 import { openNonceStore } from './http/auth/nonce-store.js';
 import { freeProcessingClaims } from './http/idempotency/store.js';
-import { ensureDemoApp, type DemoApp } from './merchants/index.js';
+import { type DemoApp, ensureDemoApp } from './merchants/index.js';
 import { ERRORS, modulesFor, openComposedPlatform, startModules } from './modules.js';
-import { systemClock, type Clock } from './platform/clock.js';
+import { type Clock, systemClock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { lockDataDir } from './platform/database/data-dir-lock.js';
 import { createMetrics } from './platform/metrics.js';
@@ -47,9 +47,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // is opened, and they run last-added first, once.
   const teardown: Array<() => unknown> = [() => lock?.release()];
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= (async () => {
-    for (const step of teardown.reverse()) await step();
-  })());
+  const close = () =>
+    (closing ??= (async () => {
+      for (const step of teardown.reverse()) await step();
+    })());
   try {
     const { platform, database, logger, migrations } = await openComposedPlatform(config, { ...options, server: true });
     teardown.push(() => database.close());
@@ -62,12 +63,22 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     teardown.push(() => nonces.close());
     const metrics = createMetrics();
 
-    const scheduler = new Scheduler({ platform, pollMs: config.schedulerPollMs, leaseMs: config.jobLeaseMs, metrics }).register(
+    const scheduler = new Scheduler({
+      platform,
+      pollMs: config.schedulerPollMs,
+      leaseMs: config.jobLeaseMs,
+      metrics,
+    }).register(
       ...upkeepJobs({ nonces }),
       recoveryJob(railOperations, config.recoveryAfterMs),
       ...modules.flatMap((module) => module.jobs ?? []),
     );
-    const webhooks = new WebhookSender({ platform, pollMs: config.schedulerPollMs, timeoutMs: config.webhookTimeoutMs, metrics });
+    const webhooks = new WebhookSender({
+      platform,
+      pollMs: config.schedulerPollMs,
+      timeoutMs: config.webhookTimeoutMs,
+      metrics,
+    });
     // After the requests: a clock move still answering may be sending webhooks.
     teardown.push(() => webhooks.stop());
     platform.dueWork = combineDueWork(scheduler, webhooks);
@@ -89,7 +100,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
     let shuttingDown = false;
     const app = await buildHttpApp({
-      platform, nonces, metrics, version: VERSION,
+      platform,
+      nonces,
+      metrics,
+      version: VERSION,
       routes: modules.flatMap((module) => module.routes ?? []),
       pages: modules.flatMap((module) => module.pages ?? []),
       tags: modules.flatMap((module) => module.tags ?? []),

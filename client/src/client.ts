@@ -1,54 +1,33 @@
-import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
 import { signRequest } from './signing.js';
 import type {
   AmountInput,
+  AutoDebitWallet,
+  Balance,
+  BalanceTransactionPage,
+  BatchErrorPage,
+  BatchInfo,
+  BatchInput,
+  BatchPage,
+  BatchWithTransactions,
   BillingConfig,
   BillingConfigInput,
   BillingConfigPage,
-  ListPage,
-  RecurringItem,
-  RecurringItemInput,
-  RecurringItemPage,
-  RecurringPlan,
-  RecurringPlanCancel,
-  RecurringPlanChanges,
-  RecurringCycleInput,
-  RecurringPlanInput,
-  RecurringPlanOrder,
-  RecurringPlanOrderLookup,
-  BatchInput,
-  BatchInfo,
-  BatchPage,
-  Balance,
-  User,
-  UserChange,
-  IssuedCardInput,
-  Payee,
-  PayeeInput,
-  PayeePage,
-  PayoutInput,
-  PayoutRequest,
-  PayoutRequestPage,
-  CardLimitsInput,
-  IssuedCard,
-  IssuedCardPage,
-  CardTransaction,
-  CardSpend,
-  SimulatedCardTransaction,
-  UserInput,
-  BalanceTransactionPage,
-  BatchWithTransactions,
-  BatchErrorPage,
-  RecurringPlanPage,
-  AutoDebitWallet,
   BindCardInput,
+  CardLimitsInput,
+  CardSpend,
+  CardTransaction,
   Customer,
   CustomerFields,
   CustomerInput,
-  EnvelopeOperationId,
   Envelope,
+  EnvelopeOperationId,
   ErrorEnvelope,
+  IssuedCard,
+  IssuedCardInput,
+  IssuedCardPage,
+  ListPage,
   Order,
   OrderInput,
   OrderListQuery,
@@ -58,11 +37,32 @@ import type {
   OrderWithDownloadLink,
   OrderWithPaymentLink,
   OrderWithTransaction,
-  PaymentToken,
+  Payee,
+  PayeeInput,
+  PayeePage,
   PaymentInput,
+  PaymentToken,
+  PayoutInput,
+  PayoutRequest,
+  PayoutRequestPage,
+  RecurringCycleInput,
+  RecurringItem,
+  RecurringItemInput,
+  RecurringItemPage,
+  RecurringPlan,
+  RecurringPlanCancel,
+  RecurringPlanChanges,
+  RecurringPlanInput,
+  RecurringPlanOrder,
+  RecurringPlanOrderLookup,
+  RecurringPlanPage,
   ReplyData,
   RequestBody,
   SandboxClock,
+  SimulatedCardTransaction,
+  User,
+  UserChange,
+  UserInput,
   WalletLink,
   WebhookEvent,
 } from './types.js';
@@ -183,7 +183,9 @@ export class PaygateClient {
         reply = await this.attempt(upper, target, bytes, requestId, options);
       } catch (error) {
         if (attempt >= attempts) {
-          throw new PaygateConnectionError(`${upper} ${target} failed: ${describe(error)}`, requestId, { cause: error });
+          throw new PaygateConnectionError(`${upper} ${target} failed: ${describe(error)}`, requestId, {
+            cause: error,
+          });
         }
         await sleep(this.backoff(attempt) ?? 0);
         continue;
@@ -255,7 +257,9 @@ function invoke<Op extends EnvelopeOperationId>(
 /** 429 and 5xx, and a request with the same Idempotency-Key still being processed (a timed-out first attempt). */
 function isTransient(reply: RawReply): boolean {
   if (reply.status === 429 || reply.status >= 500) return true;
-  return reply.status === 409 && (reply.json as { error_code?: unknown } | undefined)?.error_code === IDEMPOTENCY_IN_PROGRESS;
+  return (
+    reply.status === 409 && (reply.json as { error_code?: unknown } | undefined)?.error_code === IDEMPOTENCY_IN_PROGRESS
+  );
 }
 
 /** Retry-After as seconds or as an HTTP date. */
@@ -275,55 +279,107 @@ class CustomersApi {
   }
 
   async update(uuid: string, fields: CustomerFields, options?: RequestOptions): Promise<Customer> {
-    const data = await invoke<'editCustomer'>(this.client, 'PUT', `${GATEWAY}/customers/${encodeURIComponent(uuid)}`, fields, options);
+    const data = await invoke<'editCustomer'>(
+      this.client,
+      'PUT',
+      `${GATEWAY}/customers/${encodeURIComponent(uuid)}`,
+      fields,
+      options,
+    );
     return data.customer;
   }
 
   async get(uuid: string, options?: RequestOptions): Promise<Customer> {
-    const data = await invoke<'getCustomer'>(this.client, 'GET', `${GATEWAY}/customers/${encodeURIComponent(uuid)}`, undefined, options);
+    const data = await invoke<'getCustomer'>(
+      this.client,
+      'GET',
+      `${GATEWAY}/customers/${encodeURIComponent(uuid)}`,
+      undefined,
+      options,
+    );
     return data.customer;
   }
 
   /** Binds a card to the customer: `pending` with `verify_url` until the cardholder passes 3-D Secure. */
   async bindCard(customerUuid: string, card: BindCardInput, options?: RequestOptions): Promise<PaymentToken> {
-    return (await invoke<'bindPaymentToken'>(
-      this.client, 'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { card }, options,
-    )).payment_token;
+    return (
+      await invoke<'bindPaymentToken'>(
+        this.client,
+        'POST',
+        `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`,
+        { card },
+        options,
+      )
+    ).payment_token;
   }
 
   /** Binds an Alipay or WeChat Pay auto-debit agreement: `pending` with `verify_url` until the payer allows it. */
   async bindWallet(customerUuid: string, wallet: AutoDebitWallet, options?: RequestOptions): Promise<PaymentToken> {
     const body: RequestBody<'bindPaymentToken'> = {};
     body[wallet] = {};
-    return (await invoke<'bindPaymentToken'>(
-      this.client, 'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, body, options,
-    )).payment_token;
+    return (
+      await invoke<'bindPaymentToken'>(
+        this.client,
+        'POST',
+        `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`,
+        body,
+        options,
+      )
+    ).payment_token;
   }
 
   /** A token's state (operation 8). Without `customerUuid`, the interface's literal `customers/uuid/...` path. */
-  async checkToken(token: string, by: { customerUuid?: string; verifyUuid?: string } = {}, options?: RequestOptions): Promise<PaymentToken> {
+  async checkToken(
+    token: string,
+    by: { customerUuid?: string; verifyUuid?: string } = {},
+    options?: RequestOptions,
+  ): Promise<PaymentToken> {
     const body = { payment_token: { token, ...(by.verifyUuid !== undefined && { verify_uuid: by.verifyUuid }) } };
-    return (await invoke<'checkPaymentToken'>(
-      this.client, 'POST', `${GATEWAY}/customers/${encodeURIComponent(by.customerUuid ?? 'uuid')}/payment_tokens/check`, body, options,
-    )).payment_token;
+    return (
+      await invoke<'checkPaymentToken'>(
+        this.client,
+        'POST',
+        `${GATEWAY}/customers/${encodeURIComponent(by.customerUuid ?? 'uuid')}/payment_tokens/check`,
+        body,
+        options,
+      )
+    ).payment_token;
   }
 
   async tokens(customerUuid: string, options?: RequestOptions): Promise<PaymentToken[]> {
-    return (await invoke<'listPaymentTokens'>(
-      this.client, 'GET', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, undefined, options,
-    )).payment_tokens;
+    return (
+      await invoke<'listPaymentTokens'>(
+        this.client,
+        'GET',
+        `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`,
+        undefined,
+        options,
+      )
+    ).payment_tokens;
   }
 
   /** A link to a hosted page where the customer binds a card themselves; it expires. */
   async walletLink(customerUuid: string, options?: RequestOptions): Promise<WalletLink> {
-    return invoke<'createWalletLink'>(this.client, 'POST', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/wallet_link`, undefined, options);
+    return invoke<'createWalletLink'>(
+      this.client,
+      'POST',
+      `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/wallet_link`,
+      undefined,
+      options,
+    );
   }
 
   /** Deletes a token; the customer's default is cleared if it was this one. */
   async deleteToken(customerUuid: string, token: string, options?: RequestOptions): Promise<PaymentToken> {
-    return (await invoke<'deletePaymentToken'>(
-      this.client, 'DELETE', `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`, { payment_token: { token } }, options,
-    )).payment_token;
+    return (
+      await invoke<'deletePaymentToken'>(
+        this.client,
+        'DELETE',
+        `${GATEWAY}/customers/${encodeURIComponent(customerUuid)}/payment_tokens`,
+        { payment_token: { token } },
+        options,
+      )
+    ).payment_token;
   }
 }
 
@@ -347,20 +403,41 @@ class OrdersApi {
   }
 
   /** Creates an order (as `create`) with a link to the hosted payment page to send the payer. */
-  async createWithPaymentLink(order: OrderInput, options: RequestOptions & { customerUuid?: string } = {}): Promise<OrderWithPaymentLink> {
+  async createWithPaymentLink(
+    order: OrderInput,
+    options: RequestOptions & { customerUuid?: string } = {},
+  ): Promise<OrderWithPaymentLink> {
     const body = { order, ...(options.customerUuid !== undefined && { customer_uuid: options.customerUuid }) };
     // Asked for, so present: the declaration has it optional only because it depends on the query.
-    return invoke<'createOrder'>(this.client, 'POST', `${GATEWAY}/orders?with_payment_link=true`, body, options) as Promise<OrderWithPaymentLink>;
+    return invoke<'createOrder'>(
+      this.client,
+      'POST',
+      `${GATEWAY}/orders?with_payment_link=true`,
+      body,
+      options,
+    ) as Promise<OrderWithPaymentLink>;
   }
 
   /** A new link to the hosted payment page of an existing order (each call gives a fresh link with its own expiry). */
   async paymentLink(by: OrderLookup, options?: RequestOptions): Promise<OrderWithPaymentLink> {
-    return invoke<'checkOrder'>(this.client, 'POST', `${GATEWAY}/orders/check?with_payment_link=true`, by, options) as Promise<OrderWithPaymentLink>;
+    return invoke<'checkOrder'>(
+      this.client,
+      'POST',
+      `${GATEWAY}/orders/check?with_payment_link=true`,
+      by,
+      options,
+    ) as Promise<OrderWithPaymentLink>;
   }
 
   /** A new, expiring link to the order's PDF receipt, downloadable without a signature. */
   async receiptLink(by: OrderLookup, options?: RequestOptions): Promise<OrderWithDownloadLink> {
-    return invoke<'checkOrder'>(this.client, 'POST', `${GATEWAY}/orders/check?with_download_link=true`, by, options) as Promise<OrderWithDownloadLink>;
+    return invoke<'checkOrder'>(
+      this.client,
+      'POST',
+      `${GATEWAY}/orders/check?with_download_link=true`,
+      by,
+      options,
+    ) as Promise<OrderWithDownloadLink>;
   }
 
   /** Pays an order (named by number or reference_number) by card. */
@@ -397,7 +474,13 @@ class OrdersApi {
     if (page.customerUuid !== undefined) query.set('customer_uuid', page.customerUuid);
     appendFilters(query, page.filters);
     const text = query.toString();
-    return invoke<'listOrders'>(this.client, 'GET', `${GATEWAY}/orders/list${text ? `?${text}` : ''}`, undefined, options);
+    return invoke<'listOrders'>(
+      this.client,
+      'GET',
+      `${GATEWAY}/orders/list${text ? `?${text}` : ''}`,
+      undefined,
+      options,
+    );
   }
 }
 
@@ -431,37 +514,88 @@ class RecurringApi {
   }
 
   async getItem(id: string, options?: RequestOptions): Promise<RecurringItem> {
-    return (await invoke<'getRecurringItem'>(this.client, 'GET', `${RECURRING}/items/${encodeURIComponent(id)}`, undefined, options)).item;
+    return (
+      await invoke<'getRecurringItem'>(
+        this.client,
+        'GET',
+        `${RECURRING}/items/${encodeURIComponent(id)}`,
+        undefined,
+        options,
+      )
+    ).item;
   }
 
   /** Sets `deleted_at`: the item stays readable and in the plans using it, and no new plan may use it. */
   async deleteItem(id: string, options?: RequestOptions): Promise<RecurringItem> {
-    return (await invoke<'deleteRecurringItem'>(this.client, 'DELETE', `${RECURRING}/items/${encodeURIComponent(id)}`, undefined, options)).item;
+    return (
+      await invoke<'deleteRecurringItem'>(
+        this.client,
+        'DELETE',
+        `${RECURRING}/items/${encodeURIComponent(id)}`,
+        undefined,
+        options,
+      )
+    ).item;
   }
 
   async createBillingConfig(config: BillingConfigInput, options?: RequestOptions): Promise<BillingConfig> {
-    return (await invoke<'createBillingConfig'>(this.client, 'POST', `${RECURRING}/billing_configs`, { config }, options)).config;
+    return (
+      await invoke<'createBillingConfig'>(this.client, 'POST', `${RECURRING}/billing_configs`, { config }, options)
+    ).config;
   }
 
   async listBillingConfigs(page: ListPage = {}, options?: RequestOptions): Promise<BillingConfigPage> {
-    return invoke<'listBillingConfigs'>(this.client, 'GET', `${RECURRING}/billing_configs${listQuery(page)}`, undefined, options);
+    return invoke<'listBillingConfigs'>(
+      this.client,
+      'GET',
+      `${RECURRING}/billing_configs${listQuery(page)}`,
+      undefined,
+      options,
+    );
   }
 
   async getBillingConfig(id: string, options?: RequestOptions): Promise<BillingConfig> {
-    return (await invoke<'getBillingConfig'>(this.client, 'GET', `${RECURRING}/billing_configs/${encodeURIComponent(id)}`, undefined, options)).config;
+    return (
+      await invoke<'getBillingConfig'>(
+        this.client,
+        'GET',
+        `${RECURRING}/billing_configs/${encodeURIComponent(id)}`,
+        undefined,
+        options,
+      )
+    ).config;
   }
 
   async deleteBillingConfig(id: string, options?: RequestOptions): Promise<BillingConfig> {
-    return (await invoke<'deleteBillingConfig'>(this.client, 'DELETE', `${RECURRING}/billing_configs/${encodeURIComponent(id)}`, undefined, options)).config;
+    return (
+      await invoke<'deleteBillingConfig'>(
+        this.client,
+        'DELETE',
+        `${RECURRING}/billing_configs/${encodeURIComponent(id)}`,
+        undefined,
+        options,
+      )
+    ).config;
   }
 
-  /** Creates a plan (the same reference and content answers the plan made before); billing starts at its first cycle's start. */
+  /**
+   * Creates a plan (the same reference and content answers the plan made before); billing starts at its first cycle's
+   * start.
+   */
   async createPlan(plan: RecurringPlanInput, options?: RequestOptions): Promise<RecurringPlan> {
     return (await invoke<'createRecurringPlan'>(this.client, 'POST', `${RECURRING}/plan`, { plan }, options)).plan;
   }
 
   async getPlan(id: string, options?: RequestOptions): Promise<RecurringPlan> {
-    return (await invoke<'getRecurringPlan'>(this.client, 'GET', `${RECURRING}/plan/${encodeURIComponent(id)}`, undefined, options)).plan;
+    return (
+      await invoke<'getRecurringPlan'>(
+        this.client,
+        'GET',
+        `${RECURRING}/plan/${encodeURIComponent(id)}`,
+        undefined,
+        options,
+      )
+    ).plan;
   }
 
   async listPlans(page: ListPage = {}, options?: RequestOptions): Promise<RecurringPlanPage> {
@@ -473,7 +607,13 @@ class RecurringApi {
    * with dots, e.g. `{ 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': planId }`.
    */
   async listOrders(page: ListPage = {}, options?: RequestOptions): Promise<RecurringPlanOrder[]> {
-    return invoke<'listRecurringPlanOrders'>(this.client, 'GET', `${RECURRING}/orders/list${listQuery(page)}`, undefined, options);
+    return invoke<'listRecurringPlanOrders'>(
+      this.client,
+      'GET',
+      `${RECURRING}/orders/list${listQuery(page)}`,
+      undefined,
+      options,
+    );
   }
 
   /** One generated order by its number (and customer). */
@@ -481,28 +621,66 @@ class RecurringApi {
     return invoke<'checkRecurringPlanOrder'>(this.client, 'POST', `${RECURRING}/orders/check`, lookup, options);
   }
 
-  /** Cancels a plan now (`immediate`, optionally refunding the unused days) or at its next billing time (`next_billing_date`). */
+  /**
+   * Cancels a plan now (`immediate`, optionally refunding the unused days) or at its next billing time
+   * (`next_billing_date`).
+   */
   async cancelPlan(id: string, cancel: RecurringPlanCancel, options?: RequestOptions): Promise<RecurringPlan> {
-    return (await invoke<'cancelRecurringPlan'>(this.client, 'POST', `${RECURRING}/plan/${encodeURIComponent(id)}/cancel`, cancel, options)).plan;
+    return (
+      await invoke<'cancelRecurringPlan'>(
+        this.client,
+        'POST',
+        `${RECURRING}/plan/${encodeURIComponent(id)}/cancel`,
+        cancel,
+        options,
+      )
+    ).plan;
   }
 
   /** Undoes a pending `next_billing_date` cancellation, before it takes effect. */
   async recoverPlan(id: string, options?: RequestOptions): Promise<RecurringPlan> {
-    return (await invoke<'recoverRecurringPlan'>(this.client, 'POST', `${RECURRING}/plan/${encodeURIComponent(id)}/recover`, undefined, options)).plan;
+    return (
+      await invoke<'recoverRecurringPlan'>(
+        this.client,
+        'POST',
+        `${RECURRING}/plan/${encodeURIComponent(id)}/recover`,
+        undefined,
+        options,
+      )
+    ).plan;
   }
 
   /** Changes a plan's name, note, token or retry settings; an omitted field keeps its value. */
   async updatePlan(id: string, plan: RecurringPlanChanges, options?: RequestOptions): Promise<RecurringPlan> {
-    return (await invoke<'updateRecurringPlan'>(this.client, 'PUT', `${RECURRING}/plan/${encodeURIComponent(id)}`, { plan }, options)).plan;
+    return (
+      await invoke<'updateRecurringPlan'>(
+        this.client,
+        'PUT',
+        `${RECURRING}/plan/${encodeURIComponent(id)}`,
+        { plan },
+        options,
+      )
+    ).plan;
   }
 
   /** Appends cycles after the plan's last one. */
   async addCycles(id: string, cycles: RecurringCycleInput[], options?: RequestOptions): Promise<RecurringPlan> {
-    return (await invoke<'addRecurringPlanCycles'>(this.client, 'POST', `${RECURRING}/plan/${encodeURIComponent(id)}/cycles`, { cycles }, options)).plan;
+    return (
+      await invoke<'addRecurringPlanCycles'>(
+        this.client,
+        'POST',
+        `${RECURRING}/plan/${encodeURIComponent(id)}/cycles`,
+        { cycles },
+        options,
+      )
+    ).plan;
   }
 }
 
-/** Merchant-initiated batches (operation 5): a CSV or XLSX file of payments, captures, voids and refunds (docs/batches.md). */
+/**
+ * Merchant-initiated batches (operation 5): a CSV or XLSX file of payments, captures, voids and refunds
+ * (docs/batches.md).
+ */
 class BatchesApi {
   constructor(private readonly client: PaygateClient) {}
 
@@ -512,11 +690,18 @@ class BatchesApi {
   }
 
   /** Creates a batch from the file itself, sent as the body (CSV, or an XLSX workbook), signed over its bytes. */
-  async upload(file: Uint8Array | string, how: { kind: 'csv' | 'xlsx'; batchName?: string }, options: RequestOptions = {}): Promise<BatchInfo> {
-    const query = how.batchName === undefined ? '' : `?${new URLSearchParams({ batch_name: how.batchName }).toString()}`;
+  async upload(
+    file: Uint8Array | string,
+    how: { kind: 'csv' | 'xlsx'; batchName?: string },
+    options: RequestOptions = {},
+  ): Promise<BatchInfo> {
+    const query =
+      how.batchName === undefined ? '' : `?${new URLSearchParams({ batch_name: how.batchName }).toString()}`;
     const type = how.kind === 'csv' ? 'text/csv' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
     const data = await this.client.call<ReplyData<'createBatch'>>('POST', `${BATCHES}${query}`, undefined, {
-      ...options, rawBody: file, contentType: type,
+      ...options,
+      rawBody: file,
+      contentType: type,
     });
     return data.batch_info;
   }
@@ -526,13 +711,33 @@ class BatchesApi {
   }
 
   /** Operation 5: the batch and a page of the transactions its rows made, in row order. */
-  async get(id: string, page: { offset?: number; limit?: number } = {}, options?: RequestOptions): Promise<BatchWithTransactions> {
-    return invoke<'getBatchTransactions'>(this.client, 'GET', `${BATCHES}/${encodeURIComponent(id)}${listQuery(page)}`, undefined, options);
+  async get(
+    id: string,
+    page: { offset?: number; limit?: number } = {},
+    options?: RequestOptions,
+  ): Promise<BatchWithTransactions> {
+    return invoke<'getBatchTransactions'>(
+      this.client,
+      'GET',
+      `${BATCHES}/${encodeURIComponent(id)}${listQuery(page)}`,
+      undefined,
+      options,
+    );
   }
 
   /** The failed rows: row number, column and reason. */
-  async errors(id: string, page: { offset?: number; limit?: number } = {}, options?: RequestOptions): Promise<BatchErrorPage> {
-    return invoke<'listBatchErrors'>(this.client, 'GET', `${BATCHES}/${encodeURIComponent(id)}/errors${listQuery(page)}`, undefined, options);
+  async errors(
+    id: string,
+    page: { offset?: number; limit?: number } = {},
+    options?: RequestOptions,
+  ): Promise<BatchErrorPage> {
+    return invoke<'listBatchErrors'>(
+      this.client,
+      'GET',
+      `${BATCHES}/${encodeURIComponent(id)}/errors${listQuery(page)}`,
+      undefined,
+      options,
+    );
   }
 
   /** Every row and its outcome, as CSV text. */
@@ -541,14 +746,25 @@ class BatchesApi {
     if (reply.status === 200) return reply.text;
     const envelope = reply.json as Partial<ErrorEnvelope> | undefined;
     throw new PaygateError(
-      reply.status, typeof envelope?.code === 'number' ? envelope.code : reply.status, envelope?.error_code ?? String(reply.status),
-      envelope?.message ?? `HTTP ${reply.status}`, reply.headers.get('x-request-id') ?? reply.requestId,
+      reply.status,
+      typeof envelope?.code === 'number' ? envelope.code : reply.status,
+      envelope?.error_code ?? String(reply.status),
+      envelope?.message ?? `HTTP ${reply.status}`,
+      reply.headers.get('x-request-id') ?? reply.requestId,
     );
   }
 
   /** Cancels a batch still pending or processing: rows not yet run are skipped. */
   async cancel(id: string, options?: RequestOptions): Promise<BatchInfo> {
-    return (await invoke<'cancelBatch'>(this.client, 'POST', `${BATCHES}/${encodeURIComponent(id)}/cancel`, undefined, options)).batch_info;
+    return (
+      await invoke<'cancelBatch'>(
+        this.client,
+        'POST',
+        `${BATCHES}/${encodeURIComponent(id)}/cancel`,
+        undefined,
+        options,
+      )
+    ).batch_info;
   }
 }
 
@@ -563,7 +779,13 @@ class BalancesApi {
 
   /** The entries that moved the merchant's money, newest first; filters as `{ 'filter[type][_eq]': 'refund' }`. */
   async transactions(page: ListPage = {}, options?: RequestOptions): Promise<BalanceTransactionPage> {
-    return invoke<'listBalanceTransactions'>(this.client, 'GET', `${TREASURY}/balance_transactions${listQuery(page)}`, undefined, options);
+    return invoke<'listBalanceTransactions'>(
+      this.client,
+      'GET',
+      `${TREASURY}/balance_transactions${listQuery(page)}`,
+      undefined,
+      options,
+    );
   }
 }
 
@@ -578,12 +800,28 @@ class UsersApi {
 
   /** A user by its reference_id (or its user_id). */
   async get(referenceId: string, options?: RequestOptions): Promise<User> {
-    return (await invoke<'getUser'>(this.client, 'GET', `${TREASURY}/user/${encodeURIComponent(referenceId)}`, undefined, options)).user;
+    return (
+      await invoke<'getUser'>(
+        this.client,
+        'GET',
+        `${TREASURY}/user/${encodeURIComponent(referenceId)}`,
+        undefined,
+        options,
+      )
+    ).user;
   }
 
   /** Replaces the fields given; a change of identity sends the user to the identity check again. */
   async update(referenceId: string, change: UserChange, options?: RequestOptions): Promise<User> {
-    return (await invoke<'updateUser'>(this.client, 'PUT', `${TREASURY}/user/${encodeURIComponent(referenceId)}`, { user: change }, options)).user;
+    return (
+      await invoke<'updateUser'>(
+        this.client,
+        'PUT',
+        `${TREASURY}/user/${encodeURIComponent(referenceId)}`,
+        { user: change },
+        options,
+      )
+    ).user;
   }
 }
 
@@ -596,56 +834,139 @@ class CardsApi {
   }
 
   /** A page of the merchant's cards, newest first (only one user's with `user_id`). */
-  async list(page: { offset?: number; limit?: number; user_id?: string } = {}, options?: RequestOptions): Promise<IssuedCardPage> {
+  async list(
+    page: { offset?: number; limit?: number; user_id?: string } = {},
+    options?: RequestOptions,
+  ): Promise<IssuedCardPage> {
     const { user_id: userId, ...rest } = page;
-    return invoke<'listCards'>(this.client, 'GET', `${TREASURY}/cards${listQuery({ ...rest, ...(userId !== undefined && { filters: { user_id: userId } }) })}`, undefined, options);
+    return invoke<'listCards'>(
+      this.client,
+      'GET',
+      `${TREASURY}/cards${listQuery({ ...rest, ...(userId !== undefined && { filters: { user_id: userId } }) })}`,
+      undefined,
+      options,
+    );
   }
 
   async get(id: string, options?: RequestOptions): Promise<IssuedCard> {
-    return (await invoke<'getCard'>(this.client, 'GET', `${TREASURY}/cards/${encodeURIComponent(id)}`, undefined, options)).card;
+    return (
+      await invoke<'getCard'>(this.client, 'GET', `${TREASURY}/cards/${encodeURIComponent(id)}`, undefined, options)
+    ).card;
   }
 
   /** The full number and CVV (every read is audited). */
   async fullNumber(id: string, options?: RequestOptions): Promise<ReplyData<'getCardFullNumber'>['card']> {
-    return (await invoke<'getCardFullNumber'>(this.client, 'GET', `${TREASURY}/cards/${encodeURIComponent(id)}/full_number`, undefined, options)).card;
+    return (
+      await invoke<'getCardFullNumber'>(
+        this.client,
+        'GET',
+        `${TREASURY}/cards/${encodeURIComponent(id)}/full_number`,
+        undefined,
+        options,
+      )
+    ).card;
   }
 
   async lock(id: string, options?: RequestOptions): Promise<IssuedCard> {
-    return (await invoke<'lockCard'>(this.client, 'POST', `${TREASURY}/cards/${encodeURIComponent(id)}/lock`, undefined, options)).card;
+    return (
+      await invoke<'lockCard'>(
+        this.client,
+        'POST',
+        `${TREASURY}/cards/${encodeURIComponent(id)}/lock`,
+        undefined,
+        options,
+      )
+    ).card;
   }
 
   async unlock(id: string, options?: RequestOptions): Promise<IssuedCard> {
-    return (await invoke<'unlockCard'>(this.client, 'POST', `${TREASURY}/cards/${encodeURIComponent(id)}/unlock`, undefined, options)).card;
+    return (
+      await invoke<'unlockCard'>(
+        this.client,
+        'POST',
+        `${TREASURY}/cards/${encodeURIComponent(id)}/unlock`,
+        undefined,
+        options,
+      )
+    ).card;
   }
 
   /** For good. */
   async terminate(id: string, options?: RequestOptions): Promise<IssuedCard> {
-    return (await invoke<'terminateCard'>(this.client, 'POST', `${TREASURY}/cards/${encodeURIComponent(id)}/terminate`, undefined, options)).card;
+    return (
+      await invoke<'terminateCard'>(
+        this.client,
+        'POST',
+        `${TREASURY}/cards/${encodeURIComponent(id)}/terminate`,
+        undefined,
+        options,
+      )
+    ).card;
   }
 
   /** Replaces every limit: a period left out has none any more. */
   async setLimits(id: string, limits: CardLimitsInput, options?: RequestOptions): Promise<IssuedCard> {
-    return (await invoke<'setCardLimits'>(this.client, 'PUT', `${TREASURY}/cards/${encodeURIComponent(id)}/limits`, { limits }, options)).card;
+    return (
+      await invoke<'setCardLimits'>(
+        this.client,
+        'PUT',
+        `${TREASURY}/cards/${encodeURIComponent(id)}/limits`,
+        { limits },
+        options,
+      )
+    ).card;
   }
 
   /** Operation 4: card transactions, newest first; one card's with `card`. */
-  async transactions(page: { offset?: number; limit?: number; card?: string } = {}, options?: RequestOptions): Promise<CardTransaction[]> {
+  async transactions(
+    page: { offset?: number; limit?: number; card?: string } = {},
+    options?: RequestOptions,
+  ): Promise<CardTransaction[]> {
     const { card, ...rest } = page;
     const query = listQuery({ ...rest, ...(card !== undefined && { filters: { card } }) });
-    return (await invoke<'listCardTransactions'>(this.client, 'GET', `${TREASURY}/transactions${query}`, undefined, options)).transactions;
+    return (
+      await invoke<'listCardTransactions'>(this.client, 'GET', `${TREASURY}/transactions${query}`, undefined, options)
+    ).transactions;
   }
 
   /** Registers the real-time authorisation endpoint (signed requests; 2 seconds to answer, then the default). */
-  async setAuthorizationEndpoint(endpoint: RequestBody<'setAuthorizationEndpoint'>, options?: RequestOptions): Promise<ReplyData<'setAuthorizationEndpoint'>['authorization_endpoint']> {
-    return (await invoke<'setAuthorizationEndpoint'>(this.client, 'PUT', `${TREASURY}/issuing/authorization_endpoint`, endpoint, options)).authorization_endpoint;
+  async setAuthorizationEndpoint(
+    endpoint: RequestBody<'setAuthorizationEndpoint'>,
+    options?: RequestOptions,
+  ): Promise<ReplyData<'setAuthorizationEndpoint'>['authorization_endpoint']> {
+    return (
+      await invoke<'setAuthorizationEndpoint'>(
+        this.client,
+        'PUT',
+        `${TREASURY}/issuing/authorization_endpoint`,
+        endpoint,
+        options,
+      )
+    ).authorization_endpoint;
   }
 
   async removeAuthorizationEndpoint(options?: RequestOptions): Promise<boolean> {
-    return (await invoke<'removeAuthorizationEndpoint'>(this.client, 'DELETE', `${TREASURY}/issuing/authorization_endpoint`, undefined, options)).removed;
+    return (
+      await invoke<'removeAuthorizationEndpoint'>(
+        this.client,
+        'DELETE',
+        `${TREASURY}/issuing/authorization_endpoint`,
+        undefined,
+        options,
+      )
+    ).removed;
   }
 
   async limitChanges(id: string, options?: RequestOptions): Promise<ReplyData<'listCardLimitChanges'>['changes']> {
-    return (await invoke<'listCardLimitChanges'>(this.client, 'GET', `${TREASURY}/cards/${encodeURIComponent(id)}/limit_changes`, undefined, options)).changes;
+    return (
+      await invoke<'listCardLimitChanges'>(
+        this.client,
+        'GET',
+        `${TREASURY}/cards/${encodeURIComponent(id)}/limit_changes`,
+        undefined,
+        options,
+      )
+    ).changes;
   }
 }
 
@@ -663,12 +984,20 @@ class PayeesApi {
   }
 
   async get(id: string, options?: RequestOptions): Promise<Payee> {
-    return (await invoke<'getPayee'>(this.client, 'GET', `${TREASURY}/payees/${encodeURIComponent(id)}`, undefined, options)).payee;
+    return (
+      await invoke<'getPayee'>(this.client, 'GET', `${TREASURY}/payees/${encodeURIComponent(id)}`, undefined, options)
+    ).payee;
   }
 
   /** Refused while a payout to the payee is in flight. */
   async delete(id: string, options?: RequestOptions): Promise<ReplyData<'deletePayee'>> {
-    return invoke<'deletePayee'>(this.client, 'DELETE', `${TREASURY}/payees/${encodeURIComponent(id)}`, undefined, options);
+    return invoke<'deletePayee'>(
+      this.client,
+      'DELETE',
+      `${TREASURY}/payees/${encodeURIComponent(id)}`,
+      undefined,
+      options,
+    );
   }
 }
 
@@ -677,56 +1006,130 @@ class PayoutsApi {
   constructor(private readonly client: PaygateClient) {}
 
   async create(payoutRequest: PayoutInput, options?: RequestOptions): Promise<PayoutRequest> {
-    return (await invoke<'createPayoutRequest'>(this.client, 'POST', `${TREASURY}/payout_requests`, { payout_request: payoutRequest }, options)).payout_request;
+    return (
+      await invoke<'createPayoutRequest'>(
+        this.client,
+        'POST',
+        `${TREASURY}/payout_requests`,
+        { payout_request: payoutRequest },
+        options,
+      )
+    ).payout_request;
   }
 
   /** Newest first; filters as `{ 'filter[schedule_status][_eq]': 'Pending Approval' }`. */
   async list(page: ListPage = {}, options?: RequestOptions): Promise<PayoutRequestPage> {
-    return invoke<'listPayoutRequests'>(this.client, 'GET', `${TREASURY}/payout_requests${listQuery(page)}`, undefined, options);
+    return invoke<'listPayoutRequests'>(
+      this.client,
+      'GET',
+      `${TREASURY}/payout_requests${listQuery(page)}`,
+      undefined,
+      options,
+    );
   }
 
   async get(id: string, options?: RequestOptions): Promise<PayoutRequest> {
-    return (await invoke<'getPayoutRequest'>(this.client, 'GET', `${TREASURY}/payout_requests/${encodeURIComponent(id)}`, undefined, options)).payout_request;
+    return (
+      await invoke<'getPayoutRequest'>(
+        this.client,
+        'GET',
+        `${TREASURY}/payout_requests/${encodeURIComponent(id)}`,
+        undefined,
+        options,
+      )
+    ).payout_request;
   }
 
   async approve(id: string, options?: RequestOptions): Promise<PayoutRequest> {
-    return (await invoke<'approvePayoutRequest'>(this.client, 'POST', `${TREASURY}/payout_requests/${encodeURIComponent(id)}/approve`, undefined, options)).payout_request;
+    return (
+      await invoke<'approvePayoutRequest'>(
+        this.client,
+        'POST',
+        `${TREASURY}/payout_requests/${encodeURIComponent(id)}/approve`,
+        undefined,
+        options,
+      )
+    ).payout_request;
   }
 
   async reject(id: string, reason?: string, options?: RequestOptions): Promise<PayoutRequest> {
     const body = reason === undefined ? {} : { reason };
-    return (await invoke<'rejectPayoutRequest'>(this.client, 'POST', `${TREASURY}/payout_requests/${encodeURIComponent(id)}/reject`, body, options)).payout_request;
+    return (
+      await invoke<'rejectPayoutRequest'>(
+        this.client,
+        'POST',
+        `${TREASURY}/payout_requests/${encodeURIComponent(id)}/reject`,
+        body,
+        options,
+      )
+    ).payout_request;
   }
 
   async cancel(id: string, reason?: string, options?: RequestOptions): Promise<PayoutRequest> {
     const body = reason === undefined ? {} : { reason };
-    return (await invoke<'cancelPayoutRequest'>(this.client, 'POST', `${TREASURY}/payout_requests/${encodeURIComponent(id)}/cancel`, body, options)).payout_request;
+    return (
+      await invoke<'cancelPayoutRequest'>(
+        this.client,
+        'POST',
+        `${TREASURY}/payout_requests/${encodeURIComponent(id)}/cancel`,
+        body,
+        options,
+      )
+    ).payout_request;
   }
 }
 
 class TransactionsApi {
   constructor(private readonly client: PaygateClient) {}
 
-  async check(transactionUuid: string, order?: OrderReference, options?: RequestOptions): Promise<OrderWithTransaction> {
+  async check(
+    transactionUuid: string,
+    order?: OrderReference,
+    options?: RequestOptions,
+  ): Promise<OrderWithTransaction> {
     return invoke<'checkTransaction'>(
-      this.client, 'POST', `${GATEWAY}/transactions/check`, { ...(order && { order }), transaction: { uuid: transactionUuid } }, options,
+      this.client,
+      'POST',
+      `${GATEWAY}/transactions/check`,
+      { ...(order && { order }), transaction: { uuid: transactionUuid } },
+      options,
     );
   }
 
   /** Captures a pre-authorisation, once; all of it when no amount is given. */
-  async capture(transactionUuid: string, amount?: AmountInput, options?: RequestOptions): Promise<OrderWithTransaction> {
+  async capture(
+    transactionUuid: string,
+    amount?: AmountInput,
+    options?: RequestOptions,
+  ): Promise<OrderWithTransaction> {
     const body = { transaction: { uuid: transactionUuid }, ...(amount !== undefined && { capture: { amount } }) };
     return invoke<'captureTransaction'>(this.client, 'POST', `${GATEWAY}/transactions/capture`, body, options);
   }
 
   /** Voids a transaction before settlement (or releases an open authorisation). */
   async void(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
-    return invoke<'voidTransaction'>(this.client, 'POST', `${GATEWAY}/transactions/void`, { transaction: { uuid: transactionUuid } }, options);
+    return invoke<'voidTransaction'>(
+      this.client,
+      'POST',
+      `${GATEWAY}/transactions/void`,
+      { transaction: { uuid: transactionUuid } },
+      options,
+    );
   }
 
   /** Refunds part or all of a settled transaction. */
-  async refund(transactionUuid: string, refund: RequestBody<'refundTransaction'>['refund'], options?: RequestOptions): Promise<OrderWithTransaction> {
-    return invoke<'refundTransaction'>(this.client, 'POST', `${GATEWAY}/orders/refund`, { transaction: { uuid: transactionUuid }, refund }, options);
+  async refund(
+    transactionUuid: string,
+    refund: RequestBody<'refundTransaction'>['refund'],
+    options?: RequestOptions,
+  ): Promise<OrderWithTransaction> {
+    return invoke<'refundTransaction'>(
+      this.client,
+      'POST',
+      `${GATEWAY}/orders/refund`,
+      { transaction: { uuid: transactionUuid }, refund },
+      options,
+    );
   }
 }
 
@@ -735,7 +1138,15 @@ class WebhooksApi {
 
   /** Sends an event again, now, to each of its destinations, with a fresh set of retries. */
   async redeliver(eventId: string, options?: RequestOptions): Promise<WebhookEvent> {
-    return (await invoke<'redeliverEvent'>(this.client, 'POST', `${GATEWAY}/webhooks/redeliver`, { event_id: eventId }, options)).event;
+    return (
+      await invoke<'redeliverEvent'>(
+        this.client,
+        'POST',
+        `${GATEWAY}/webhooks/redeliver`,
+        { event_id: eventId },
+        options,
+      )
+    ).event;
   }
 }
 
@@ -750,42 +1161,89 @@ class SandboxApi {
   }
 
   /** Moves the merchant's business clock forward; returns once everything due on the way has run. */
-  async advanceClock(seconds: RequestBody<'advanceSandboxClock'>['advance_seconds'], options?: RequestOptions): Promise<SandboxClock> {
-    return invoke<'advanceSandboxClock'>(this.client, 'POST', `${SANDBOX}/clock`, { advance_seconds: seconds }, options);
+  async advanceClock(
+    seconds: RequestBody<'advanceSandboxClock'>['advance_seconds'],
+    options?: RequestOptions,
+  ): Promise<SandboxClock> {
+    return invoke<'advanceSandboxClock'>(
+      this.client,
+      'POST',
+      `${SANDBOX}/clock`,
+      { advance_seconds: seconds },
+      options,
+    );
   }
 
   /** Completes a pending transaction as the payer would (3-D Secure passed, wallet payment made) ... */
   async succeed(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
     return invoke<'succeedSandboxTransaction'>(
-      this.client, 'POST', `${SANDBOX}/transactions/${encodeURIComponent(transactionUuid)}/succeed`, undefined, options,
+      this.client,
+      'POST',
+      `${SANDBOX}/transactions/${encodeURIComponent(transactionUuid)}/succeed`,
+      undefined,
+      options,
     );
   }
 
   /** ... or fails it (3-D Secure failed, wallet payment refused). */
   async fail(transactionUuid: string, options?: RequestOptions): Promise<OrderWithTransaction> {
     return invoke<'failSandboxTransaction'>(
-      this.client, 'POST', `${SANDBOX}/transactions/${encodeURIComponent(transactionUuid)}/fail`, undefined, options,
+      this.client,
+      'POST',
+      `${SANDBOX}/transactions/${encodeURIComponent(transactionUuid)}/fail`,
+      undefined,
+      options,
     );
   }
 
   /** Funds the available balance, as money arriving from the merchant's bank would. */
-  async topUp(topUp: RequestBody<'topUpSandboxBalance'>, options?: RequestOptions): Promise<ReplyData<'topUpSandboxBalance'>> {
+  async topUp(
+    topUp: RequestBody<'topUpSandboxBalance'>,
+    options?: RequestOptions,
+  ): Promise<ReplyData<'topUpSandboxBalance'>> {
     return invoke<'topUpSandboxBalance'>(this.client, 'POST', `${SANDBOX}/balance/top_up`, topUp, options);
   }
 
-  /** Settles a user whose identity check is pending (a last name of `Review`), as the provider finishing its review would. */
+  /**
+   * Settles a user whose identity check is pending (a last name of `Review`), as the provider finishing its review
+   * would.
+   */
   async approveUser(userId: string, options?: RequestOptions): Promise<User> {
-    return (await invoke<'approveSandboxUser'>(this.client, 'POST', `${SANDBOX}/users/${encodeURIComponent(userId)}/approve`, undefined, options)).user;
+    return (
+      await invoke<'approveSandboxUser'>(
+        this.client,
+        'POST',
+        `${SANDBOX}/users/${encodeURIComponent(userId)}/approve`,
+        undefined,
+        options,
+      )
+    ).user;
   }
 
   async rejectUser(userId: string, reason?: string, options?: RequestOptions): Promise<User> {
     const body = reason === undefined ? {} : { reason };
-    return (await invoke<'rejectSandboxUser'>(this.client, 'POST', `${SANDBOX}/users/${encodeURIComponent(userId)}/reject`, body, options)).user;
+    return (
+      await invoke<'rejectSandboxUser'>(
+        this.client,
+        'POST',
+        `${SANDBOX}/users/${encodeURIComponent(userId)}/reject`,
+        body,
+        options,
+      )
+    ).user;
   }
 
   /** The sandbox bank: moves a payout to its next state now, without moving the clock. */
   async advancePayout(id: string, options?: RequestOptions): Promise<PayoutRequest> {
-    return (await invoke<'advanceSandboxPayout'>(this.client, 'POST', `${SANDBOX}/payout_requests/${encodeURIComponent(id)}/advance`, undefined, options)).payout_request;
+    return (
+      await invoke<'advanceSandboxPayout'>(
+        this.client,
+        'POST',
+        `${SANDBOX}/payout_requests/${encodeURIComponent(id)}/advance`,
+        undefined,
+        options,
+      )
+    ).payout_request;
   }
 
   /** The card network simulator: a purchase with an issued card, approved (held) or declined with its reason. */
@@ -793,19 +1251,49 @@ class SandboxApi {
     return invoke<'simulateAuthorization'>(this.client, 'POST', `${SANDBOX}/issuing/authorizations`, purchase, options);
   }
 
-  async increment(authorizationId: string, amount: AmountInput, options?: RequestOptions): Promise<SimulatedCardTransaction> {
-    return invoke<'simulateIncrement'>(this.client, 'POST', `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/increment`, { amount }, options);
+  async increment(
+    authorizationId: string,
+    amount: AmountInput,
+    options?: RequestOptions,
+  ): Promise<SimulatedCardTransaction> {
+    return invoke<'simulateIncrement'>(
+      this.client,
+      'POST',
+      `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/increment`,
+      { amount },
+      options,
+    );
   }
 
   /** Reverses part of an authorisation, or all of it without an amount. */
-  async reverse(authorizationId: string, amount?: AmountInput, options?: RequestOptions): Promise<SimulatedCardTransaction> {
+  async reverse(
+    authorizationId: string,
+    amount?: AmountInput,
+    options?: RequestOptions,
+  ): Promise<SimulatedCardTransaction> {
     const body = amount === undefined ? {} : { amount };
-    return invoke<'simulateReversal'>(this.client, 'POST', `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/reverse`, body, options);
+    return invoke<'simulateReversal'>(
+      this.client,
+      'POST',
+      `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/reverse`,
+      body,
+      options,
+    );
   }
 
   /** Clears an authorisation: the authorised amount, or another. */
-  async settle(authorizationId: string, clearing: RequestBody<'simulateSettlement'> = {}, options?: RequestOptions): Promise<SimulatedCardTransaction> {
-    return invoke<'simulateSettlement'>(this.client, 'POST', `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/settle`, clearing, options);
+  async settle(
+    authorizationId: string,
+    clearing: RequestBody<'simulateSettlement'> = {},
+    options?: RequestOptions,
+  ): Promise<SimulatedCardTransaction> {
+    return invoke<'simulateSettlement'>(
+      this.client,
+      'POST',
+      `${SANDBOX}/issuing/authorizations/${encodeURIComponent(authorizationId)}/settle`,
+      clearing,
+      options,
+    );
   }
 
   async refundToCard(refund: CardSpend, options?: RequestOptions): Promise<SimulatedCardTransaction> {
@@ -818,9 +1306,15 @@ class SandboxApi {
 
   /** Settles a pending card binding as the cardholder passing (`succeed`) or failing 3-D Secure would. */
   async settleToken(token: string, outcome: 'succeed' | 'fail', options?: RequestOptions): Promise<PaymentToken> {
-    return (await invoke<'succeedSandboxPaymentToken' | 'failSandboxPaymentToken'>(
-      this.client, 'POST', `${SANDBOX}/payment_tokens/${encodeURIComponent(token)}/${outcome}`, undefined, options,
-    )).payment_token;
+    return (
+      await invoke<'succeedSandboxPaymentToken' | 'failSandboxPaymentToken'>(
+        this.client,
+        'POST',
+        `${SANDBOX}/payment_tokens/${encodeURIComponent(token)}/${outcome}`,
+        undefined,
+        options,
+      )
+    ).payment_token;
   }
 }
 

@@ -19,7 +19,11 @@ export class PaygateError extends Error {
 export class PaygateConnectionError extends Error {
   override readonly name = 'PaygateConnectionError';
 
-  constructor(message: string, readonly requestId: string | undefined, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly requestId: string | undefined,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

@@ -1,6 +1,7 @@
-export { PaygateClient } from './client.js';
 export type { PaygateClientOptions, RawReply, RequestOptions, RetryPolicy } from './client.js';
+export { PaygateClient } from './client.js';
 export { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
+export type { SignedHeaders, SigningInput, SigningSteps, SignRequestInput } from './signing.js';
 export {
   ALGORITHM,
   formatRequestTime,
@@ -12,7 +13,6 @@ export {
   signRequest,
   verifyMessage,
 } from './signing.js';
-export type { SignedHeaders, SigningInput, SigningSteps, SignRequestInput } from './signing.js';
 export * from './types.js';
-export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 export type { VerifiedWebhook } from './webhooks.js';
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';

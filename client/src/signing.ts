@@ -1,4 +1,4 @@
-import { createHmac, createSign, createVerify, randomInt, type KeyObject } from 'node:crypto';
+import { createHmac, createSign, createVerify, type KeyObject, randomInt } from 'node:crypto';
 
 /** The one algorithm name the platform accepts in the `Credential` header. */
 export const ALGORITHM = 'Wonder-RSA-SHA256';
@@ -64,8 +64,12 @@ export function parseRequestTime(text: string): Date | undefined {
   const [, y, mo, d, h, mi, s] = match.map(Number) as [number, number, number, number, number, number, number];
   const at = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
   const roundTrips =
-    at.getUTCFullYear() === y && at.getUTCMonth() === mo - 1 && at.getUTCDate() === d &&
-    at.getUTCHours() === h && at.getUTCMinutes() === mi && at.getUTCSeconds() === s;
+    at.getUTCFullYear() === y &&
+    at.getUTCMonth() === mo - 1 &&
+    at.getUTCDate() === d &&
+    at.getUTCHours() === h &&
+    at.getUTCMinutes() === mi &&
+    at.getUTCSeconds() === s;
   return roundTrips ? at : undefined;
 }
 

@@ -29,7 +29,9 @@ export interface ErrorEnvelope {
 
 export type OperationId = keyof operations;
 
-type JsonReply<Op extends OperationId> = operations[Op]['responses'] extends { 200: { content: { 'application/json': infer R } } }
+type JsonReply<Op extends OperationId> = operations[Op]['responses'] extends {
+  200: { content: { 'application/json': infer R } };
+}
   ? R
   : never;
 
@@ -42,7 +44,9 @@ export type EnvelopeOperationId = {
 export type ReplyData<Op extends EnvelopeOperationId> = JsonReply<Op> extends { data: infer D } ? D : never;
 
 /** The operation's JSON request body; `undefined` for an operation that takes none. */
-export type RequestBody<Op extends OperationId> = operations[Op] extends { requestBody: { content: { 'application/json': infer B } } }
+export type RequestBody<Op extends OperationId> = operations[Op] extends {
+  requestBody: { content: { 'application/json': infer B } };
+}
   ? B
   : undefined;
 
@@ -57,7 +61,9 @@ export type PathParams<Op extends OperationId> = NonNullable<operations[Op]['par
 export type Customer = ReplyData<'getCustomer'>['customer'];
 export type PaymentToken = ReplyData<'checkPaymentToken'>['payment_token'];
 
-/** Creates or upserts (by `reference_number`). Optional fields: omit to keep the stored value, send `null` to clear it. */
+/**
+ * Creates or upserts (by `reference_number`). Optional fields: omit to keep the stored value, send `null` to clear it.
+ */
 export type CustomerInput = RequestBody<'createCustomer'>['customer'];
 
 /** An edit: the same fields, flat; `reference_number` may be repeated but not changed. */
@@ -152,14 +158,39 @@ export type WebhookAttempt = WebhookDelivery['attempts'][number];
 
 /** The actions paygate sends today (`WebhookEvent.action`, X-Action); the server declares the field as text. */
 export type WebhookAction =
-  | 'order.created' | 'order.authorized' | 'order.paid' | 'order.payment_failure' | 'order.voided' | 'order.refunded' | 'transaction.voided'
-  | 'recurring.plan_created' | 'recurring.cycle_started' | 'recurring.payment_failed' | 'recurring.uncollectible' | 'recurring.plan_completed'
+  | 'order.created'
+  | 'order.authorized'
+  | 'order.paid'
+  | 'order.payment_failure'
+  | 'order.voided'
+  | 'order.refunded'
+  | 'transaction.voided'
+  | 'recurring.plan_created'
+  | 'recurring.cycle_started'
+  | 'recurring.payment_failed'
+  | 'recurring.uncollectible'
+  | 'recurring.plan_completed'
   | 'recurring.plan_cancelled'
-  | 'batch.completed' | 'batch.failed' | 'batch.cancelled'
-  | 'user.created' | 'user.updated' | 'user.approved' | 'user.rejected'
-  | 'card.created' | 'card.locked' | 'card.unlocked' | 'card.terminated' | 'card.limits_updated'
-  | 'card_transaction.authorized' | 'card_transaction.declined' | 'card_transaction.incremented' | 'card_transaction.reversed'
-  | 'card_transaction.expired' | 'card_transaction.settled' | 'card_transaction.refunded' | 'card_transaction.withdrawn';
+  | 'batch.completed'
+  | 'batch.failed'
+  | 'batch.cancelled'
+  | 'user.created'
+  | 'user.updated'
+  | 'user.approved'
+  | 'user.rejected'
+  | 'card.created'
+  | 'card.locked'
+  | 'card.unlocked'
+  | 'card.terminated'
+  | 'card.limits_updated'
+  | 'card_transaction.authorized'
+  | 'card_transaction.declined'
+  | 'card_transaction.incremented'
+  | 'card_transaction.reversed'
+  | 'card_transaction.expired'
+  | 'card_transaction.settled'
+  | 'card_transaction.refunded'
+  | 'card_transaction.withdrawn';
 
 // ---- merchant-initiated batches ----
 

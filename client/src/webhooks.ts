@@ -35,19 +35,30 @@ export function verifyWebhook(
   options: { maxAgeSeconds?: number; now?: Date } = {},
 ): VerifiedWebhook {
   const header = (name: string) => {
-    const value = 'get' in headers && typeof headers.get === 'function' ? headers.get(name) : (headers as Record<string, unknown>)[name];
+    const value =
+      'get' in headers && typeof headers.get === 'function'
+        ? headers.get(name)
+        : (headers as Record<string, unknown>)[name];
     return typeof value === 'string' ? value : undefined;
   };
   const credential = header('credential');
   const nonce = header('nonce');
   const signature = header('signature');
-  if (!credential || !nonce || !signature) throw new WebhookVerificationError('missing Credential, Nonce or Signature header');
+  if (!credential || !nonce || !signature)
+    throw new WebhookVerificationError('missing Credential, Nonce or Signature header');
   const [appId, requestTime, algorithm, extra] = credential.split('/');
   const sentAt = requestTime ? parseRequestTime(requestTime) : undefined;
-  if (!appId || !sentAt || algorithm !== ALGORITHM || extra !== undefined) throw new WebhookVerificationError('malformed Credential');
+  if (!appId || !sentAt || algorithm !== ALGORITHM || extra !== undefined)
+    throw new WebhookVerificationError('malformed Credential');
 
   const { pathname, search } = new URL(url);
-  const message = signingMessage({ requestTime: requestTime!, nonce, method: 'POST', target: `${pathname}${search}`, body: rawBody });
+  const message = signingMessage({
+    requestTime: requestTime!,
+    nonce,
+    method: 'POST',
+    target: `${pathname}${search}`,
+    body: rawBody,
+  });
   const key = typeof webhookPublicKey === 'string' ? createPublicKey(webhookPublicKey) : webhookPublicKey;
   if (!verifyMessage(message, signature, key)) throw new WebhookVerificationError('signature does not verify');
 
@@ -56,5 +67,11 @@ export function verifyWebhook(
     if (Math.abs(age) > options.maxAgeSeconds) throw new WebhookVerificationError(`signed ${Math.round(age)} s ago`);
   }
   const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
-  return { eventId: header('x-event-id') ?? '', action: header('x-action') ?? '', appId, sentAt, body: JSON.parse(text) as unknown };
+  return {
+    eventId: header('x-event-id') ?? '',
+    action: header('x-action') ?? '',
+    appId,
+    sentAt,
+    body: JSON.parse(text) as unknown,
+  };
 }

@@ -1,12 +1,15 @@
 import { yieldToEventLoop } from '../platform/event-loop.js';
-import { readHeader, type BatchColumn } from './columns.js';
-import { headOf, type FileSource } from './file-source.js';
+import { type BatchColumn, readHeader } from './columns.js';
+import { type FileSource, headOf } from './file-source.js';
 import { readCsvRows } from './read-csv.js';
 import { readXlsxRows } from './read-xlsx.js';
 import { BatchFileError, MisnumberedError, SHEET_LIMITS, type SheetRow } from './sheet-row.js';
 
 /** The media types a batch file may be sent as: CSV text and an XLSX workbook. */
-export const BATCH_FILE_TYPES = ['text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'] as const;
+export const BATCH_FILE_TYPES = [
+  'text/csv',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+] as const;
 
 /** A row of a batch file: its number as a spreadsheet shows it, and the text of each known column it fills. */
 export interface BatchRow {
@@ -29,7 +32,8 @@ const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
  * row ({@link MisnumberedError}), so every row that runs has a number of its own and appears in the result file.
  */
 export async function* readBatchFile(source: FileSource): AsyncGenerator<BatchRow> {
-  const rows: AsyncGenerator<SheetRow> = (await fileKind(source)) === 'xlsx' ? readXlsxRows(source) : readCsvRows(source.range(0, source.size));
+  const rows: AsyncGenerator<SheetRow> =
+    (await fileKind(source)) === 'xlsx' ? readXlsxRows(source) : readCsvRows(source.range(0, source.size));
   let columns: Map<BatchColumn, number> | undefined;
   let previous = 0;
   let read = 0;
@@ -56,13 +60,21 @@ export async function* readBatchFile(source: FileSource): AsyncGenerator<BatchRo
   if (columns === undefined) throw new BatchFileError('The file is empty: row 1 must name the columns.');
 }
 
-/** Whether a row may follow the one before it: the reader of each format numbers rows; this holds them all to one rule. */
+/**
+ * Whether a row may follow the one before it: the reader of each format numbers rows; this holds them all to one rule.
+ */
 function checkNumbering(row: number, previous: number, cells: number): void {
   if (!Number.isSafeInteger(row) || row < 1 || row > SHEET_LIMITS.rows) {
-    throw new MisnumberedError(`The row after row ${previous} is numbered ${row}: rows are numbered 1 to ${SHEET_LIMITS.rows}.`);
+    throw new MisnumberedError(
+      `The row after row ${previous} is numbered ${row}: rows are numbered 1 to ${SHEET_LIMITS.rows}.`,
+    );
   }
-  if (row <= previous) throw new MisnumberedError(`Row ${row} comes after row ${previous}: each row must come once, in order.`);
-  if (cells > SHEET_LIMITS.columns) throw new MisnumberedError(`Row ${row} has ${cells} cells: a sheet has at most ${SHEET_LIMITS.columns} columns (A to XFD).`);
+  if (row <= previous)
+    throw new MisnumberedError(`Row ${row} comes after row ${previous}: each row must come once, in order.`);
+  if (cells > SHEET_LIMITS.columns)
+    throw new MisnumberedError(
+      `Row ${row} has ${cells} cells: a sheet has at most ${SHEET_LIMITS.columns} columns (A to XFD).`,
+    );
 }
 
 /**

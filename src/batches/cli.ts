@@ -10,7 +10,8 @@ const FINISHED = ['success', 'failed', 'cancelled'];
 const UPLOAD = defineCommand({
   name: 'upload',
   summary: 'upload a CSV or XLSX batch file to a running server; with --wait, follow it to the end',
-  description: 'Signs as the demo app of the data folder (PAYGATE_DATA_DIR) unless --app and --key say otherwise, and sends the file ' +
+  description:
+    'Signs as the demo app of the data folder (PAYGATE_DATA_DIR) unless --app and --key say otherwise, and sends the file ' +
     'as the body of POST batch_mit_transactions. With --wait, shows the rows done, the failures and the rate until the batch ' +
     'finishes (a bar on a terminal, a plain line every few seconds elsewhere), then a summary with the failed rows and their ' +
     'reasons, and exits with 1 unless the batch ends in success with no row failed.',
@@ -26,13 +27,16 @@ const UPLOAD = defineCommand({
     try {
       bytes = readFileSync(args.file);
     } catch (error) {
-      throw new CommandFailure(`cannot read ${args.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new CommandFailure(
+        `cannot read ${args.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     const kind = bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04])) ? 'xlsx' : 'csv';
     const { client, baseUrl, timeoutSeconds } = appClient(options);
-    const calling = <T>(work: Promise<T>) => work.catch((error: unknown) => {
-      throw unreachable(baseUrl, timeoutSeconds, error);
-    });
+    const calling = <T>(work: Promise<T>) =>
+      work.catch((error: unknown) => {
+        throw unreachable(baseUrl, timeoutSeconds, error);
+      });
     const name = options.name ?? args.file.split(/[\\/]/).pop()!;
     let batch = await calling(client.batches.upload(bytes, { kind, batchName: name }));
     if (!options.wait) {
@@ -40,8 +44,13 @@ const UPLOAD = defineCommand({
       return 0;
     }
     batch = await follow(client, batch, calling, !options.json && process.stderr.isTTY === true);
-    const { errors, total } = batch.failed_records > 0 ? await calling(client.batches.errors(batch.id, { limit: 20 })) : { errors: [], total: 0 };
-    print(options, { batch_info: batch, errors }, () => [summary(batch), ...failedRows(batch, errors, total)].join('\n'));
+    const { errors, total } =
+      batch.failed_records > 0
+        ? await calling(client.batches.errors(batch.id, { limit: 20 }))
+        : { errors: [], total: 0 };
+    print(options, { batch_info: batch, errors }, () =>
+      [summary(batch), ...failedRows(batch, errors, total)].join('\n'),
+    );
     // A batch that ran but failed rows has not done what the file asked: a script must not take it for done.
     return batch.upload_status === 'success' && batch.failed_records === 0 ? 0 : 1;
   },
@@ -54,12 +63,15 @@ const SHOW = defineCommand({
   options: { ...APP_CLIENT_OPTIONS, json: JSON_OPTION },
   async run({ options, args }) {
     const { client, baseUrl, timeoutSeconds } = appClient(options);
-    const calling = <T>(work: Promise<T>) => work.catch((error: unknown) => {
-      throw unreachable(baseUrl, timeoutSeconds, error);
-    });
+    const calling = <T>(work: Promise<T>) =>
+      work.catch((error: unknown) => {
+        throw unreachable(baseUrl, timeoutSeconds, error);
+      });
     const { batch_info: batch } = await calling(client.batches.get(args.batchId, { limit: 1 }));
     const { errors, total } = await calling(client.batches.errors(args.batchId, { limit: 20 }));
-    print(options, { batch_info: batch, errors }, () => [summary(batch), ...failedRows(batch, errors, total)].join('\n'));
+    print(options, { batch_info: batch, errors }, () =>
+      [summary(batch), ...failedRows(batch, errors, total)].join('\n'),
+    );
   },
 });
 
@@ -73,12 +85,22 @@ export const BATCH_COMMAND = defineCommandGroup({
 function failedRows(batch: BatchInfo, errors: BatchErrorPage['errors'], total: number): string[] {
   if (errors.length === 0) return [];
   const lines = errors.map((error) => `  row ${error.row}${error.column ? ` (${error.column})` : ''}: ${error.reason}`);
-  const more = total > errors.length ? [`  … and ${total - errors.length} more (paygate batch show, or GET .../${batch.id}/errors)`] : [];
+  const more =
+    total > errors.length
+      ? [`  … and ${total - errors.length} more (paygate batch show, or GET .../${batch.id}/errors)`]
+      : [];
   return ['failed rows:', ...lines, ...more];
 }
 
-/** Polls the batch until it finishes, drawing a progress bar on a terminal (a plain line every few seconds elsewhere). */
-async function follow(client: PaygateClient, first: BatchInfo, calling: <T>(work: Promise<T>) => Promise<T>, tty: boolean): Promise<BatchInfo> {
+/**
+ * Polls the batch until it finishes, drawing a progress bar on a terminal (a plain line every few seconds elsewhere).
+ */
+async function follow(
+  client: PaygateClient,
+  first: BatchInfo,
+  calling: <T>(work: Promise<T>) => Promise<T>,
+  tty: boolean,
+): Promise<BatchInfo> {
   const started = Date.now();
   let batch = first;
   let lastLine = 0;
@@ -108,7 +130,8 @@ function bar(batch: BatchInfo): string {
 function progress(batch: BatchInfo, seconds: number): string {
   const done = doneRows(batch);
   const rate = seconds > 0 ? Math.round(done / seconds) : 0;
-  const what = batch.total_records === 0 ? `${batch.upload_status}: reading the file` : `${done}/${batch.total_records} rows`;
+  const what =
+    batch.total_records === 0 ? `${batch.upload_status}: reading the file` : `${done}/${batch.total_records} rows`;
   return `${what} · ${batch.failed_records} failed · ${rate} rows/s`;
 }
 

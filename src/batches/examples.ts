@@ -1,7 +1,10 @@
 import type { Static } from 'typebox';
 import type { BatchInfoSchema, BatchRowErrorSchema } from './schemas.js';
 
-/** The batch of the API reference's examples (/docs): this month's membership dues, from a file on the merchant's server. */
+/**
+ * The batch of the API reference's examples (/docs): this month's membership dues, from a file on the merchant's
+ * server.
+ */
 export const EXAMPLE_BATCH_ID = '019ac3a1-4c2e-7000-9d1f-5b8e2a7c3f60';
 export const NEW_BATCH = { file_url: 'https://files.example.com/dues/2026-12.csv', batch_name: 'December dues' };
 
@@ -11,15 +14,28 @@ const FINISHED = '2026-12-01T01:00:42.000Z';
 export function exampleBatch(status: 'pending' | 'success' | 'cancelled' = 'success'): Static<typeof BatchInfoSchema> {
   const done = status === 'success';
   return {
-    id: EXAMPLE_BATCH_ID, created_at: CREATED, updated_at: status === 'pending' ? CREATED : FINISHED, deleted_at: status === 'cancelled' ? FINISHED : '',
-    store_id: 1, batch_name: NEW_BATCH.batch_name, upload_status: status, total_records: status === 'pending' ? 0 : 1200,
-    successful_records: done ? 1187 : status === 'cancelled' ? 640 : 0, failed_records: done ? 13 : status === 'cancelled' ? 6 : 0,
-    skipped_records: status === 'cancelled' ? 554 : 0, failure_reason: '', created_by: 'b7a2c1d0-5e3f-4a8b-9c6d-1e2f3a4b5c6d',
+    id: EXAMPLE_BATCH_ID,
+    created_at: CREATED,
+    updated_at: status === 'pending' ? CREATED : FINISHED,
+    deleted_at: status === 'cancelled' ? FINISHED : '',
+    store_id: 1,
+    batch_name: NEW_BATCH.batch_name,
+    upload_status: status,
+    total_records: status === 'pending' ? 0 : 1200,
+    successful_records: done ? 1187 : status === 'cancelled' ? 640 : 0,
+    failed_records: done ? 13 : status === 'cancelled' ? 6 : 0,
+    skipped_records: status === 'cancelled' ? 554 : 0,
+    failure_reason: '',
+    created_by: 'b7a2c1d0-5e3f-4a8b-9c6d-1e2f3a4b5c6d',
   };
 }
 
 export const EXAMPLE_ROW_ERROR: Static<typeof BatchRowErrorSchema> = {
-  row: 7, column: 'Amount', reason: '"12.345" has more decimals than HKD allows (HKD).', action: 'payment', transaction_id: '',
+  row: 7,
+  column: 'Amount',
+  reason: '"12.345" has more decimals than HKD allows (HKD).',
+  action: 'payment',
+  transaction_id: '',
 };
 
 export const EXAMPLE_RESULT_FILE = [

@@ -15,22 +15,29 @@ export interface FetchLimits {
 
 /**
  * Downloads a batch's `file_url`, handing each chunk to `write` as it arrives (and waiting for it: a slow writer slows
- * the download, never fills memory): http or https only, no credentials, no redirect followed (a 3xx fails the batch), the
+ * the download, never fills memory): http or https only, no credentials, no redirect followed (a 3xx fails the batch),
+ * the
  * whole exchange within `timeoutMs`, at most `maxBytes` (told by Content-Length or counted as it arrives), and in
  * live mode never from this machine or a private network, checked on the address the name resolves to
  * (DESIGN.md trap 8). Every failure is a {@link BatchFileError} whose reason the merchant may read: what the
  * server answered, or that nothing came, never what lies behind a refused address.
  */
-export async function fetchBatchFile(url: string, write: (chunk: Buffer) => Promise<void>, options: FetchLimits & { mode: Mode }): Promise<void> {
+export async function fetchBatchFile(
+  url: string,
+  write: (chunk: Buffer) => Promise<void>,
+  options: FetchLimits & { mode: Mode },
+): Promise<void> {
   let target: URL;
   try {
     target = new URL(url);
   } catch {
     throw new BatchFileError('file_url is not a URL.');
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new BatchFileError('file_url must be an http or https URL.');
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new BatchFileError('file_url must be an http or https URL.');
   // Refused when the batch is created; a URL stored before that rule is still never sent with its credentials.
-  if (target.username !== '' || target.password !== '') throw new BatchFileError('file_url must not carry credentials.');
+  if (target.username !== '' || target.password !== '')
+    throw new BatchFileError('file_url must not carry credentials.');
   if (isForbiddenHost(target.hostname, options.mode)) throw new BatchFileError(REFUSED);
   const secure = target.protocol === 'https:';
   const agent = new (secure ? HttpsAgent : HttpAgent)({ keepAlive: false, lookup: guardedLookup(options.mode) });
@@ -40,14 +47,25 @@ export async function fetchBatchFile(url: string, write: (chunk: Buffer) => Prom
   let writerFailure: { error: unknown } | undefined;
   try {
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const request = (secure ? httpsRequest : httpRequest)(target, { method: 'GET', agent, signal: controller.signal, headers: { accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*' } }, resolve);
+      const request = (secure ? httpsRequest : httpRequest)(
+        target,
+        {
+          method: 'GET',
+          agent,
+          signal: controller.signal,
+          headers: { accept: 'text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*' },
+        },
+        resolve,
+      );
       request.on('error', reject);
       request.end();
     });
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400) {
       response.destroy();
-      throw new BatchFileError(`file_url answered ${status}, a redirect: paygate does not follow redirects; give the file's own address.`);
+      throw new BatchFileError(
+        `file_url answered ${status}, a redirect: paygate does not follow redirects; give the file's own address.`,
+      );
     }
     if (status !== 200) {
       response.destroy();
@@ -64,17 +82,24 @@ export async function fetchBatchFile(url: string, write: (chunk: Buffer) => Prom
       if (received > options.maxBytes) response.destroy(new BatchFileError(tooLarge(options.maxBytes)));
     });
     const sink = new Writable({
-      write: (chunk: Buffer, _encoding, done) => void write(chunk).then(() => done(), (error: unknown) => {
-        writerFailure = { error };
-        done(error instanceof Error ? error : new Error(String(error)));
-      }),
+      write: (chunk: Buffer, _encoding, done) =>
+        void write(chunk).then(
+          () => done(),
+          (error: unknown) => {
+            writerFailure = { error };
+            done(error instanceof Error ? error : new Error(String(error)));
+          },
+        ),
     });
     await pipeline(response, sink, { signal: controller.signal });
   } catch (error) {
     if (writerFailure) throw writerFailure.error;
     if (error instanceof BatchFileError) throw error;
     if ((error as NodeJS.ErrnoException).code === FORBIDDEN_ADDRESS_CODE) throw new BatchFileError(REFUSED);
-    if (controller.signal.aborted) throw new BatchFileError(`file_url did not give the whole file within ${options.timeoutMs % 1000 === 0 ? `${options.timeoutMs / 1000} s` : `${options.timeoutMs} ms`}.`);
+    if (controller.signal.aborted)
+      throw new BatchFileError(
+        `file_url did not give the whole file within ${options.timeoutMs % 1000 === 0 ? `${options.timeoutMs / 1000} s` : `${options.timeoutMs} ms`}.`,
+      );
     throw new BatchFileError('file_url could not be fetched: the connection failed.');
   } finally {
     clearTimeout(timer);

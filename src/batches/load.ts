@@ -1,4 +1,4 @@
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { localTime } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { fileKind, readBatchFile } from './batch-file.js';
@@ -7,12 +7,20 @@ import { fetchBatchFile } from './fetch-file.js';
 import type { FileSource } from './file-source.js';
 import { checkRow } from './row-rules.js';
 import { rowRecord } from './rows.js';
-import { RUN_JOB, finishIfDone, type RunPayload } from './run.js';
+import { finishIfDone, RUN_JOB, type RunPayload } from './run.js';
 import { BatchFileError } from './sheet-row.js';
-import { FileNoLongerWanted, PartWriter, storedFile, waitingForFile } from './stored-file.js';
 import {
-  countWrittenRows, dropFileParts, dropRows, findBatch, insertRows, skipWaitingRows, updateBatch, type BatchRecord, type BatchRowRecord,
+  type BatchRecord,
+  type BatchRowRecord,
+  countWrittenRows,
+  dropFileParts,
+  dropRows,
+  findBatch,
+  insertRows,
+  skipWaitingRows,
+  updateBatch,
 } from './store.js';
+import { FileNoLongerWanted, PartWriter, storedFile, waitingForFile } from './stored-file.js';
 
 export const FETCH_JOB = 'batches.fetch';
 export const LOAD_JOB = 'batches.load';
@@ -35,7 +43,9 @@ export async function fetchBatch(ctx: Context, { batchId }: { batchId: string })
   const writer = new PartWriter(ctx, batchId);
   try {
     await fetchBatchFile(batch.file_url, (chunk) => writer.write(chunk), {
-      timeoutMs: ctx.config.batchFetchTimeoutMs, maxBytes: ctx.config.batchFileMaxBytes, mode: ctx.config.mode,
+      timeoutMs: ctx.config.batchFetchTimeoutMs,
+      maxBytes: ctx.config.batchFileMaxBytes,
+      mode: ctx.config.mode,
     });
     await writer.end();
   } catch (error) {
@@ -49,7 +59,13 @@ export async function fetchBatch(ctx: Context, { batchId }: { batchId: string })
     if (!current || !waitingForFile(current)) return;
     const now = tx.clock.now().getTime();
     await updateBatch(tx.db, tx.merchant.id, batchId, { file_bytes: writer.bytes, updated_at: now });
-    await scheduleJob(tx, { kind: LOAD_JOB, merchantId: tx.merchant.id, dueAt: now, payload: { batchId }, dedupeKey: `${LOAD_JOB}:${batchId}` });
+    await scheduleJob(tx, {
+      kind: LOAD_JOB,
+      merchantId: tx.merchant.id,
+      dueAt: now,
+      payload: { batchId },
+      dedupeKey: `${LOAD_JOB}:${batchId}`,
+    });
   });
 }
 
@@ -62,14 +78,24 @@ export async function fetchBatch(ctx: Context, { batchId }: { batchId: string })
 export async function loadBatch(ctx: Context, { batchId }: { batchId: string }): Promise<void> {
   const batch = await findBatch(ctx.db, ctx.merchant.id, batchId);
   // A batch cancelled before it was read is still read, so that each of its rows is shown skipped, and its file erased.
-  if (!batch || (batch.upload_status !== 'pending' && batch.upload_status !== 'processing' && batch.upload_status !== 'cancelled')) return;
+  if (
+    !batch ||
+    (batch.upload_status !== 'pending' && batch.upload_status !== 'processing' && batch.upload_status !== 'cancelled')
+  )
+    return;
   // Read and handed over already (a crash came between the hand-over and the job's end): its rows may be running.
   if (batch.file_kind !== null) return;
   if (batch.file_bytes === null) {
     // A batch created by a version whose load job fetched the file itself: the fetch job gets it first.
     if (batch.file_url !== null) {
       const now = ctx.clock.now().getTime();
-      await scheduleJob(ctx, { kind: FETCH_JOB, merchantId: ctx.merchant.id, dueAt: now, payload: { batchId }, dedupeKey: `${FETCH_JOB}:${batchId}` });
+      await scheduleJob(ctx, {
+        kind: FETCH_JOB,
+        merchantId: ctx.merchant.id,
+        dueAt: now,
+        payload: { batchId },
+        dedupeKey: `${FETCH_JOB}:${batchId}`,
+      });
     }
     return;
   }
@@ -91,7 +117,13 @@ export async function loadBatch(ctx: Context, { batchId }: { batchId: string }):
 
 async function markProcessing(ctx: Context, batch: BatchRecord): Promise<void> {
   const now = ctx.clock.now().getTime();
-  await updateBatch(ctx.db, ctx.merchant.id, batch.id, { upload_status: 'processing', started_at: batch.started_at ?? now, updated_at: now }, ['pending', 'processing']);
+  await updateBatch(
+    ctx.db,
+    ctx.merchant.id,
+    batch.id,
+    { upload_status: 'processing', started_at: batch.started_at ?? now, updated_at: now },
+    ['pending', 'processing'],
+  );
 }
 
 interface Loaded {
@@ -102,7 +134,10 @@ interface Loaded {
 }
 
 async function readRows(ctx: Context, batch: BatchRecord, source: FileSource): Promise<Loaded> {
-  const context = { today: localTime(ctx.clock.now().getTime(), ctx.merchant.timezone), currency: ctx.config.defaultCurrency };
+  const context = {
+    today: localTime(ctx.clock.now().getTime(), ctx.merchant.timezone),
+    currency: ctx.config.defaultCurrency,
+  };
   const loaded: Loaded = { total: 0, refused: 0, chunks: [] };
   let pending: BatchRowRecord[] = [];
   let waiting: number[] = [];
@@ -129,16 +164,27 @@ async function readRows(ctx: Context, batch: BatchRecord, source: FileSource): P
 }
 
 /** The file is read: the counts, the runner's jobs, and the file's parts dropped, together. */
-async function handOver(ctx: Context, batch: BatchRecord, loaded: Loaded & { kind: string; bytes: number }): Promise<void> {
+async function handOver(
+  ctx: Context,
+  batch: BatchRecord,
+  loaded: Loaded & { kind: string; bytes: number },
+): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const now = tx.clock.now().getTime();
     const current = await findBatch(tx.db, tx.merchant.id, batch.id, true);
     if (!current || current.file_kind !== null) return;
     // Another run of this job may have dropped rows this one wrote (a lease that ran out): read again from the start.
     const written = await countWrittenRows(tx.db, tx.merchant.id, batch.id);
-    if (written !== loaded.total) throw new Error(`batch ${batch.id}: ${written} rows written for ${loaded.total} read; the load starts over`);
+    if (written !== loaded.total)
+      throw new Error(`batch ${batch.id}: ${written} rows written for ${loaded.total} read; the load starts over`);
     await dropFileParts(tx.db, tx.merchant.id, batch.id);
-    const read = { file_kind: loaded.kind, file_bytes: loaded.bytes, total_records: loaded.total, failed_records: loaded.refused, updated_at: now };
+    const read = {
+      file_kind: loaded.kind,
+      file_bytes: loaded.bytes,
+      total_records: loaded.total,
+      failed_records: loaded.refused,
+      updated_at: now,
+    };
     if (current?.upload_status === 'cancelled') {
       // Cancelled while its file was being read: no row runs.
       const skipped = await skipWaitingRows(tx.db, tx.merchant.id, batch.id, now);
@@ -148,7 +194,13 @@ async function handOver(ctx: Context, batch: BatchRecord, loaded: Loaded & { kin
     await updateBatch(tx.db, tx.merchant.id, batch.id, read);
     for (const chunk of loaded.chunks) {
       const job: RunPayload = { batchId: batch.id, first: chunk.first, last: chunk.last, look: 0 };
-      await scheduleJob(tx, { kind: RUN_JOB, merchantId: tx.merchant.id, dueAt: now, payload: job, dedupeKey: `${RUN_JOB}:${batch.id}:${chunk.first}:0` });
+      await scheduleJob(tx, {
+        kind: RUN_JOB,
+        merchantId: tx.merchant.id,
+        dueAt: now,
+        payload: job,
+        dedupeKey: `${RUN_JOB}:${batch.id}:${chunk.first}:0`,
+      });
     }
     await finishIfDone(tx, batch.id);
   });

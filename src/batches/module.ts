@@ -7,7 +7,10 @@ import { BATCH_EVENTS } from './events.js';
 import { BATCH_JOBS } from './jobs.js';
 import { BATCH_ROUTES } from './routes.js';
 
-/** Merchant-initiated batches (operation 5): a CSV or XLSX file of payments, captures, voids and refunds, run row by row. */
+/**
+ * Merchant-initiated batches (operation 5): a CSV or XLSX file of payments, captures, voids and refunds, run row by
+ * row.
+ */
 export const batchesModule = defineModule({
   name: 'batches',
   routes: BATCH_ROUTES,

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { presentTransaction, type OrderView } from '../orders/index.js';
+import { type OrderView, presentTransaction } from '../orders/index.js';
 import { iso } from '../platform/clock.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
 import type { BatchInfoSchema, BatchRowErrorSchema, BatchTransactionSchema } from './schemas.js';
@@ -11,7 +11,9 @@ export type BatchInfoReply = Static<typeof BatchInfoSchema>;
 /** paygate has one store per merchant; the seed gives every batch the number of its store. */
 export const STORE_ID = 1;
 
-/** A batch as `batch_info` shows it (interface.md, operation 5), with paygate's own skipped_records and failure_reason. */
+/**
+ * A batch as `batch_info` shows it (interface.md, operation 5), with paygate's own skipped_records and failure_reason.
+ */
 export function presentBatchInfo(batch: BatchRecord): BatchInfoReply {
   return {
     id: batch.id,
@@ -33,7 +35,11 @@ export function presentBatchInfo(batch: BatchRecord): BatchInfoReply {
 /** A failed row: where in the file, and why. */
 export function presentRowError(row: BatchRowRecord): Static<typeof BatchRowErrorSchema> {
   return {
-    row: row.row_number, column: row.error_column ?? '', reason: row.error_reason ?? row.outcome ?? '', action: row.action ?? '', transaction_id: row.transaction_id ?? '',
+    row: row.row_number,
+    column: row.error_column ?? '',
+    reason: row.error_reason ?? row.outcome ?? '',
+    action: row.action ?? '',
+    transaction_id: row.transaction_id ?? '',
   };
 }
 
@@ -47,11 +53,18 @@ type TransactionOfView = OrderView['transactions'][number];
  * it, with what the batch shape adds (the integer type, refunded amount, the order summarised with no line items,
  * no transactions and an empty customer, as the seed fixes them). `row` is the file's row that made it.
  */
-export function presentBatchTransaction(view: OrderView, transaction: TransactionOfView, row?: { row: number; remark: string | null }): BatchTransactionReply {
+export function presentBatchTransaction(
+  view: OrderView,
+  transaction: TransactionOfView,
+  row?: { row: number; remark: string | null },
+): BatchTransactionReply {
   const { order } = view;
   const e = order.currency_exponent;
   const shown = presentTransaction(transaction, view.transactions, e);
-  const original = transaction.original_transaction_id === null ? undefined : view.transactions.find((t) => t.id === transaction.original_transaction_id);
+  const original =
+    transaction.original_transaction_id === null
+      ? undefined
+      : view.transactions.find((t) => t.id === transaction.original_transaction_id);
   const refunded = view.transactions
     .filter((t) => t.type === 'Refund' && t.status === 'succeeded' && t.original_transaction_id === transaction.id)
     .reduce((sum, t) => sum + t.amount, 0);
@@ -79,7 +92,9 @@ export function presentBatchTransaction(view: OrderView, transaction: Transactio
     device_sn: '',
     original_device_sn: '',
     acquirer_response_body: JSON.stringify({
-      resp_code: paymentData.resp_code ?? null, resp_msg: paymentData.resp_msg ?? null, transaction_state: paymentData.transaction_state ?? null,
+      resp_code: paymentData.resp_code ?? null,
+      resp_msg: paymentData.resp_msg ?? null,
+      transaction_state: paymentData.transaction_state ?? null,
     }),
     created_at: iso(transaction.created_at),
     reference_id: order.reference_number,
@@ -111,7 +126,15 @@ export function presentBatchTransaction(view: OrderView, transaction: Transactio
       line_items: null,
       transactions: null,
       customer: {
-        uuid: null, name: null, email: null, phone: null, dial_code: null, payer_company_name: null, reference_number: null, p_created_at: null, p_updated_at: null,
+        uuid: null,
+        name: null,
+        email: null,
+        phone: null,
+        dial_code: null,
+        payer_company_name: null,
+        reference_number: null,
+        p_created_at: null,
+        p_updated_at: null,
       },
     },
   };

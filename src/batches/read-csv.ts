@@ -14,15 +14,27 @@ const MAX_RECORD_BYTES = 64 * 1024;
  * their numbers and are not yielded. Text that is not UTF-8, or a quote left open, fails the file with the row.
  */
 export async function* readCsvRows(source: Readable): AsyncGenerator<SheetRow> {
-  const parser = parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES });
+  const parser = parse({
+    bom: true,
+    info: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    max_record_size: MAX_RECORD_BYTES,
+  });
   // A failure anywhere (the file, the decoding) destroys every stream with it, and the loop below throws it.
   pipeline(source, utf8Only(), parser, () => {});
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { records: number; empty_lines: number };
+    }>) {
       yield { row: info.records + info.empty_lines, cells: record };
     }
   } catch (error) {
-    if (error instanceof CsvError) throw new BatchFileError(`The CSV file cannot be read near row ${((error as CsvError & { records?: number }).records ?? 0) + 1}: ${csvProblem(error.code)}`);
+    if (error instanceof CsvError)
+      throw new BatchFileError(
+        `The CSV file cannot be read near row ${((error as CsvError & { records?: number }).records ?? 0) + 1}: ${csvProblem(error.code)}`,
+      );
     throw error;
   }
 }
@@ -33,12 +45,17 @@ export async function* readCsvRows(source: Readable): AsyncGenerator<SheetRow> {
  */
 function csvProblem(code: string): string {
   switch (code) {
-    case 'INVALID_OPENING_QUOTE': return 'a quote starts inside a field; a field with quotes in it is quoted whole, each quote in it doubled.';
+    case 'INVALID_OPENING_QUOTE':
+      return 'a quote starts inside a field; a field with quotes in it is quoted whole, each quote in it doubled.';
     case 'CSV_INVALID_CLOSING_QUOTE':
-    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE': return 'a quoted field has more text after its closing quote; each quote inside a field is doubled.';
-    case 'CSV_QUOTE_NOT_CLOSED': return 'a quote is left open to the end of the file.';
-    case 'CSV_MAX_RECORD_SIZE': return `a row is longer than ${MAX_RECORD_BYTES / 1024} KiB.`;
-    default: return 'it is not CSV text as RFC 4180 describes it.';
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+      return 'a quoted field has more text after its closing quote; each quote inside a field is doubled.';
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'a quote is left open to the end of the file.';
+    case 'CSV_MAX_RECORD_SIZE':
+      return `a row is longer than ${MAX_RECORD_BYTES / 1024} KiB.`;
+    default:
+      return 'it is not CSV text as RFC 4180 describes it.';
   }
 }
 

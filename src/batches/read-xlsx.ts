@@ -16,7 +16,12 @@ export interface XlsxLimits {
   maxSharedStrings: number;
 }
 
-export const XLSX_LIMITS: XlsxLimits = { maxEntries: 2_000, maxEntryBytes: 256 * 2 ** 20, maxTotalBytes: 512 * 2 ** 20, maxSharedStrings: 2_000_000 };
+export const XLSX_LIMITS: XlsxLimits = {
+  maxEntries: 2_000,
+  maxEntryBytes: 256 * 2 ** 20,
+  maxTotalBytes: 512 * 2 ** 20,
+  maxSharedStrings: 2_000_000,
+};
 
 /** Reads a zip's bytes from wherever the source keeps them. */
 class SourceReader extends yauzl.RandomAccessReader {
@@ -29,9 +34,12 @@ class SourceReader extends yauzl.RandomAccessReader {
   }
 }
 
-const openZip = (source: FileSource, options: yauzl.Options) => new Promise<yauzl.ZipFile>((resolve, reject) => {
-  yauzl.fromRandomAccessReader(new SourceReader(source), source.size, options, (error, zip) => (error ? reject(error) : resolve(zip)));
-});
+const openZip = (source: FileSource, options: yauzl.Options) =>
+  new Promise<yauzl.ZipFile>((resolve, reject) => {
+    yauzl.fromRandomAccessReader(new SourceReader(source), source.size, options, (error, zip) =>
+      error ? reject(error) : resolve(zip),
+    );
+  });
 
 /**
  * The rows of the first worksheet (in tab order) of an XLSX file, streamed: the sheet's XML is parsed as it is
@@ -47,7 +55,12 @@ const openZip = (source: FileSource, options: yauzl.Options) => new Promise<yauz
 export async function* readXlsxRows(source: FileSource, limits: XlsxLimits = XLSX_LIMITS): AsyncGenerator<SheetRow> {
   let zip: yauzl.ZipFile;
   try {
-    zip = await openZip(source, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false });
+    zip = await openZip(source, {
+      lazyEntries: true,
+      autoClose: false,
+      validateEntrySizes: true,
+      strictFileNames: false,
+    });
   } catch (error) {
     throw new BatchFileError(`The file is not a readable XLSX workbook: ${(error as Error).message}.`);
   }
@@ -56,16 +69,25 @@ export async function* readXlsxRows(source: FileSource, limits: XlsxLimits = XLS
     const open = async (name: string): Promise<Readable> => {
       const entry = entries.get(name);
       if (!entry) throw new BatchFileError(`The file is not an XLSX workbook: it has no ${name}.`);
-      return promisify(zip.openReadStream.bind(zip) as (entry: yauzl.Entry, callback: (error: Error | null, stream: Readable) => void) => void)(entry);
+      return promisify(
+        zip.openReadStream.bind(zip) as (
+          entry: yauzl.Entry,
+          callback: (error: Error | null, stream: Readable) => void,
+        ) => void,
+      )(entry);
     };
     const sheetPath = await firstSheetPath(open);
-    const shared = entries.has('xl/sharedStrings.xml') ? await sharedStrings(await open('xl/sharedStrings.xml'), limits) : [];
+    const shared = entries.has('xl/sharedStrings.xml')
+      ? await sharedStrings(await open('xl/sharedStrings.xml'), limits)
+      : [];
     yield* sheetRows(await open(sheetPath), shared);
   } catch (error) {
     if (error instanceof BatchFileError) throw error;
     // yauzl's words for a part that inflates to more than the zip's directory says it holds: a hostile file.
     if (/too many bytes in the stream/.test((error as Error).message)) {
-      throw new BatchFileError('The XLSX workbook is damaged: a part of it unpacks to more than the workbook says it holds.');
+      throw new BatchFileError(
+        'The XLSX workbook is damaged: a part of it unpacks to more than the workbook says it holds.',
+      );
     }
     throw new BatchFileError(`The XLSX workbook cannot be read: ${(error as Error).message}.`);
   } finally {
@@ -79,8 +101,16 @@ function listEntries(zip: yauzl.ZipFile, limits: XlsxLimits): Promise<Map<string
   return new Promise((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {
       total += entry.uncompressedSize;
-      if (entries.size >= limits.maxEntries || entry.uncompressedSize > limits.maxEntryBytes || total > limits.maxTotalBytes) {
-        reject(new BatchFileError(`The XLSX workbook unpacks to more than this server reads (${Math.round(limits.maxTotalBytes / 2 ** 20)} MiB in all, ${Math.round(limits.maxEntryBytes / 2 ** 20)} MiB a part).`));
+      if (
+        entries.size >= limits.maxEntries ||
+        entry.uncompressedSize > limits.maxEntryBytes ||
+        total > limits.maxTotalBytes
+      ) {
+        reject(
+          new BatchFileError(
+            `The XLSX workbook unpacks to more than this server reads (${Math.round(limits.maxTotalBytes / 2 ** 20)} MiB in all, ${Math.round(limits.maxEntryBytes / 2 ** 20)} MiB a part).`,
+          ),
+        );
         return;
       }
       entries.set(entry.fileName, entry);
@@ -130,7 +160,8 @@ async function sharedStrings(stream: Readable, limits: XlsxLimits): Promise<stri
     } else if (name === 'si') {
       strings.push(current ?? '');
       current = undefined;
-      if (strings.length > limits.maxSharedStrings) throw new BatchFileError(`The XLSX workbook holds more than ${limits.maxSharedStrings} strings.`);
+      if (strings.length > limits.maxSharedStrings)
+        throw new BatchFileError(`The XLSX workbook holds more than ${limits.maxSharedStrings} strings.`);
     } else if (name === 'rPh') {
       phonetic -= 1;
     } else if (name === 't') {
@@ -158,8 +189,12 @@ async function* sheetRows(stream: Readable, shared: string[]): AsyncGenerator<Sh
         nextColumn = 0;
       } else if (name === 'c' && row) {
         const column = event.attributes.r === undefined ? nextColumn : cellColumn(event.attributes.r, row.row);
-        if (column < nextColumn) throw new MisnumberedError(`Row ${row.row} has the cell ${event.attributes.r} twice, or after a cell to its right.`);
-        if (column >= SHEET_LIMITS.columns) throw new MisnumberedError(`Row ${row.row} has a cell beyond column XFD, the last a sheet may have.`);
+        if (column < nextColumn)
+          throw new MisnumberedError(
+            `Row ${row.row} has the cell ${event.attributes.r} twice, or after a cell to its right.`,
+          );
+        if (column >= SHEET_LIMITS.columns)
+          throw new MisnumberedError(`Row ${row.row} has a cell beyond column XFD, the last a sheet may have.`);
         cell = { column, type: event.attributes.t, text: '' };
       } else if ((name === 'v' || name === 't') && cell) {
         inValue = true;
@@ -182,19 +217,28 @@ async function* sheetRows(stream: Readable, shared: string[]): AsyncGenerator<Sh
 function rowNumber(text: string, previous: number): number {
   const number = /^[1-9][0-9]{0,6}$/.test(text) ? Number(text) : undefined;
   if (number === undefined || number > SHEET_LIMITS.rows) {
-    throw new MisnumberedError(`The row after row ${previous} is numbered ${JSON.stringify(text.slice(0, 40))}: rows are numbered 1 to ${SHEET_LIMITS.rows}.`);
+    throw new MisnumberedError(
+      `The row after row ${previous} is numbered ${JSON.stringify(text.slice(0, 40))}: rows are numbered 1 to ${SHEET_LIMITS.rows}.`,
+    );
   }
-  if (number <= previous) throw new MisnumberedError(`Row ${number} comes after row ${previous}: each row must come once, in order.`);
+  if (number <= previous)
+    throw new MisnumberedError(`Row ${number} comes after row ${previous}: each row must come once, in order.`);
   return number;
 }
 
-/** The column (from 0) a cell reference such as "C12" names, when it is a cell of row `row` within the sheet's columns. */
+/**
+ * The column (from 0) a cell reference such as "C12" names, when it is a cell of row `row` within the sheet's columns.
+ */
 function cellColumn(reference: string, row: number): number {
   const match = /^([A-Za-z]{1,7})([0-9]{1,8})$/.exec(reference);
-  if (!match) throw new MisnumberedError(`Row ${row} has a cell named ${JSON.stringify(reference.slice(0, 40))}, which is not a cell reference such as "C${row}".`);
+  if (!match)
+    throw new MisnumberedError(
+      `Row ${row} has a cell named ${JSON.stringify(reference.slice(0, 40))}, which is not a cell reference such as "C${row}".`,
+    );
   if (Number(match[2]) !== row) throw new MisnumberedError(`Row ${row} holds the cell ${reference}, of another row.`);
   const column = columnNumber(match[1]!);
-  if (column > SHEET_LIMITS.columns) throw new MisnumberedError(`Row ${row} has the cell ${reference}, beyond column XFD, the last a sheet may have.`);
+  if (column > SHEET_LIMITS.columns)
+    throw new MisnumberedError(`Row ${row} has the cell ${reference}, beyond column XFD, the last a sheet may have.`);
   return column - 1;
 }
 
@@ -215,7 +259,9 @@ type XmlEvent =
 async function* xmlEvents(stream: Readable): AsyncGenerator<XmlEvent> {
   const parser = new SaxesParser();
   let events: XmlEvent[] = [];
-  parser.on('opentag', (tag: SaxesTagPlain) => events.push({ kind: 'open', name: tag.name, attributes: tag.attributes as Record<string, string> }));
+  parser.on('opentag', (tag: SaxesTagPlain) =>
+    events.push({ kind: 'open', name: tag.name, attributes: tag.attributes as Record<string, string> }),
+  );
   parser.on('closetag', (tag: SaxesTagPlain) => events.push({ kind: 'close', name: tag.name }));
   parser.on('text', (text: string) => events.push({ kind: 'text', text }));
   parser.on('cdata', (text: string) => events.push({ kind: 'text', text }));

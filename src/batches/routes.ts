@@ -1,20 +1,26 @@
-import { clientCall } from '../http/examples.js';
-import { defineRoute, type FileReply } from '../http/route.js';
-import { cancelBatch, createBatch, getBatch, listMerchantBatches } from './batches.js';
-import { batchErrors, batchTransactions } from './views.js';
-import { BATCH_ERRORS } from './errors.js';
 import Type from 'typebox';
+import { clientCall } from '../http/examples.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
+import { defineRoute, type FileReply } from '../http/route.js';
+import { AppError } from '../platform/errors.js';
+import { PageQuery } from '../platform/schema.js';
+import { BATCH_FILE_TYPES } from './batch-file.js';
+import { cancelBatch, createBatch, getBatch, listMerchantBatches } from './batches.js';
+import { BATCH_ERRORS } from './errors.js';
 import { EXAMPLE_BATCH_ID, EXAMPLE_RESULT_FILE, EXAMPLE_ROW_ERROR, exampleBatch, NEW_BATCH } from './examples.js';
 import { presentBatchInfo } from './present.js';
 import { resultFile } from './result-file.js';
 import {
-  BatchCreatedData, BatchData, BatchErrorsData, BatchListData, BatchParams, CreateBatchBody, CreateBatchQuery,
+  BatchCreatedData,
+  BatchData,
+  BatchErrorsData,
+  BatchListData,
+  BatchParams,
+  CreateBatchBody,
+  CreateBatchQuery,
 } from './schemas.js';
-import { AppError } from '../platform/errors.js';
-import { PageQuery } from '../platform/schema.js';
-import { BATCH_FILE_TYPES } from './batch-file.js';
 import type { BatchRecord } from './store.js';
-import { listParameters, pageReply } from '../http/list-reply.js';
+import { batchErrors, batchTransactions } from './views.js';
 
 const BASE = '/svc/payment/api/v1/openapi/batch_mit_transactions';
 const TAGS = ['batches'];
@@ -26,10 +32,12 @@ export const BATCH_ROUTES = [
     method: 'POST',
     url: BASE,
     operationId: 'createBatch',
-    summary: 'Create a batch of merchant-initiated transactions from a CSV or XLSX file: its file_url, or the file itself as the body.',
-    description: 'Answers at once with upload_status pending: the file is fetched and its rows run in the background (docs/batches.md). '
-      + 'To send the file itself, make it the whole body with Content-Type text/csv or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, '
-      + 'and batch_name in the query; the signature covers its bytes as for any body.',
+    summary:
+      'Create a batch of merchant-initiated transactions from a CSV or XLSX file: its file_url, or the file itself as the body.',
+    description:
+      'Answers at once with upload_status pending: the file is fetched and its rows run in the background (docs/batches.md). ' +
+      'To send the file itself, make it the whole body with Content-Type text/csv or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, ' +
+      'and batch_name in the query; the signature covers its bytes as for any body.',
     tags: TAGS,
     body: CreateBatchBody,
     querystring: CreateBatchQuery,
@@ -42,7 +50,11 @@ export const BATCH_ROUTES = [
       return createBatch(ctx, { fileUrl: body.batch.file_url }, body.batch.batch_name ?? query.batch_name);
     },
     present: batchReply,
-    example: { request: { body: { batch: NEW_BATCH } }, reply: { batch_info: exampleBatch('pending') }, client: clientCall('batches.create', NEW_BATCH) },
+    example: {
+      request: { body: { batch: NEW_BATCH } },
+      reply: { batch_info: exampleBatch('pending') },
+      client: clientCall('batches.create', NEW_BATCH),
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -114,7 +126,11 @@ export const BATCH_ROUTES = [
       const batch = await getBatch(ctx, params.id);
       return { filename: `batch-${batch.id}-result.csv`, body: resultFile(ctx, batch) };
     },
-    example: { request: { params: { id: EXAMPLE_BATCH_ID } }, reply: EXAMPLE_RESULT_FILE, client: clientCall('batches.resultFile', EXAMPLE_BATCH_ID) },
+    example: {
+      request: { params: { id: EXAMPLE_BATCH_ID } },
+      reply: EXAMPLE_RESULT_FILE,
+      client: clientCall('batches.resultFile', EXAMPLE_BATCH_ID),
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -127,6 +143,10 @@ export const BATCH_ROUTES = [
     errors: [BATCH_ERRORS.batchNotFound, BATCH_ERRORS.batchNotCancellable],
     handler: ({ ctx, params }) => cancelBatch(ctx, params.id),
     present: batchReply,
-    example: { request: { params: { id: EXAMPLE_BATCH_ID } }, reply: { batch_info: exampleBatch('cancelled') }, client: clientCall('batches.cancel', EXAMPLE_BATCH_ID) },
+    example: {
+      request: { params: { id: EXAMPLE_BATCH_ID } },
+      reply: { batch_info: exampleBatch('cancelled') },
+      client: clientCall('batches.cancel', EXAMPLE_BATCH_ID),
+    },
   }),
 ];

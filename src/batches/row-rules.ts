@@ -1,6 +1,6 @@
-import { readCard, withoutCardNumbers, type CheckedCard } from '../cards/card.js';
+import { type CheckedCard, readCard, withoutCardNumbers } from '../cards/card.js';
 import { AppError } from '../platform/errors.js';
-import { readCurrency, readMoney, type Currency, type Money } from '../platform/money/money.js';
+import { type Currency, type Money, readCurrency, readMoney } from '../platform/money/money.js';
 import type { BatchRow } from './batch-file.js';
 import { BATCH_COLUMNS, type BatchColumn } from './columns.js';
 
@@ -13,9 +13,31 @@ export type Means = { token: string } | { card: CheckedCard };
 
 /** A row whose own cells hold together; what it names (customer, token, transaction) is checked when it runs. */
 export type RowInstruction =
-  | { row: number; action: 'payment' | 'authorize'; reference: string; customerUuid: string | undefined; amount: Money; means: Means; remark: string | undefined }
-  | { row: number; action: 'capture' | 'refund'; originalTransactionId: string; reference: string | undefined; amount: Money | undefined; remark: string | undefined }
-  | { row: number; action: 'void'; named: 'void' | 'cancellation'; originalTransactionId: string; reference: string | undefined; remark: string | undefined };
+  | {
+      row: number;
+      action: 'payment' | 'authorize';
+      reference: string;
+      customerUuid: string | undefined;
+      amount: Money;
+      means: Means;
+      remark: string | undefined;
+    }
+  | {
+      row: number;
+      action: 'capture' | 'refund';
+      originalTransactionId: string;
+      reference: string | undefined;
+      amount: Money | undefined;
+      remark: string | undefined;
+    }
+  | {
+      row: number;
+      action: 'void';
+      named: 'void' | 'cancellation';
+      originalTransactionId: string;
+      reference: string | undefined;
+      remark: string | undefined;
+    };
 
 /** Why a row cannot run: the column at fault (as the file names it) and the reason. */
 export interface RowRefusal {
@@ -32,7 +54,10 @@ export interface RowContext {
 }
 
 class Refused extends Error {
-  constructor(readonly column: BatchColumn, reason: string) {
+  constructor(
+    readonly column: BatchColumn,
+    reason: string,
+  ) {
     super(reason);
   }
 }
@@ -54,7 +79,10 @@ export function checkRow(input: BatchRow, context: RowContext): RowInstruction |
 function instructionOf({ row, fields }: BatchRow, { today, currency: defaultCurrency }: RowContext): RowInstruction {
   const actionText = required(fields, 'action').toLowerCase();
   if (!(BATCH_ACTIONS as readonly string[]).includes(actionText)) {
-    throw new Refused('action', `${quoteCell(fields.action!)} is not an action: use one of ${BATCH_ACTIONS.join(', ')}.`);
+    throw new Refused(
+      'action',
+      `${quoteCell(fields.action!)} is not an action: use one of ${BATCH_ACTIONS.join(', ')}.`,
+    );
   }
   const action = actionText as BatchActionName;
   const currency = currencyOf(fields, defaultCurrency);
@@ -67,7 +95,8 @@ function instructionOf({ row, fields }: BatchRow, { today, currency: defaultCurr
   }
   const originalTransactionId = required(fields, 'originalTransaction');
   const reference = fields.reference;
-  if (action === 'void' || action === 'cancellation') return { row, action: 'void', named: action, originalTransactionId, reference, remark };
+  if (action === 'void' || action === 'cancellation')
+    return { row, action: 'void', named: action, originalTransactionId, reference, remark };
   const amount = fields.amount === undefined ? undefined : money(fields.amount, currency);
   return { row, action, originalTransactionId, reference, amount, remark };
 }
@@ -91,7 +120,11 @@ function currencyOf(fields: BatchRow['fields'], defaultCurrency: string): Curren
   try {
     return readCurrency(fields.currency ?? defaultCurrency, BATCH_COLUMNS.currency);
   } catch (error) {
-    if (error instanceof AppError) throw new Refused('currency', `${quoteCell(fields.currency ?? defaultCurrency)} is not an ISO 4217 currency code.`);
+    if (error instanceof AppError)
+      throw new Refused(
+        'currency',
+        `${quoteCell(fields.currency ?? defaultCurrency)} is not an ISO 4217 currency code.`,
+      );
     throw error;
   }
 }
@@ -100,22 +133,38 @@ function money(text: string, currency: Currency): Money {
   try {
     return readMoney(text, currency, quoteCell(text));
   } catch (error) {
-    if (error instanceof AppError) throw new Refused('amount', `${error.message.replace(/\.$/, '')} (${currency.code}).`);
+    if (error instanceof AppError)
+      throw new Refused('amount', `${error.message.replace(/\.$/, '')} (${currency.code}).`);
     throw error;
   }
 }
 
 function meansOf(fields: BatchRow['fields'], today: { year: number; month: number }): Means {
   const { token, cardNumber } = fields;
-  if (token !== undefined && cardNumber !== undefined) throw new Refused('token', 'and "Card Number" are both given: pay with one of them.');
+  if (token !== undefined && cardNumber !== undefined)
+    throw new Refused('token', 'and "Card Number" are both given: pay with one of them.');
   if (token !== undefined) return { token };
-  if (cardNumber === undefined) throw new Refused('token', 'is empty, and so is "Card Number": the row has nothing to pay with.');
-  const card = readCard({
-    number: cardNumber, exp_month: required(fields, 'expiryMonth'), exp_year: required(fields, 'expiryYear'),
-    ...(fields.cvc !== undefined && { cvv: fields.cvc }), holder_name: '',
-  }, today, 'card');
+  if (cardNumber === undefined)
+    throw new Refused('token', 'is empty, and so is "Card Number": the row has nothing to pay with.');
+  const card = readCard(
+    {
+      number: cardNumber,
+      exp_month: required(fields, 'expiryMonth'),
+      exp_year: required(fields, 'expiryYear'),
+      ...(fields.cvc !== undefined && { cvv: fields.cvc }),
+      holder_name: '',
+    },
+    today,
+    'card',
+  );
   if ('field' in card) {
-    const column: BatchColumn = card.field.endsWith('.number') ? 'cardNumber' : card.field.endsWith('.exp_month') ? 'expiryMonth' : card.field.endsWith('.cvv') ? 'cvc' : 'expiryYear';
+    const column: BatchColumn = card.field.endsWith('.number')
+      ? 'cardNumber'
+      : card.field.endsWith('.exp_month')
+        ? 'expiryMonth'
+        : card.field.endsWith('.cvv')
+          ? 'cvc'
+          : 'expiryYear';
     throw new Refused(column, `${card.message}.`);
   }
   return { card };

@@ -6,7 +6,10 @@ export interface SheetRow {
   cells: string[];
 }
 
-/** What a spreadsheet may hold (Excel's limits, which XLSX files are written for): rows 1 to 1,048,576, columns A to XFD. */
+/**
+ * What a spreadsheet may hold (Excel's limits, which XLSX files are written for): rows 1 to 1,048,576, columns A to
+ * XFD.
+ */
 export const SHEET_LIMITS = { rows: 1_048_576, columns: 16_384 } as const;
 
 /**

@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
-import { isPostgres, preparedPatch, type Db } from '../platform/database/database.js';
+import { type Db, isPostgres, preparedPatch } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { isUuid } from '../platform/ids.js';
-import type { BatchesTable, BatchRowsTable } from './tables.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
+import type { BatchesTable, BatchRowsTable } from './tables.js';
 
 export type BatchRecord = Selectable<BatchesTable>;
 export type BatchRowRecord = Selectable<BatchRowsTable>;
@@ -32,7 +32,12 @@ export async function insertBatch(db: Db, row: BatchRecord): Promise<void> {
   await db.insertInto('batches').values(row).execute();
 }
 
-export async function findBatch(db: Db, merchantId: string, id: string, lock = false): Promise<BatchRecord | undefined> {
+export async function findBatch(
+  db: Db,
+  merchantId: string,
+  id: string,
+  lock = false,
+): Promise<BatchRecord | undefined> {
   // Batch ids are UUIDs: any other text names none (and never reaches the database, where U+0000 cannot go).
   if (!isUuid(id)) return undefined;
   const query = db.selectFrom('batches').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id);
@@ -41,7 +46,11 @@ export async function findBatch(db: Db, merchantId: string, id: string, lock = f
 
 /** Changes a batch; with `from`, only while its status is one of those. Answers whether it changed. */
 export async function updateBatch(
-  db: Db, merchantId: string, id: string, patch: Partial<Omit<BatchRecord, 'id' | 'merchant_id'>>, from?: readonly UploadStatus[],
+  db: Db,
+  merchantId: string,
+  id: string,
+  patch: Partial<Omit<BatchRecord, 'id' | 'merchant_id'>>,
+  from?: readonly UploadStatus[],
 ): Promise<boolean> {
   let query = db.updateTable('batches').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id);
   if (from) query = query.where('upload_status', 'in', from);
@@ -50,24 +59,44 @@ export async function updateBatch(
 }
 
 /** Adds to a batch's counters in one statement: processes finishing rows at once never lose a count. */
-export async function countRows(db: Db, merchantId: string, id: string, counts: { successful: number; failed: number }, now: number): Promise<void> {
+export async function countRows(
+  db: Db,
+  merchantId: string,
+  id: string,
+  counts: { successful: number; failed: number },
+  now: number,
+): Promise<void> {
   if (counts.successful === 0 && counts.failed === 0) return;
-  await db.updateTable('batches')
+  await db
+    .updateTable('batches')
     .set((eb) => ({
       successful_records: eb('successful_records', '+', counts.successful),
       failed_records: eb('failed_records', '+', counts.failed),
       updated_at: now,
     }))
-    .where('merchant_id', '=', merchantId).where('id', '=', id).execute();
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** A page of the merchant's batches, newest first, and how many match in all. */
-export async function listBatches(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: BatchRecord[]; total: number }> {
+export async function listBatches(
+  db: Db,
+  merchantId: string,
+  conditions: Condition[],
+  page: Page,
+): Promise<{ rows: BatchRecord[]; total: number }> {
   const postgres = isPostgres(db);
   let query = db.selectFrom('batches').where('batches.merchant_id', '=', merchantId);
   for (const condition of conditions) query = query.where(conditionSql(condition, BATCH_FILTERS, postgres));
   const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('batches.created_at', 'desc').orderBy('batches.id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    query
+      .selectAll()
+      .orderBy('batches.created_at', 'desc')
+      .orderBy('batches.id', 'desc')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
@@ -76,18 +105,41 @@ export async function listBatches(db: Db, merchantId: string, conditions: Condit
 // ---- the file sent as a body, until it is read ----
 
 /** A part of a batch's file, as its text is kept (sealed: see stored-file.ts). */
-export async function insertFilePart(db: Db, merchantId: string, batchId: string, part: number, content: string): Promise<void> {
-  await db.insertInto('batch_file_parts').values({ batch_id: batchId, part, merchant_id: merchantId, content }).execute();
+export async function insertFilePart(
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  part: number,
+  content: string,
+): Promise<void> {
+  await db
+    .insertInto('batch_file_parts')
+    .values({ batch_id: batchId, part, merchant_id: merchantId, content })
+    .execute();
 }
 
-export async function readFilePart(db: Db, merchantId: string, batchId: string, part: number): Promise<string | undefined> {
-  const row = await db.selectFrom('batch_file_parts').select('content')
-    .where('batch_id', '=', batchId).where('part', '=', part).where('merchant_id', '=', merchantId).executeTakeFirst();
+export async function readFilePart(
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  part: number,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('batch_file_parts')
+    .select('content')
+    .where('batch_id', '=', batchId)
+    .where('part', '=', part)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
   return row?.content;
 }
 
 export async function dropFileParts(db: Db, merchantId: string, batchId: string): Promise<void> {
-  await db.deleteFrom('batch_file_parts').where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).execute();
+  await db
+    .deleteFrom('batch_file_parts')
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .execute();
 }
 
 // ---- rows ----
@@ -98,8 +150,12 @@ export async function insertRows(db: Db, rows: BatchRowRecord[]): Promise<void> 
 
 /** How many rows of a batch are written, whatever their state. */
 export async function countWrittenRows(db: Db, merchantId: string, batchId: string): Promise<number> {
-  const row = await db.selectFrom('batch_rows').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('batch_rows')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -110,43 +166,97 @@ export async function dropRows(db: Db, merchantId: string, batchId: string): Pro
 
 /** Up to `limit` rows from `first` to `last` that have not finished, in order; locked when asked. */
 export async function unfinishedRows(
-  db: Db, merchantId: string, batchId: string, first: number, last: number, limit: number, lock = false,
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  first: number,
+  last: number,
+  limit: number,
+  lock = false,
 ): Promise<BatchRowRecord[]> {
-  const query = db.selectFrom('batch_rows').selectAll()
-    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId)
-    .where('row_number', '>=', first).where('row_number', '<=', last)
+  const query = db
+    .selectFrom('batch_rows')
+    .selectAll()
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .where('row_number', '>=', first)
+    .where('row_number', '<=', last)
     .where('state', 'in', ['waiting', 'running'])
-    .orderBy('row_number').limit(limit);
+    .orderBy('row_number')
+    .limit(limit);
   return (lock ? forUpdate(db, query) : query).execute();
 }
 
-export async function updateRow(db: Db, merchantId: string, batchId: string, rowNumber: number, patch: Partial<Omit<BatchRowRecord, 'batch_id' | 'row_number' | 'merchant_id'>>): Promise<void> {
-  await db.updateTable('batch_rows').set(patch)
-    .where('batch_id', '=', batchId).where('row_number', '=', rowNumber).where('merchant_id', '=', merchantId).execute();
+export async function updateRow(
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  rowNumber: number,
+  patch: Partial<Omit<BatchRowRecord, 'batch_id' | 'row_number' | 'merchant_id'>>,
+): Promise<void> {
+  await db
+    .updateTable('batch_rows')
+    .set(patch)
+    .where('batch_id', '=', batchId)
+    .where('row_number', '=', rowNumber)
+    .where('merchant_id', '=', merchantId)
+    .execute();
 }
 
 /** Rows whose payments are recorded are running, in one statement. */
-export async function startRows(db: Db, merchantId: string, batchId: string, rowNumbers: number[], now: number): Promise<void> {
+export async function startRows(
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  rowNumbers: number[],
+  now: number,
+): Promise<void> {
   if (rowNumbers.length === 0) return;
-  await db.updateTable('batch_rows').set({ state: 'running', updated_at: now })
-    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('row_number', 'in', rowNumbers).execute();
+  await db
+    .updateTable('batch_rows')
+    .set({ state: 'running', updated_at: now })
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .where('row_number', 'in', rowNumbers)
+    .execute();
 }
 
 /** Changes a row that has not finished (waiting or running): whether it did (another runner may have finished it). */
-export async function finishRow(db: Db, merchantId: string, batchId: string, rowNumber: number, patch: Partial<Omit<BatchRowRecord, 'batch_id' | 'row_number' | 'merchant_id'>>): Promise<boolean> {
+export async function finishRow(
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  rowNumber: number,
+  patch: Partial<Omit<BatchRowRecord, 'batch_id' | 'row_number' | 'merchant_id'>>,
+): Promise<boolean> {
   const result = await patchUnfinishedRow(db, patch, { merchantId, batchId, rowNumber });
   return Number(result.numAffectedRows ?? 0) > 0;
 }
 
-const patchUnfinishedRow = preparedPatch((db, set: Partial<BatchRowRecord>, p: { merchantId: string; batchId: string; rowNumber: number }) =>
-  db.updateTable('batch_rows').set(set)
-    .where('batch_id', '=', p.batchId).where('row_number', '=', p.rowNumber).where('merchant_id', '=', p.merchantId).where('state', 'in', ['waiting', 'running']));
+const patchUnfinishedRow = preparedPatch(
+  (db, set: Partial<BatchRowRecord>, p: { merchantId: string; batchId: string; rowNumber: number }) =>
+    db
+      .updateTable('batch_rows')
+      .set(set)
+      .where('batch_id', '=', p.batchId)
+      .where('row_number', '=', p.rowNumber)
+      .where('merchant_id', '=', p.merchantId)
+      .where('state', 'in', ['waiting', 'running']),
+);
 
 /** Rows not yet begun are skipped (a cancellation): how many. */
 export async function skipWaitingRows(db: Db, merchantId: string, batchId: string, now: number): Promise<number> {
-  const result = await db.updateTable('batch_rows')
-    .set({ state: 'skipped', card_sealed: null, outcome: 'Skipped: the batch was cancelled before this row ran.', updated_at: now })
-    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('state', '=', 'waiting')
+  const result = await db
+    .updateTable('batch_rows')
+    .set({
+      state: 'skipped',
+      card_sealed: null,
+      outcome: 'Skipped: the batch was cancelled before this row ran.',
+      updated_at: now,
+    })
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .where('state', '=', 'waiting')
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -156,26 +266,54 @@ export async function skipWaitingRows(db: Db, merchantId: string, batchId: strin
  * begun skipped with `waiting` (the batch stopped for good). How many of each.
  */
 export async function endUnfinishedRows(
-  db: Db, merchantId: string, batchId: string, outcomes: { running: string; waiting: string }, now: number,
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  outcomes: { running: string; waiting: string },
+  now: number,
 ): Promise<{ failed: number; skipped: number }> {
   const rows = db.updateTable('batch_rows').where('batch_id', '=', batchId).where('merchant_id', '=', merchantId);
-  const failed = await rows.set({ state: 'failed', card_sealed: null, error_column: '', error_reason: outcomes.running, outcome: outcomes.running, updated_at: now })
-    .where('state', '=', 'running').executeTakeFirst();
-  const skipped = await rows.set({ state: 'skipped', card_sealed: null, outcome: outcomes.waiting, updated_at: now })
-    .where('state', '=', 'waiting').executeTakeFirst();
+  const failed = await rows
+    .set({
+      state: 'failed',
+      card_sealed: null,
+      error_column: '',
+      error_reason: outcomes.running,
+      outcome: outcomes.running,
+      updated_at: now,
+    })
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  const skipped = await rows
+    .set({ state: 'skipped', card_sealed: null, outcome: outcomes.waiting, updated_at: now })
+    .where('state', '=', 'waiting')
+    .executeTakeFirst();
   return { failed: Number(failed.numUpdatedRows), skipped: Number(skipped.numUpdatedRows) };
 }
 
 export async function countUnfinishedRows(db: Db, merchantId: string, batchId: string): Promise<number> {
-  const row = await db.selectFrom('batch_rows').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('state', 'in', ['waiting', 'running'])
+  const row = await db
+    .selectFrom('batch_rows')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .where('state', 'in', ['waiting', 'running'])
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** A page of a batch's failed rows, in row order, and how many there are. */
-export async function failedRows(db: Db, merchantId: string, batchId: string, page: Page): Promise<{ rows: BatchRowRecord[]; total: number }> {
-  const query = db.selectFrom('batch_rows').where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('state', '=', 'failed');
+export async function failedRows(
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  page: Page,
+): Promise<{ rows: BatchRowRecord[]; total: number }> {
+  const query = db
+    .selectFrom('batch_rows')
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .where('state', '=', 'failed');
   const [rows, count] = await Promise.all([
     query.selectAll().orderBy('row_number').offset(page.offset).limit(page.limit).execute(),
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
@@ -184,15 +322,39 @@ export async function failedRows(db: Db, merchantId: string, batchId: string, pa
 }
 
 /** A page of the rows that made a transaction, in row order. */
-export async function rowsWithTransactions(db: Db, merchantId: string, batchId: string, page: Page): Promise<BatchRowRecord[]> {
-  return db.selectFrom('batch_rows').selectAll()
-    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('transaction_id', 'is not', null)
-    .orderBy('row_number').offset(page.offset).limit(page.limit).execute();
+export async function rowsWithTransactions(
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  page: Page,
+): Promise<BatchRowRecord[]> {
+  return db
+    .selectFrom('batch_rows')
+    .selectAll()
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .where('transaction_id', 'is not', null)
+    .orderBy('row_number')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
 }
 
 /** Up to `limit` rows after row `after`, in order: a whole batch read a page at a time. */
-export async function rowsAfter(db: Db, merchantId: string, batchId: string, after: number, limit: number): Promise<BatchRowRecord[]> {
-  return db.selectFrom('batch_rows').selectAll()
-    .where('batch_id', '=', batchId).where('merchant_id', '=', merchantId).where('row_number', '>', after)
-    .orderBy('row_number').limit(limit).execute();
+export async function rowsAfter(
+  db: Db,
+  merchantId: string,
+  batchId: string,
+  after: number,
+  limit: number,
+): Promise<BatchRowRecord[]> {
+  return db
+    .selectFrom('batch_rows')
+    .selectAll()
+    .where('batch_id', '=', batchId)
+    .where('merchant_id', '=', merchantId)
+    .where('row_number', '>', after)
+    .orderBy('row_number')
+    .limit(limit)
+    .execute();
 }

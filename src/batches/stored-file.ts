@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import type { FileSource } from './file-source.js';
 import { findBatch, insertFilePart, readFilePart } from './store.js';
 
@@ -19,7 +19,8 @@ const FRAME_BYTES = 48 * 1024;
 const PARTS_AT_HAND = 4;
 
 /** What a frame is sealed as: its batch, and its place in the file. */
-const frameLabel = (batchId: string, part: number, frame: number) => `paygate batch file ${batchId} part ${part} frame ${frame}`;
+const frameLabel = (batchId: string, part: number, frame: number) =>
+  `paygate batch file ${batchId} part ${part} frame ${frame}`;
 
 /** Seals a file sent as a request's body into the batch's parts, in the caller's transaction. */
 export async function storeFile(tx: Context, batchId: string, bytes: Buffer): Promise<void> {
@@ -34,17 +35,23 @@ export async function storeFile(tx: Context, batchId: string, bytes: Buffer): Pr
 
 /** A part as its text is kept: `s1:`, then each frame sealed, as base64, joined by dots. */
 function sealPart(ctx: Context, batchId: string, part: number, frames: Buffer[]): string {
-  const sealed = frames.map((bytes, frame) => ctx.secrets.sealBytes(bytes, frameLabel(batchId, part, frame)).toString('base64'));
+  const sealed = frames.map((bytes, frame) =>
+    ctx.secrets.sealBytes(bytes, frameLabel(batchId, part, frame)).toString('base64'),
+  );
   return `${SEALED_PREFIX}${sealed.join('.')}`;
 }
 
-/** What marks a sealed part's text. A part stored by an earlier version is the file's bytes as base64, which has no ':'. */
+/**
+ * What marks a sealed part's text. A part stored by an earlier version is the file's bytes as base64, which has no ':'.
+ */
 const SEALED_PREFIX = 's1:';
 
 /** A part's bytes, frame by frame. */
 function openPart(ctx: Context, batchId: string, part: number, content: string): Buffer[] {
   if (!content.startsWith(SEALED_PREFIX)) return [Buffer.from(content, 'base64')];
-  return content.slice(SEALED_PREFIX.length).split('.')
+  return content
+    .slice(SEALED_PREFIX.length)
+    .split('.')
     .map((frame, index) => ctx.secrets.openBytes(Buffer.from(frame, 'base64'), frameLabel(batchId, part, index)));
 }
 
@@ -60,7 +67,10 @@ export class PartWriter {
   private part = 0;
   bytes = 0;
 
-  constructor(private readonly ctx: Context, private readonly batchId: string) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly batchId: string,
+  ) {}
 
   async write(chunk: Buffer): Promise<void> {
     this.pending.push(chunk);
@@ -77,10 +87,10 @@ export class PartWriter {
   /** The next `total` bytes that arrived, as frames (never one buffer of a whole part). */
   private frames(total: number): Buffer[] {
     const frames: Buffer[] = [];
-    for (let left = total; left > 0;) {
+    for (let left = total; left > 0; ) {
       const size = Math.min(FRAME_BYTES, left);
       const pieces: Buffer[] = [];
-      for (let need = size; need > 0;) {
+      for (let need = size; need > 0; ) {
         const head = this.pending[0]!;
         if (head.length <= need) {
           pieces.push(this.pending.shift()!);
@@ -114,7 +124,10 @@ export class PartWriter {
  * before its file was read still gets it, so that each of its rows is shown skipped; the file is erased once read.
  */
 export const waitingForFile = (batch: { upload_status: string; file_bytes: number | null; file_kind: string | null }) =>
-  batch.upload_status !== 'failed' && batch.upload_status !== 'success' && batch.file_bytes === null && batch.file_kind === null;
+  batch.upload_status !== 'failed' &&
+  batch.upload_status !== 'success' &&
+  batch.file_bytes === null &&
+  batch.file_kind === null;
 
 /** The batch stopped waiting for its file (it failed) while it was arriving. */
 export class FileNoLongerWanted extends Error {}
@@ -135,17 +148,20 @@ export function storedFile(ctx: Context, batchId: string, size: number): FileSou
   return {
     size,
     range(start, end) {
-      return Readable.from((async function* () {
-        for (let index = Math.floor(start / PART_BYTES); index * PART_BYTES < end; index += 1) {
-          let offset = index * PART_BYTES;
-          for (const frame of await part(index)) {
-            const from = Math.max(0, start - offset);
-            const to = Math.min(frame.length, end - offset);
-            if (to > from) yield frame.subarray(from, to);
-            offset += frame.length;
+      return Readable.from(
+        (async function* () {
+          for (let index = Math.floor(start / PART_BYTES); index * PART_BYTES < end; index += 1) {
+            let offset = index * PART_BYTES;
+            for (const frame of await part(index)) {
+              const from = Math.max(0, start - offset);
+              const to = Math.min(frame.length, end - offset);
+              if (to > from) yield frame.subarray(from, to);
+              offset += frame.length;
+            }
           }
-        }
-      })(), { objectMode: false });
+        })(),
+        { objectMode: false },
+      );
     },
   };
 }

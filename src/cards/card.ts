@@ -21,7 +21,11 @@ export interface RawCard {
 }
 
 /** Checks what a card form would: digits and Luhn, a real month, an expiry not in the past, a CVV's length. */
-export function readCard(raw: RawCard, today: { year: number; month: number }, prefix: string): CheckedCard | CardProblem {
+export function readCard(
+  raw: RawCard,
+  today: { year: number; month: number },
+  prefix: string,
+): CheckedCard | CardProblem {
   const number = raw.number.replace(/[ -]/g, '');
   if (!/^\d{12,19}$/.test(number)) return { field: `${prefix}.number`, message: 'must be 12 to 19 digits' };
   if (!passesLuhn(number)) return { field: `${prefix}.number`, message: 'is not a valid card number (check digit)' };
@@ -38,7 +42,8 @@ export function readCard(raw: RawCard, today: { year: number; month: number }, p
   }
   if (year > today.year + 30) return { field: `${prefix}.exp_year`, message: 'is too far in the future' };
 
-  if (raw.cvv !== undefined && !/^\d{3,4}$/.test(raw.cvv)) return { field: `${prefix}.cvv`, message: 'must be 3 or 4 digits' };
+  if (raw.cvv !== undefined && !/^\d{3,4}$/.test(raw.cvv))
+    return { field: `${prefix}.cvv`, message: 'must be 3 or 4 digits' };
   return { number, expMonth: month, expYear: year, cvv: raw.cvv, holderName: raw.holder_name };
 }
 

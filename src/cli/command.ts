@@ -54,10 +54,13 @@ export interface ArgumentSpec {
 
 /** What an option gives the command: a boolean is false when absent; a string option with no default may be absent. */
 export type OptionValues<O> = {
-  -readonly [K in keyof O]: O[K] extends { type: 'boolean' } ? boolean
-    : O[K] extends { multiple: true } ? string[]
-    : O[K] extends { required: true } | { default: string } ? string
-    : string | undefined;
+  -readonly [K in keyof O]: O[K] extends { type: 'boolean' }
+    ? boolean
+    : O[K] extends { multiple: true }
+      ? string[]
+      : O[K] extends { required: true } | { default: string }
+        ? string
+        : string | undefined;
 };
 
 export type ArgumentValues<A extends readonly ArgumentSpec[]> = {
@@ -85,10 +88,11 @@ export interface CommandDefinition<O extends Readonly<Record<string, OptionSpec>
   run(input: CommandInput<O, A>, deps: CommandDeps): Promise<number | void>;
 }
 
-// biome-ignore lint/complexity/noBannedTypes: {} is a command without options, the type its options are inferred from
-export function defineCommand<const O extends Readonly<Record<string, OptionSpec>> = {}, const A extends readonly ArgumentSpec[] = []>(
-  definition: CommandDefinition<O, A>,
-): Command {
+export function defineCommand<
+  // biome-ignore lint/complexity/noBannedTypes: {} is a command without options, the type its options are inferred from
+  const O extends Readonly<Record<string, OptionSpec>> = {},
+  const A extends readonly ArgumentSpec[] = [],
+>(definition: CommandDefinition<O, A>): Command {
   return {
     kind: 'command',
     name: definition.name,

@@ -20,14 +20,19 @@ export interface FailureReport {
 
 /**
  * Expected failures in a line each: the platform's own refusals, met here or answered by the server a command
- * calls (with --json, as JSON on stdout, where a script reads), configuration, a locked data folder, what the command itself explained, an address the server cannot
+ * calls (with --json, as JSON on stdout, where a script reads), configuration, a locked data folder, what the command
+ * itself explained, an address the server cannot
  * listen on, a network or file error, a database that refuses. Only what nobody expected shows its stack, which is
  * what a bug report needs.
  */
 export function reportFailure(error: unknown, output: { json: boolean }): FailureReport {
   // The platform's refusal, whether the command met it here or a server answered it (a command that calls the API).
-  const refusal = error instanceof AppError ? { code: error.definition.code, message: error.message }
-    : error instanceof PaygateError ? { code: error.errorCode, message: error.message } : undefined;
+  const refusal =
+    error instanceof AppError
+      ? { code: error.definition.code, message: error.message }
+      : error instanceof PaygateError
+        ? { code: error.errorCode, message: error.message }
+        : undefined;
   if (refusal) {
     return output.json
       ? { stdout: `${JSON.stringify({ error: refusal })}\n`, stderr: '' }
@@ -39,7 +44,8 @@ export function reportFailure(error: unknown, output: { json: boolean }): Failur
   const listen = listenFailure(error);
   if (listen) return { stderr: `${listen}\n` };
   const network = networkFailure(error);
-  if (network) return { stderr: `cannot connect${network.address ? ` to ${network.address}` : ''}: ${network.reason}\n` };
+  if (network)
+    return { stderr: `cannot connect${network.address ? ` to ${network.address}` : ''}: ${network.reason}\n` };
   const file = fileFailure(error);
   if (file) return { stderr: `${file}\n` };
   const database = databaseRefusal(error);
@@ -67,10 +73,15 @@ export function networkFailure(error: unknown): { reason: string; timedOut: bool
   const failed = all.find((cause) => typeof cause.code === 'string' && NETWORK_REASONS[cause.code] !== undefined);
   if (!failed) return undefined;
   // An AggregateError (IPv4 and IPv6 both tried) carries the code; the errors it gathers carry the address.
-  const located = all.find((cause) => cause.code === failed.code && (typeof cause.address === 'string' || typeof cause.hostname === 'string'));
-  const address = typeof located?.address === 'string'
-    ? `${located.address}${typeof located.port === 'number' ? `:${located.port}` : ''}`
-    : typeof located?.hostname === 'string' ? located.hostname : undefined;
+  const located = all.find(
+    (cause) => cause.code === failed.code && (typeof cause.address === 'string' || typeof cause.hostname === 'string'),
+  );
+  const address =
+    typeof located?.address === 'string'
+      ? `${located.address}${typeof located.port === 'number' ? `:${located.port}` : ''}`
+      : typeof located?.hostname === 'string'
+        ? located.hostname
+        : undefined;
   return { reason: NETWORK_REASONS[failed.code as string]!, timedOut: false, ...(address ? { address } : {}) };
 }
 
@@ -82,7 +93,12 @@ const LISTEN_REASONS: Readonly<Record<string, string>> = {
 
 /** A server that cannot listen where the configuration says. */
 function listenFailure(error: unknown): string | undefined {
-  const { code, syscall, address, port } = (error ?? {}) as { code?: unknown; syscall?: unknown; address?: unknown; port?: unknown };
+  const { code, syscall, address, port } = (error ?? {}) as {
+    code?: unknown;
+    syscall?: unknown;
+    address?: unknown;
+    port?: unknown;
+  };
   const reason = syscall === 'listen' && typeof code === 'string' ? LISTEN_REASONS[code] : undefined;
   return reason ? `cannot listen on ${String(address)}:${String(port)}: ${reason}` : undefined;
 }
@@ -114,7 +130,10 @@ function fileFailure(error: unknown): string | undefined {
  */
 function databaseRefusal(error: unknown): string | undefined {
   const { code, severity, message } = (error ?? {}) as { code?: unknown; severity?: unknown; message?: unknown };
-  if (error instanceof Error && (isTransientDatabaseError(error) || /^Connection terminated due to connection timeout/.test(error.message))) {
+  if (
+    error instanceof Error &&
+    (isTransientDatabaseError(error) || /^Connection terminated due to connection timeout/.test(error.message))
+  ) {
     return `the database did not answer in time: ${error.message}`;
   }
   if (typeof severity !== 'string' || typeof code !== 'string' || typeof message !== 'string') return undefined;

@@ -11,9 +11,11 @@ export interface Program {
 
 /** Every command with the words that run it (`['merchant', 'create']`), in the order declared. */
 export function leafCommands(entries: readonly CommandEntry[]): Array<{ path: string[]; command: Command }> {
-  return entries.flatMap((entry) => entry.kind === 'command'
-    ? [{ path: [entry.name], command: entry }]
-    : entry.commands.map((command) => ({ path: [entry.name, command.name], command })));
+  return entries.flatMap((entry) =>
+    entry.kind === 'command'
+      ? [{ path: [entry.name], command: entry }]
+      : entry.commands.map((command) => ({ path: [entry.name, command.name], command })),
+  );
 }
 
 export function argumentName(argument: ArgumentSpec): string {
@@ -31,7 +33,8 @@ export function usageLine(program: string, path: readonly string[], command: Com
 
 function usageWords(program: string, path: readonly string[], command: Command): string[] {
   const words = [[program, ...path].join(' ')];
-  for (const argument of command.arguments) words.push(argument.optional ? `[${argumentName(argument)}]` : argumentName(argument));
+  for (const argument of command.arguments)
+    words.push(argument.optional ? `[${argumentName(argument)}]` : argumentName(argument));
   for (const [name, spec] of Object.entries(command.options)) {
     const shown = optionName(name, spec);
     words.push(`${spec.required ? shown : `[${shown}]`}${spec.multiple ? '...' : ''}`);
@@ -40,7 +43,11 @@ function usageWords(program: string, path: readonly string[], command: Command):
 }
 
 function optionNotes(spec: OptionSpec): string {
-  const notes = [spec.required && 'required', spec.default !== undefined && `default ${spec.default}`, spec.multiple && 'may be repeated'];
+  const notes = [
+    spec.required && 'required',
+    spec.default !== undefined && `default ${spec.default}`,
+    spec.multiple && 'may be repeated',
+  ];
   const said = notes.filter((note): note is string => typeof note === 'string');
   return said.length > 0 ? ` (${said.join('; ')})` : '';
 }
@@ -51,7 +58,8 @@ function commandRows(command: Command): { arguments: Array<[string, string]>; op
     arguments: command.arguments.map((argument) => [argumentName(argument), argument.description]),
     options: [
       ...Object.entries(command.options).map(([name, spec]): [string, string] => [
-        `${spec.short ? `-${spec.short}, ` : ''}${optionName(name, spec)}`, `${spec.description}${optionNotes(spec)}`,
+        `${spec.short ? `-${spec.short}, ` : ''}${optionName(name, spec)}`,
+        `${spec.description}${optionNotes(spec)}`,
       ]),
       ['-h, --help', 'show this help'],
     ],
@@ -62,8 +70,11 @@ const WIDTH = 100;
 
 function table(rows: ReadonlyArray<readonly [string, string]>): string[] {
   const width = Math.max(...rows.map(([left]) => left.length)) + 3;
-  return rows.flatMap(([left, right]) => wrap(right, WIDTH - 2 - width)
-    .map((line, index) => `  ${(index === 0 ? left : '').padEnd(width)}${line}`.trimEnd()));
+  return rows.flatMap(([left, right]) =>
+    wrap(right, WIDTH - 2 - width).map((line, index) =>
+      `  ${(index === 0 ? left : '').padEnd(width)}${line}`.trimEnd(),
+    ),
+  );
 }
 
 function wrap(text: string, width: number): string[] {
@@ -90,7 +101,9 @@ export function commandHelp(program: string, path: readonly string[], command: C
   const rows = commandRows(command);
   const [head = '', ...words] = usageWords(program, path, command);
   const indent = ' '.repeat('Usage: '.length + head.length + 1);
-  const usage = wrapWords(words, WIDTH - indent.length).map((line, index) => `${index === 0 ? `Usage: ${head} ` : indent}${line}`.trimEnd());
+  const usage = wrapWords(words, WIDTH - indent.length).map((line, index) =>
+    `${index === 0 ? `Usage: ${head} ` : indent}${line}`.trimEnd(),
+  );
   const lines = [...usage, '', sentence(command.summary)];
   if (command.description) lines.push('', ...wrap(command.description, WIDTH));
   if (rows.arguments.length > 0) lines.push('', 'Arguments:', ...table(rows.arguments));
@@ -101,10 +114,15 @@ export function commandHelp(program: string, path: readonly string[], command: C
 /** `paygate merchant --help` */
 export function groupHelp(program: string, group: CommandGroup): string {
   const lines = [
-    `Usage: ${program} ${group.name} COMMAND [ARGUMENTS] [OPTIONS]`, '', sentence(group.summary),
+    `Usage: ${program} ${group.name} COMMAND [ARGUMENTS] [OPTIONS]`,
+    '',
+    sentence(group.summary),
     ...(group.description ? ['', ...wrap(group.description, WIDTH)] : []),
-    '', 'Commands:', ...table(group.commands.map((command) => [command.name, command.summary])),
-    '', `Run "${program} ${group.name} COMMAND --help" for a command's arguments and options.`,
+    '',
+    'Commands:',
+    ...table(group.commands.map((command) => [command.name, command.summary])),
+    '',
+    `Run "${program} ${group.name} COMMAND --help" for a command's arguments and options.`,
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -112,9 +130,14 @@ export function groupHelp(program: string, group: CommandGroup): string {
 /** `paygate --help` */
 export function programHelp(program: Program): string {
   const lines = [
-    `${program.name}: ${program.summary}`, '', `Usage: ${program.name} COMMAND [ARGUMENTS] [OPTIONS]`, '', 'Commands:',
+    `${program.name}: ${program.summary}`,
+    '',
+    `Usage: ${program.name} COMMAND [ARGUMENTS] [OPTIONS]`,
+    '',
+    'Commands:',
     ...table(leafCommands(program.commands).map(({ path, command }) => [path.join(' '), command.summary])),
-    '', `Run "${program.name} COMMAND --help" (or "${program.name} help COMMAND") for a command's arguments and options.`,
+    '',
+    `Run "${program.name} COMMAND --help" (or "${program.name} help COMMAND") for a command's arguments and options.`,
     ...(program.footer ? [program.footer] : []),
   ];
   return `${lines.join('\n')}\n`;
@@ -126,10 +149,16 @@ export function commandReference(program: string, entries: readonly CommandEntry
     const rows = commandRows(command);
     const cell = (text: string) => text.replace(/\|/g, '\\|');
     return [
-      `### \`${program} ${path.join(' ')}\``, '',
-      `${sentence(command.summary)}${command.description ? ` ${command.description.replace(/\s*\n\s*/g, ' ')}` : ''}`, '',
-      '```', usageLine(program, path, command), '```', '',
-      '| argument or option | |', '|---|---|',
+      `### \`${program} ${path.join(' ')}\``,
+      '',
+      `${sentence(command.summary)}${command.description ? ` ${command.description.replace(/\s*\n\s*/g, ' ')}` : ''}`,
+      '',
+      '```',
+      usageLine(program, path, command),
+      '```',
+      '',
+      '| argument or option | |',
+      '|---|---|',
       ...[...rows.arguments, ...rows.options].map(([left, right]) => `| \`${cell(left)}\` | ${cell(right)} |`),
     ].join('\n');
   });

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { CommandFailure, fileReason } from './failures.js';
 
-/** A file a command was told to read (`--public-key FILE`, `@FILE`, `-` for stdin): a missing one is a one-line failure. */
+/**
+ * A file a command was told to read (`--public-key FILE`, `@FILE`, `-` for stdin): a missing one is a one-line failure.
+ */
 export function readFileArgument(what: string, path: string): string {
   try {
     return readFileSync(path === '-' ? 0 : path, 'utf8');

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Command, CommandDeps, ParsedInput } from './command.js';
 import { reportFailure } from './failures.js';
-import { argumentName, commandHelp, groupHelp, programHelp, type Program } from './help.js';
+import { argumentName, commandHelp, groupHelp, type Program, programHelp } from './help.js';
 import { UsageError } from './output.js';
 
 export interface CliStreams {
@@ -14,7 +14,12 @@ export interface CliStreams {
  * `help` answer at every level (the program, a group, a command) on stdout; a usage error is one line and the
  * help command to run; a failure is reported as `failures.ts` says.
  */
-export async function runCommandLine(argv: readonly string[], program: Program, deps: CommandDeps, streams: CliStreams = process): Promise<number> {
+export async function runCommandLine(
+  argv: readonly string[],
+  program: Program,
+  deps: CommandDeps,
+  streams: CliStreams = process,
+): Promise<number> {
   let where: string[] = [];
   let json = argv.includes('--json');
   try {
@@ -33,7 +38,9 @@ export async function runCommandLine(argv: readonly string[], program: Program, 
       const names = entry.commands.map((candidate) => candidate.name).join(', ');
       if (name === undefined) throw new UsageError(`which command? ${names}`);
       if (HELP_WORDS.has(name)) {
-        streams.stdout.write(name === 'help' && more.length > 0 ? helpFor(program, [entry.name, ...more]) : groupHelp(program.name, entry));
+        streams.stdout.write(
+          name === 'help' && more.length > 0 ? helpFor(program, [entry.name, ...more]) : groupHelp(program.name, entry),
+        );
         return 0;
       }
       const found = entry.commands.find((candidate) => candidate.name === name);
@@ -55,7 +62,9 @@ export async function runCommandLine(argv: readonly string[], program: Program, 
   } catch (error) {
     if (error instanceof UsageError) {
       const at = [program.name, ...where].join(' ');
-      streams.stderr.write(`${at}: ${error.message}\nRun "${at} --help" for ${where.length > 0 ? 'its usage' : 'the commands'}.\n`);
+      streams.stderr.write(
+        `${at}: ${error.message}\nRun "${at} --help" for ${where.length > 0 ? 'its usage' : 'the commands'}.\n`,
+      );
       return 2;
     }
     const report = reportFailure(error, { json });
@@ -91,16 +100,29 @@ function helpFor(program: Program, words: readonly string[]): string {
  * every Node version): unknown options, a missing or stray value, missing or extra arguments, required options.
  */
 export function parseInput(command: Command, args: string[]): ParsedInput {
-  const config = Object.fromEntries(Object.entries(command.options).map(([name, spec]) =>
-    [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) }]));
-  const { values, positionals, tokens } = parseArgs({ args, options: config, strict: false, allowPositionals: true, tokens: true });
+  const config = Object.fromEntries(
+    Object.entries(command.options).map(([name, spec]) => [
+      name,
+      { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) },
+    ]),
+  );
+  const { values, positionals, tokens } = parseArgs({
+    args,
+    options: config,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
     const spec = Object.hasOwn(command.options, token.name) ? command.options[token.name] : undefined;
     if (!spec) throw new UsageError(`unknown option ${token.rawName}`);
     if (spec.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
     // parseArgs takes the next word as the value whatever it is: `--name --json` forgot the name.
-    if (spec.type === 'string' && (token.value === undefined || (!token.inlineValue && /^--?[A-Za-z]/.test(token.value)))) {
+    if (
+      spec.type === 'string' &&
+      (token.value === undefined || (!token.inlineValue && /^--?[A-Za-z]/.test(token.value)))
+    ) {
       throw new UsageError(`${token.rawName} needs a value`);
     }
   }
@@ -119,7 +141,8 @@ export function parseInput(command: Command, args: string[]): ParsedInput {
     else if (spec.multiple) options[name] = Array.isArray(value) ? value.map(String) : [];
     else options[name] = typeof value === 'string' ? value : spec.default;
     const given = options[name];
-    if (spec.required && (given === undefined || (Array.isArray(given) && given.length === 0))) throw new UsageError(`--${name} is required`);
+    if (spec.required && (given === undefined || (Array.isArray(given) && given.length === 0)))
+      throw new UsageError(`--${name} is required`);
   }
   const named: ParsedInput['args'] = {};
   for (const [index, argument] of command.arguments.entries()) named[argument.name] = positionals[index];

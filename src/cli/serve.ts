@@ -2,14 +2,17 @@ import { isAbsolute, relative } from 'node:path';
 import { loadConfig } from '../platform/config.js';
 import { limitHeapGrowth } from '../platform/heap.js';
 import { VERSION } from '../platform/version.js';
-import { defineCommand, type CommandDeps, type DemoFacts, type StartedServer } from './command.js';
+import { type CommandDeps, type DemoFacts, defineCommand, type StartedServer } from './command.js';
 
 export const SERVE_COMMAND = defineCommand({
   name: 'serve',
   summary: 'run the server (what npm start runs)',
   description: 'Configured from the environment (docs/configuration.md). It stops cleanly on SIGTERM or SIGINT.',
   options: {
-    json: { type: 'boolean', description: 'write the start-up facts as one more JSON log line, "msg":"ready", instead of the banner' },
+    json: {
+      type: 'boolean',
+      description: 'write the start-up facts as one more JSON log line, "msg":"ready", instead of the banner',
+    },
   },
   run: ({ options }, deps) => serve(options.json, deps),
 });
@@ -92,7 +95,8 @@ export function demoCallCommand({ url, dataDir, demo }: { url: string; dataDir: 
   const fresh = loadConfig({});
   const words = ['npx paygate call POST /svc/payment/api/v1/openapi/echo', `'{"message":"Hello, paygate"}'`];
   if (url !== fresh.publicBaseUrl) words.push('--base-url', shellWord(url));
-  if (dataDir !== fresh.dataDir) words.push('--app', shellWord(demo.app_id), '--key', shellWord(nearby(demo.private_key_path)));
+  if (dataDir !== fresh.dataDir)
+    words.push('--app', shellWord(demo.app_id), '--key', shellWord(nearby(demo.private_key_path)));
   return words.join(' ');
 }
 

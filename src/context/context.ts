@@ -40,7 +40,9 @@ export interface PlatformContext {
   dueWork?: DueWork;
   /** The process's webhook sender, once it runs: told when new events have committed. */
   outbox?: { wake(): void };
-  /** What each capability sets up for a new merchant, in the transaction that creates it (its first settlement, say). */
+  /**
+   * What each capability sets up for a new merchant, in the transaction that creates it (its first settlement, say).
+   */
   merchantSetup: ReadonlyArray<(ctx: PlatformContext, merchant: Merchant) => Promise<void>>;
   /**
    * What capabilities do when another's event happens, by action, run in the transaction that records the event
@@ -98,7 +100,9 @@ export interface Context extends PlatformContext {
    * natural key for what the request creates (a payment, a capture, a refund, a void).
    */
   idempotency?: { key: string; expiresAt: number };
-  /** Set by the HTTP layer for a request with an Idempotency-Key: stores the reply in the state change's transaction. */
+  /**
+   * Set by the HTTP layer for a request with an Idempotency-Key: stores the reply in the state change's transaction.
+   */
   outcome?: OutcomeRecorder;
 }
 
@@ -108,8 +112,21 @@ export interface OutcomeRecorder {
 }
 
 /** The context of one merchant's work, built the same way for a request and for a scheduled job. */
-export function merchantContext(platform: PlatformContext, merchant: Merchant, actor: Actor, requestId: string, log = platform.log): Context {
-  return { ...platform, log, merchant, actor, requestId, clock: businessClock(platform.wallClock, merchant.clockOffsetMs) };
+export function merchantContext(
+  platform: PlatformContext,
+  merchant: Merchant,
+  actor: Actor,
+  requestId: string,
+  log = platform.log,
+): Context {
+  return {
+    ...platform,
+    log,
+    merchant,
+    actor,
+    requestId,
+    clock: businessClock(platform.wallClock, merchant.clockOffsetMs),
+  };
 }
 
 /**
@@ -127,7 +144,9 @@ export async function inTransaction<C extends PlatformContext, T>(
   const finishing = new Map<string, () => Promise<void>>();
   const result = await ctx.db.transaction().execute(async (tx) => {
     const result = await work({
-      ...ctx, db: tx, afterCommit: (callback) => committed.push(callback),
+      ...ctx,
+      db: tx,
+      afterCommit: (callback) => committed.push(callback),
       beforeCommit: (key, last) => void (finishing.has(key) || finishing.set(key, last)),
     });
     for (const last of finishing.values()) await last();

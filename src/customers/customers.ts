@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
@@ -7,13 +7,13 @@ import type { DefaultTokens, PaymentTokenReply } from './default-token.js';
 import { CUSTOMER_ERRORS } from './errors.js';
 import type { CreateCustomerBody, EditCustomerBody } from './schemas.js';
 import {
+  type CustomerPatch,
+  type CustomerRow,
   findCustomerByReference,
   lockCustomer,
   readCustomerById,
   updateCustomerRow,
   upsertCustomerByReference,
-  type CustomerPatch,
-  type CustomerRow,
 } from './store.js';
 
 export type { CustomerRow };
@@ -28,36 +28,62 @@ export interface CustomerView {
 }
 
 /** Creates a customer, or updates the profile of the one with the same reference number. */
-export async function createOrUpdateCustomer(ctx: Context, tokens: DefaultTokens, input: CustomerInput): Promise<CustomerView> {
-  return inTransaction(ctx, async (tx) => {
-    // Locked before the token it may make the default (customer, then token: as deleting a token locks them).
-    const existing = async () => (await findCustomerByReference(tx.db, tx.merchant.id, input.reference_number, true))?.id;
-    const patch = await profilePatch(tx, tokens, existing, input);
-    return viewOf(tx, tokens, await upsertCustomerByReference(
-      tx.db,
-      {
-        id: newId(),
-        merchant_id: tx.merchant.id,
-        reference_number: input.reference_number,
-        name: input.name,
-        phone: input.phone,
-        created_at: tx.clock.now().getTime(),
-      },
-      patch,
-    ));
-  }, { completesRequest: true });
+export async function createOrUpdateCustomer(
+  ctx: Context,
+  tokens: DefaultTokens,
+  input: CustomerInput,
+): Promise<CustomerView> {
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      // Locked before the token it may make the default (customer, then token: as deleting a token locks them).
+      const existing = async () =>
+        (await findCustomerByReference(tx.db, tx.merchant.id, input.reference_number, true))?.id;
+      const patch = await profilePatch(tx, tokens, existing, input);
+      return viewOf(
+        tx,
+        tokens,
+        await upsertCustomerByReference(
+          tx.db,
+          {
+            id: newId(),
+            merchant_id: tx.merchant.id,
+            reference_number: input.reference_number,
+            name: input.name,
+            phone: input.phone,
+            created_at: tx.clock.now().getTime(),
+          },
+          patch,
+        ),
+      );
+    },
+    { completesRequest: true },
+  );
 }
 
-export async function editCustomer(ctx: Context, tokens: DefaultTokens, id: string, input: CustomerEdit): Promise<CustomerView> {
-  return inTransaction(ctx, async (tx) => {
-    const existing = isUuid(id) ? await lockCustomer(tx.db, tx.merchant.id, id) : undefined;
-    if (!existing) throw new AppError(CUSTOMER_ERRORS.customerNotFound);
-    if (input.reference_number !== undefined && input.reference_number !== existing.reference_number) {
-      throw new AppError(CUSTOMER_ERRORS.customerReferenceImmutable);
-    }
-    const patch = await profilePatch(tx, tokens, async () => existing.id, input);
-    return viewOf(tx, tokens, await updateCustomerRow(tx.db, tx.merchant.id, existing.id, patch, tx.clock.now().getTime()));
-  }, { completesRequest: true });
+export async function editCustomer(
+  ctx: Context,
+  tokens: DefaultTokens,
+  id: string,
+  input: CustomerEdit,
+): Promise<CustomerView> {
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      const existing = isUuid(id) ? await lockCustomer(tx.db, tx.merchant.id, id) : undefined;
+      if (!existing) throw new AppError(CUSTOMER_ERRORS.customerNotFound);
+      if (input.reference_number !== undefined && input.reference_number !== existing.reference_number) {
+        throw new AppError(CUSTOMER_ERRORS.customerReferenceImmutable);
+      }
+      const patch = await profilePatch(tx, tokens, async () => existing.id, input);
+      return viewOf(
+        tx,
+        tokens,
+        await updateCustomerRow(tx.db, tx.merchant.id, existing.id, patch, tx.clock.now().getTime()),
+      );
+    },
+    { completesRequest: true },
+  );
 }
 
 export async function readCustomer(ctx: Context, tokens: DefaultTokens, id: string): Promise<CustomerView> {
@@ -89,11 +115,22 @@ export async function lockCustomerOf(ctx: Context, id: string): Promise<Customer
 
 /** Sets (or with null clears) the customer's default token, in the caller's transaction. */
 export async function setDefaultToken(ctx: Context, customer: CustomerRow, tokenId: string | null): Promise<void> {
-  await updateCustomerRow(ctx.db, ctx.merchant.id, customer.id, { default_payment_token_id: tokenId }, ctx.clock.now().getTime());
+  await updateCustomerRow(
+    ctx.db,
+    ctx.merchant.id,
+    customer.id,
+    { default_payment_token_id: tokenId },
+    ctx.clock.now().getTime(),
+  );
 }
 
 /** Sent fields only: an omitted optional field keeps its value, `null` clears it. */
-async function profilePatch(ctx: Context, tokens: DefaultTokens, customerId: () => Promise<string | undefined>, input: CustomerEdit): Promise<CustomerPatch> {
+async function profilePatch(
+  ctx: Context,
+  tokens: DefaultTokens,
+  customerId: () => Promise<string | undefined>,
+  input: CustomerEdit,
+): Promise<CustomerPatch> {
   const patch: CustomerPatch = { name: input.name, phone: input.phone };
   if (input.email !== undefined) patch.email = input.email;
   if (input.dial_code !== undefined) patch.dial_code = input.dial_code;

@@ -15,7 +15,8 @@ export function presentCustomer({ row, defaultToken }: CustomerView): CustomerRe
   };
   if (row.email !== null) reply.email = row.email;
   if (row.company_name !== null) reply.company_name = row.company_name;
-  if (row.default_payment_method !== null) reply.default_payment_method = row.default_payment_method as CustomerReply['default_payment_method'];
+  if (row.default_payment_method !== null)
+    reply.default_payment_method = row.default_payment_method as CustomerReply['default_payment_method'];
   if (defaultToken) reply.default_payment_token = defaultToken;
   return reply;
 }

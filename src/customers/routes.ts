@@ -1,6 +1,6 @@
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
-import { createOrUpdateCustomer, editCustomer, readCustomer, type CustomerView } from './customers.js';
+import { type CustomerView, createOrUpdateCustomer, editCustomer, readCustomer } from './customers.js';
 import type { DefaultTokens } from './default-token.js';
 import { CUSTOMER_ERRORS } from './errors.js';
 import { EXAMPLE_CUSTOMER_UUID, EXAMPLE_PROFILE, EXAMPLE_TOKEN, exampleCustomer } from './examples.js';
@@ -43,7 +43,11 @@ export const customerRoutes = (tokens: DefaultTokens) => [
     params: CustomerParams,
     body: EditCustomerBody,
     data: CustomerData,
-    errors: [CUSTOMER_ERRORS.customerNotFound, CUSTOMER_ERRORS.customerReferenceImmutable, CUSTOMER_ERRORS.paymentTokenNotUsable],
+    errors: [
+      CUSTOMER_ERRORS.customerNotFound,
+      CUSTOMER_ERRORS.customerReferenceImmutable,
+      CUSTOMER_ERRORS.paymentTokenNotUsable,
+    ],
     handler: ({ ctx, params, body }) => editCustomer(ctx, tokens, params.uuid, body),
     present: reply,
     example: {

@@ -2,7 +2,8 @@ import { DEFAULT_PAYMENT_METHODS } from '@paygate/client';
 import Type from 'typebox';
 import { Nullable, StringEnum } from '../platform/schema.js';
 
-const text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
+const text = (maxLength: number, description?: string) =>
+  Type.String({ maxLength, ...(description ? { description } : {}) });
 const requiredText = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) });
 
@@ -14,11 +15,16 @@ const profile = {
   dial_code: Type.Optional(Nullable(text(6, 'Mobile phone country code, such as 852.'))),
   company_name: Type.Optional(Nullable(text(255))),
   default_payment_method: Type.Optional(Nullable(StringEnum(DEFAULT_PAYMENT_METHODS))),
-  default_payment_token: Type.Optional(Nullable(text(255, 'A successfully bound token of this customer to make the default.'))),
+  default_payment_token: Type.Optional(
+    Nullable(text(255, 'A successfully bound token of this customer to make the default.')),
+  ),
 };
 
 export const CreateCustomerBody = Type.Object({
-  customer: Type.Object({ ...profile, reference_number: requiredText(255, 'Client-side unique number; cannot change.') }),
+  customer: Type.Object({
+    ...profile,
+    reference_number: requiredText(255, 'Client-side unique number; cannot change.'),
+  }),
 });
 
 /** Flat, not wrapped. `reference_number` may be repeated but not changed. */
@@ -35,14 +41,16 @@ export const PaymentTokenSchema = Type.Object({
   verify_uuid: Type.Optional(Type.String()),
   error_code: Type.Optional(Type.String()),
   error_msg: Type.Optional(Type.String()),
-  credit_card: Type.Optional(Type.Object({
-    number: Type.String(),
-    exp_month: Type.String(),
-    exp_year: Type.String(),
-    holder_name: Type.String(),
-    brand: Type.String(),
-    billing_currency: Type.String(),
-  })),
+  credit_card: Type.Optional(
+    Type.Object({
+      number: Type.String(),
+      exp_month: Type.String(),
+      exp_year: Type.String(),
+      holder_name: Type.String(),
+      brand: Type.String(),
+      billing_currency: Type.String(),
+    }),
+  ),
 });
 
 export const CustomerSchema = Type.Object({

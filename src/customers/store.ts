@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { preparedRead, type Db } from '../platform/database/database.js';
+import { type Db, preparedRead } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
 import type { CustomersTable } from './tables.js';
 
@@ -15,14 +15,25 @@ export const readCustomerById = preparedRead((db, p: { merchantId: string; id: s
   db.selectFrom('customers').selectAll().where('merchant_id', '=', p.merchantId).where('id', '=', p.id),
 );
 
-export async function findCustomerByReference(db: Db, merchantId: string, referenceNumber: string, lock = false): Promise<CustomerRow | undefined> {
-  const query = db.selectFrom('customers').selectAll().where('merchant_id', '=', merchantId).where('reference_number', '=', referenceNumber);
+export async function findCustomerByReference(
+  db: Db,
+  merchantId: string,
+  referenceNumber: string,
+  lock = false,
+): Promise<CustomerRow | undefined> {
+  const query = db
+    .selectFrom('customers')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('reference_number', '=', referenceNumber);
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export async function lockCustomer(db: Db, merchantId: string, id: string): Promise<CustomerRow | undefined> {
-  return forUpdate(db, db.selectFrom('customers').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id))
-    .executeTakeFirst();
+  return forUpdate(
+    db,
+    db.selectFrom('customers').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id),
+  ).executeTakeFirst();
 }
 
 /**
@@ -37,17 +48,29 @@ export async function upsertCustomerByReference(
   return db
     .insertInto('customers')
     .values({
-      email: null, dial_code: null, company_name: null, default_payment_method: null, default_payment_token_id: null,
+      email: null,
+      dial_code: null,
+      company_name: null,
+      default_payment_method: null,
+      default_payment_token_id: null,
       ...patch,
       ...row,
       updated_at: row.created_at,
     })
-    .onConflict((oc) => oc.columns(['merchant_id', 'reference_number']).doUpdateSet({ ...patch, updated_at: row.created_at }))
+    .onConflict((oc) =>
+      oc.columns(['merchant_id', 'reference_number']).doUpdateSet({ ...patch, updated_at: row.created_at }),
+    )
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-export async function updateCustomerRow(db: Db, merchantId: string, id: string, patch: CustomerPatch, now: number): Promise<CustomerRow> {
+export async function updateCustomerRow(
+  db: Db,
+  merchantId: string,
+  id: string,
+  patch: CustomerPatch,
+  now: number,
+): Promise<CustomerRow> {
   return db
     .updateTable('customers')
     .set({ ...patch, updated_at: now })
@@ -58,5 +81,10 @@ export async function updateCustomerRow(db: Db, merchantId: string, id: string, 
 }
 
 export async function findCustomerById(db: Db, merchantId: string, id: string): Promise<CustomerRow | undefined> {
-  return db.selectFrom('customers').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }

@@ -27,6 +27,9 @@ export function defineEventTypes<S, const A extends string>(
   render: (subject: S) => RenderedEvent,
   descriptions: Record<A, string>,
 ): { readonly [K in A]: EventType<S> & { readonly action: K } } {
-  const entries = Object.entries<string>(descriptions).map(([action, description]) => [action, { action, description, render }]);
+  const entries = Object.entries<string>(descriptions).map(([action, description]) => [
+    action,
+    { action, description, render },
+  ]);
   return Object.freeze(Object.fromEntries(entries)) as { readonly [K in A]: EventType<S> & { readonly action: K } };
 }

@@ -6,15 +6,15 @@ import { readClockOffset } from '../platform/tenants.js';
 import { EVENT_ERRORS } from './errors.js';
 import { destinationsOf } from './outbox.js';
 import {
+  type AttemptRow,
   attemptsOfEvents,
+  type DeliveryRow,
   deliveriesOfEvents,
+  type EventRow,
   eventsOfSubject,
   findEvent,
   insertDeliveries,
   requeueDeliveries,
-  type AttemptRow,
-  type DeliveryRow,
-  type EventRow,
 } from './store.js';
 
 export interface EventHistory {
@@ -40,10 +40,14 @@ async function requireEvent(ctx: PlatformContext, merchantId: string, eventId: s
 
 async function histories(ctx: PlatformContext, merchantId: string, events: EventRow[]): Promise<EventHistory[]> {
   const ids = events.map((e) => e.id);
-  const [deliveries, attempts] = await Promise.all([deliveriesOfEvents(ctx.db, merchantId, ids), attemptsOfEvents(ctx.db, merchantId, ids)]);
+  const [deliveries, attempts] = await Promise.all([
+    deliveriesOfEvents(ctx.db, merchantId, ids),
+    attemptsOfEvents(ctx.db, merchantId, ids),
+  ]);
   return events.map((event) => ({
     event,
-    deliveries: deliveries.filter((d) => d.event_id === event.id)
+    deliveries: deliveries
+      .filter((d) => d.event_id === event.id)
       .map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.delivery_id === delivery.id) })),
   }));
 }
@@ -59,7 +63,10 @@ export async function redeliverEvent(ctx: PlatformContext, merchantId: string, e
   await ctx.db.transaction().execute(async (tx) => {
     const dueAt = businessTimeOf(wallNow, (await readClockOffset(tx, merchantId)) ?? 0);
     const destinations = await destinationsOf(tx, merchantId, { notifyUrl: event.notify_url, appId: event.app_id });
-    await insertDeliveries(tx, destinations.map((d) => ({ ...d, eventId: event.id, merchantId, dueAt, dueWallAt: wallNow })));
+    await insertDeliveries(
+      tx,
+      destinations.map((d) => ({ ...d, eventId: event.id, merchantId, dueAt, dueWallAt: wallNow })),
+    );
     await requeueDeliveries(tx, merchantId, event.id, dueAt, wallNow, wallNow);
   });
   ctx.outbox?.wake();

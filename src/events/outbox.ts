@@ -1,8 +1,8 @@
 import type { Context } from '../context/context.js';
-import { preparedQuery, type Db } from '../platform/database/database.js';
+import { type Db, preparedQuery } from '../platform/database/database.js';
 import { newSortableId } from '../platform/ids.js';
 import type { EventType } from './event-type.js';
-import { insertDeliveries, insertEvents, type EventRow, type NewDelivery } from './store.js';
+import { type EventRow, insertDeliveries, insertEvents, type NewDelivery } from './store.js';
 
 /**
  * Records an event in the caller's transaction (the outbox), with its body rendered now: the subject as it is at
@@ -17,12 +17,24 @@ export async function emitEvent<S>(ctx: Context, type: EventType<S>, subject: S)
   const wallNow = ctx.wallClock.now().getTime();
   const id = newSortableId(wallNow);
   const event: EventRow = {
-    id, merchant_id: ctx.merchant.id, subject_id: rendered.subjectId, action: type.action,
+    id,
+    merchant_id: ctx.merchant.id,
+    subject_id: rendered.subjectId,
+    action: type.action,
     payload: JSON.stringify({ code: 200, message: 'success', data: rendered.data }),
-    notify_url: rendered.notifyUrl, app_id: rendered.appId, created_at: now, wall_created_at: wallNow,
+    notify_url: rendered.notifyUrl,
+    app_id: rendered.appId,
+    created_at: now,
+    wall_created_at: wallNow,
   };
   const destinations = await destinationsOf(ctx.db, ctx.merchant.id, rendered);
-  const deliveries = destinations.map((d) => ({ ...d, eventId: id, merchantId: ctx.merchant.id, dueAt: now, dueWallAt: wallNow }));
+  const deliveries = destinations.map((d) => ({
+    ...d,
+    eventId: id,
+    merchantId: ctx.merchant.id,
+    dueAt: now,
+    dueWallAt: wallNow,
+  }));
   await write(ctx, event, deliveries);
   if (destinations.length > 0) ctx.afterCommit?.(() => ctx.outbox?.wake());
   for (const react of ctx.eventReactions?.get(type.action) ?? []) await react(ctx, rendered.data);
@@ -66,7 +78,13 @@ async function write(ctx: Context, event: EventRow, deliveries: NewDelivery[]): 
 }
 
 const merchantApps = preparedQuery((db, p: { merchantId: string }) =>
-  db.selectFrom('apps').select(['id', 'webhook_url', 'disabled_at']).where('merchant_id', '=', p.merchantId).orderBy('created_at').orderBy('id'));
+  db
+    .selectFrom('apps')
+    .select(['id', 'webhook_url', 'disabled_at'])
+    .where('merchant_id', '=', p.merchantId)
+    .orderBy('created_at')
+    .orderBy('id'),
+);
 
 type Destination = Pick<NewDelivery, 'destination' | 'url' | 'appId'>;
 type AppDestination = { id: string; webhook_url: string | null; disabled_at: number | null };
@@ -98,7 +116,11 @@ export function appsChanged(db: Db): void {
 }
 
 /** Where an event goes now: each URL once. */
-export async function destinationsOf(db: Db, merchantId: string, event: { notifyUrl: string | null; appId: string | null }): Promise<Destination[]> {
+export async function destinationsOf(
+  db: Db,
+  merchantId: string,
+  event: { notifyUrl: string | null; appId: string | null },
+): Promise<Destination[]> {
   const apps = await appsOf(db, merchantId);
   const active = apps.filter((app) => app.disabled_at === null);
   const destinations: Destination[] = active

@@ -15,8 +15,16 @@ export interface PostResult {
 }
 
 export interface Poster {
-  /** With `readBody`, waits for the reply's body (4 KiB at most) within the same time; otherwise the status is the answer. */
-  post(url: string, headers: Record<string, string>, body: string, options?: { readBody?: boolean }): Promise<PostResult>;
+  /**
+   * With `readBody`, waits for the reply's body (4 KiB at most) within the same time; otherwise the status is the
+   * answer.
+   */
+  post(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    options?: { readBody?: boolean },
+  ): Promise<PostResult>;
   close(): void;
 }
 
@@ -25,7 +33,8 @@ const MAX_REPLY_BYTES = 4096;
 
 /**
  * Sends paygate's requests to merchants' URLs over pooled keep-alive connections: webhook deliveries, whose status
- * is the answer, and questions whose reply is the answer (`readBody`: issuing's real-time authorisation decisions). Never follows redirects (a 3xx is a final answer),
+ * is the answer, and questions whose reply is the answer (`readBody`: issuing's real-time authorisation decisions).
+ * Never follows redirects (a 3xx is a final answer),
  * gives up after `timeoutMs` for the whole exchange, and refuses to connect to an address the mode forbids
  * (platform/urls.ts: link-local and metadata addresses always, loopback and private ones in live mode), checked
  * on the address the name resolved to, not on the name. A failure is told in words a merchant can act on (a name
@@ -65,33 +74,44 @@ export function createPoster(options: { timeoutMs: number; mode: Mode; maxSocket
           clearTimeout(timer);
           resolve({ ...result, durationMs: elapsed() });
         };
-        const request = send(target, {
-          method: 'POST',
-          agent: secure ? https : http,
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        }, (response: IncomingMessage) => {
-          // The status is the answer: a receiver that then stalls its body has answered all the same.
-          if (!readBody) finish({ status: response.statusCode });
-          let read = 0;
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (readBody && read <= MAX_REPLY_BYTES) chunks.push(chunk);
-            if (read > MAX_REPLY_BYTES) {
-              finish({ status: response.statusCode });
-              response.destroy();
-            }
-          });
-          response.on('end', () => finish({ status: response.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-          response.on('error', () => undefined);
-          response.setTimeout(options.timeoutMs, () => response.destroy());
-        });
+        const request = send(
+          target,
+          {
+            method: 'POST',
+            agent: secure ? https : http,
+            headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          },
+          (response: IncomingMessage) => {
+            // The status is the answer: a receiver that then stalls its body has answered all the same.
+            if (!readBody) finish({ status: response.statusCode });
+            let read = 0;
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => {
+              read += chunk.length;
+              if (readBody && read <= MAX_REPLY_BYTES) chunks.push(chunk);
+              if (read > MAX_REPLY_BYTES) {
+                finish({ status: response.statusCode });
+                response.destroy();
+              }
+            });
+            response.on('end', () =>
+              finish({ status: response.statusCode, body: Buffer.concat(chunks).toString('utf8') }),
+            );
+            response.on('error', () => undefined);
+            response.setTimeout(options.timeoutMs, () => response.destroy());
+          },
+        );
         const timer = setTimeout(() => {
           finish({ error: failure.timedOut });
           request.destroy();
         }, options.timeoutMs);
         request.on('error', (error: NodeJS.ErrnoException) =>
-          finish(error.code === FORBIDDEN_ADDRESS_CODE ? { error: FORBIDDEN, final: true } : { error: failure.of(error, target.hostname) }));
+          finish(
+            error.code === FORBIDDEN_ADDRESS_CODE
+              ? { error: FORBIDDEN, final: true }
+              : { error: failure.of(error, target.hostname) },
+          ),
+        );
         request.end(body);
       });
     },
@@ -119,7 +139,10 @@ const TLS_REASONS: Readonly<Record<string, string>> = {
  * What a failed attempt records. A name that does not resolve and a TLS refusal say nothing of the host's ports, so
  * they are told in every mode; in live mode a connection refused, reset or left silent are told in the same words.
  */
-export function failureWords(timeoutMs: number, mode: Mode): { timedOut: string; of(error: NodeJS.ErrnoException, host: string): string } {
+export function failureWords(
+  timeoutMs: number,
+  mode: Mode,
+): { timedOut: string; of(error: NodeJS.ErrnoException, host: string): string } {
   const merged = `no answer: the connection failed, or nothing came back within ${timeoutMs} ms`;
   const timedOut = mode === 'live' ? merged : `no answer: nothing came back within ${timeoutMs} ms`;
   return {
@@ -127,13 +150,18 @@ export function failureWords(timeoutMs: number, mode: Mode): { timedOut: string;
     of(error, host) {
       const code = error.code ?? '';
       if (code === 'ENOTFOUND') return `no answer: the name ${host} does not resolve to an address`;
-      if (code === 'EAI_AGAIN') return `no answer: the name ${host} could not be looked up (the resolver did not answer)`;
-      const tls = TLS_REASONS[code] ?? (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') ? `the TLS handshake failed (${code})` : undefined);
+      if (code === 'EAI_AGAIN')
+        return `no answer: the name ${host} could not be looked up (the resolver did not answer)`;
+      const tls =
+        TLS_REASONS[code] ??
+        (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') ? `the TLS handshake failed (${code})` : undefined);
       if (tls) return `no answer: TLS refused the receiver: ${tls}`;
       if (mode === 'live') return merged;
       if (code === 'ECONNREFUSED') return 'no answer: the connection failed: refused (nothing listens there)';
-      if (code === 'ECONNRESET' || error.message === 'socket hang up') return 'no answer: the connection failed: reset before an answer came';
-      if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'no answer: the connection failed: the host cannot be reached';
+      if (code === 'ECONNRESET' || error.message === 'socket hang up')
+        return 'no answer: the connection failed: reset before an answer came';
+      if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+        return 'no answer: the connection failed: the host cannot be reached';
       return merged;
     },
   };

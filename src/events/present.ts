@@ -18,7 +18,12 @@ export function presentEvent({ event, deliveries }: EventHistory): Static<typeof
       last_status: delivery.last_status,
       last_error: delivery.last_error,
       attempts: attempts.map((a) => ({
-        attempt: a.attempt, started_at: iso(a.business_at), duration_ms: a.duration_ms, status_code: a.status_code, error: a.error, outcome: a.outcome,
+        attempt: a.attempt,
+        started_at: iso(a.business_at),
+        duration_ms: a.duration_ms,
+        status_code: a.status_code,
+        error: a.error,
+        outcome: a.outcome,
       })),
     })),
   };

@@ -3,7 +3,9 @@ import { Nullable, StringEnum } from '../platform/schema.js';
 
 const AttemptSchema = Type.Object({
   attempt: Type.Integer({ description: '1 for the first attempt to this destination, and so on.' }),
-  started_at: Type.String({ description: 'When the request began, on the merchant\'s business clock (as every time here).' }),
+  started_at: Type.String({
+    description: "When the request began, on the merchant's business clock (as every time here).",
+  }),
   duration_ms: Type.Integer(),
   status_code: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when it did not answer." })),
   error: Nullable(Type.String({ description: 'A timeout or network error.' })),
@@ -11,7 +13,7 @@ const AttemptSchema = Type.Object({
 });
 
 const DeliverySchema = Type.Object({
-  destination: Type.String({ description: '`notify_url` (the order\'s) or `app:{AppID}` (an app\'s webhook endpoint).' }),
+  destination: Type.String({ description: "`notify_url` (the order's) or `app:{AppID}` (an app's webhook endpoint)." }),
   url: Type.String(),
   state: StringEnum(['pending', 'sending', 'delivered', 'failed'] as const),
   next_attempt_at: Nullable(Type.String({ description: 'Business time of the next attempt, while pending.' })),
@@ -22,7 +24,9 @@ const DeliverySchema = Type.Object({
 });
 
 export const EventSchema = Type.Object({
-  event_id: Type.String({ description: 'Sent as X-Event-ID: the same for every attempt and destination of the event.' }),
+  event_id: Type.String({
+    description: 'Sent as X-Event-ID: the same for every attempt and destination of the event.',
+  }),
   action: Type.String({ description: 'Sent as X-Action, such as `order.paid`.' }),
   created_at: Type.String({ description: 'Business time of the event.' }),
   body: Type.Unknown({ description: 'The body sent, as rendered at the event: `{code, message, data: {order}}`.' }),

@@ -6,11 +6,9 @@ import type { Metrics } from '../platform/metrics.js';
 import { VERSION } from '../platform/version.js';
 import { claimDue, DELIVERY_QUEUE, nextDueOf, realignDue } from '../scheduler/lease.js';
 import { createPoster, type Poster } from './post.js';
-import { signedAsApp } from './signing.js';
 import { judgeAttempt, retryDelayMs } from './retry-schedule.js';
-import {
-  eventsByIds, recordAttempts, releaseClaims, type AttemptResult, type DeliveryRow,
-} from './store.js';
+import { signedAsApp } from './signing.js';
+import { type AttemptResult, type DeliveryRow, eventsByIds, recordAttempts, releaseClaims } from './store.js';
 
 const MAX_PARALLEL_RUNS = 4;
 
@@ -78,8 +76,12 @@ export class WebhookSender implements DueWork {
     let count = 0;
     while (!this.stopping || filter.merchantId !== undefined) {
       const claimed = await claimDue<DeliveryRow>(this.options.platform.db, DELIVERY_QUEUE, {
-        owner: this.owner, token: newId(), now: this.now(), leaseMs: this.leaseMs,
-        limit: this.concurrency, merchantId: filter.merchantId,
+        owner: this.owner,
+        token: newId(),
+        now: this.now(),
+        leaseMs: this.leaseMs,
+        limit: this.concurrency,
+        merchantId: filter.merchantId,
       });
       if (claimed.length === 0) break;
       await this.send(claimed);
@@ -128,7 +130,10 @@ export class WebhookSender implements DueWork {
     try {
       // Never tell a merchant about a change that a power cut could still take back.
       await platform.database.durable();
-      const events = await eventsByIds(platform.db, deliveries.map((d) => d.event_id));
+      const events = await eventsByIds(
+        platform.db,
+        deliveries.map((d) => d.event_id),
+      );
       const results = await Promise.all(deliveries.map((d) => this.attempt(d, events.get(d.event_id))));
       await this.record(results);
       recorded = true;
@@ -136,8 +141,13 @@ export class WebhookSender implements DueWork {
     } finally {
       // Whatever stopped this round (the database, most likely) must not leave the deliveries claimed until the
       // lease runs out: they go back in line at once, their attempt uncounted (it may have been made: at least once).
-      if (!recorded) await releaseClaims(platform.db, deliveries, this.now()).catch((error: unknown) =>
-        platform.log.error({ err: error }, 'could not release webhook deliveries; they are retried once their lease runs out'));
+      if (!recorded)
+        await releaseClaims(platform.db, deliveries, this.now()).catch((error: unknown) =>
+          platform.log.error(
+            { err: error },
+            'could not release webhook deliveries; they are retried once their lease runs out',
+          ),
+        );
     }
   }
 
@@ -154,10 +164,18 @@ export class WebhookSender implements DueWork {
     }
   }
 
-  private async attempt(delivery: DeliveryRow, event: { action: string; payload: string } | undefined): Promise<AttemptResult> {
+  private async attempt(
+    delivery: DeliveryRow,
+    event: { action: string; payload: string } | undefined,
+  ): Promise<AttemptResult> {
     const startedAt = this.now();
     const base = { delivery, startedAt };
-    const verdict = (status: number | undefined, error: string | undefined, durationMs: number, final = false): AttemptResult => {
+    const verdict = (
+      status: number | undefined,
+      error: string | undefined,
+      durationMs: number,
+      final = false,
+    ): AttemptResult => {
       let outcome = judgeAttempt(status, final);
       let retryInMs: number | undefined;
       if (outcome === 'retry') {
@@ -165,23 +183,47 @@ export class WebhookSender implements DueWork {
         if (retryInMs === undefined) outcome = 'failed';
       }
       if (outcome !== 'delivered') {
-        this.options.platform.log.info({
-          event_id: delivery.event_id, delivery_id: delivery.id, attempt: delivery.attempts, status, error, outcome,
-        }, 'webhook not delivered');
+        this.options.platform.log.info(
+          {
+            event_id: delivery.event_id,
+            delivery_id: delivery.id,
+            attempt: delivery.attempts,
+            status,
+            error,
+            outcome,
+          },
+          'webhook not delivered',
+        );
       }
       return { ...base, durationMs, status, error, outcome, retryInMs };
     };
     if (!event) return verdict(undefined, 'the event is gone', 0, true);
     try {
-      const signed = await signedAsApp(this.options.platform, { appId: delivery.app_id, url: delivery.url, body: event.payload, at: new Date(startedAt) });
-      const reply = await this.poster.post(delivery.url, {
-        'content-type': 'application/json', 'user-agent': `paygate-webhooks/${VERSION}`, ...signed,
-        'x-action': event.action, 'x-event-id': delivery.event_id,
-      }, event.payload);
+      const signed = await signedAsApp(this.options.platform, {
+        appId: delivery.app_id,
+        url: delivery.url,
+        body: event.payload,
+        at: new Date(startedAt),
+      });
+      const reply = await this.poster.post(
+        delivery.url,
+        {
+          'content-type': 'application/json',
+          'user-agent': `paygate-webhooks/${VERSION}`,
+          ...signed,
+          'x-action': event.action,
+          'x-event-id': delivery.event_id,
+        },
+        event.payload,
+      );
       return verdict(reply.status, reply.error, reply.durationMs, reply.final);
     } catch (error) {
       // A fault of ours (the key could not be read, say), not the receiver's: worth trying again later.
-      return verdict(undefined, `not sent: ${(error as Error).message}`.slice(0, 500), Math.max(0, this.now() - startedAt));
+      return verdict(
+        undefined,
+        `not sent: ${(error as Error).message}`.slice(0, 500),
+        Math.max(0, this.now() - startedAt),
+      );
     }
   }
 

@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { PlatformContext } from '../context/context.js';
-import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
+import { AppError, type ErrorDefinition, PLATFORM_ERRORS } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
+import { RateLimiter } from '../platform/rate-limit.js';
 import { createPageGate } from '../web/page-gate.js';
-import { FREE_PAGE_PATHS, PAGE_SECURITY_HEADERS, registerPages, type PageRoute } from '../web/pages.js';
+import { FREE_PAGE_PATHS, PAGE_SECURITY_HEADERS, type PageRoute, registerPages } from '../web/pages.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import type { NonceStore } from './auth/nonce-store.js';
 import { failure } from './envelope.js';
@@ -14,8 +21,7 @@ import { createErrorHandler } from './error-handler.js';
 import { HTTP_ERRORS } from './errors.js';
 import { registerOpenApi } from './openapi.js';
 import { registerOperationsRoutes } from './operations.js';
-import { RateLimiter } from '../platform/rate-limit.js';
-import { registerRoute, type AnyRoute } from './route.js';
+import { type AnyRoute, registerRoute } from './route.js';
 import { validatorCompiler } from './validation.js';
 
 export interface HttpAppDeps {
@@ -32,14 +38,21 @@ export interface HttpAppDeps {
   /** The closed list of error codes, published in the OpenAPI document. */
   errors: readonly ErrorDefinition[];
   isShuttingDown(): boolean;
-  /** Called when a route breaks its contract: an undeclared error code, a reply unlike its stored one (tests fail on it). */
+  /**
+   * Called when a route breaks its contract: an undeclared error code, a reply unlike its stored one (tests fail on
+   * it).
+   */
   onContractBreach?(route: string, problem: string): void;
 }
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const { config } = deps.platform;
   const pageGate = createPageGate({
-    config, wallClock: deps.platform.wallClock, patterns: deps.pages, freePaths: FREE_PAGE_PATHS, headers: PAGE_SECURITY_HEADERS,
+    config,
+    wallClock: deps.platform.wallClock,
+    patterns: deps.pages,
+    freePaths: FREE_PAGE_PATHS,
+    headers: PAGE_SECURITY_HEADERS,
     onRefused: () => deps.metrics.pageRefusals.inc(),
   });
   const app = Fastify({
@@ -82,7 +95,10 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     reply.header('x-request-id', request.clientRequestId ?? request.id);
     if (deps.isShuttingDown()) throw new AppError(PLATFORM_ERRORS.unavailable);
     if (deps.platform.database.durabilityFailure()) {
-      throw new AppError(PLATFORM_ERRORS.unavailable, 'The database can no longer make writes durable; the operator must restart this process.');
+      throw new AppError(
+        PLATFORM_ERRORS.unavailable,
+        'The database can no longer make writes durable; the operator must restart this process.',
+      );
     }
     // An unknown route is answered before its body is read: 404 comes before 413.
     if (request.is404) return reply.code(404).send(failure(HTTP_ERRORS.routeNotFound));
@@ -93,7 +109,10 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       await deps.platform.database.durable().catch(() => {
         // The write may be lost on a power cut: the client must not take it as done (a retry with its
         // Idempotency-Key, after the restart, finds whatever survived).
-        throw new AppError(PLATFORM_ERRORS.unavailable, 'The write could not be made durable; the operator must restart this process.');
+        throw new AppError(
+          PLATFORM_ERRORS.unavailable,
+          'The write could not be made durable; the operator must restart this process.',
+        );
       });
     }
     // A connection that answers during shutdown is closed after the reply, so closing need not wait it out.
@@ -104,15 +123,18 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     const seconds = reply.elapsedTime / 1000;
     deps.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     deps.metrics.httpDuration.observe({ method: request.method, route }, seconds);
-    request.log.info({
-      method: request.method,
-      route,
-      status: reply.statusCode,
-      duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-      client_request_id: request.clientRequestId,
-      merchant_id: request.caller?.merchant.id,
-      app_id: request.caller?.appId,
-    }, 'request');
+    request.log.info(
+      {
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        client_request_id: request.clientRequestId,
+        merchant_id: request.caller?.merchant.id,
+        app_id: request.caller?.appId,
+      },
+      'request',
+    );
   });
   app.setErrorHandler(createErrorHandler(deps.onContractBreach));
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(failure(HTTP_ERRORS.routeNotFound)));
@@ -137,10 +159,16 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     nonces: deps.nonces,
     wallClock: deps.platform.wallClock,
   });
-  const rateLimiter = config.rateLimitPerSecond > 0
-    ? new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, deps.platform.wallClock)
-    : undefined;
-  for (const route of deps.routes) registerRoute(app, { platform: deps.platform, authenticate, rateLimiter, onContractBreach: deps.onContractBreach }, route);
+  const rateLimiter =
+    config.rateLimitPerSecond > 0
+      ? new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst, deps.platform.wallClock)
+      : undefined;
+  for (const route of deps.routes)
+    registerRoute(
+      app,
+      { platform: deps.platform, authenticate, rateLimiter, onContractBreach: deps.onContractBreach },
+      route,
+    );
   await registerPages(app, deps.platform, deps.pages);
   return app;
 }
@@ -155,7 +183,10 @@ function clientRequestIdOf(request: IncomingMessage): string | undefined {
 
 /** A path the router cannot decode (bad percent-encoding, an over-long parameter) fails before any hook. */
 function answerUnroutable(_error: Error, request: FastifyRequest, reply: FastifyReply): void {
-  void reply.header('x-request-id', clientRequestIdOf(request.raw) ?? request.id).code(400).send(failure(HTTP_ERRORS.requestMalformed));
+  void reply
+    .header('x-request-id', clientRequestIdOf(request.raw) ?? request.id)
+    .code(400)
+    .send(failure(HTTP_ERRORS.requestMalformed));
 }
 
 /** Requests node's parser cannot read never reach Fastify; they still get the envelope. */

@@ -89,7 +89,11 @@ function keepInexactNumbersAsWritten(text: string): string {
       let end = i + 1;
       while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end += 1;
       const literal = text.slice(i, end);
-      const digits = literal.replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '');
+      const digits = literal
+        .replace(/^-/, '')
+        .replace(/[eE].*$/, '')
+        .replace('.', '')
+        .replace(/^0+/, '');
       if (JSON_NUMBER.test(literal) && (/[eE]/.test(literal) || digits.length > 15)) {
         out ??= [];
         out.push(text.slice(copiedTo, i), JSON.stringify(literal));

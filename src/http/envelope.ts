@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { envelopeCode, type ErrorDefinition } from '../platform/errors.js';
+import { type ErrorDefinition, envelopeCode } from '../platform/errors.js';
 
 export interface SuccessEnvelope<T> {
   code: 200;

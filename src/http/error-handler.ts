@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isTransientDatabaseError } from '../platform/database/database.js';
-import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
+import { AppError, type ErrorDefinition, PLATFORM_ERRORS } from '../platform/errors.js';
 import { failure } from './envelope.js';
 import { HTTP_ERRORS } from './errors.js';
 import { describeValidationError } from './validation.js';
@@ -24,16 +24,25 @@ export function classifyError(error: unknown, request: FastifyRequest): Classifi
   if (fastifyError.validation) {
     return {
       definition: PLATFORM_ERRORS.validationFailed,
-      message: describeValidationError(fastifyError.validation as never, fastifyError.validationContext ?? 'body', request.body === undefined),
+      message: describeValidationError(
+        fastifyError.validation as never,
+        fastifyError.validationContext ?? 'body',
+        request.body === undefined,
+      ),
     };
   }
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (known) return { definition: known, message: known.message };
-  if (isTransientDatabaseError(error)) return { definition: PLATFORM_ERRORS.unavailable, message: PLATFORM_ERRORS.unavailable.message };
+  if (isTransientDatabaseError(error))
+    return { definition: PLATFORM_ERRORS.unavailable, message: PLATFORM_ERRORS.unavailable.message };
   const status = fastifyError.statusCode ?? 500;
-  if (status >= 400 && status < 500) return { definition: HTTP_ERRORS.requestMalformed, message: HTTP_ERRORS.requestMalformed.message };
+  if (status >= 400 && status < 500)
+    return { definition: HTTP_ERRORS.requestMalformed, message: HTTP_ERRORS.requestMalformed.message };
   // Our request id, unique even when the client reuses its own, finds the log line with the fault.
-  return { definition: PLATFORM_ERRORS.internal, message: `${PLATFORM_ERRORS.internal.message} Reference: ${request.id}.` };
+  return {
+    definition: PLATFORM_ERRORS.internal,
+    message: `${PLATFORM_ERRORS.internal.message} Reference: ${request.id}.`,
+  };
 }
 
 export function createErrorHandler(onContractBreach?: (route: string, problem: string) => void) {

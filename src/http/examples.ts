@@ -52,22 +52,45 @@ export interface PhpCall {
 
 // biome-ignore lint/suspicious/noExplicitAny: any client method, whatever its parameters (the examples' arguments are checked by the tests that call them)
 type AnyMethod = (...args: any[]) => Promise<unknown>;
-type Api = 'customers' | 'orders' | 'transactions' | 'recurring' | 'batches' | 'balances' | 'users' | 'cards' | 'payees' | 'payouts' | 'sandbox' | 'webhooks';
+type Api =
+  | 'customers'
+  | 'orders'
+  | 'transactions'
+  | 'recurring'
+  | 'batches'
+  | 'balances'
+  | 'users'
+  | 'cards'
+  | 'payees'
+  | 'payouts'
+  | 'sandbox'
+  | 'webhooks';
 type MethodsOf<T> = { [K in keyof T & string]: T[K] extends AnyMethod ? K : never }[keyof T & string];
 export type ClientMethodName = 'echo' | { [A in Api]: `${A}.${MethodsOf<PaygateClient[A]>}` }[Api];
 type MethodAt<N extends string> = N extends `${infer A}.${infer M}`
-  ? A extends Api ? M extends keyof PaygateClient[A] ? PaygateClient[A][M] : never : never
-  : N extends keyof PaygateClient ? PaygateClient[N] : never;
+  ? A extends Api
+    ? M extends keyof PaygateClient[A]
+      ? PaygateClient[A][M]
+      : never
+    : never
+  : N extends keyof PaygateClient
+    ? PaygateClient[N]
+    : never;
 
 /** A client call, checked by the compiler against the client's own signature. */
-export function clientCall<N extends ClientMethodName>(method: N, ...args: Parameters<Extract<MethodAt<N>, AnyMethod>>): ClientCall {
+export function clientCall<N extends ClientMethodName>(
+  method: N,
+  ...args: Parameters<Extract<MethodAt<N>, AnyMethod>>
+): ClientCall {
   return { method, args };
 }
 
 /** Finds the client's method for a call (for the tests that run the examples). */
 export function clientMethod(client: PaygateClient, method: string): AnyMethod {
   const [first, second] = method.split('.') as [string, string | undefined];
-  const owner = (second === undefined ? client : (client as unknown as Record<string, unknown>)[first]) as Record<string, unknown> | undefined;
+  const owner = (second === undefined ? client : (client as unknown as Record<string, unknown>)[first]) as
+    | Record<string, unknown>
+    | undefined;
   const fn = owner?.[second ?? first];
   if (typeof fn !== 'function') throw new Error(`PaygateClient has no method ${method}`);
   return (fn as AnyMethod).bind(owner);
@@ -80,22 +103,41 @@ export interface CodeSample {
   note?: string;
 }
 
-export const SAMPLE_LABELS = { client: '@paygate/client', php: 'PHP SDK', cli: 'npx paygate call', shell: 'curl' } as const;
+export const SAMPLE_LABELS = {
+  client: '@paygate/client',
+  php: 'PHP SDK',
+  cli: 'npx paygate call',
+  shell: 'curl',
+} as const;
 
 /** The example's calls as code, in the form of `x-codeSamples` (an OpenAPI extension documentation tools read). */
 export function codeSamples(method: string, path: string, example: OperationExample): CodeSample[] {
   if (example.shell !== undefined) return [{ lang: 'Shell', label: SAMPLE_LABELS.shell, source: example.shell }];
   const samples: CodeSample[] = [];
   if (example.client) {
-    const call = (spread: boolean) => `await paygate.${example.client!.method}(${example.client!.args.map((arg) => tsLiteral(arg, 0, spread)).join(', ')});`;
+    const call = (spread: boolean) =>
+      `await paygate.${example.client!.method}(${example.client!.args.map((arg) => tsLiteral(arg, 0, spread)).join(', ')});`;
     const inline = call(false);
-    samples.push({ lang: 'TypeScript', label: SAMPLE_LABELS.client, source: inline.length <= LINE ? inline : call(true) });
+    samples.push({
+      lang: 'TypeScript',
+      label: SAMPLE_LABELS.client,
+      source: inline.length <= LINE ? inline : call(true),
+    });
   }
   if (example.php) {
     const source = `$reply = $sdk->${example.php.method}(${phpLiteral(example.php.params ?? example.request.body)});`;
-    samples.push({ lang: 'PHP', label: SAMPLE_LABELS.php, source, ...(example.php.note !== undefined && { note: example.php.note }) });
+    samples.push({
+      lang: 'PHP',
+      label: SAMPLE_LABELS.php,
+      source,
+      ...(example.php.note !== undefined && { note: example.php.note }),
+    });
   }
-  samples.push({ lang: 'Shell', label: SAMPLE_LABELS.cli, source: cliCommand(method, exampleTarget(path, example.request), example.request.body) });
+  samples.push({
+    lang: 'Shell',
+    label: SAMPLE_LABELS.cli,
+    source: cliCommand(method, exampleTarget(path, example.request), example.request.body),
+  });
   return samples;
 }
 
@@ -107,7 +149,9 @@ function exampleTarget(path: string, request: ExampleRequest): string {
     if (value === undefined) throw new Error(`the example of ${path} gives no ${name}`);
     return encodeURIComponent(value);
   });
-  const query = Object.entries(request.query ?? {}).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+  const query = Object.entries(request.query ?? {})
+    .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+    .join('&');
   return query === '' ? filled : `${filled}?${query}`;
 }
 
@@ -141,7 +185,9 @@ function tsLiteral(value: unknown, depth = 0, spread = false): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   const entries = Array.isArray(value)
     ? value.map((item) => tsLiteral(item, depth + 1))
-    : Object.entries(value).map(([key, item]) => `${IDENTIFIER.test(key) ? key : tsLiteral(key)}: ${tsLiteral(item, depth + 1)}`);
+    : Object.entries(value).map(
+        ([key, item]) => `${IDENTIFIER.test(key) ? key : tsLiteral(key)}: ${tsLiteral(item, depth + 1)}`,
+      );
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{ ', ' }'];
   if (entries.length === 0) return Array.isArray(value) ? '[]' : '{}';
   return layout(entries, open, close, depth, spread && !Array.isArray(value));
@@ -174,7 +220,10 @@ export function exampleExtensions(method: string, path: string, example: Operati
   return {
     'x-codeSamples': codeSamples(method, path, example),
     // The reply as the route sends it: `success` is what every route's handler answers with.
-    [EXAMPLE_KEY]: { body: example.request.body, reply: example.reply === undefined ? undefined : success(example.reply) },
+    [EXAMPLE_KEY]: {
+      body: example.request.body,
+      reply: example.reply === undefined ? undefined : success(example.reply),
+    },
   };
 }
 

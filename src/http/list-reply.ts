@@ -9,6 +9,11 @@ export function listParameters(query: Page): Record<string, unknown> {
 }
 
 /** A list route's reply: the page's records under the list's own name, the page that was asked for, the total. */
-export function pageReply<const K extends string, T>(key: K, page: Page, records: T[], total: number): Record<K, T[]> & Page & { total: number } {
+export function pageReply<const K extends string, T>(
+  key: K,
+  page: Page,
+  records: T[],
+  total: number,
+): Record<K, T[]> & Page & { total: number } {
   return { [key]: records, offset: page.offset, limit: page.limit, total } as Record<K, T[]> & Page & { total: number };
 }

@@ -2,14 +2,15 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.js';
 import type { ErrorDefinition } from '../platform/errors.js';
-import { DOCS_STYLESHEET_PATH, renderDocsPage, type OpenApiDocument } from '../web/docs-page.js';
+import { DOCS_STYLESHEET_PATH, type OpenApiDocument, renderDocsPage } from '../web/docs-page.js';
 import { PAGE_SECURITY_HEADERS } from '../web/pages.js';
 import { DOCS_CSS } from '../web/styles.js';
 import { failure, success } from './envelope.js';
 import { HTTP_ERRORS } from './errors.js';
 import { EXAMPLE_KEY } from './examples.js';
 
-const description = (errors: readonly ErrorDefinition[]) => `
+const description = (errors: readonly ErrorDefinition[]) =>
+  `
 The merchant payments interface. Every operation under \`/svc/\` is signed with Wonder-RSA-SHA256: the headers
 \`Credential\` (\`{AppID}/{yyyyMMddHHmmss UTC}/Wonder-RSA-SHA256\`), \`Nonce\` (16 to 64 characters from
 \`[0-9A-Za-z]\`, never reused) and \`Signature\` (see docs/signing.md for the algorithm and a worked example).
@@ -38,33 +39,60 @@ export async function registerOpenApi(
       servers: [{ url: options.config.publicBaseUrl }],
       components: {
         securitySchemes: {
-          Credential: { type: 'apiKey', in: 'header', name: 'Credential', description: '`{AppID}/{yyyyMMddHHmmss}/Wonder-RSA-SHA256`' },
-          Nonce: { type: 'apiKey', in: 'header', name: 'Nonce', description: 'Random, never reused within the time window.' },
-          Signature: { type: 'apiKey', in: 'header', name: 'Signature', description: 'Base64 RSA-SHA256 signature; see docs/signing.md.' },
+          Credential: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Credential',
+            description: '`{AppID}/{yyyyMMddHHmmss}/Wonder-RSA-SHA256`',
+          },
+          Nonce: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Nonce',
+            description: 'Random, never reused within the time window.',
+          },
+          Signature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Signature',
+            description: 'Base64 RSA-SHA256 signature; see docs/signing.md.',
+          },
         },
       },
       tags: [...options.tags, { name: 'operations', description: 'Health, readiness and metrics for operators.' }],
     },
     // An OpenAPI 3 document (the `openapi` option above), never a Swagger 2 one.
-    transformObject: (document) => withMediaExamples((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never,
+    transformObject: (document) =>
+      withMediaExamples((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   // Rendered on the first request: the document is complete only once every route is registered (and the
   // public address once the server listens, when it took a free port).
   let page: string | undefined;
-  const docsPage = () => page ??= renderDocsPage(app.swagger() as unknown as OpenApiDocument, {
-    baseUrl: options.config.publicBaseUrl,
-    errors: options.errors,
-    successEnvelope: success(null),
-    errorExample: failure(HTTP_ERRORS.signatureInvalid),
-    sandbox: options.config.mode === 'sandbox',
-  });
+  const docsPage = () =>
+    (page ??= renderDocsPage(app.swagger() as unknown as OpenApiDocument, {
+      baseUrl: options.config.publicBaseUrl,
+      errors: options.errors,
+      successEnvelope: success(null),
+      errorExample: failure(HTTP_ERRORS.signatureInvalid),
+      sandbox: options.config.mode === 'sandbox',
+    }));
   const hide = { schema: { hide: true } };
-  app.get('/docs', hide, async (_request, reply) => reply.headers(PAGE_SECURITY_HEADERS).header('cache-control', 'no-cache')
-    .type('text/html; charset=utf-8').send(docsPage()));
-  app.get(DOCS_STYLESHEET_PATH, hide, async (_request, reply) => reply.headers(PAGE_SECURITY_HEADERS)
-    .header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(DOCS_CSS));
+  app.get('/docs', hide, async (_request, reply) =>
+    reply
+      .headers(PAGE_SECURITY_HEADERS)
+      .header('cache-control', 'no-cache')
+      .type('text/html; charset=utf-8')
+      .send(docsPage()),
+  );
+  app.get(DOCS_STYLESHEET_PATH, hide, async (_request, reply) =>
+    reply
+      .headers(PAGE_SECURITY_HEADERS)
+      .header('cache-control', 'public, max-age=3600')
+      .type('text/css; charset=utf-8')
+      .send(DOCS_CSS),
+  );
   // The addresses a stock viewer uses for itself and the document, which bookmarks and tools may hold.
   app.get('/docs/', hide, async (_request, reply) => reply.redirect('/docs', 301));
   app.get('/docs/json', hide, async (_request, reply) => reply.redirect('/openapi.json', 301));

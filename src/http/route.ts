@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
-import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../platform/errors.js';
+import { type Context, merchantContext, type PlatformContext } from '../context/context.js';
+import type { Config } from '../platform/config.js';
+import { AppError, type ErrorDefinition, PLATFORM_ERRORS } from '../platform/errors.js';
+import type { RateLimiter } from '../platform/rate-limit.js';
 import type { Authenticator, Caller } from './auth/authenticate.js';
 import { decodeJsonBody } from './body.js';
 import { errorEnvelopeSchema, failure, success, successEnvelopeSchema } from './envelope.js';
 import { HTTP_ERRORS } from './errors.js';
 import { exampleExtensions, type OperationExample } from './examples.js';
 import { checkIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_TTL_MS } from './idempotency/idempotency.js';
-import type { RateLimiter } from '../platform/rate-limit.js';
-import type { Config } from '../platform/config.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -59,7 +59,8 @@ export interface RouteDeclaration<B extends TSchema, Q extends TSchema, P extend
   example: RouteExample<B, P, D>;
 }
 
-export interface RouteExample<B extends TSchema, P extends TSchema, D extends TSchema> extends Pick<OperationExample, 'client' | 'php'> {
+export interface RouteExample<B extends TSchema, P extends TSchema, D extends TSchema>
+  extends Pick<OperationExample, 'client' | 'php'> {
   request: { params?: Static<P>; query?: Record<string, string>; body?: Static<B> };
   reply: Static<D>;
 }
@@ -90,24 +91,49 @@ declare module 'fastify' {
 }
 
 const AUTH_ERRORS: ErrorDefinition[] = [
-  HTTP_ERRORS.credentialMalformed, HTTP_ERRORS.authHeaderMissing, HTTP_ERRORS.credentialTimeOutOfWindow, HTTP_ERRORS.appUnknown,
-  HTTP_ERRORS.signatureInvalid, HTTP_ERRORS.nonceReused, HTTP_ERRORS.nonceMalformed, HTTP_ERRORS.appDisabled, HTTP_ERRORS.addressNotAllowed,
+  HTTP_ERRORS.credentialMalformed,
+  HTTP_ERRORS.authHeaderMissing,
+  HTTP_ERRORS.credentialTimeOutOfWindow,
+  HTTP_ERRORS.appUnknown,
+  HTTP_ERRORS.signatureInvalid,
+  HTTP_ERRORS.nonceReused,
+  HTTP_ERRORS.nonceMalformed,
+  HTTP_ERRORS.appDisabled,
+  HTTP_ERRORS.addressNotAllowed,
 ];
-const COMMON_ERRORS: ErrorDefinition[] = [PLATFORM_ERRORS.validationFailed, HTTP_ERRORS.requestMalformed, HTTP_ERRORS.rateLimited, PLATFORM_ERRORS.internal, PLATFORM_ERRORS.unavailable];
-const BODY_ERRORS: ErrorDefinition[] = [HTTP_ERRORS.bodyNotJson, HTTP_ERRORS.bodyNotUtf8, HTTP_ERRORS.bodyForbiddenKey, HTTP_ERRORS.bodyTooLarge, HTTP_ERRORS.mediaTypeUnsupported];
-const IDEMPOTENCY_ERRORS: ErrorDefinition[] = [PLATFORM_ERRORS.idempotencyKeyInvalid, PLATFORM_ERRORS.idempotencyKeyReused, PLATFORM_ERRORS.idempotencyInProgress];
+const COMMON_ERRORS: ErrorDefinition[] = [
+  PLATFORM_ERRORS.validationFailed,
+  HTTP_ERRORS.requestMalformed,
+  HTTP_ERRORS.rateLimited,
+  PLATFORM_ERRORS.internal,
+  PLATFORM_ERRORS.unavailable,
+];
+const BODY_ERRORS: ErrorDefinition[] = [
+  HTTP_ERRORS.bodyNotJson,
+  HTTP_ERRORS.bodyNotUtf8,
+  HTTP_ERRORS.bodyForbiddenKey,
+  HTTP_ERRORS.bodyTooLarge,
+  HTTP_ERRORS.mediaTypeUnsupported,
+];
+const IDEMPOTENCY_ERRORS: ErrorDefinition[] = [
+  PLATFORM_ERRORS.idempotencyKeyInvalid,
+  PLATFORM_ERRORS.idempotencyKeyReused,
+  PLATFORM_ERRORS.idempotencyInProgress,
+];
 
 export function declaredErrors(route: AnyRoute): ErrorDefinition[] {
   const writes = route.method === 'POST' || route.method === 'PUT';
   // Any request but a GET may carry a body, read (and refused) whether or not the route declares one: a DELETE too.
   const hasBody = route.body !== undefined || route.method !== 'GET';
-  return [...new Set<ErrorDefinition>([
-    ...AUTH_ERRORS,
-    ...COMMON_ERRORS,
-    ...(hasBody || writes ? BODY_ERRORS : []),
-    ...(writes ? IDEMPOTENCY_ERRORS : []),
-    ...route.errors,
-  ])];
+  return [
+    ...new Set<ErrorDefinition>([
+      ...AUTH_ERRORS,
+      ...COMMON_ERRORS,
+      ...(hasBody || writes ? BODY_ERRORS : []),
+      ...(writes ? IDEMPOTENCY_ERRORS : []),
+      ...route.errors,
+    ]),
+  ];
 }
 
 export interface RouteDeps {
@@ -124,7 +150,9 @@ export const SIGNED: Array<Record<string, string[]>> = [{ Credential: [], Nonce:
 export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyRoute): void {
   const errors = declaredErrors(route);
   const response: Record<number, TSchema> = {
-    200: route.download ? { content: { [route.download.mediaType]: { schema: { type: 'string' } } } } as unknown as TSchema : successEnvelopeSchema(route.data),
+    200: route.download
+      ? ({ content: { [route.download.mediaType]: { schema: { type: 'string' } } } } as unknown as TSchema)
+      : successEnvelopeSchema(route.data),
   };
   const byStatus = new Map<number, ErrorDefinition[]>();
   for (const error of errors) byStatus.set(error.status, [...(byStatus.get(error.status) ?? []), error]);
@@ -151,11 +179,15 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
   if (upload) {
     // The file's media types are parsed in this route's own scope: everywhere else they stay refused (415).
     app.register(async (scope) => {
-      scope.addContentTypeParser([...upload.mediaTypes], { parseAs: 'buffer', bodyLimit: upload.limitBytes(deps.platform.config) }, (request, body, done) => {
-        request.rawBody = body as Buffer;
-        request.uploadType = String(request.headers['content-type']).split(';')[0]!.trim().toLowerCase();
-        done(null, undefined);
-      });
+      scope.addContentTypeParser(
+        [...upload.mediaTypes],
+        { parseAs: 'buffer', bodyLimit: upload.limitBytes(deps.platform.config) },
+        (request, body, done) => {
+          request.rawBody = body as Buffer;
+          request.uploadType = String(request.headers['content-type']).split(';')[0]!.trim().toLowerCase();
+          done(null, undefined);
+        },
+      );
       addRoutes(scope);
     });
   } else {
@@ -192,19 +224,32 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
 
 const EMPTY = Buffer.alloc(0);
 
-async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+async function handle(
+  deps: RouteDeps,
+  route: AnyRoute,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
   const caller = request.caller;
   if (!caller) throw new AppError(PLATFORM_ERRORS.internal, 'route reached without a caller');
   const { platform } = deps;
   const ctx = merchantContext(platform, caller.merchant, { kind: 'app', appId: caller.appId }, request.id, request.log);
   const present = (result: unknown) => (route.present ? route.present(result) : result);
   const input = {
-    ctx, body: request.body, query: request.query, params: request.params,
-    ...(request.uploadType !== undefined && { file: { mediaType: request.uploadType, bytes: request.rawBody ?? EMPTY } }),
+    ctx,
+    body: request.body,
+    query: request.query,
+    params: request.params,
+    ...(request.uploadType !== undefined && {
+      file: { mediaType: request.uploadType, bytes: request.rawBody ?? EMPTY },
+    }),
   };
   if (route.download) {
     const file = (await route.handler(input)) as FileReply;
-    return reply.type(route.download.mediaType).header('content-disposition', `attachment; filename="${file.filename}"`).send(file.body);
+    return reply
+      .type(route.download.mediaType)
+      .header('content-disposition', `attachment; filename="${file.filename}"`)
+      .send(file.body);
   }
 
   const keyHeader = request.headers['idempotency-key'];
@@ -238,7 +283,10 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
       if (stored !== undefined) throw new Error('a request recorded its reply twice');
       const body = serialise(result);
       if (!(await claim.complete(db, 200, body))) {
-        throw new AppError(PLATFORM_ERRORS.idempotencyInProgress, 'This request took too long: a retry with its Idempotency-Key took it over.');
+        throw new AppError(
+          PLATFORM_ERRORS.idempotencyInProgress,
+          'This request took too long: a retry with its Idempotency-Key took it over.',
+        );
       }
       stored = body;
     },
@@ -251,17 +299,26 @@ async function handle(deps: RouteDeps, route: AnyRoute, request: FastifyRequest,
       await claim.complete(platform.db, 200, live);
       stored = live;
     } else if (stored !== live) {
-      deps.onContractBreach?.(`${route.method} ${route.url}`, 'the reply differs from the one stored for its Idempotency-Key');
+      deps.onContractBreach?.(
+        `${route.method} ${route.url}`,
+        'the reply differs from the one stored for its Idempotency-Key',
+      );
     }
     // Always the stored bytes: the first reply and every replay are the same.
     return reply.type('application/json; charset=utf-8').send(stored);
   } catch (error) {
     if (error instanceof AppError && error.definition.status < 500) {
       // Refusals are kept like replies; a claim that already holds a reply (or was retaken) is left as it is.
-      await claim.complete(platform.db, error.definition.status, JSON.stringify(failure(error.definition, error.message)));
+      await claim.complete(
+        platform.db,
+        error.definition.status,
+        JSON.stringify(failure(error.definition, error.message)),
+      );
     } else {
       // 5xx replies are not kept: the client may retry with the same key.
-      await claim.release().catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'idempotency release failed'));
+      await claim
+        .release()
+        .catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'idempotency release failed'));
     }
     throw error;
   }

@@ -6,7 +6,13 @@ import type { FastifySchemaCompiler } from 'fastify';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 // verbose: errors carry their schema, so a pattern's description can explain the expected form.
-const shared: Options = { allErrors: false, strict: false, allowUnionTypes: true, removeAdditional: false, verbose: true };
+const shared: Options = {
+  allErrors: false,
+  strict: false,
+  allowUnionTypes: true,
+  removeAdditional: false,
+  verbose: true,
+};
 
 /** Bodies are JSON and keep their types: a number where text is required is refused, never coerced. */
 const bodyAjv = addFormats(new Ajv({ ...shared, coerceTypes: false, useDefaults: false }));
@@ -35,7 +41,9 @@ export function describeValidationError(errors: ErrorObject[], part: Part, bodyA
     case 'maxLength':
       return `${field} must be at most ${params.limit} characters.`;
     case 'minLength':
-      return params.limit === 1 ? `${field} must not be empty.` : `${field} must be at least ${params.limit} characters.`;
+      return params.limit === 1
+        ? `${field} must not be empty.`
+        : `${field} must be at least ${params.limit} characters.`;
     case 'enum':
       return `${field} must be one of: ${(params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}.`;
     case 'const':
@@ -65,8 +73,12 @@ function pickMostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
 }
 
 function fieldName(error: ErrorObject, part: Part): string {
-  const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (error.keyword === 'required') segments.push(String((error.params as { missingProperty: string }).missingProperty));
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required')
+    segments.push(String((error.params as { missingProperty: string }).missingProperty));
   let path = '';
   for (const segment of segments) path += /^\d+$/.test(segment) ? `[${segment}]` : path ? `.${segment}` : segment;
   if (path) return path;
@@ -76,14 +88,22 @@ function fieldName(error: ErrorObject, part: Part): string {
 function describeType(type: unknown): string {
   const names = (Array.isArray(type) ? type : [type]).map((t) => {
     switch (t) {
-      case 'string': return 'a string';
-      case 'integer': return 'an integer';
-      case 'number': return 'a number';
-      case 'boolean': return 'a boolean';
-      case 'object': return 'an object';
-      case 'array': return 'an array';
-      case 'null': return 'null';
-      default: return String(t);
+      case 'string':
+        return 'a string';
+      case 'integer':
+        return 'an integer';
+      case 'number':
+        return 'a number';
+      case 'boolean':
+        return 'a boolean';
+      case 'object':
+        return 'an object';
+      case 'array':
+        return 'an array';
+      case 'null':
+        return 'null';
+      default:
+        return String(t);
     }
   });
   return names.join(' or ');

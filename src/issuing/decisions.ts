@@ -1,4 +1,4 @@
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { createPoster, type Poster } from '../events/post.js';
 import { signedAsApp } from '../events/signing.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
@@ -28,30 +28,70 @@ export interface EndpointDecision {
   by: 'endpoint' | 'endpoint_partial' | 'endpoint_timeout' | 'endpoint_invalid';
 }
 
-/** Registers (or replaces) the merchant's real-time authorisation endpoint; its default decision applies when it is silent. */
-export async function setAuthorizationEndpoint(ctx: Context, input: { url: string; default_decision: Decision }): Promise<EndpointRow> {
+/**
+ * Registers (or replaces) the merchant's real-time authorisation endpoint; its default decision applies when it is
+ * silent.
+ */
+export async function setAuthorizationEndpoint(
+  ctx: Context,
+  input: { url: string; default_decision: Decision },
+): Promise<EndpointRow> {
   checkMerchantUrl(input.url, 'url', ctx.config.mode);
-  if (ctx.actor.kind !== 'app') throw new AppError(PLATFORM_ERRORS.validationFailed, 'An authorisation endpoint is registered by an app: its webhook key signs the requests.');
-  const row = { merchant_id: ctx.merchant.id, url: input.url, default_decision: input.default_decision, app_id: ctx.actor.appId, updated_at: ctx.clock.now().getTime() };
-  return inTransaction(ctx, async (tx) => {
-    await tx.db.insertInto('issuing_authorization_endpoints').values(row)
-      .onConflict((oc) => oc.column('merchant_id').doUpdateSet({ url: row.url, default_decision: row.default_decision, app_id: row.app_id, updated_at: row.updated_at }))
-      .execute();
-    return row;
-  }, { completesRequest: true });
+  if (ctx.actor.kind !== 'app')
+    throw new AppError(
+      PLATFORM_ERRORS.validationFailed,
+      'An authorisation endpoint is registered by an app: its webhook key signs the requests.',
+    );
+  const row = {
+    merchant_id: ctx.merchant.id,
+    url: input.url,
+    default_decision: input.default_decision,
+    app_id: ctx.actor.appId,
+    updated_at: ctx.clock.now().getTime(),
+  };
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      await tx.db
+        .insertInto('issuing_authorization_endpoints')
+        .values(row)
+        .onConflict((oc) =>
+          oc.column('merchant_id').doUpdateSet({
+            url: row.url,
+            default_decision: row.default_decision,
+            app_id: row.app_id,
+            updated_at: row.updated_at,
+          }),
+        )
+        .execute();
+      return row;
+    },
+    { completesRequest: true },
+  );
 }
 
 /** Removes the endpoint: the issuer's rules alone decide again. Answers whether there was one. */
 export async function removeAuthorizationEndpoint(ctx: Context): Promise<{ removed: boolean }> {
-  return inTransaction(ctx, async (tx) => {
-    const gone = await tx.db.deleteFrom('issuing_authorization_endpoints').where('merchant_id', '=', tx.merchant.id).executeTakeFirst();
-    return { removed: Number(gone.numDeletedRows) > 0 };
-  }, { completesRequest: true });
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      const gone = await tx.db
+        .deleteFrom('issuing_authorization_endpoints')
+        .where('merchant_id', '=', tx.merchant.id)
+        .executeTakeFirst();
+      return { removed: Number(gone.numDeletedRows) > 0 };
+    },
+    { completesRequest: true },
+  );
 }
 
 /** The merchant's endpoint, if it has one. */
 export async function authorizationEndpointOf(ctx: Context): Promise<EndpointRow | undefined> {
-  return ctx.db.selectFrom('issuing_authorization_endpoints').selectAll().where('merchant_id', '=', ctx.merchant.id).executeTakeFirst();
+  return ctx.db
+    .selectFrom('issuing_authorization_endpoints')
+    .selectAll()
+    .where('merchant_id', '=', ctx.merchant.id)
+    .executeTakeFirst();
 }
 
 let poster: Poster | undefined;
@@ -62,20 +102,40 @@ let poster: Poster | undefined;
  * "decline", "amount"?}` within DECISION_WINDOW_MS decides, a smaller amount approving part. No answer in time, an
  * error status or an answer that is not one of these: the endpoint's default decision.
  */
-export async function decideAtEndpoint(ctx: Context, endpoint: EndpointRow, card: CardRow, purchase: { amount: number; currency: string; merchant: Record<string, string> }): Promise<EndpointDecision> {
+export async function decideAtEndpoint(
+  ctx: Context,
+  endpoint: EndpointRow,
+  card: CardRow,
+  purchase: { amount: number; currency: string; merchant: Record<string, string> },
+): Promise<EndpointDecision> {
   const currency = readCurrency(purchase.currency, 'currency');
   const body = JSON.stringify({
     authorization: {
-      card_id: card.id, user_id: card.user_id, amount: formatAmount(purchase.amount, currency.exponent), currency: currency.code,
-      merchant: purchase.merchant, created_at: ctx.clock.now().toISOString(),
+      card_id: card.id,
+      user_id: card.user_id,
+      amount: formatAmount(purchase.amount, currency.exponent),
+      currency: currency.code,
+      merchant: purchase.merchant,
+      created_at: ctx.clock.now().toISOString(),
     },
   });
-  const fallback = (by: EndpointDecision['by']): EndpointDecision => ({ decision: endpoint.default_decision as Decision, by });
+  const fallback = (by: EndpointDecision['by']): EndpointDecision => ({
+    decision: endpoint.default_decision as Decision,
+    by,
+  });
   poster ??= createPoster({ timeoutMs: DECISION_WINDOW_MS, mode: ctx.config.mode });
   const signed = await signedAsApp(ctx, { appId: endpoint.app_id, url: endpoint.url, body, at: ctx.wallClock.now() });
-  const reply = await poster.post(endpoint.url, {
-    'content-type': 'application/json', 'user-agent': `paygate-issuing/${VERSION}`, ...signed, 'x-action': 'issuing_authorization.request',
-  }, body, { readBody: true });
+  const reply = await poster.post(
+    endpoint.url,
+    {
+      'content-type': 'application/json',
+      'user-agent': `paygate-issuing/${VERSION}`,
+      ...signed,
+      'x-action': 'issuing_authorization.request',
+    },
+    body,
+    { readBody: true },
+  );
   if (reply.status === undefined || reply.body === undefined) return fallback('endpoint_timeout');
   if (reply.status < 200 || reply.status > 299) return fallback('endpoint_invalid');
   let answer: { decision?: unknown; amount?: unknown };

@@ -18,6 +18,11 @@ export const CARD_EVENTS = defineEventTypes(
   },
 );
 
-export async function emitCardEvent(ctx: Context, action: keyof typeof CARD_EVENTS, card: CardReply, appId: string | null): Promise<void> {
+export async function emitCardEvent(
+  ctx: Context,
+  action: keyof typeof CARD_EVENTS,
+  card: CardReply,
+  appId: string | null,
+): Promise<void> {
   await emitEvent(ctx, CARD_EVENTS[action], { ...card, app_id: appId });
 }

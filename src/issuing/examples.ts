@@ -10,7 +10,10 @@ export const EXAMPLE_NEW_CARD: Static<typeof CreateCardBody>['card'] = {
   reference_id: 'CARD-0042',
   title: 'Travel',
   settlement_currency: 'HKD',
-  limits: [{ period: 'transaction', limit_amount: '2000.00' }, { period: 'monthly', limit_amount: '20000.00' }],
+  limits: [
+    { period: 'transaction', limit_amount: '2000.00' },
+    { period: 'monthly', limit_amount: '20000.00' },
+  ],
 };
 
 export const EXAMPLE_CARD: Static<typeof CardSchema> = {

@@ -16,7 +16,13 @@ export async function scheduleExpiry(ctx: Context, expiresAt: number): Promise<v
   const bucket = Math.ceil(expiresAt / MINUTE_MS) * MINUTE_MS;
   const key = `${ctx.merchant.id}:${bucket}`;
   if (scheduled.has(key)) return;
-  await scheduleJob(ctx, { kind: EXPIRE_AUTHORIZATIONS_JOB, merchantId: ctx.merchant.id, dueAt: bucket, payload: null, dedupeKey: `${EXPIRE_AUTHORIZATIONS_JOB}:${key}` });
+  await scheduleJob(ctx, {
+    kind: EXPIRE_AUTHORIZATIONS_JOB,
+    merchantId: ctx.merchant.id,
+    dueAt: bucket,
+    payload: null,
+    dedupeKey: `${EXPIRE_AUTHORIZATIONS_JOB}:${key}`,
+  });
   ctx.afterCommit?.(() => {
     if (scheduled.size > 100_000) scheduled.clear();
     scheduled.add(key);

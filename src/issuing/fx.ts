@@ -34,7 +34,7 @@ export function rateOn(from: string, to: SettlementCurrency, daysAfter = 0): str
   const base = SANDBOX_RATES[from]?.[to];
   if (base === undefined) throw new Error(`no rate from ${from}`);
   if (from === to || daysAfter <= 0) return base;
-  const scaled = toScaled(base) * BigInt(Math.round((1 + DRIFT_PER_DAY * daysAfter) * 1_000_000)) / 1_000_000n;
+  const scaled = (toScaled(base) * BigInt(Math.round((1 + DRIFT_PER_DAY * daysAfter) * 1_000_000))) / 1_000_000n;
   return fromScaled(scaled);
 }
 
@@ -56,7 +56,9 @@ export function fxFee(localAmount: number, sameCurrency: boolean): number {
 
 function toScaled(rate: string): bigint {
   const [whole, fraction = ''] = rate.split('.');
-  return BigInt(whole!) * 10n ** BigInt(RATE_DECIMALS) + BigInt(fraction.padEnd(RATE_DECIMALS, '0').slice(0, RATE_DECIMALS));
+  return (
+    BigInt(whole!) * 10n ** BigInt(RATE_DECIMALS) + BigInt(fraction.padEnd(RATE_DECIMALS, '0').slice(0, RATE_DECIMALS))
+  );
 }
 
 function fromScaled(scaled: bigint): string {

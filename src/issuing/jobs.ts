@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { merchantJob, type JobDefinition } from '../scheduler/scheduler.js';
+import { type JobDefinition, merchantJob } from '../scheduler/scheduler.js';
 import { expireAuthorizations } from './clearing.js';
 import { EXPIRE_AUTHORIZATIONS_JOB, expireAgainLater } from './expiry.js';
 
@@ -14,5 +14,8 @@ declare module '../scheduler/job-types.js' {
 
 /** The work issuing leaves due on a merchant's business clock. */
 export const ISSUING_JOBS: JobDefinition[] = [
-  merchantJob(EXPIRE_AUTHORIZATIONS_JOB, SweepPayload, { run: (ctx) => expireAuthorizations(ctx), giveUp: expireAgainLater }),
+  merchantJob(EXPIRE_AUTHORIZATIONS_JOB, SweepPayload, {
+    run: (ctx) => expireAuthorizations(ctx),
+    giveUp: expireAgainLater,
+  }),
 ];

@@ -11,12 +11,23 @@ export interface CardLimit {
 }
 
 /** Reads limits as sent (decimal text in the card's currency), one per period at most, in the periods' order. */
-export function readLimits(input: ReadonlyArray<{ period: LimitPeriod; limit_amount: string | number }>, currency: string, field: string): CardLimit[] {
+export function readLimits(
+  input: ReadonlyArray<{ period: LimitPeriod; limit_amount: string | number }>,
+  currency: string,
+  field: string,
+): CardLimit[] {
   const seen = new Set<LimitPeriod>();
   const limits = input.map((limit, index) => {
-    if (seen.has(limit.period)) throw new AppError(PLATFORM_ERRORS.validationFailed, `${field}[${index}].period ${limit.period} is given twice: one limit per period.`);
+    if (seen.has(limit.period))
+      throw new AppError(
+        PLATFORM_ERRORS.validationFailed,
+        `${field}[${index}].period ${limit.period} is given twice: one limit per period.`,
+      );
     seen.add(limit.period);
-    return { period: limit.period, amount: readMoney(limit.limit_amount, currencyOf(currency), `${field}[${index}].limit_amount`).minor };
+    return {
+      period: limit.period,
+      amount: readMoney(limit.limit_amount, currencyOf(currency), `${field}[${index}].limit_amount`).minor,
+    };
   });
   return limits.sort((a, b) => LIMIT_PERIODS.indexOf(a.period) - LIMIT_PERIODS.indexOf(b.period));
 }

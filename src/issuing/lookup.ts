@@ -1,5 +1,11 @@
 import type { Context, LedgerSource } from '../context/context.js';
-import { cardTransactionPages, cardTransactionsAmong, stepsAmong, stepsOf, type CardTransactionRow } from './transactions/store.js';
+import {
+  type CardTransactionRow,
+  cardTransactionPages,
+  cardTransactionsAmong,
+  stepsAmong,
+  stepsOf,
+} from './transactions/store.js';
 
 /**
  * What the ledger's check reads of issuing: every card transaction with the names of its entries (its own id for the
@@ -9,7 +15,11 @@ export const CARD_TRANSACTION_LEDGER: LedgerSource = {
   type: 'card_transaction',
   async *pages(ctx) {
     for await (const page of cardTransactionPages(ctx.db, ctx.merchant.id)) {
-      const steps = await stepsOf(ctx.db, ctx.merchant.id, page.map((row) => row.id));
+      const steps = await stepsOf(
+        ctx.db,
+        ctx.merchant.id,
+        page.map((row) => row.id),
+      );
       yield page.map((transaction) => ({
         subject: `card_transaction:${transaction.id}`,
         currency: transaction.local_currency,
@@ -19,7 +29,10 @@ export const CARD_TRANSACTION_LEDGER: LedgerSource = {
     }
   },
   async among(ctx: Context, ids: string[]) {
-    const [steps, transactions] = await Promise.all([stepsAmong(ctx.db, ctx.merchant.id, ids), cardTransactionsAmong(ctx.db, ctx.merchant.id, ids)]);
+    const [steps, transactions] = await Promise.all([
+      stepsAmong(ctx.db, ctx.merchant.id, ids),
+      cardTransactionsAmong(ctx.db, ctx.merchant.id, ids),
+    ]);
     return new Set([...steps, ...transactions]);
   },
 };

@@ -5,11 +5,14 @@ import { ISSUING_ERRORS } from './errors.js';
 import { CARD_EVENTS } from './events.js';
 import { ISSUING_JOBS } from './jobs.js';
 import { CARD_TRANSACTION_LEDGER } from './lookup.js';
-import { CARD_TRANSACTION_EVENTS } from './transactions/events.js';
 import { ISSUING_SANDBOX_ROUTES } from './sandbox-routes.js';
+import { CARD_TRANSACTION_EVENTS } from './transactions/events.js';
 import { TRANSACTION_ROUTES } from './transactions/routes.js';
 
-/** Issued cards (docs/issuing.md): JCB cards of the merchant's approved users, spending the merchant's funds under limits. */
+/**
+ * Issued cards (docs/issuing.md): JCB cards of the merchant's approved users, spending the merchant's funds under
+ * limits.
+ */
 export const issuingModule = defineModule({
   name: 'issuing',
   routes: [...CARD_ROUTES, ...TRANSACTION_ROUTES],

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { formatAmount, exponentOf } from '../platform/money/money.js';
+import { exponentOf, formatAmount } from '../platform/money/money.js';
 import { maskNumber } from './card-numbers.js';
 import type { CardLimit } from './limits.js';
 import type { CardSchema } from './schemas.js';
@@ -8,7 +8,10 @@ import type { CardRow } from './store.js';
 export type CardReply = Static<typeof CardSchema>;
 
 /** A card as every reply shows it: masked, with its limits and what the current periods have used of them. */
-export function presentCard(row: CardRow, view: { businessName: string; limits: readonly CardLimit[]; spent: Record<'daily' | 'monthly' | 'lifetime', number> }): CardReply {
+export function presentCard(
+  row: CardRow,
+  view: { businessName: string; limits: readonly CardLimit[]; spent: Record<'daily' | 'monthly' | 'lifetime', number> },
+): CardReply {
   const exponent = exponentOf(row.settlement_currency);
   return {
     id: row.id,
@@ -38,6 +41,12 @@ export function expirationDate(row: Pick<CardRow, 'exp_month' | 'exp_year'>): st
   return `${String(row.exp_month).padStart(2, '0')}/${String(row.exp_year % 100).padStart(2, '0')}`;
 }
 
-export function presentLimits(limits: readonly CardLimit[], currency: string): Array<{ period: CardLimit['period']; limit_amount: string }> {
-  return limits.map((limit) => ({ period: limit.period, limit_amount: formatAmount(limit.amount, exponentOf(currency)) }));
+export function presentLimits(
+  limits: readonly CardLimit[],
+  currency: string,
+): Array<{ period: CardLimit['period']; limit_amount: string }> {
+  return limits.map((limit) => ({
+    period: limit.period,
+    limit_amount: formatAmount(limit.amount, exponentOf(currency)),
+  }));
 }

@@ -1,25 +1,43 @@
 import { clientCall } from '../http/examples.js';
 import { defineRoute } from '../http/route.js';
+import { PLATFORM_ERRORS } from '../platform/errors.js';
 import { incrementAuthorization, reverseAuthorization, settleAuthorization } from './clearing.js';
 import { ISSUING_ERRORS } from './errors.js';
-import { creditRefund, authorizePurchase, withdrawCash, type NetworkOutcome } from './network.js';
-import { EXAMPLE_AUTHORIZATION_ID, EXAMPLE_AUTHORIZED, EXAMPLE_PURCHASE, EXAMPLE_SETTLED } from './transactions/examples.js';
+import { authorizePurchase, creditRefund, type NetworkOutcome, withdrawCash } from './network.js';
+import {
+  EXAMPLE_AUTHORIZATION_ID,
+  EXAMPLE_AUTHORIZED,
+  EXAMPLE_PURCHASE,
+  EXAMPLE_SETTLED,
+} from './transactions/examples.js';
 import { presentCardTransaction } from './transactions/present.js';
-import { AuthorizationParams, IncrementBody, ReverseBody, SettleBody, SimulatedSpendBody, SimulatedTransactionData } from './transactions/schemas.js';
-import { PLATFORM_ERRORS } from '../platform/errors.js';
+import {
+  AuthorizationParams,
+  IncrementBody,
+  ReverseBody,
+  SettleBody,
+  SimulatedSpendBody,
+  SimulatedTransactionData,
+} from './transactions/schemas.js';
 
 const BASE = '/svc/sandbox/api/v1/issuing';
 const TAGS = ['sandbox'];
-const present = ({ row, declineReason }: NetworkOutcome) => ({ transaction: presentCardTransaction(row), decline_reason: declineReason });
+const present = ({ row, declineReason }: NetworkOutcome) => ({
+  transaction: presentCardTransaction(row),
+  decline_reason: declineReason,
+});
 const OF_AUTHORIZATION = { id: EXAMPLE_AUTHORIZATION_ID };
 
-/** The card network simulator (docs/issuing.md): what a terminal, an acquirer and the network would send about a card. */
+/**
+ * The card network simulator (docs/issuing.md): what a terminal, an acquirer and the network would send about a card.
+ */
 export const ISSUING_SANDBOX_ROUTES = [
   defineRoute({
     method: 'POST',
     url: `${BASE}/authorizations`,
     operationId: 'simulateAuthorization',
-    summary: 'A purchase with a card, as the card network would send it: approved (the amount held) or declined, with the reason.',
+    summary:
+      'A purchase with a card, as the card network would send it: approved (the amount held) or declined, with the reason.',
     tags: TAGS,
     body: SimulatedSpendBody,
     data: SimulatedTransactionData,
@@ -46,7 +64,15 @@ export const ISSUING_SANDBOX_ROUTES = [
     present,
     example: {
       request: { params: OF_AUTHORIZATION, body: { amount: '20.00' } },
-      reply: { transaction: { ...EXAMPLE_AUTHORIZED, transaction_amount: '-120.00', local_amount: '936.00', calculated_fee: '14.04' }, decline_reason: null },
+      reply: {
+        transaction: {
+          ...EXAMPLE_AUTHORIZED,
+          transaction_amount: '-120.00',
+          local_amount: '936.00',
+          calculated_fee: '14.04',
+        },
+        decline_reason: null,
+      },
       client: clientCall('sandbox.increment', EXAMPLE_AUTHORIZATION_ID, '20.00'),
     },
   }),
@@ -54,7 +80,8 @@ export const ISSUING_SANDBOX_ROUTES = [
     method: 'POST',
     url: `${BASE}/authorizations/:id/reverse`,
     operationId: 'simulateReversal',
-    summary: 'Reverse part of an open authorisation, or all of it when no amount is given: that much of the hold and the limits is freed.',
+    summary:
+      'Reverse part of an open authorisation, or all of it when no amount is given: that much of the hold and the limits is freed.',
     tags: TAGS,
     params: AuthorizationParams,
     body: ReverseBody,
@@ -64,7 +91,15 @@ export const ISSUING_SANDBOX_ROUTES = [
     present,
     example: {
       request: { params: OF_AUTHORIZATION, body: { amount: '40.00' } },
-      reply: { transaction: { ...EXAMPLE_AUTHORIZED, transaction_amount: '-60.00', local_amount: '468.00', calculated_fee: '7.02' }, decline_reason: null },
+      reply: {
+        transaction: {
+          ...EXAMPLE_AUTHORIZED,
+          transaction_amount: '-60.00',
+          local_amount: '468.00',
+          calculated_fee: '7.02',
+        },
+        decline_reason: null,
+      },
       client: clientCall('sandbox.reverse', EXAMPLE_AUTHORIZATION_ID, '40.00'),
     },
   }),
@@ -72,7 +107,8 @@ export const ISSUING_SANDBOX_ROUTES = [
     method: 'POST',
     url: `${BASE}/authorizations/:id/settle`,
     operationId: 'simulateSettlement',
-    summary: "Clear an open authorisation, for the authorised amount or another (partial or more-than-authorised), at the settlement's rate plus the fee.",
+    summary:
+      "Clear an open authorisation, for the authorised amount or another (partial or more-than-authorised), at the settlement's rate plus the fee.",
     tags: TAGS,
     params: AuthorizationParams,
     body: SettleBody,
@@ -100,7 +136,14 @@ export const ISSUING_SANDBOX_ROUTES = [
     example: {
       request: { body: { ...EXAMPLE_PURCHASE, amount: '25.00' } },
       reply: {
-        transaction: { ...EXAMPLE_SETTLED, type: 'Refund', transaction_amount: '25.00', local_amount: '195.00', calculated_fee: '0.00', final_local_amount: '195.00' },
+        transaction: {
+          ...EXAMPLE_SETTLED,
+          type: 'Refund',
+          transaction_amount: '25.00',
+          local_amount: '195.00',
+          calculated_fee: '0.00',
+          final_local_amount: '195.00',
+        },
         decline_reason: null,
       },
       client: clientCall('sandbox.refundToCard', { ...EXAMPLE_PURCHASE, amount: '25.00' }),
@@ -118,12 +161,23 @@ export const ISSUING_SANDBOX_ROUTES = [
     handler: ({ ctx, body }) => withdrawCash(ctx, body),
     present,
     example: {
-      request: { body: { ...EXAMPLE_PURCHASE, merchant: { ...EXAMPLE_PURCHASE.merchant, name: 'ATM 0042', category: '6011' } } },
+      request: {
+        body: { ...EXAMPLE_PURCHASE, merchant: { ...EXAMPLE_PURCHASE.merchant, name: 'ATM 0042', category: '6011' } },
+      },
       reply: {
-        transaction: { ...EXAMPLE_AUTHORIZED, type: 'Withdrawal', status: 'Settled', final_local_amount: '791.70', merchant_name: 'ATM 0042' },
+        transaction: {
+          ...EXAMPLE_AUTHORIZED,
+          type: 'Withdrawal',
+          status: 'Settled',
+          final_local_amount: '791.70',
+          merchant_name: 'ATM 0042',
+        },
         decline_reason: null,
       },
-      client: clientCall('sandbox.withdraw', { ...EXAMPLE_PURCHASE, merchant: { ...EXAMPLE_PURCHASE.merchant, name: 'ATM 0042', category: '6011' } }),
+      client: clientCall('sandbox.withdraw', {
+        ...EXAMPLE_PURCHASE,
+        merchant: { ...EXAMPLE_PURCHASE.merchant, name: 'ATM 0042', category: '6011' },
+      }),
     },
   }),
 ];

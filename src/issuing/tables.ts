@@ -62,7 +62,10 @@ export interface IssuedCardNumberReadsTable {
   created_at: number;
 }
 
-/** What a card did (operation 4): an authorisation (held, then settled, reversed, expired or declined), a refund, a withdrawal. */
+/**
+ * What a card did (operation 4): an authorisation (held, then settled, reversed, expired or declined), a refund, a
+ * withdrawal.
+ */
 export interface IssuedCardTransactionsTable {
   id: string;
   merchant_id: string;

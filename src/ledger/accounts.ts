@@ -10,8 +10,22 @@ export type PlatformAccount = (typeof PLATFORM_ACCOUNTS)[number];
 export type Account = MerchantAccount | PlatformAccount;
 
 export const ENTRY_TYPES = [
-  'payment', 'capture', 'void', 'settlement', 'refund', 'top_up', 'card_hold', 'card_release', 'card_settlement', 'card_refund', 'card_withdrawal',
-  'payout_reserve', 'payout_release', 'payout_settlement', 'payout_return', 'payout_refund',
+  'payment',
+  'capture',
+  'void',
+  'settlement',
+  'refund',
+  'top_up',
+  'card_hold',
+  'card_release',
+  'card_settlement',
+  'card_refund',
+  'card_withdrawal',
+  'payout_reserve',
+  'payout_release',
+  'payout_settlement',
+  'payout_return',
+  'payout_refund',
 ] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 

@@ -1,11 +1,19 @@
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { newSortableId } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
-import { parseFilters, type Page } from '../platform/query/filters.js';
+import { type Page, parseFilters } from '../platform/query/filters.js';
 import { isMerchantAccount } from './accounts.js';
 import { postTopUp } from './post.js';
 import type { Balance } from './present.js';
-import { accountBalances, ENTRY_FILTERS, lockAccount, insertTopUp, listEntries, type EntryRecord, type TopUpRecord } from './store.js';
+import {
+  accountBalances,
+  ENTRY_FILTERS,
+  type EntryRecord,
+  insertTopUp,
+  listEntries,
+  lockAccount,
+  type TopUpRecord,
+} from './store.js';
 
 const empty = (currency: string): Balance => ({ currency, available: 0, incoming: 0, reserved: 0, on_hold: 0 });
 
@@ -38,23 +46,39 @@ export async function lockAvailable(ctx: Context, currency: string): Promise<num
 }
 
 /** The journal entries of the merchant, newest first. */
-export async function listBalanceTransactions(ctx: Context, query: Record<string, unknown>, page: Page): Promise<{ rows: EntryRecord[]; total: number }> {
+export async function listBalanceTransactions(
+  ctx: Context,
+  query: Record<string, unknown>,
+  page: Page,
+): Promise<{ rows: EntryRecord[]; total: number }> {
   return listEntries(ctx.db, ctx.merchant.id, parseFilters(query, ENTRY_FILTERS), page);
 }
 
 /** Sandbox funding: credits `available` with money from the bank, recorded as a top-up. */
-export async function topUp(ctx: Context, input: { currency: string; amount: string | number }): Promise<{ topUp: TopUpRecord; balance: Balance }> {
+export async function topUp(
+  ctx: Context,
+  input: { currency: string; amount: string | number },
+): Promise<{ topUp: TopUpRecord; balance: Balance }> {
   const currency = readCurrency(input.currency, 'currency');
   const { minor } = readMoney(input.amount, currency, 'amount');
-  return inTransaction(ctx, async (tx) => {
-    const now = tx.clock.now().getTime();
-    const record: TopUpRecord = {
-      id: newSortableId(now), merchant_id: tx.merchant.id, currency: currency.code, amount: minor, created_by: actorName(tx), created_at: now,
-    };
-    await insertTopUp(tx.db, record);
-    await postTopUp(tx, record);
-    return { topUp: record, balance: await balanceIn(tx, currency.code) };
-  }, { completesRequest: true });
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      const now = tx.clock.now().getTime();
+      const record: TopUpRecord = {
+        id: newSortableId(now),
+        merchant_id: tx.merchant.id,
+        currency: currency.code,
+        amount: minor,
+        created_by: actorName(tx),
+        created_at: now,
+      };
+      await insertTopUp(tx.db, record);
+      await postTopUp(tx, record);
+      return { topUp: record, balance: await balanceIn(tx, currency.code) };
+    },
+    { completesRequest: true },
+  );
 }
 
 function actorName(ctx: Context): string {

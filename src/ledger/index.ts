@@ -1,4 +1,15 @@
 export { balanceIn, lockAvailable } from './balances.js';
 export { ledgerModule } from './module.js';
-export { postCardHold, postCardRefund, postCardRelease, postCardSettlement, postCardWithdrawal, postPayment, postPayoutStep, postRefund, postSettlements, postVoid } from './post.js';
 export type { MoneyMovement, PayoutEntryType } from './post.js';
+export {
+  postCardHold,
+  postCardRefund,
+  postCardRelease,
+  postCardSettlement,
+  postCardWithdrawal,
+  postPayment,
+  postPayoutStep,
+  postRefund,
+  postSettlements,
+  postVoid,
+} from './post.js';

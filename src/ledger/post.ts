@@ -1,11 +1,11 @@
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { newSortableId } from '../platform/ids.js';
 import { currencyExponent } from '../platform/money/currencies.js';
 import { feeOf } from '../platform/money/fees.js';
 import type { Minor } from '../platform/money/money.js';
 import { nextLocalHour } from '../platform/time-zone.js';
-import { isMerchantAccount, type Account, type EntryType, type SourceType } from './accounts.js';
-import { accountDeltas, addToAccounts, insertEntries, type EntryRecord, type Lines } from './store.js';
+import { type Account, type EntryType, isMerchantAccount, type SourceType } from './accounts.js';
+import { accountDeltas, addToAccounts, type EntryRecord, insertEntries, type Lines } from './store.js';
 
 /**
  * The one way money moves (docs/ledger.md): a journal entry whose lines sum to zero, written in the transaction of
@@ -41,7 +41,11 @@ const pendingDeltas = new WeakMap<object, ReturnType<typeof accountDeltas>>();
  * lines are added to the accounts at the end of the transaction (one statement for all its postings), unless
  * `accountsNow` asks for it at once (to read the balance back in the same transaction).
  */
-export async function post(ctx: Context, postings: Posting[], options: { accountsNow?: boolean } = {}): Promise<EntryRecord[]> {
+export async function post(
+  ctx: Context,
+  postings: Posting[],
+  options: { accountsNow?: boolean } = {},
+): Promise<EntryRecord[]> {
   if (!ctx.config.ledgerPosting || postings.length === 0) return [];
   const now = ctx.clock.now().getTime();
   const entries: EntryRecord[] = [];
@@ -52,18 +56,31 @@ export async function post(ctx: Context, postings: Posting[], options: { account
     const lines: Lines = {};
     for (const [account, amount] of Object.entries(posting.lines) as Array<[Account, Minor]>) {
       if (amount === 0) continue;
-      if (!Number.isSafeInteger(amount)) throw new RangeError(`ledger line ${account} of ${amount} is not whole minor units`);
+      if (!Number.isSafeInteger(amount))
+        throw new RangeError(`ledger line ${account} of ${amount} is not whole minor units`);
       total += amount;
       if (isMerchantAccount(account)) funds += amount;
       lines[account] = amount;
     }
     // A programming error, never the caller's: an unbalanced entry is refused before anything is written.
-    if (total !== 0) throw new Error(`ledger entry ${posting.type} of ${posting.source.type} ${posting.source.id} does not balance: ${total}`);
+    if (total !== 0)
+      throw new Error(
+        `ledger entry ${posting.type} of ${posting.source.type} ${posting.source.id} does not balance: ${total}`,
+      );
     const fee = posting.fee ?? 0;
     entries.push({
-      id, merchant_id: ctx.merchant.id, currency: posting.currency, currency_exponent: currencyExponent(posting.currency) ?? 2,
-      type: posting.type, amount: funds + fee, fee, source_type: posting.source.type, source_id: posting.source.id,
-      available_on: posting.availableOn === undefined ? now : posting.availableOn, lines: JSON.stringify(lines), created_at: now,
+      id,
+      merchant_id: ctx.merchant.id,
+      currency: posting.currency,
+      currency_exponent: currencyExponent(posting.currency) ?? 2,
+      type: posting.type,
+      amount: funds + fee,
+      fee,
+      source_type: posting.source.type,
+      source_id: posting.source.id,
+      available_on: posting.availableOn === undefined ? now : posting.availableOn,
+      lines: JSON.stringify(lines),
+      created_at: now,
     });
   }
   return inTransaction(ctx, async (tx) => {
@@ -108,48 +125,83 @@ function nextSettlement(ctx: Context, now: number): number {
 }
 
 /** A sale or capture went through: `incoming` until it settles, available then (at the next settlement). */
-export function postPayment(ctx: Context, movement: MoneyMovement, type: 'payment' | 'capture'): Promise<EntryRecord[]> {
+export function postPayment(
+  ctx: Context,
+  movement: MoneyMovement,
+  type: 'payment' | 'capture',
+): Promise<EntryRecord[]> {
   if (!ctx.config.ledgerPosting) return Promise.resolve([]);
   const availableOn = nextSettlement(ctx, ctx.clock.now().getTime());
-  return post(ctx, [{
-    type, currency: movement.currency, source: transactionSource(movement), availableOn,
-    lines: { incoming: movement.amount, acquirer_clearing: -movement.amount },
-  }]);
+  return post(ctx, [
+    {
+      type,
+      currency: movement.currency,
+      source: transactionSource(movement),
+      availableOn,
+      lines: { incoming: movement.amount, acquirer_clearing: -movement.amount },
+    },
+  ]);
 }
 
 /** A sale or capture voided before it settled: what it brought in is taken back; nothing net. */
 export function postVoid(ctx: Context, movement: MoneyMovement): Promise<EntryRecord[]> {
-  return post(ctx, [{
-    type: 'void', currency: movement.currency, source: transactionSource(movement), availableOn: null,
-    lines: { incoming: -movement.amount, acquirer_clearing: movement.amount },
-  }]);
+  return post(ctx, [
+    {
+      type: 'void',
+      currency: movement.currency,
+      source: transactionSource(movement),
+      availableOn: null,
+      lines: { incoming: -movement.amount, acquirer_clearing: movement.amount },
+    },
+  ]);
 }
 
 /** A refund (of a settled transaction: the only kind there is) comes out of `available`. */
 export function postRefund(ctx: Context, movement: MoneyMovement): Promise<EntryRecord[]> {
-  return post(ctx, [{
-    type: 'refund', currency: movement.currency, source: transactionSource(movement),
-    lines: { available: -movement.amount, acquirer_clearing: movement.amount },
-  }]);
+  return post(ctx, [
+    {
+      type: 'refund',
+      currency: movement.currency,
+      source: transactionSource(movement),
+      lines: { available: -movement.amount, acquirer_clearing: movement.amount },
+    },
+  ]);
 }
 
 /** The day's settlement of sales and captures: each moves from `incoming` to `available`, less its fee. */
 export function postSettlements(ctx: Context, movements: MoneyMovement[]): Promise<EntryRecord[]> {
-  return post(ctx, movements.map((movement) => {
-    const fee = feeOf(ctx.config.fees, ctx.merchant.id, movement.method, movement.currency, movement.amount);
-    return {
-      type: 'settlement', currency: movement.currency, source: transactionSource(movement), fee,
-      lines: { incoming: -movement.amount, available: movement.amount - fee, fees: fee },
-    };
-  }));
+  return post(
+    ctx,
+    movements.map((movement) => {
+      const fee = feeOf(ctx.config.fees, ctx.merchant.id, movement.method, movement.currency, movement.amount);
+      return {
+        type: 'settlement',
+        currency: movement.currency,
+        source: transactionSource(movement),
+        fee,
+        lines: { incoming: -movement.amount, available: movement.amount - fee, fees: fee },
+      };
+    }),
+  );
 }
 
 /** Sandbox funding: money from the bank, available at once (and in the balance the top-up answers with). */
-export function postTopUp(ctx: Context, topUp: { id: string; currency: string; amount: Minor }): Promise<EntryRecord[]> {
-  return post(ctx, [{
-    type: 'top_up', currency: topUp.currency, source: { type: 'top_up', id: topUp.id },
-    lines: { available: topUp.amount, bank: -topUp.amount },
-  }], { accountsNow: true });
+export function postTopUp(
+  ctx: Context,
+  topUp: { id: string; currency: string; amount: Minor },
+): Promise<EntryRecord[]> {
+  return post(
+    ctx,
+    [
+      {
+        type: 'top_up',
+        currency: topUp.currency,
+        source: { type: 'top_up', id: topUp.id },
+        lines: { available: topUp.amount, bank: -topUp.amount },
+      },
+    ],
+    { accountsNow: true },
+  );
 }
 
 /** What a step of an issued card's transaction moves, in the card's currency. */
@@ -164,36 +216,95 @@ const cardSource = (movement: CardMovement) => ({ type: 'card_transaction' as co
 
 /** A card authorisation (or its increment) approved: that much of `available` is held, `on_hold`, until it clears. */
 export function postCardHold(ctx: Context, movement: CardMovement): Promise<EntryRecord[]> {
-  return post(ctx, [{ type: 'card_hold', currency: movement.currency, source: cardSource(movement), lines: { available: -movement.amount, on_hold: movement.amount } }], { accountsNow: true });
+  return post(
+    ctx,
+    [
+      {
+        type: 'card_hold',
+        currency: movement.currency,
+        source: cardSource(movement),
+        lines: { available: -movement.amount, on_hold: movement.amount },
+      },
+    ],
+    { accountsNow: true },
+  );
 }
 
 /** A hold let go (a reversal, an expiry): back to `available`. */
 export function postCardRelease(ctx: Context, movement: CardMovement): Promise<EntryRecord[]> {
-  return post(ctx, [{ type: 'card_release', currency: movement.currency, source: cardSource(movement), lines: { on_hold: -movement.amount, available: movement.amount } }], { accountsNow: true });
+  return post(
+    ctx,
+    [
+      {
+        type: 'card_release',
+        currency: movement.currency,
+        source: cardSource(movement),
+        lines: { on_hold: -movement.amount, available: movement.amount },
+      },
+    ],
+    { accountsNow: true },
+  );
 }
 
 /**
  * An authorisation cleared: its hold (`held`) is let go and what settled (`amount`, converted) with its
  * foreign-exchange fee is paid to the card network and the platform, out of `available`.
  */
-export function postCardSettlement(ctx: Context, movement: CardMovement & { held: Minor; fee: Minor }): Promise<EntryRecord[]> {
-  return post(ctx, [{
-    type: 'card_settlement', currency: movement.currency, source: cardSource(movement), fee: movement.fee,
-    lines: { on_hold: -movement.held, available: movement.held - movement.amount - movement.fee, card_network: movement.amount, fees: movement.fee },
-  }], { accountsNow: true });
+export function postCardSettlement(
+  ctx: Context,
+  movement: CardMovement & { held: Minor; fee: Minor },
+): Promise<EntryRecord[]> {
+  return post(
+    ctx,
+    [
+      {
+        type: 'card_settlement',
+        currency: movement.currency,
+        source: cardSource(movement),
+        fee: movement.fee,
+        lines: {
+          on_hold: -movement.held,
+          available: movement.held - movement.amount - movement.fee,
+          card_network: movement.amount,
+          fees: movement.fee,
+        },
+      },
+    ],
+    { accountsNow: true },
+  );
 }
 
 /** A cash withdrawal: paid out at once, with its fee, out of `available`. */
 export function postCardWithdrawal(ctx: Context, movement: CardMovement & { fee: Minor }): Promise<EntryRecord[]> {
-  return post(ctx, [{
-    type: 'card_withdrawal', currency: movement.currency, source: cardSource(movement), fee: movement.fee,
-    lines: { available: -movement.amount - movement.fee, card_network: movement.amount, fees: movement.fee },
-  }], { accountsNow: true });
+  return post(
+    ctx,
+    [
+      {
+        type: 'card_withdrawal',
+        currency: movement.currency,
+        source: cardSource(movement),
+        fee: movement.fee,
+        lines: { available: -movement.amount - movement.fee, card_network: movement.amount, fees: movement.fee },
+      },
+    ],
+    { accountsNow: true },
+  );
 }
 
 /** A refund to the card (a credit from the card's merchant): back to `available`. */
 export function postCardRefund(ctx: Context, movement: CardMovement): Promise<EntryRecord[]> {
-  return post(ctx, [{ type: 'card_refund', currency: movement.currency, source: cardSource(movement), lines: { available: movement.amount, card_network: -movement.amount } }], { accountsNow: true });
+  return post(
+    ctx,
+    [
+      {
+        type: 'card_refund',
+        currency: movement.currency,
+        source: cardSource(movement),
+        lines: { available: movement.amount, card_network: -movement.amount },
+      },
+    ],
+    { accountsNow: true },
+  );
 }
 
 /** What a payout moves: its whole amount, in its currency, under its own id (each of its steps posts once). */
@@ -220,6 +331,16 @@ export type PayoutEntryType = keyof typeof PAYOUT_LINES;
 
 /** A step of a payout, posted under the payout's id (once per step: the ledger keeps each source's type once). */
 export function postPayoutStep(ctx: Context, type: PayoutEntryType, movement: PayoutMovement): Promise<EntryRecord[]> {
-  return post(ctx, [{ type, currency: movement.currency, source: { type: 'payout_request', id: movement.payoutId }, lines: PAYOUT_LINES[type](movement.amount) }],
-    { accountsNow: true });
+  return post(
+    ctx,
+    [
+      {
+        type,
+        currency: movement.currency,
+        source: { type: 'payout_request', id: movement.payoutId },
+        lines: PAYOUT_LINES[type](movement.amount),
+      },
+    ],
+    { accountsNow: true },
+  );
 }

@@ -1,10 +1,9 @@
 import type { Static } from 'typebox';
 import { iso } from '../platform/clock.js';
-import { formatAmount } from '../platform/money/money.js';
-import { exponentOf } from '../platform/money/money.js';
+import { exponentOf, formatAmount } from '../platform/money/money.js';
 import { isMerchantAccount, MERCHANT_ACCOUNTS, type MerchantAccount } from './accounts.js';
 import type { BalanceSchema, BalanceTransactionSchema } from './schemas.js';
-import { linesOf, type EntryRecord, type TopUpRecord } from './store.js';
+import { type EntryRecord, linesOf, type TopUpRecord } from './store.js';
 
 export type Balance = { currency: string } & Record<MerchantAccount, number>;
 export type BalanceReply = Static<typeof BalanceSchema>;
@@ -12,8 +11,16 @@ export type BalanceTransactionReply = Static<typeof BalanceTransactionSchema>;
 
 export function presentBalance(balance: Balance): BalanceReply {
   const exponent = exponentOf(balance.currency);
-  const [available, incoming, reserved, onHold] = MERCHANT_ACCOUNTS.map((account) => formatAmount(balance[account], exponent));
-  return { currency: balance.currency, available: available!, incoming: incoming!, reserved: reserved!, on_hold: onHold! };
+  const [available, incoming, reserved, onHold] = MERCHANT_ACCOUNTS.map((account) =>
+    formatAmount(balance[account], exponent),
+  );
+  return {
+    currency: balance.currency,
+    available: available!,
+    incoming: incoming!,
+    reserved: reserved!,
+    on_hold: onHold!,
+  };
 }
 
 export function presentEntry(entry: EntryRecord): BalanceTransactionReply {
@@ -36,5 +43,10 @@ export function presentEntry(entry: EntryRecord): BalanceTransactionReply {
 }
 
 export function presentTopUp(topUp: TopUpRecord): { id: string; currency: string; amount: string; created_at: string } {
-  return { id: topUp.id, currency: topUp.currency, amount: formatAmount(topUp.amount, exponentOf(topUp.currency)), created_at: iso(topUp.created_at) };
+  return {
+    id: topUp.id,
+    currency: topUp.currency,
+    amount: formatAmount(topUp.amount, exponentOf(topUp.currency)),
+    created_at: iso(topUp.created_at),
+  };
 }

@@ -1,10 +1,10 @@
 import { clientCall } from '../http/examples.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
 import { defineRoute } from '../http/route.js';
 import { listBalanceTransactions, readBalances } from './balances.js';
 import { EXAMPLE_BALANCE, EXAMPLE_ENTRIES } from './examples.js';
 import { presentBalance, presentEntry } from './present.js';
 import { BalancesData, BalanceTransactionsData, BalanceTransactionsQuery } from './schemas.js';
-import { listParameters, pageReply } from '../http/list-reply.js';
 
 const BASE = '/svc/ts/api/v1/openapi';
 const TAGS = ['ledger'];
@@ -25,7 +25,8 @@ export const LEDGER_ROUTES = [
     method: 'GET',
     url: `${BASE}/balance_transactions`,
     operationId: 'listBalanceTransactions',
-    summary: "The ledger's entries that moved the merchant's money, newest first, with filter[field][operator]=value (docs/ledger.md).",
+    summary:
+      "The ledger's entries that moved the merchant's money, newest first, with filter[field][operator]=value (docs/ledger.md).",
     tags: TAGS,
     querystring: BalanceTransactionsQuery,
     data: BalanceTransactionsData,
@@ -37,7 +38,9 @@ export const LEDGER_ROUTES = [
     example: {
       request: { query: { 'filter[source.id][_eq]': EXAMPLE_ENTRIES[0]!.source.id } },
       reply: { balance_transactions: EXAMPLE_ENTRIES, offset: 0, limit: 20, total: 2 },
-      client: clientCall('balances.transactions', { filters: { 'filter[source.id][_eq]': EXAMPLE_ENTRIES[0]!.source.id } }),
+      client: clientCall('balances.transactions', {
+        filters: { 'filter[source.id][_eq]': EXAMPLE_ENTRIES[0]!.source.id },
+      }),
     },
   }),
 ];

@@ -25,7 +25,11 @@ export const LEDGER_SANDBOX_ROUTES = [
     example: {
       request: { body: EXAMPLE_TOP_UP },
       reply: {
-        top_up: { id: '019ad0a0-1b2c-7000-8d3e-4f5a6b7c8d9e', ...EXAMPLE_TOP_UP, created_at: '2026-12-01T02:00:00.000Z' },
+        top_up: {
+          id: '019ad0a0-1b2c-7000-8d3e-4f5a6b7c8d9e',
+          ...EXAMPLE_TOP_UP,
+          created_at: '2026-12-01T02:00:00.000Z',
+        },
         balance: { ...EXAMPLE_BALANCE, available: '2172.54' },
       },
       client: clientCall('sandbox.topUp', EXAMPLE_TOP_UP),

@@ -14,7 +14,10 @@ declare module '../platform/database/schema.js' {
 export interface LedgerAccountsTable {
   merchant_id: string;
   currency: string;
-  /** available, incoming, reserved, on_hold (the merchant's); acquirer_clearing, fees, bank, card_network (the platform's side). */
+  /**
+   * available, incoming, reserved, on_hold (the merchant's); acquirer_clearing, fees, bank, card_network (the
+   * platform's side).
+   */
   account: string;
   balance: number;
   updated_at: number;

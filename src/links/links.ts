@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context, PlatformContext } from '../context/context.js';
 import type { Config } from '../platform/config.js';
-import { findHostedLink, insertHostedLink, purgeHostedLinks, type HostedLinkRow } from './store.js';
+import { findHostedLink, type HostedLinkRow, insertHostedLink, purgeHostedLinks } from './store.js';
 
 /**
  * A kind of hosted link, declared by the capability whose page it opens (an order's payment page, a customer's
@@ -29,12 +29,21 @@ export function linkUrl(config: Pick<Config, 'publicBaseUrl'>, kind: LinkKind, t
 }
 
 /** A new link to `subjectId`'s page, usable until its wall-clock expiry. Only the token's hash is kept. */
-export async function issueLink(ctx: Context, kind: LinkKind, subjectId: string): Promise<{ url: string; expiresAt: number }> {
+export async function issueLink(
+  ctx: Context,
+  kind: LinkKind,
+  subjectId: string,
+): Promise<{ url: string; expiresAt: number }> {
   const token = randomBytes(16).toString('base64url');
   const now = ctx.wallClock.now().getTime();
   const expiresAt = now + kind.ttlMs(ctx.config);
   await insertHostedLink(ctx.db, {
-    token_hash: hashOf(token), kind: kind.name, merchant_id: ctx.merchant.id, subject_id: subjectId, created_at: now, expires_at: expiresAt,
+    token_hash: hashOf(token),
+    kind: kind.name,
+    merchant_id: ctx.merchant.id,
+    subject_id: subjectId,
+    created_at: now,
+    expires_at: expiresAt,
   });
   return { url: linkUrl(ctx.config, kind, token), expiresAt };
 }

@@ -8,7 +8,7 @@ import { parseCidr } from '../platform/net.js';
 import { findMerchant } from '../platform/tenants.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { MERCHANT_ERRORS } from './errors.js';
-import { findApp, insertApp, listApps, setAppDisabledAt, type AppRow } from './store.js';
+import { type AppRow, findApp, insertApp, listApps, setAppDisabledAt } from './store.js';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 
@@ -38,7 +38,11 @@ export async function createApp(ctx: PlatformContext, input: CreateAppInput): Pr
   const publicKeyPem = normalisePublicKey(input.publicKeyPem);
   const allowed = (input.allowedIps ?? []).map((entry) => {
     const cidr = parseCidr(entry);
-    if (!cidr) throw new AppError(MERCHANT_ERRORS.allowedAddressInvalid, `${JSON.stringify(entry)} is not an IP address or CIDR range`);
+    if (!cidr)
+      throw new AppError(
+        MERCHANT_ERRORS.allowedAddressInvalid,
+        `${JSON.stringify(entry)} is not an IP address or CIDR range`,
+      );
     return cidr.text;
   });
   const webhookKeys = await generateRsaKeyPair('rsa', {
@@ -62,13 +66,15 @@ export async function createApp(ctx: PlatformContext, input: CreateAppInput): Pr
 }
 
 export async function listMerchantApps(ctx: PlatformContext, merchantId: string): Promise<AppSummary[]> {
-  if (!(await findMerchant(ctx.db, merchantId))) throw new AppError(PLATFORM_ERRORS.merchantNotFound, `merchant ${merchantId} not found`);
+  if (!(await findMerchant(ctx.db, merchantId)))
+    throw new AppError(PLATFORM_ERRORS.merchantNotFound, `merchant ${merchantId} not found`);
   return (await listApps(ctx.db, merchantId)).map(summarise);
 }
 
 export async function setAppEnabled(ctx: PlatformContext, appId: string, enabled: boolean): Promise<AppSummary> {
   const disabledAt = enabled ? null : ctx.wallClock.now().getTime();
-  if (!(await setAppDisabledAt(ctx.db, appId, disabledAt))) throw new AppError(MERCHANT_ERRORS.appNotFound, `app ${appId} not found`);
+  if (!(await setAppDisabledAt(ctx.db, appId, disabledAt)))
+    throw new AppError(MERCHANT_ERRORS.appNotFound, `app ${appId} not found`);
   const row = await findApp(ctx.db, appId);
   if (!row) throw new AppError(MERCHANT_ERRORS.appNotFound, `app ${appId} not found`);
   return summarise(row);
@@ -102,7 +108,10 @@ export function normalisePublicKey(pem: string): string {
   }
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (key.asymmetricKeyType !== 'rsa' || bits < MIN_RSA_BITS) {
-    throw new AppError(MERCHANT_ERRORS.publicKeyInvalid, `the public key must be RSA of at least ${MIN_RSA_BITS} bits (got ${key.asymmetricKeyType} ${bits})`);
+    throw new AppError(
+      MERCHANT_ERRORS.publicKeyInvalid,
+      `the public key must be RSA of at least ${MIN_RSA_BITS} bits (got ${key.asymmetricKeyType} ${bits})`,
+    );
   }
   return key.export({ type: 'spki', format: 'pem' }).toString();
 }

@@ -24,10 +24,14 @@ export const DEFAULT_SETTLEMENT_HOUR = 23;
 
 export async function createMerchant(ctx: PlatformContext, input: CreateMerchantInput): Promise<MerchantSummary> {
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 255) throw new AppError(MERCHANT_ERRORS.merchantInvalid, 'name must be 1 to 255 characters');
+  if (name.length === 0 || name.length > 255)
+    throw new AppError(MERCHANT_ERRORS.merchantInvalid, 'name must be 1 to 255 characters');
   const timezone = input.timezone ?? 'UTC';
   if (!isTimeZone(timezone)) {
-    throw new AppError(MERCHANT_ERRORS.merchantInvalid, `timezone ${JSON.stringify(timezone)} is not an IANA time zone such as Asia/Hong_Kong`);
+    throw new AppError(
+      MERCHANT_ERRORS.merchantInvalid,
+      `timezone ${JSON.stringify(timezone)} is not an IANA time zone such as Asia/Hong_Kong`,
+    );
   }
   const settlementHour = input.settlementHour ?? DEFAULT_SETTLEMENT_HOUR;
   if (!Number.isInteger(settlementHour) || settlementHour < 0 || settlementHour > 23) {
@@ -36,7 +40,15 @@ export async function createMerchant(ctx: PlatformContext, input: CreateMerchant
   const now = ctx.wallClock.now().getTime();
   const id = newId();
   await inTransaction(ctx, async (tx) => {
-    const row = { id, name, timezone, clock_offset_ms: 0, settlement_hour: settlementHour, created_at: now, updated_at: now };
+    const row = {
+      id,
+      name,
+      timezone,
+      clock_offset_ms: 0,
+      settlement_hour: settlementHour,
+      created_at: now,
+      updated_at: now,
+    };
     await insertMerchant(tx.db, row);
     for (const setUp of tx.merchantSetup) await setUp(tx, toMerchant(row));
   });
@@ -46,7 +58,10 @@ export async function createMerchant(ctx: PlatformContext, input: CreateMerchant
 export async function listAllMerchants(ctx: PlatformContext): Promise<MerchantSummary[]> {
   const rows = await listMerchants(ctx.db);
   return rows.map((r) => ({
-    merchant_id: r.id, name: r.name, timezone: r.timezone, settlement_hour: r.settlement_hour,
+    merchant_id: r.id,
+    name: r.name,
+    timezone: r.timezone,
+    settlement_hour: r.settlement_hour,
     created_at: new Date(r.created_at).toISOString(),
   }));
 }

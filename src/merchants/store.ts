@@ -19,7 +19,13 @@ export async function findApp(db: Db, id: string): Promise<AppRow | undefined> {
 }
 
 export async function listApps(db: Db, merchantId: string): Promise<AppRow[]> {
-  return db.selectFrom('apps').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function setAppDisabledAt(db: Db, id: string, disabledAt: number | null): Promise<boolean> {

@@ -1,10 +1,18 @@
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import type { AcquirerResult } from '../rails/acquirer.js';
 import { callRail } from '../rails/operation.js';
 import { paymentByUuid } from './lookup.js';
 import { acquirerAnswer } from './payment-data.js';
-import { beginPayment, finishPayment, sendPayment, type BegunPayment, type KnownToPayment, type OpenPaymentInput, type PaymentStart } from './payments.js';
+import {
+  type BegunPayment,
+  beginPayment,
+  finishPayment,
+  type KnownToPayment,
+  type OpenPaymentInput,
+  type PaymentStart,
+  sendPayment,
+} from './payments.js';
 import type { TransactionRow } from './transactions-store.js';
 
 /**
@@ -56,13 +64,17 @@ export type ChargeOutcome =
 
 export type RefusedCharge = Extract<ChargeOutcome, { kind: 'refused' }>;
 
-/** A charge sent again after `unsent`: `<uuid>.<count>`, a new payment each time, at most {@link RESENDS_PER_CHARGE}. */
+/**
+ * A charge sent again after `unsent`: `<uuid>.<count>`, a new payment each time, at most {@link RESENDS_PER_CHARGE}.
+ */
 export interface Resend {
   uuid: string;
   count: number;
 }
 
-/** How many times a charge is sent again after `unsent` before it counts as failed (an acquirer that keeps faulting). */
+/**
+ * How many times a charge is sent again after `unsent` before it counts as failed (an acquirer that keeps faulting).
+ */
 export const RESENDS_PER_CHARGE = 3;
 
 /** A charge recorded pending in the round's first transaction (or found made before under its uuid). */
@@ -85,7 +97,8 @@ export class Charge {
 
   finish(tx: Context, answer: AcquirerResult | undefined): Promise<ChargeOutcome> {
     const start = this.#start;
-    if ('begun' in start && answer === undefined) return Promise.resolve({ kind: 'unanswered', transaction: this.transaction });
+    if ('begun' in start && answer === undefined)
+      return Promise.resolve({ kind: 'unanswered', transaction: this.transaction });
     return finishPayment(tx, start, answer).then(({ transaction }) => chargeOutcome(transaction));
   }
 }
@@ -175,7 +188,12 @@ export function chargeOutcome(transaction: TransactionRow): ChargeOutcome {
 }
 
 function chargedTransaction(transaction: TransactionRow): ChargedTransaction {
-  return { id: transaction.id, orderId: transaction.order_id, type: transaction.type, voided: transaction.voided === 1 };
+  return {
+    id: transaction.id,
+    orderId: transaction.order_id,
+    type: transaction.type,
+    voided: transaction.voided === 1,
+  };
 }
 
 /** The charge to send in place of an unsent one named `uuid`: `<base>.<count>`, while resends are left. */
@@ -192,7 +210,13 @@ function chargerIn(tx: Context): Charger {
       const payment: OpenPaymentInput['payment'] = {
         uuid: request.uuid,
         ...('token' in request.source
-          ? { payment_token: { token: request.source.token, entry_type: 'mit', consume_mode: request.capture ? 'sales' : 'pre_authorize' } }
+          ? {
+              payment_token: {
+                token: request.source.token,
+                entry_type: 'mit',
+                consume_mode: request.capture ? 'sales' : 'pre_authorize',
+              },
+            }
           : { credit_card: { ...request.source.card, consume_mode: request.capture ? 'sales' : 'pre_authorize' } }),
       };
       try {
@@ -210,18 +234,27 @@ function chargerIn(tx: Context): Charger {
 }
 
 /** The round's new payments, sent once the transaction that recorded them has committed: the answers, by item. */
-async function sendCharges<Item, Step>(ctx: Context, begun: Array<BegunItem<Item, Step>>, atOnce: number): Promise<Map<Charge, AcquirerResult | undefined>> {
+async function sendCharges<Item, Step>(
+  ctx: Context,
+  begun: Array<BegunItem<Item, Step>>,
+  atOnce: number,
+): Promise<Map<Charge, AcquirerResult | undefined>> {
   const sending = begun.flatMap(({ charge }) => (charge instanceof Charge && charge.toSend ? [charge] : []));
   const answers = new Map<Charge, AcquirerResult | undefined>();
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(atOnce, sending.length) }, async () => {
-    while (next < sending.length) {
-      const charge = sending[next++]!;
-      const payment = charge.toSend!;
-      // No answer: the payment stays pending for recovery, and the caller looks at it again later.
-      answers.set(charge, await callRail(ctx, payment.transaction.id, () => sendPayment(ctx, payment)).catch(() => undefined));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(atOnce, sending.length) }, async () => {
+      while (next < sending.length) {
+        const charge = sending[next++]!;
+        const payment = charge.toSend!;
+        // No answer: the payment stays pending for recovery, and the caller looks at it again later.
+        answers.set(
+          charge,
+          await callRail(ctx, payment.transaction.id, () => sendPayment(ctx, payment)).catch(() => undefined),
+        );
+      }
+    }),
+  );
   return answers;
 }
 
@@ -233,7 +266,12 @@ async function recordCharges<Item, Step, Result>(
 ): Promise<Result[]> {
   const charged: Array<ChargedItem<Item, Step>> = [];
   for (const { item, step, charge } of begun) {
-    const outcome = charge === undefined ? undefined : charge instanceof Charge ? await charge.finish(tx, answers.get(charge)) : charge;
+    const outcome =
+      charge === undefined
+        ? undefined
+        : charge instanceof Charge
+          ? await charge.finish(tx, answers.get(charge))
+          : charge;
     charged.push({ item, step, ...(outcome && { outcome }) });
   }
   return round.record(tx, charged);

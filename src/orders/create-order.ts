@@ -1,12 +1,12 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Static } from 'typebox';
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { findCustomer } from '../customers/index.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newSortableId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
-import { isExact, readCurrency, readMoney, type AmountRules } from '../platform/money/money.js';
+import { type AmountRules, isExact, readCurrency, readMoney } from '../platform/money/money.js';
 import { endOfLocalDate, localDate } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
@@ -55,7 +55,11 @@ export interface CreateOrderOptions {
  * same content returns the existing order, with different content it is refused. The order gets a `due_date`
  * (and so the overdue job that voids it) only when the input gives one.
  */
-export async function createOrder(ctx: Context, input: CreateOrderInput, options: CreateOrderOptions = {}): Promise<OrderView> {
+export async function createOrder(
+  ctx: Context,
+  input: CreateOrderInput,
+  options: CreateOrderOptions = {},
+): Promise<OrderView> {
   return (await makeOrder(ctx, input, options)).view;
 }
 
@@ -63,31 +67,48 @@ export async function createOrder(ctx: Context, input: CreateOrderInput, options
  * {@link createOrder}, saying whether the order was made by this call (in the caller's transaction, if one is open)
  * or found by its reference number: a caller that goes on to pay an order it made knows it has no transactions yet.
  */
-export async function makeOrder(ctx: Context, input: CreateOrderInput, options: CreateOrderOptions = {}): Promise<{ view: OrderView; made: boolean }> {
+export async function makeOrder(
+  ctx: Context,
+  input: CreateOrderInput,
+  options: CreateOrderOptions = {},
+): Promise<{ view: OrderView; made: boolean }> {
   const draft = await readOrder(ctx, input, options);
   for (let attempt = 0; ; attempt += 1) {
     // The transaction's result is the request's reply (completesRequest): whether it made the order is said beside it.
     let made = false;
     try {
-      const view = await inTransaction(ctx, async (tx) => {
-        const existing = await findOrder(tx.db, tx.merchant.id, { referenceNumber: draft.order.reference_number });
-        if (existing) return withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), { payment: options.paymentLink });
-        const order: OrderRow = { ...draft.order, number: orderNumber(tx) };
-        await insertOrder(tx.db, order, draft.items);
-        if (draft.order.due_date !== null) {
-          await scheduleJob(tx, {
-            kind: OVERDUE_JOB,
-            merchantId: tx.merchant.id,
-            dueAt: endOfLocalDate(draft.order.due_date, tx.merchant.timezone),
-            payload: { orderId: draft.order.id },
-            dedupeKey: `${OVERDUE_JOB}:${draft.order.id}`,
-          });
-        }
-        const view: OrderView = { order, items: draft.items, transactions: [], merchant: tx.merchant, customerUuid: order.customer_id };
-        await emitOrderEvent(tx, 'order.created', view);
-        made = true;
-        return withLinks(tx, view, { payment: options.paymentLink });
-      }, { completesRequest: true });
+      const view = await inTransaction(
+        ctx,
+        async (tx) => {
+          const existing = await findOrder(tx.db, tx.merchant.id, { referenceNumber: draft.order.reference_number });
+          if (existing)
+            return withLinks(tx, await sameOrder(tx, existing, draft.order.content_hash), {
+              payment: options.paymentLink,
+            });
+          const order: OrderRow = { ...draft.order, number: orderNumber(tx) };
+          await insertOrder(tx.db, order, draft.items);
+          if (draft.order.due_date !== null) {
+            await scheduleJob(tx, {
+              kind: OVERDUE_JOB,
+              merchantId: tx.merchant.id,
+              dueAt: endOfLocalDate(draft.order.due_date, tx.merchant.timezone),
+              payload: { orderId: draft.order.id },
+              dedupeKey: `${OVERDUE_JOB}:${draft.order.id}`,
+            });
+          }
+          const view: OrderView = {
+            order,
+            items: draft.items,
+            transactions: [],
+            merchant: tx.merchant,
+            customerUuid: order.customer_id,
+          };
+          await emitOrderEvent(tx, 'order.created', view);
+          made = true;
+          return withLinks(tx, view, { payment: options.paymentLink });
+        },
+        { completesRequest: true },
+      );
       return { view, made };
     } catch (error) {
       // A concurrent create took the reference (or, once in a blue moon, the number): look again.
@@ -112,14 +133,19 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
   const body = input.order;
   const { code: currency, exponent } = readCurrency(body.currency, 'order.currency');
   const amount = (value: string | number, field: string, rules: AmountRules = {}) =>
-    readMoney(value, { code: currency, exponent }, field, { ...rules, refusal: ORDER_ERRORS.orderAmountsInvalid }).minor;
+    readMoney(value, { code: currency, exponent }, field, { ...rules, refusal: ORDER_ERRORS.orderAmountsInvalid })
+      .minor;
 
   const total = amount(body.charge_fee, 'order.charge_fee');
   const tips = body.tips === undefined ? 0 : amount(body.tips, 'order.tips', { allowZero: true });
-  if (tips > total) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.tips must not be more than order.charge_fee.');
+  if (tips > total)
+    throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.tips must not be more than order.charge_fee.');
   const subtotal = total - tips;
   if (body.subtotal !== undefined && amount(body.subtotal, 'order.subtotal', { allowZero: true }) !== subtotal) {
-    throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.subtotal must equal order.charge_fee minus order.tips.');
+    throw new AppError(
+      ORDER_ERRORS.orderAmountsInvalid,
+      'order.subtotal must equal order.charge_fee minus order.tips.',
+    );
   }
 
   // Sortable (made in time order): the indexes that name an order (its transactions, its events) grow at their end,
@@ -128,17 +154,28 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
   const orderId = newSortableId(madeAt);
   const items: LineItemRow[] = (body.line_items ?? []).map((item, index) => {
     const field = `order.line_items[${index}]`;
-    const negativeAllowed = item.purchasable_type === 'Rounding' || (options.discountLines === true && item.purchasable_type === 'Charge');
+    const negativeAllowed =
+      item.purchasable_type === 'Rounding' || (options.discountLines === true && item.purchasable_type === 'Charge');
     const price = amount(item.price, `${field}.price`, { allowZero: true, allowNegative: negativeAllowed });
     const lineTotal = price * item.quantity;
     if (!isExact(lineTotal)) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, `${field}.total is too large.`);
-    if (item.total !== undefined && amount(item.total, `${field}.total`, { allowZero: true, allowNegative: true }) !== lineTotal) {
+    if (
+      item.total !== undefined &&
+      amount(item.total, `${field}.total`, { allowZero: true, allowNegative: true }) !== lineTotal
+    ) {
       throw new AppError(ORDER_ERRORS.orderAmountsInvalid, `${field}.total must equal price × quantity.`);
     }
     return {
-      id: newSortableId(madeAt), order_id: orderId, merchant_id: ctx.merchant.id, position: index,
-      purchasable_type: item.purchasable_type, purchase_id: item.purchase_id ?? null,
-      price, quantity: item.quantity, total: lineTotal, label: item.label ?? null,
+      id: newSortableId(madeAt),
+      order_id: orderId,
+      merchant_id: ctx.merchant.id,
+      position: index,
+      purchasable_type: item.purchasable_type,
+      purchase_id: item.purchase_id ?? null,
+      price,
+      quantity: item.quantity,
+      total: lineTotal,
+      label: item.label ?? null,
     };
   });
   if (items.length > 0) {
@@ -146,11 +183,19 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
     for (const item of items) {
       sum += item.total;
       // Past 2^53 the sum would round, and a wrong sum could pass for the right one.
-      if (!isExact(sum)) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.line_items add up to more than any amount can be.');
+      if (!isExact(sum))
+        throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.line_items add up to more than any amount can be.');
     }
-    if (sum !== total) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.line_items must add up to order.charge_fee.');
-    const tipLines = items.filter((item) => item.purchasable_type === 'RearTips').reduce((acc, item) => acc + item.total, 0);
-    if (tipLines !== tips) throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.line_items: the RearTips lines must add up to order.tips.');
+    if (sum !== total)
+      throw new AppError(ORDER_ERRORS.orderAmountsInvalid, 'order.line_items must add up to order.charge_fee.');
+    const tipLines = items
+      .filter((item) => item.purchasable_type === 'RearTips')
+      .reduce((acc, item) => acc + item.total, 0);
+    if (tipLines !== tips)
+      throw new AppError(
+        ORDER_ERRORS.orderAmountsInvalid,
+        'order.line_items: the RearTips lines must add up to order.tips.',
+      );
   }
 
   const today = localDate(ctx.clock.now().getTime(), ctx.merchant.timezone);
@@ -161,7 +206,11 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
     if (real.getUTCFullYear() !== y || real.getUTCMonth() !== m - 1 || real.getUTCDate() !== d) {
       throw new AppError(PLATFORM_ERRORS.validationFailed, 'order.due_date is not a real date.');
     }
-    if (dueDate < today) throw new AppError(PLATFORM_ERRORS.validationFailed, `order.due_date must not be before today (${today} in ${ctx.merchant.timezone}).`);
+    if (dueDate < today)
+      throw new AppError(
+        PLATFORM_ERRORS.validationFailed,
+        `order.due_date must not be before today (${today} in ${ctx.merchant.timezone}).`,
+      );
   }
 
   const notifyUrl = blankAsAbsent(body.callback_url) ?? null;
@@ -176,8 +225,22 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
 
   const now = ctx.clock.now().getTime();
   const content = {
-    currency, total, tips, subtotal, dueDate, note: body.note ?? null, notifyUrl, returnUrl, customerUuid,
-    items: items.map(({ purchasable_type, purchase_id, price, quantity, label }) => [purchasable_type, purchase_id, price, quantity, label]),
+    currency,
+    total,
+    tips,
+    subtotal,
+    dueDate,
+    note: body.note ?? null,
+    notifyUrl,
+    returnUrl,
+    customerUuid,
+    items: items.map(({ purchasable_type, purchase_id, price, quantity, label }) => [
+      purchasable_type,
+      purchase_id,
+      price,
+      quantity,
+      label,
+    ]),
   };
   return {
     order: {

@@ -1,11 +1,16 @@
 import type { Context } from '../context/context.js';
 import { defineEventTypes } from '../events/event-type.js';
 import { emitEvent } from '../events/outbox.js';
-import { presentOrder, type OrderView } from './present.js';
+import { type OrderView, presentOrder } from './present.js';
 
 /** The order events of compatibility.md section 4, plus `order.authorized` (a pre-authorisation). */
 export const ORDER_EVENTS = defineEventTypes(
-  (view: OrderView) => ({ data: { order: presentOrder(view) }, subjectId: view.order.id, notifyUrl: view.order.notify_url, appId: view.order.app_id }),
+  (view: OrderView) => ({
+    data: { order: presentOrder(view) },
+    subjectId: view.order.id,
+    notifyUrl: view.order.notify_url,
+    appId: view.order.app_id,
+  }),
   {
     'order.created': 'An order was created.',
     'order.authorized': 'A pre-authorisation of the order succeeded.',
@@ -19,7 +24,9 @@ export const ORDER_EVENTS = defineEventTypes(
 
 export type OrderAction = keyof typeof ORDER_EVENTS;
 
-/** Records an order event in the caller's transaction: the order as it is now, sent to its callback_url and the apps. */
+/**
+ * Records an order event in the caller's transaction: the order as it is now, sent to its callback_url and the apps.
+ */
 export async function emitOrderEvent(ctx: Context, action: OrderAction, view: OrderView): Promise<string> {
   return emitEvent(ctx, ORDER_EVENTS[action], view);
 }

@@ -1,21 +1,21 @@
 import Type from 'typebox';
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { isAppError } from '../platform/errors.js';
 import type { AcquirerResult } from '../rails/acquirer.js';
 import { runRailOperation } from '../rails/operation.js';
-import { merchantJob, scheduleJob, type JobDefinition } from '../scheduler/scheduler.js';
+import { type JobDefinition, merchantJob, scheduleJob } from '../scheduler/scheduler.js';
 import { beginVoid, voidOnRail, voidReference } from './adjustments.js';
-import { voidRefusal } from './rules.js';
 import { OVERDUE_JOB } from './create-order.js';
 import { ORDER_ERRORS } from './errors.js';
 import { emitOrderEvent } from './events.js';
-import { refreshOrder } from './refresh-order.js';
 import { applyVoid, EXPIRE_AUTHORIZATION_JOB, EXPIRE_PAYER_ACTION_JOB, recordRailAnswer } from './outcomes.js';
 import { abandonPayerAction, expirePayerAction } from './payments.js';
-import { paymentActivity } from './void-order.js';
-import { scheduleNextSettlement, settle, SETTLE_JOB } from './settlement.js';
+import { refreshOrder } from './refresh-order.js';
+import { voidRefusal } from './rules.js';
+import { SETTLE_JOB, scheduleNextSettlement, settle } from './settlement.js';
 import { findOrder, lockOrderOfTransaction } from './store.js';
 import { findTransaction, orderTransactions } from './transactions-store.js';
+import { paymentActivity } from './void-order.js';
 
 /** An overdue order with a payment still pending is looked at again this much later. */
 const OVERDUE_RECHECK_MS = 15 * 60 * 1000;
@@ -47,7 +47,12 @@ export const ORDER_JOBS: JobDefinition[] = [
 ];
 
 /** What an authorisation's release records when it was given up on: the hold lapses at the card's issuer on its own. */
-const LAPSED: AcquirerResult = { status: 'approved', responseCode: '00', responseMessage: 'Lapsed: released after its seven days without the acquirer', rrn: '' };
+const LAPSED: AcquirerResult = {
+  status: 'approved',
+  responseCode: '00',
+  responseMessage: 'Lapsed: released after its seven days without the acquirer',
+  rrn: '',
+};
 
 /**
  * The expiry given up on: an authorisation still open is recorded voided as expired without waiting for the acquirer
@@ -61,9 +66,17 @@ async function lapseAuthorization(ctx: Context, { transactionId }: { transaction
   if (voidRefusal(transaction, await orderTransactions(ctx.db, ctx.merchant.id, order.id))) return;
   const voiding = await beginVoid(ctx, order, transaction, 'expired');
   await recordRailAnswer(ctx, transactionId, applyVoid(LAPSED), { completesRequest: false });
-  ctx.afterCommit?.(() => void voidOnRail(ctx).call(voiding).catch((error: unknown) => {
-    ctx.log.warn({ err: error, transaction_id: transactionId }, 'could not release at the acquirer an authorisation given up on');
-  }));
+  ctx.afterCommit?.(
+    () =>
+      void voidOnRail(ctx)
+        .call(voiding)
+        .catch((error: unknown) => {
+          ctx.log.warn(
+            { err: error, transaction_id: transactionId },
+            'could not release at the acquirer an authorisation given up on',
+          );
+        }),
+  );
 }
 
 /** An authorisation still open when its seven days are over is released at the acquirer and voided as expired. */
@@ -78,7 +91,10 @@ async function expireAuthorization(ctx: Context, payload: { transactionId: strin
   });
   if (!voiding) return;
   try {
-    await runRailOperation(ctx, { begin: async () => ({ pending: voiding, reference: voidReference(voiding.id) }), ...voidOnRail(ctx) });
+    await runRailOperation(ctx, {
+      begin: async () => ({ pending: voiding, reference: voidReference(voiding.id) }),
+      ...voidOnRail(ctx),
+    });
   } catch (error) {
     // The acquirer refused to release it (its answer is recorded): nothing more to do here.
     if (!isAppError(error, ORDER_ERRORS.transactionNotVoidable)) throw error;
@@ -98,7 +114,13 @@ async function voidOverdueOrder(ctx: Context, payload: { orderId: string }): Pro
       await emitOrderEvent(tx, 'order.voided', await refreshOrder(tx, order, { voidedAt: tx.clock.now().getTime() }));
     } else if (activity === 'pending') {
       const dueAt = tx.clock.now().getTime() + OVERDUE_RECHECK_MS;
-      await scheduleJob(tx, { kind: OVERDUE_JOB, merchantId: tx.merchant.id, dueAt, payload, dedupeKey: `${OVERDUE_JOB}:${order.id}:${dueAt}` });
+      await scheduleJob(tx, {
+        kind: OVERDUE_JOB,
+        merchantId: tx.merchant.id,
+        dueAt,
+        payload,
+        dedupeKey: `${OVERDUE_JOB}:${order.id}:${dueAt}`,
+      });
     }
   });
 }

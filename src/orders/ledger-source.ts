@@ -18,7 +18,8 @@ export const TRANSACTION_LEDGER: LedgerSource = {
           subject: `transaction:${t.id}`,
           currency: t.currency,
           entryNames: [t.id],
-          expected: (entries) => expectedOfTransaction(t, entries.find((entry) => entry.type === 'settlement')?.fee ?? 0),
+          expected: (entries) =>
+            expectedOfTransaction(t, entries.find((entry) => entry.type === 'settlement')?.fee ?? 0),
         }));
       }
       if (page.length < PAGE_SIZE) return;

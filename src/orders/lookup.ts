@@ -3,7 +3,7 @@ import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { ORDER_ERRORS } from './errors.js';
 import type { OrderView } from './present.js';
-import { findOrder, lineItemsOfOrder, lockOrderOfTransaction, orderOfTransaction, type OrderRow } from './store.js';
+import { findOrder, lineItemsOfOrder, lockOrderOfTransaction, type OrderRow, orderOfTransaction } from './store.js';
 import { findPaymentByUuid, findTransaction, orderTransactions, type TransactionRow } from './transactions-store.js';
 
 /** How clients name an order: by number, by reference number, or both (which must then name the same order). */
@@ -17,7 +17,10 @@ export function hasOrderReference(reference: OrderReference | undefined): refere
 }
 
 /** The merchant's order with this id or reference number, if there is one (no error when there is none). */
-export async function findMerchantOrder(ctx: Context, by: { id: string } | { referenceNumber: string }): Promise<OrderRow | undefined> {
+export async function findMerchantOrder(
+  ctx: Context,
+  by: { id: string } | { referenceNumber: string },
+): Promise<OrderRow | undefined> {
   return findOrder(ctx.db, ctx.merchant.id, by);
 }
 
@@ -36,7 +39,11 @@ export async function transactionsOfOrder(ctx: Context, orderId: string): Promis
  * (a number, a reference number, in one reference or several) must name that same order: names that find
  * different orders are refused as a mismatch, so that a request never acts on one order named by another's name.
  */
-export async function resolveOrder(ctx: Context, reference: OrderReference | OrderReference[], lock = false): Promise<OrderRow> {
+export async function resolveOrder(
+  ctx: Context,
+  reference: OrderReference | OrderReference[],
+  lock = false,
+): Promise<OrderRow> {
   const names = (Array.isArray(reference) ? reference : [reference]).flatMap((each) => [
     ...(each.number !== undefined ? [{ number: each.number }] : []),
     ...(each.reference_number !== undefined ? [{ referenceNumber: each.reference_number }] : []),
@@ -45,7 +52,11 @@ export async function resolveOrder(ctx: Context, reference: OrderReference | Ord
   for (const name of names) {
     const order = await findOrder(ctx.db, ctx.merchant.id, name, lock);
     if (!order) throw new AppError(ORDER_ERRORS.orderNotFound);
-    if (found && order.id !== found.id) throw new AppError(ORDER_ERRORS.orderMismatch, 'The names given for the order (number, reference_number) name different orders.');
+    if (found && order.id !== found.id)
+      throw new AppError(
+        ORDER_ERRORS.orderMismatch,
+        'The names given for the order (number, reference_number) name different orders.',
+      );
     found = order;
   }
   if (!found) throw new AppError(ORDER_ERRORS.orderReferenceMissing);
@@ -70,7 +81,10 @@ export async function resolveTransaction(
   if (!order || !transaction) throw new AppError(ORDER_ERRORS.transactionNotFound);
   if (hasOrderReference(reference.order)) {
     const { number, reference_number: referenceNumber } = reference.order;
-    if ((number !== undefined && number !== order.number) || (referenceNumber !== undefined && referenceNumber !== order.reference_number)) {
+    if (
+      (number !== undefined && number !== order.number) ||
+      (referenceNumber !== undefined && referenceNumber !== order.reference_number)
+    ) {
       throw new AppError(ORDER_ERRORS.orderMismatch);
     }
   }

@@ -12,7 +12,10 @@ import { ORDER_ROUTES } from './routes.js';
 import { ORDER_SANDBOX_ROUTES } from './sandbox-routes.js';
 import { scheduleNextSettlement } from './settlement.js';
 
-/** Orders and their transactions: payments, captures, voids, refunds, settlement, the payment page and receipts (operation 1). */
+/**
+ * Orders and their transactions: payments, captures, voids, refunds, settlement, the payment page and receipts
+ * (operation 1).
+ */
 export const ordersModule = defineModule({
   name: 'orders',
   routes: ORDER_ROUTES,
@@ -21,7 +24,8 @@ export const ordersModule = defineModule({
   events: Object.values(ORDER_EVENTS),
   pages: [...CHECKOUT_PAGES, ...RECEIPT_PAGES],
   sandboxRoutes: ORDER_SANDBOX_ROUTES,
-  // The card issuer's 3-D Secure page and the payer's wallet app, for payments and bindings alike: a real acquirer serves its own.
+  // The card issuer's 3-D Secure page and the payer's wallet app, for payments and bindings alike: a real acquirer
+  // serves its own.
   sandboxPages: PAYER_PAGES,
   jobs: ORDER_JOBS,
   railOperations: [TRANSACTION_OPERATIONS],

@@ -1,29 +1,34 @@
 import type { Context } from '../context/context.js';
-import type { TransactionType } from './tables.js';
 import { newSortableId } from '../platform/ids.js';
 import type { CardAcquirer } from '../rails/acquirer.js';
 import { buildPaymentData, type CardFacts } from './payment-data.js';
+import type { TransactionType } from './tables.js';
 import type { TransactionRow } from './transactions-store.js';
 
 /**
  * A transaction about to be sent to the acquirer (a payment, a capture, a refund): pending, its rail call
  * beginning now, nothing captured, voided or settled yet, and its payment_data what is known before the answer.
  */
-export function newTransaction(ctx: Context, acquirer: Pick<CardAcquirer, 'name' | 'type'>, fields: {
-  orderId: string;
-  type: TransactionType;
-  paymentMethod: string;
-  currency: string;
-  amount: number;
-  /** The authorisation a capture captures, the sale or capture a refund gives back. */
-  originalId: string | null;
-  paymentUuid: string | null;
-  /** While its record lasts, a retry of the request with this Idempotency-Key finds this transaction. */
-  idempotency: { key: string; expiresAt: number } | undefined;
-  note: string | null;
-  card: Partial<CardFacts> & { token?: string };
-}): TransactionRow {
-  // Sortable, as an order's id: the indexes that name a transaction (the acquirer's reference, its ledger entries) grow at their end.
+export function newTransaction(
+  ctx: Context,
+  acquirer: Pick<CardAcquirer, 'name' | 'type'>,
+  fields: {
+    orderId: string;
+    type: TransactionType;
+    paymentMethod: string;
+    currency: string;
+    amount: number;
+    /** The authorisation a capture captures, the sale or capture a refund gives back. */
+    originalId: string | null;
+    paymentUuid: string | null;
+    /** While its record lasts, a retry of the request with this Idempotency-Key finds this transaction. */
+    idempotency: { key: string; expiresAt: number } | undefined;
+    note: string | null;
+    card: Partial<CardFacts> & { token?: string };
+  },
+): TransactionRow {
+  // Sortable, as an order's id: the indexes that name a transaction (the acquirer's reference, its ledger entries) grow
+  // at their end.
   const id = newSortableId(ctx.wallClock.now().getTime());
   const now = ctx.clock.now().getTime();
   return {
@@ -50,9 +55,15 @@ export function newTransaction(ctx: Context, acquirer: Pick<CardAcquirer, 'name'
     void_idempotency_key: null,
     payer_action_idempotency_key: null,
     note: fields.note,
-    payment_data: JSON.stringify(buildPaymentData({
-      transactionId: id, merchantId: ctx.merchant.id, acquirer, method: fields.paymentMethod, card: fields.card,
-    })),
+    payment_data: JSON.stringify(
+      buildPaymentData({
+        transactionId: id,
+        merchantId: ctx.merchant.id,
+        acquirer,
+        method: fields.paymentMethod,
+        card: fields.card,
+      }),
+    ),
     payer_action: null,
     rail_started_at: ctx.wallClock.now().getTime(),
     created_at: now,

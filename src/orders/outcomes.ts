@@ -1,4 +1,4 @@
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { AppError, isAppError } from '../platform/errors.js';
 import type { AcquirerResult, CardAcquirer } from '../rails/acquirer.js';
 import { RAIL_ERRORS } from '../rails/errors.js';
@@ -6,9 +6,9 @@ import { scheduleJob } from '../scheduler/scheduler.js';
 import { ORDER_ERRORS } from './errors.js';
 import { emitOrderEvent, type OrderAction } from './events.js';
 import { postTransactionChange } from './ledger-postings.js';
-import { refreshOrder } from './refresh-order.js';
 import { buildPaymentData, inheritedCard, storedPayerAction } from './payment-data.js';
 import type { OrderView } from './present.js';
+import { refreshOrder } from './refresh-order.js';
 import { lockOrderOfTransaction, type OrderRow } from './store.js';
 import { findTransaction, setTransaction, type TransactionRow } from './transactions-store.js';
 
@@ -39,21 +39,25 @@ export function recordRailAnswer(
   apply: Apply,
   options: { completesRequest: boolean; onlyIfAwaited?: boolean } = { completesRequest: true },
 ): Promise<TransactionOutcome> {
-  return inTransaction(ctx, async (tx) => {
-    const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
-    const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
-    if (!order || !transaction) throw new Error(`transaction ${transactionId} vanished`);
-    if (!awaitsRail(transaction)) {
-      if (options.onlyIfAwaited) throw new AppError(ORDER_ERRORS.transactionNotPending);
-      return outcomeOf(tx, order, transactionId);
-    }
-    await apply(tx, order, transaction);
-    const outcome = await outcomeOf(tx, order, transactionId);
-    const action = eventOf(transaction, outcome.transaction);
-    if (action) await emitOrderEvent(tx, action, outcome.view);
-    await postTransactionChange(tx, transaction, outcome.transaction);
-    return outcome;
-  }, { completesRequest: options.completesRequest });
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      const order = await lockOrderOfTransaction(tx.db, tx.merchant.id, transactionId);
+      const transaction = order && (await findTransaction(tx.db, tx.merchant.id, transactionId));
+      if (!order || !transaction) throw new Error(`transaction ${transactionId} vanished`);
+      if (!awaitsRail(transaction)) {
+        if (options.onlyIfAwaited) throw new AppError(ORDER_ERRORS.transactionNotPending);
+        return outcomeOf(tx, order, transactionId);
+      }
+      await apply(tx, order, transaction);
+      const outcome = await outcomeOf(tx, order, transactionId);
+      const action = eventOf(transaction, outcome.transaction);
+      if (action) await emitOrderEvent(tx, action, outcome.view);
+      await postTransactionChange(tx, transaction, outcome.transaction);
+      return outcome;
+    },
+    { completesRequest: options.completesRequest },
+  );
 }
 
 /**
@@ -72,7 +76,7 @@ export async function answerRetry(ctx: Context, transactionId: string): Promise<
         if (transaction.progress === 'sending') throw new AppError(RAIL_ERRORS.acquirerNoAnswer);
       });
     } catch (error) {
-      if (!(isAppError(error, RAIL_ERRORS.acquirerNoAnswer)) || waited >= RETRY_WAIT_MS) throw error;
+      if (!isAppError(error, RAIL_ERRORS.acquirerNoAnswer) || waited >= RETRY_WAIT_MS) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_POLL_MS));
   }
@@ -97,7 +101,11 @@ export function eventOf(before: TransactionRow, after: TransactionRow): OrderAct
   if (before.voided === 0 && after.voided === 1) return 'transaction.voided';
   if (before.status !== 'pending' || after.status === 'pending') return undefined;
   if (after.status === 'succeeded') {
-    return after.type === 'Authorization' ? 'order.authorized' : after.type === 'Refund' ? 'order.refunded' : 'order.paid';
+    return after.type === 'Authorization'
+      ? 'order.authorized'
+      : after.type === 'Refund'
+        ? 'order.refunded'
+        : 'order.paid';
   }
   return after.type === 'Refund' ? undefined : 'order.payment_failure';
 }
@@ -114,11 +122,19 @@ export function applyPayment(acquirer: CardAcquirer, result: AcquirerResult): Ap
     const approved = result.status === 'approved';
     const awaiting = result.status === 'awaiting_payer';
     const paymentData = buildPaymentData({
-      transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, method: transaction.payment_method,
-      card: inheritedCard(transaction.payment_data), result,
+      transactionId: transaction.id,
+      merchantId: ctx.merchant.id,
+      acquirer,
+      method: transaction.payment_method,
+      card: inheritedCard(transaction.payment_data),
+      result,
     });
     const authorisation = approved && transaction.type === 'Authorization';
-    const expiresAt = authorisation ? now + AUTHORIZATION_LIFETIME_MS : awaiting ? now + PAYER_ACTION_LIFETIME_MS : null;
+    const expiresAt = authorisation
+      ? now + AUTHORIZATION_LIFETIME_MS
+      : awaiting
+        ? now + PAYER_ACTION_LIFETIME_MS
+        : null;
     await setTransaction(ctx.db, ctx.merchant.id, transaction.id, {
       status: approved ? 'succeeded' : awaiting ? 'pending' : 'failed',
       progress: awaiting ? 'awaiting_payer' : 'done',
@@ -130,15 +146,21 @@ export function applyPayment(acquirer: CardAcquirer, result: AcquirerResult): Ap
     });
     if (authorisation) {
       await scheduleJob(ctx, {
-        kind: EXPIRE_AUTHORIZATION_JOB, merchantId: ctx.merchant.id, dueAt: expiresAt!,
-        payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_AUTHORIZATION_JOB}:${transaction.id}`,
+        kind: EXPIRE_AUTHORIZATION_JOB,
+        merchantId: ctx.merchant.id,
+        dueAt: expiresAt!,
+        payload: { transactionId: transaction.id },
+        dedupeKey: `${EXPIRE_AUTHORIZATION_JOB}:${transaction.id}`,
       });
     }
     if (awaiting) {
       // Recovery may put a payment back to awaiting the payer, with a later deadline: one job per deadline.
       await scheduleJob(ctx, {
-        kind: EXPIRE_PAYER_ACTION_JOB, merchantId: ctx.merchant.id, dueAt: expiresAt!,
-        payload: { transactionId: transaction.id }, dedupeKey: `${EXPIRE_PAYER_ACTION_JOB}:${transaction.id}:${expiresAt}`,
+        kind: EXPIRE_PAYER_ACTION_JOB,
+        merchantId: ctx.merchant.id,
+        dueAt: expiresAt!,
+        payload: { transactionId: transaction.id },
+        dedupeKey: `${EXPIRE_PAYER_ACTION_JOB}:${transaction.id}:${expiresAt}`,
       });
     }
   };
@@ -151,7 +173,8 @@ export function applyCapture(acquirer: CardAcquirer, result: AcquirerResult): Ap
     await applyFollowUp(ctx, capture, acquirer, result);
     if (approved && capture.original_transaction_id !== null) {
       await setTransaction(ctx.db, ctx.merchant.id, capture.original_transaction_id, {
-        captured: 1, updated_at: ctx.clock.now().getTime(),
+        captured: 1,
+        updated_at: ctx.clock.now().getTime(),
       });
     }
   };
@@ -162,16 +185,27 @@ export function applyRefund(acquirer: CardAcquirer, result: AcquirerResult): App
   return (ctx, _order, refund) => applyFollowUp(ctx, refund, acquirer, result);
 }
 
-async function applyFollowUp(ctx: Context, transaction: TransactionRow, acquirer: CardAcquirer, result: AcquirerResult): Promise<void> {
+async function applyFollowUp(
+  ctx: Context,
+  transaction: TransactionRow,
+  acquirer: CardAcquirer,
+  result: AcquirerResult,
+): Promise<void> {
   const approved = result.status === 'approved';
   await setTransaction(ctx.db, ctx.merchant.id, transaction.id, {
     status: approved ? 'succeeded' : 'failed',
     progress: 'done',
     captured: approved && transaction.type === 'Capture' ? 1 : 0,
-    payment_data: JSON.stringify(buildPaymentData({
-      transactionId: transaction.id, merchantId: ctx.merchant.id, acquirer, method: transaction.payment_method,
-      card: inheritedCard(transaction.payment_data), result,
-    })),
+    payment_data: JSON.stringify(
+      buildPaymentData({
+        transactionId: transaction.id,
+        merchantId: ctx.merchant.id,
+        acquirer,
+        method: transaction.payment_method,
+        card: inheritedCard(transaction.payment_data),
+        result,
+      }),
+    ),
     updated_at: ctx.clock.now().getTime(),
   });
 }

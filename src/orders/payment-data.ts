@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { brandOf, maskedParts, type CheckedCard } from '../cards/card.js';
+import { brandOf, type CheckedCard, maskedParts } from '../cards/card.js';
 import type { AcquirerResult, CardAcquirer, PayerAction } from '../rails/acquirer.js';
 import type { PaymentDataSchema } from './schemas.js';
 
@@ -80,17 +80,36 @@ export function buildPaymentData(args: {
 /** The card facts (and payment token) a capture, void, refund or recorded answer inherits from its transaction. */
 export function inheritedCard(paymentData: string): Partial<CardFacts> & { token?: string } {
   const data = JSON.parse(paymentData) as Partial<CardFacts> & { token?: string };
-  const { first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year, token } = data;
+  const { first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year, token } =
+    data;
   return Object.fromEntries(
-    Object.entries({ first_6_digits, last_4_digits, card_number_len, credit_card_type, holder_name, exp_month, exp_year, token })
-      .filter(([, value]) => value !== undefined),
+    Object.entries({
+      first_6_digits,
+      last_4_digits,
+      card_number_len,
+      credit_card_type,
+      holder_name,
+      exp_month,
+      exp_year,
+      token,
+    }).filter(([, value]) => value !== undefined),
   );
 }
 
-/** The acquirer's answer as payment_data keeps it: the authorisation code, its message, whether the card itself refused. */
-export function acquirerAnswer(paymentData: string): { authCode: string | undefined; message: string | undefined; declinedByCard: boolean } {
+/**
+ * The acquirer's answer as payment_data keeps it: the authorisation code, its message, whether the card itself refused.
+ */
+export function acquirerAnswer(paymentData: string): {
+  authCode: string | undefined;
+  message: string | undefined;
+  declinedByCard: boolean;
+} {
   const data = JSON.parse(paymentData) as { auth_code?: string; resp_msg?: string; transaction_state?: string };
-  return { authCode: data.auth_code, message: data.resp_msg, declinedByCard: data.transaction_state === STATE.declined };
+  return {
+    authCode: data.auth_code,
+    message: data.resp_msg,
+    declinedByCard: data.transaction_state === STATE.declined,
+  };
 }
 
 /** The authorisation code the acquirer gave a transaction, if any. */

@@ -3,9 +3,9 @@ import { iso } from '../platform/clock.js';
 import { amountAsNumber, formatAmount } from '../platform/money/money.js';
 import type { Merchant } from '../platform/tenants.js';
 import type { PaymentData, StoredPayerAction } from './payment-data.js';
+import { transactionFlags } from './rules.js';
 import type { OrderSchema, PURCHASABLE_TYPES, TransactionSchema } from './schemas.js';
 import type { LineItemRow, OrderRow } from './store.js';
-import { transactionFlags } from './rules.js';
 import type { TransactionRow } from './transactions-store.js';
 
 export type OrderReply = Static<typeof OrderSchema>;
@@ -43,15 +43,18 @@ export function presentOrder(view: OrderView): OrderReply {
     business: { id: view.merchant.id, business_name: view.merchant.name },
     created_at: iso(order.created_at),
     updated_at: iso(order.updated_at),
-    line_items: view.items.length === 0 ? null : view.items.map((item) => ({
-      uuid: item.id,
-      purchasable_type: item.purchasable_type as (typeof PURCHASABLE_TYPES)[number],
-      ...(item.purchase_id !== null && { purchase_id: item.purchase_id }),
-      price: amountAsNumber(item.price, e),
-      quantity: item.quantity,
-      total: amountAsNumber(item.total, e),
-      ...(item.label !== null && { label: item.label }),
-    })),
+    line_items:
+      view.items.length === 0
+        ? null
+        : view.items.map((item) => ({
+            uuid: item.id,
+            purchasable_type: item.purchasable_type as (typeof PURCHASABLE_TYPES)[number],
+            ...(item.purchase_id !== null && { purchase_id: item.purchase_id }),
+            price: amountAsNumber(item.price, e),
+            quantity: item.quantity,
+            total: amountAsNumber(item.total, e),
+            ...(item.label !== null && { label: item.label }),
+          })),
     transactions: view.transactions.map((t) => presentTransaction(t, view.transactions, e)),
   };
   if (order.return_url !== null) reply.return_url = order.return_url;
@@ -60,7 +63,11 @@ export function presentOrder(view: OrderView): OrderReply {
   return reply;
 }
 
-export function presentTransaction(transaction: TransactionRow, all: TransactionRow[], exponent: number): TransactionReply {
+export function presentTransaction(
+  transaction: TransactionRow,
+  all: TransactionRow[],
+  exponent: number,
+): TransactionReply {
   const flags = transactionFlags(transaction, all);
   const reply: TransactionReply = {
     type: transaction.type,

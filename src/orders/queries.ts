@@ -1,16 +1,24 @@
 import type { Context } from '../context/context.js';
-import { subjectEvents, type EventHistory } from '../events/history.js';
+import { type EventHistory, subjectEvents } from '../events/history.js';
 import { groupBy } from '../platform/collections.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { isUuid } from '../platform/ids.js';
-import { parseFilters, type Page } from '../platform/query/filters.js';
+import { type Page, parseFilters } from '../platform/query/filters.js';
 import { ORDER_ERRORS } from './errors.js';
 import { withLinks } from './links.js';
-import { hasOrderReference, loadOrderView, resolveOrder, resolveTransaction, type OrderReference } from './lookup.js';
+import { hasOrderReference, loadOrderView, type OrderReference, resolveOrder, resolveTransaction } from './lookup.js';
 import type { OrderView } from './present.js';
-import { lineItemCounts, lineItemsOfOrders, listOrders, ORDER_FILTERS, orderOfTransaction, type LineItemRow, type OrderRow } from './store.js';
-import { transactionCounts, transactionsOfOrders, type TransactionRow } from './transactions-store.js';
+import {
+  type LineItemRow,
+  lineItemCounts,
+  lineItemsOfOrders,
+  listOrders,
+  ORDER_FILTERS,
+  type OrderRow,
+  orderOfTransaction,
+} from './store.js';
+import { type TransactionRow, transactionCounts, transactionsOfOrders } from './transactions-store.js';
 
 /**
  * An order by number and/or reference number, or by a transaction's uuid, or both (the official PHP SDK sends
@@ -23,7 +31,11 @@ export async function checkOrder(
 ): Promise<OrderView> {
   const view = await (async () => {
     if (by.transaction) {
-      const { order } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
+      const { order } = await resolveTransaction(
+        ctx,
+        { order: by.order, transactionId: by.transaction.uuid },
+        { lock: false },
+      );
       return loadOrderView(ctx, order);
     }
     if (!hasOrderReference(by.order)) throw new AppError(ORDER_ERRORS.orderReferenceMissing);
@@ -36,7 +48,11 @@ export async function checkTransaction(
   ctx: Context,
   by: { order?: OrderReference; transaction: { uuid: string } },
 ): Promise<{ view: OrderView; transaction: TransactionRow }> {
-  const { order, transaction } = await resolveTransaction(ctx, { order: by.order, transactionId: by.transaction.uuid }, { lock: false });
+  const { order, transaction } = await resolveTransaction(
+    ctx,
+    { order: by.order, transactionId: by.transaction.uuid },
+    { lock: false },
+  );
   const view = await loadOrderView(ctx, order);
   return { view, transaction: view.transactions.find((t) => t.id === transaction.id) ?? transaction };
 }
@@ -47,7 +63,10 @@ export async function findOrderOfTransaction(ctx: Context, transactionId: string
 }
 
 /** An order's webhook events, oldest first, each with its deliveries and every attempt made. */
-export async function orderEvents(ctx: Context, by: { order?: OrderReference; transaction?: { uuid: string } }): Promise<EventHistory[]> {
+export async function orderEvents(
+  ctx: Context,
+  by: { order?: OrderReference; transaction?: { uuid: string } },
+): Promise<EventHistory[]> {
   return subjectEvents(ctx, (await checkOrder(ctx, by)).order.id);
 }
 
@@ -70,7 +89,10 @@ export async function listMerchantOrders(
   const { rows, total } = await listOrders(ctx.db, ctx.merchant.id, conditions, page);
   const itemsOf = new Map<string, LineItemRow[]>();
   const transactionsOf = new Map<string, TransactionRow[]>();
-  for (const ids of await readingSlices(ctx, rows.map((row) => row.id))) {
+  for (const ids of await readingSlices(
+    ctx,
+    rows.map((row) => row.id),
+  )) {
     const [items, transactions] = await Promise.all([
       lineItemsOfOrders(ctx.db, ctx.merchant.id, ids),
       transactionsOfOrders(ctx.db, ctx.merchant.id, ids),

@@ -25,9 +25,12 @@ export const TRANSACTION_OPERATIONS: RailOperationKind<Context> = {
     }
     const kind = transaction.type === 'Capture' ? 'capture' : transaction.type === 'Refund' ? 'refund' : 'authorize';
     const result = await acquirer.resolve({ ...operation, reference: transaction.id, kind });
-    const apply = transaction.type === 'Capture' ? applyCapture(acquirer, result)
-      : transaction.type === 'Refund' ? applyRefund(acquirer, result)
-      : applyPayment(acquirer, result);
+    const apply =
+      transaction.type === 'Capture'
+        ? applyCapture(acquirer, result)
+        : transaction.type === 'Refund'
+          ? applyRefund(acquirer, result)
+          : applyPayment(acquirer, result);
     await recordRailAnswer(ctx, transaction.id, apply, { completesRequest: false });
   },
 };

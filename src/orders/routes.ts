@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { presentEvent } from '../events/present.js';
 import { EventListData } from '../events/schemas.js';
 import { clientCall } from '../http/examples.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
 import { defineRoute } from '../http/route.js';
 import { TOKEN_ERRORS } from '../payment-tokens/index.js';
 import { PLATFORM_ERRORS } from '../platform/errors.js';
@@ -24,9 +25,8 @@ import {
 } from './examples.js';
 import type { TransactionOutcome } from './outcomes.js';
 import { payOrder } from './payments.js';
-import { presentOrder, presentTransaction, type OrderView } from './present.js';
+import { type OrderView, presentOrder, presentTransaction } from './present.js';
 import { checkOrder, checkTransaction, listMerchantOrders, orderEvents } from './queries.js';
-import { voidOrder } from './void-order.js';
 import {
   CaptureBody,
   CheckOrderBody,
@@ -44,7 +44,7 @@ import {
   TransactionSchema,
   VoidBody,
 } from './schemas.js';
-import { listParameters, pageReply } from '../http/list-reply.js';
+import { voidOrder } from './void-order.js';
 
 const BASE = '/svc/payment/api/v1/openapi';
 const TAGS = ['orders'];
@@ -82,13 +82,19 @@ export const ORDER_ROUTES = [
     url: `${BASE}/orders`,
     operationId: 'createOrder',
     summary: 'Create an order; the same reference and content again returns it.',
-    description: 'charge_fee is the amount to pay (tips included); subtotal, when sent, must be charge_fee − tips; ' +
+    description:
+      'charge_fee is the amount to pay (tips included); subtotal, when sent, must be charge_fee − tips; ' +
       'line items, when sent, must add up to charge_fee, their RearTips lines to tips.',
     tags: TAGS,
     body: CreateOrderBody,
     querystring: CreateOrderQuery,
     data: OrderData,
-    errors: [PLATFORM_ERRORS.currencyInvalid, ORDER_ERRORS.orderAmountsInvalid, ORDER_ERRORS.orderReferenceTaken, ORDER_ERRORS.orderCustomerUnknown],
+    errors: [
+      PLATFORM_ERRORS.currencyInvalid,
+      ORDER_ERRORS.orderAmountsInvalid,
+      ORDER_ERRORS.orderReferenceTaken,
+      ORDER_ERRORS.orderCustomerUnknown,
+    ],
     handler: ({ ctx, body, query }) => createOrder(ctx, body, { paymentLink: query.with_payment_link === true }),
     present: orderData,
     example: {
@@ -107,18 +113,33 @@ export const ORDER_ROUTES = [
     url: `${BASE}/open_payments`,
     operationId: 'payOrder',
     summary: 'Pay an order by card (sale or pre-authorisation).',
-    description: 'A declined card, an acquirer fault or a 3-D Secure challenge is not an error: the transaction is ' +
+    description:
+      'A declined card, an acquirer fault or a 3-D Secure challenge is not an error: the transaction is ' +
       'recorded with success false (payment_data.resp_code, resp_msg) or is_pending true (3ds.redirect_url).',
     tags: TAGS,
     body: OpenPaymentBody,
     data: OrderTransactionData,
-    errors: [ORDER_ERRORS.orderNotFound, ORDER_ERRORS.orderMismatch, ORDER_ERRORS.orderVoided, ORDER_ERRORS.orderNothingToPay, ORDER_ERRORS.orderReferenceMissing,
-      ORDER_ERRORS.paymentUuidReused, ORDER_ERRORS.paymentMethodMissing,
-      TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotChargeable, ...RAIL_REFUSALS],
+    errors: [
+      ORDER_ERRORS.orderNotFound,
+      ORDER_ERRORS.orderMismatch,
+      ORDER_ERRORS.orderVoided,
+      ORDER_ERRORS.orderNothingToPay,
+      ORDER_ERRORS.orderReferenceMissing,
+      ORDER_ERRORS.paymentUuidReused,
+      ORDER_ERRORS.paymentMethodMissing,
+      TOKEN_ERRORS.paymentTokenNotFound,
+      TOKEN_ERRORS.paymentTokenNotChargeable,
+      ...RAIL_REFUSALS,
+    ],
     handler: ({ ctx, body }) => payOrder(ctx, body),
     present: transactionData,
     example: {
-      request: { body: { reference_number: EXAMPLE_ORDER.reference, payment: { credit_card: { ...EXAMPLE_CARD, consume_mode: 'sales' } } } },
+      request: {
+        body: {
+          reference_number: EXAMPLE_ORDER.reference,
+          payment: { credit_card: { ...EXAMPLE_CARD, consume_mode: 'sales' } },
+        },
+      },
       reply: { order: PAID_ORDER, transaction: PAID_ORDER.transactions[0]! },
       client: clientCall('orders.pay', BY_REFERENCE, { credit_card: { ...EXAMPLE_CARD, consume_mode: 'sales' } }),
     },
@@ -131,11 +152,23 @@ export const ORDER_ROUTES = [
     tags: TAGS,
     body: CaptureBody,
     data: OrderTransactionData,
-    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotCapturable, ORDER_ERRORS.captureExceedsAuthorized, ...RAIL_REFUSALS],
-    handler: ({ ctx, body }) => captureAuthorization(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.capture?.amount),
+    errors: [
+      ...LOOKUP_ERRORS,
+      ORDER_ERRORS.transactionNotCapturable,
+      ORDER_ERRORS.captureExceedsAuthorized,
+      ...RAIL_REFUSALS,
+    ],
+    handler: ({ ctx, body }) =>
+      captureAuthorization(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.capture?.amount),
     present: transactionData,
     example: {
-      request: { body: { order: { reference_number: EXAMPLE_PREAUTH.reference }, transaction: { uuid: EXAMPLE_PREAUTH.authorizationUuid }, capture: { amount: '68.00' } } },
+      request: {
+        body: {
+          order: { reference_number: EXAMPLE_PREAUTH.reference },
+          transaction: { uuid: EXAMPLE_PREAUTH.authorizationUuid },
+          capture: { amount: '68.00' },
+        },
+      },
       reply: capturedExample(),
       client: clientCall('transactions.capture', EXAMPLE_PREAUTH.authorizationUuid, '68.00'),
     },
@@ -165,14 +198,31 @@ export const ORDER_ROUTES = [
     tags: TAGS,
     body: VoidBody,
     data: Type.Object({ order: OrderSchema, transaction: Type.Optional(TransactionSchema) }),
-    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotVoidable, ORDER_ERRORS.orderNotVoidable, ORDER_ERRORS.orderVoided, ORDER_ERRORS.orderReferenceMissing, ...RAIL_REFUSALS],
-    handler: async ({ ctx, body }) => body.transaction
-      ? voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid })
-      : voidOrder(ctx, body.order ?? {}),
-    present: (result: TransactionOutcome | OrderView) => ('view' in result ? transactionData(result) : orderData(result)),
+    errors: [
+      ...LOOKUP_ERRORS,
+      ORDER_ERRORS.transactionNotVoidable,
+      ORDER_ERRORS.orderNotVoidable,
+      ORDER_ERRORS.orderVoided,
+      ORDER_ERRORS.orderReferenceMissing,
+      ...RAIL_REFUSALS,
+    ],
+    handler: async ({ ctx, body }) =>
+      body.transaction
+        ? voidTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid })
+        : voidOrder(ctx, body.order ?? {}),
+    present: (result: TransactionOutcome | OrderView) =>
+      'view' in result ? transactionData(result) : orderData(result),
     example: {
       request: { body: { order: BY_REFERENCE } },
-      reply: { order: exampleOrder({ paid_total: '0.00', unpaid_total: '68.00', state: 'voided', correspondence_state: 'unpaid', updated_at: '2026-11-21T08:05:00.000Z' }) },
+      reply: {
+        order: exampleOrder({
+          paid_total: '0.00',
+          unpaid_total: '68.00',
+          state: 'voided',
+          correspondence_state: 'unpaid',
+          updated_at: '2026-11-21T08:05:00.000Z',
+        }),
+      },
       client: clientCall('orders.void', BY_REFERENCE),
       php: {
         method: 'voidOrder',
@@ -188,8 +238,14 @@ export const ORDER_ROUTES = [
     tags: TAGS,
     body: RefundBody,
     data: OrderTransactionData,
-    errors: [...LOOKUP_ERRORS, ORDER_ERRORS.transactionNotRefundable, ORDER_ERRORS.refundExceedsCaptured, ...RAIL_REFUSALS],
-    handler: ({ ctx, body }) => refundTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.refund),
+    errors: [
+      ...LOOKUP_ERRORS,
+      ORDER_ERRORS.transactionNotRefundable,
+      ORDER_ERRORS.refundExceedsCaptured,
+      ...RAIL_REFUSALS,
+    ],
+    handler: ({ ctx, body }) =>
+      refundTransaction(ctx, { order: body.order, transactionId: body.transaction.uuid }, body.refund),
     present: transactionData,
     example: {
       request: { body: { order: BY_REFERENCE, transaction: SALE, refund: REFUND } },
@@ -225,7 +281,11 @@ export const ORDER_ROUTES = [
     querystring: CheckOrderQuery,
     data: OrderData,
     errors: [...LOOKUP_ERRORS, ORDER_ERRORS.orderReferenceMissing],
-    handler: ({ ctx, body, query }) => checkOrder(ctx, body, { paymentLink: query.with_payment_link === true, receiptLink: query.with_download_link === true }),
+    handler: ({ ctx, body, query }) =>
+      checkOrder(ctx, body, {
+        paymentLink: query.with_payment_link === true,
+        receiptLink: query.with_download_link === true,
+      }),
     present: orderData,
     example: {
       request: { body: { order: BY_REFERENCE } },
@@ -245,7 +305,9 @@ export const ORDER_ROUTES = [
     errors: [],
     handler: async ({ ctx, query }) => {
       const { views, total } = await listMerchantOrders(ctx, listParameters(query), {
-        offset: query.offset, limit: query.limit, customerUuid: query.customer_uuid,
+        offset: query.offset,
+        limit: query.limit,
+        customerUuid: query.customer_uuid,
       });
       return pageReply('orders', query, views.map(presentOrder), total);
     },

@@ -14,7 +14,8 @@ export function voidRefusal(transaction: TransactionRow, all: TransactionRow[]):
   if (transaction.status === 'failed') return 'The transaction did not succeed: there is nothing to void.';
   if (transaction.voided === 1) return 'The transaction is voided already.';
   if (transaction.void_is_pending === 1) return 'A void of this transaction is already in progress.';
-  if (transaction.type !== 'Authorization' && transaction.settled_at !== null) return 'The transaction is settled: refund it instead.';
+  if (transaction.type !== 'Authorization' && transaction.settled_at !== null)
+    return 'The transaction is settled: refund it instead.';
   if (transaction.type === 'Authorization') {
     const capture = captureOf(transaction, all);
     if (capture?.status === 'pending') return 'The authorisation is being captured.';
@@ -27,7 +28,10 @@ export function voidRefusal(transaction: TransactionRow, all: TransactionRow[]):
  * The transaction whose money a refund of `transaction` gives back (a captured authorisation stands for its
  * capture), and why it cannot be refunded now, if it cannot.
  */
-export function refundable(transaction: TransactionRow, all: TransactionRow[]): { money: TransactionRow | undefined; refusal: string | undefined; left: number } {
+export function refundable(
+  transaction: TransactionRow,
+  all: TransactionRow[],
+): { money: TransactionRow | undefined; refusal: string | undefined; left: number } {
   const money = transaction.type === 'Authorization' ? captureOf(transaction, all) : transaction;
   if (!money) return { money, refusal: 'The authorisation has not been captured: void it instead.', left: 0 };
   const refusal = refundRefusal(money);
@@ -46,20 +50,27 @@ function refundRefusal(money: TransactionRow): string | undefined {
 
 /** What refunds (made or in flight) have not yet given back of a sale or capture. */
 function leftToRefund(money: TransactionRow, all: TransactionRow[]): number {
-  const refunds = all.filter((t) => t.type === 'Refund' && t.original_transaction_id === money.id && t.status !== 'failed' && t.voided === 0);
+  const refunds = all.filter(
+    (t) => t.type === 'Refund' && t.original_transaction_id === money.id && t.status !== 'failed' && t.voided === 0,
+  );
   return money.amount - sumMinor(refunds.map((t) => t.amount));
 }
 
 /** Why `transaction` cannot be captured at business time `now`, or undefined if it can. */
 export function captureRefusal(transaction: TransactionRow, all: TransactionRow[], now: number): string | undefined {
-  if (transaction.type !== 'Authorization') return 'Only an authorisation (consume_mode pre_authorize) can be captured.';
+  if (transaction.type !== 'Authorization')
+    return 'Only an authorisation (consume_mode pre_authorize) can be captured.';
   if (transaction.status !== 'succeeded') return 'The authorisation did not succeed.';
-  if (transaction.voided === 1) return transaction.void_reason === 'expired' ? 'The authorisation has expired.' : 'The authorisation was voided.';
+  if (transaction.voided === 1)
+    return transaction.void_reason === 'expired' ? 'The authorisation has expired.' : 'The authorisation was voided.';
   if (transaction.void_is_pending === 1) return 'The authorisation is being voided.';
   // Its expiry job may not have run yet: the deadline is what counts.
   if (transaction.expires_at !== null && transaction.expires_at <= now) return 'The authorisation has expired.';
   const capture = captureOf(transaction, all);
-  if (capture) return capture.status === 'pending' ? 'The authorisation is being captured.' : 'The authorisation has been captured already (once only).';
+  if (capture)
+    return capture.status === 'pending'
+      ? 'The authorisation is being captured.'
+      : 'The authorisation has been captured already (once only).';
   return undefined;
 }
 
@@ -72,9 +83,10 @@ export interface TransactionFlags {
 
 export function transactionFlags(transaction: TransactionRow, all: TransactionRow[]): TransactionFlags {
   const refund = refundable(transaction, all);
-  const captured = transaction.type === 'Sales' || transaction.type === 'Capture'
-    ? transaction.status === 'succeeded'
-    : transaction.type === 'Authorization' && refund.money?.status === 'succeeded';
+  const captured =
+    transaction.type === 'Sales' || transaction.type === 'Capture'
+      ? transaction.status === 'succeeded'
+      : transaction.type === 'Authorization' && refund.money?.status === 'succeeded';
   return {
     captured,
     allowVoid: voidRefusal(transaction, all) === undefined,
@@ -83,6 +95,11 @@ export function transactionFlags(transaction: TransactionRow, all: TransactionRo
 }
 
 /** An authorisation's capture, made or in flight (a failed one does not count): there is only ever one. */
-export function captureOf(authorization: Pick<TransactionRow, 'id'>, all: TransactionRow[]): TransactionRow | undefined {
-  return all.find((t) => t.type === 'Capture' && t.original_transaction_id === authorization.id && t.status !== 'failed');
+export function captureOf(
+  authorization: Pick<TransactionRow, 'id'>,
+  all: TransactionRow[],
+): TransactionRow | undefined {
+  return all.find(
+    (t) => t.type === 'Capture' && t.original_transaction_id === authorization.id && t.status !== 'failed',
+  );
 }

@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { CORRESPONDENCE_STATES, ORDER_STATES, TRANSACTION_TYPES } from './tables.js';
 import { AmountInput, DigitsInput, Nullable, PAGING, StringEnum } from '../platform/schema.js';
+import { CORRESPONDENCE_STATES, ORDER_STATES, TRANSACTION_TYPES } from './tables.js';
 
 export const PURCHASABLE_TYPES = ['RearTips', 'Charge', 'Listing', 'Rounding', 'SurchargeFee'] as const;
 export const CONSUME_MODES = ['sales', 'pre_authorize', 'preauth'] as const;
@@ -62,15 +62,32 @@ export const OpenPaymentBody = Type.Object({
     amount: Type.Optional(AmountInput({ description: 'Part of the order to pay; the unpaid total when absent.' })),
     note: Type.Optional(Nullable(text(254))),
     credit_card: Type.Optional(CreditCardInput),
-    payment_token: Type.Optional(Type.Object({
-      token: Type.String({ minLength: 1, maxLength: 128, description: 'A successfully bound payment token (docs/payment-tokens.md).' }),
-      amount: Type.Optional(AmountInput({ description: 'As payment.amount; sending both with different values is refused.' })),
-      consume_mode: Type.Optional(StringEnum(CONSUME_MODES)),
-      entry_type: Type.Optional(StringEnum(['cit', 'mit'] as const, { description: 'Cardholder- or merchant-initiated; cit when absent.' })),
-    }, { description: 'Charge a stored card: no card details, no new 3-D Secure challenge.' })),
-    alipay: Type.Optional(WalletInput('Pay with Alipay: the payer scans `wallet.qr_code` or is sent to `wallet.redirect_url`.')),
+    payment_token: Type.Optional(
+      Type.Object(
+        {
+          token: Type.String({
+            minLength: 1,
+            maxLength: 128,
+            description: 'A successfully bound payment token (docs/payment-tokens.md).',
+          }),
+          amount: Type.Optional(
+            AmountInput({ description: 'As payment.amount; sending both with different values is refused.' }),
+          ),
+          consume_mode: Type.Optional(StringEnum(CONSUME_MODES)),
+          entry_type: Type.Optional(
+            StringEnum(['cit', 'mit'] as const, { description: 'Cardholder- or merchant-initiated; cit when absent.' }),
+          ),
+        },
+        { description: 'Charge a stored card: no card details, no new 3-D Secure challenge.' },
+      ),
+    ),
+    alipay: Type.Optional(
+      WalletInput('Pay with Alipay: the payer scans `wallet.qr_code` or is sent to `wallet.redirect_url`.'),
+    ),
     wechatpay: Type.Optional(WalletInput('Pay with WeChat Pay: the payer scans `wallet.qr_code`.')),
-    fps: Type.Optional(WalletInput('Pay by FPS: the payer scans `wallet.qr_code` (an EMVCo payload) in a banking app.')),
+    fps: Type.Optional(
+      WalletInput('Pay by FPS: the payer scans `wallet.qr_code` (an EMVCo payload) in a banking app.'),
+    ),
   }),
 });
 
@@ -107,11 +124,15 @@ export const RefundBody = Type.Object({
   }),
 });
 
-const WithPaymentLink = Type.Optional(Type.Boolean({ description: 'Also give data.payment_link, a new link to the hosted payment page.' }));
+const WithPaymentLink = Type.Optional(
+  Type.Boolean({ description: 'Also give data.payment_link, a new link to the hosted payment page.' }),
+);
 export const CreateOrderQuery = Type.Object({ with_payment_link: WithPaymentLink });
 export const CheckOrderQuery = Type.Object({
   with_payment_link: WithPaymentLink,
-  with_download_link: Type.Optional(Type.Boolean({ description: 'Also give data.download_link, a new link to the PDF receipt.' })),
+  with_download_link: Type.Optional(
+    Type.Boolean({ description: 'Also give data.download_link, a new link to the PDF receipt.' }),
+  ),
 });
 
 export const ListOrdersQuery = Type.Object({
@@ -175,11 +196,20 @@ export const TransactionSchema = Type.Object({
   payment_data: PaymentDataSchema,
   original_transaction_uuid: Nullable(Type.String()),
   '3ds': Type.Optional(Type.Object({ enrolled: Type.String(), redirect_url: Type.String() })),
-  wallet: Type.Optional(Type.Object({
-    qr_code: Type.Optional(Type.String({ description: 'What the payer scans: a URL, or for FPS an EMVCo QR payload.' })),
-    redirect_url: Type.Optional(Type.String({ description: 'Where to send the payer to pay (Alipay).' })),
-    expires_at: Type.String({ description: 'When the payment fails unless paid: 15 minutes after it was started.' }),
-  }, { description: 'While a wallet payment is pending: what the payer needs to pay.' })),
+  wallet: Type.Optional(
+    Type.Object(
+      {
+        qr_code: Type.Optional(
+          Type.String({ description: 'What the payer scans: a URL, or for FPS an EMVCo QR payload.' }),
+        ),
+        redirect_url: Type.Optional(Type.String({ description: 'Where to send the payer to pay (Alipay).' })),
+        expires_at: Type.String({
+          description: 'When the payment fails unless paid: 15 minutes after it was started.',
+        }),
+      },
+      { description: 'While a wallet payment is pending: what the payer needs to pay.' },
+    ),
+  ),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -193,7 +223,7 @@ export const OrderSchema = Type.Object({
   initial_total: Type.Number(),
   initial_tips: Type.Number(),
   subtotal: Type.Number(),
-  paid_total: Type.String({ description: 'Decimal text with the currency\'s decimals.' }),
+  paid_total: Type.String({ description: "Decimal text with the currency's decimals." }),
   unpaid_total: Type.String({ description: 'initial_total − paid_total; negative when over-paid.' }),
   state: StringEnum(ORDER_STATES),
   correspondence_state: StringEnum(CORRESPONDENCE_STATES),
@@ -211,8 +241,12 @@ export const OrderSchema = Type.Object({
 
 export const OrderData = Type.Object({
   order: OrderSchema,
-  payment_link: Type.Optional(Type.String({ description: 'With with_payment_link=true: the page where the payer pays (docs/hosted-pages.md).' })),
-  download_link: Type.Optional(Type.String({ description: 'With with_download_link=true: an expiring link to the PDF receipt.' })),
+  payment_link: Type.Optional(
+    Type.String({ description: 'With with_payment_link=true: the page where the payer pays (docs/hosted-pages.md).' }),
+  ),
+  download_link: Type.Optional(
+    Type.String({ description: 'With with_download_link=true: an expiring link to the PDF receipt.' }),
+  ),
 });
 export const OrderTransactionData = Type.Object({ order: OrderSchema, transaction: TransactionSchema });
 export const OrderListData = Type.Object({

@@ -1,4 +1,4 @@
-import { inTransaction, type Context, type PlatformContext } from '../context/context.js';
+import { type Context, inTransaction, type PlatformContext } from '../context/context.js';
 import type { Merchant } from '../platform/tenants.js';
 import { nextLocalHour } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
@@ -17,7 +17,13 @@ export async function scheduleNextSettlement(
   after = ctx.wallClock.now().getTime() + merchant.clockOffsetMs,
 ): Promise<void> {
   const at = nextLocalHour(after, merchant.settlementHour, merchant.timezone);
-  await scheduleJob(ctx, { kind: SETTLE_JOB, merchantId: merchant.id, dueAt: at, payload: { at }, dedupeKey: `${SETTLE_JOB}:${merchant.id}:${at}` });
+  await scheduleJob(ctx, {
+    kind: SETTLE_JOB,
+    merchantId: merchant.id,
+    dueAt: at,
+    payload: { at },
+    dedupeKey: `${SETTLE_JOB}:${merchant.id}:${at}`,
+  });
 }
 
 /**

@@ -10,10 +10,21 @@ declare module '../platform/database/schema.js' {
   }
 }
 
-/** An order's states (compatibility.md sections 3 to 5): the stored values, the API's enums and the list filters' values. */
+/**
+ * An order's states (compatibility.md sections 3 to 5): the stored values, the API's enums and the list filters'
+ * values.
+ */
 export const ORDER_STATES = ['invoiced', 'in_completed', 'completed', 'voided'] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
-export const CORRESPONDENCE_STATES = ['unpaid', 'partial_paid', 'paid', 'over_paid', 'refunded', 'voided', 'authorized'] as const;
+export const CORRESPONDENCE_STATES = [
+  'unpaid',
+  'partial_paid',
+  'paid',
+  'over_paid',
+  'refunded',
+  'voided',
+  'authorized',
+] as const;
 export type CorrespondenceState = (typeof CORRESPONDENCE_STATES)[number];
 
 export interface OrdersTable {

@@ -1,5 +1,5 @@
+import { type Currency, sumMinor } from '../platform/money/money.js';
 import type { CorrespondenceState, OrderState } from './tables.js';
-import { sumMinor, type Currency } from '../platform/money/money.js';
 import type { TransactionRow } from './transactions-store.js';
 
 /** The currency an order's amounts are in. */
@@ -20,18 +20,26 @@ export interface OrderTotals {
   payable: number;
 }
 
-type Money = Pick<TransactionRow, 'id' | 'type' | 'amount' | 'status' | 'voided' | 'captured' | 'original_transaction_id'>;
+type Money = Pick<
+  TransactionRow,
+  'id' | 'type' | 'amount' | 'status' | 'voided' | 'captured' | 'original_transaction_id'
+>;
 
 const isMoneyIn = (t: Money) => t.type === 'Sales' || t.type === 'Capture';
 
-export function orderTotals(order: { initial_total: number; voided_at: number | null }, transactions: Money[]): OrderTotals {
+export function orderTotals(
+  order: { initial_total: number; voided_at: number | null },
+  transactions: Money[],
+): OrderTotals {
   const succeeded = transactions.filter((t) => t.status === 'succeeded');
   const paidIn = sumMinor(succeeded.filter((t) => isMoneyIn(t) && t.voided === 0).map((t) => t.amount));
   const refunded = sumMinor(succeeded.filter((t) => t.type === 'Refund' && t.voided === 0).map((t) => t.amount));
   const paidTotal = paidIn - refunded;
   const everPaid = succeeded.some(isMoneyIn);
   const openAuthorisations = succeeded.filter((t) => t.type === 'Authorization' && t.voided === 0 && t.captured === 0);
-  const pendingPayments = transactions.filter((t) => t.status === 'pending' && (t.type === 'Sales' || t.type === 'Authorization'));
+  const pendingPayments = transactions.filter(
+    (t) => t.status === 'pending' && (t.type === 'Sales' || t.type === 'Authorization'),
+  );
   const held = sumMinor([...openAuthorisations, ...pendingPayments].map((t) => t.amount));
   const payable = order.voided_at === null ? order.initial_total - paidTotal - held : 0;
   const total = order.initial_total;
@@ -54,5 +62,9 @@ export function orderTotals(order: { initial_total: number; voided_at: number | 
  * each of its totals. Kept within MAX_MINOR, so that every total of the order is exact.
  */
 export function paymentsTaken(transactions: Money[]): number {
-  return sumMinor(transactions.filter((t) => (t.type === 'Sales' || t.type === 'Authorization') && t.status !== 'failed').map((t) => t.amount));
+  return sumMinor(
+    transactions
+      .filter((t) => (t.type === 'Sales' || t.type === 'Authorization') && t.status !== 'failed')
+      .map((t) => t.amount),
+  );
 }

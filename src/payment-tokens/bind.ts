@@ -1,20 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
-import { brandOf, readCard, type CheckedCard } from '../cards/card.js';
-import { inTransaction, type Context } from '../context/context.js';
+import { brandOf, type CheckedCard, readCard } from '../cards/card.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { getCustomer } from '../customers/index.js';
 import { AppError, invalid, isAppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
-import { acquirerOf, type AcquirerResult, type AutoDebitWallet, type PayerOutcome } from '../rails/acquirer.js';
-import { AnsweredBefore, runRailOperation, type RailOperationKind } from '../rails/operation.js';
+import { type AcquirerResult, type AutoDebitWallet, acquirerOf, type PayerOutcome } from '../rails/acquirer.js';
+import { AnsweredBefore, type RailOperationKind, runRailOperation } from '../rails/operation.js';
 import { cancelJob, scheduleJob } from '../scheduler/scheduler.js';
 import { TOKEN_ERRORS } from './errors.js';
 import { emitTokenEvent } from './events.js';
 import type { BindTokenBody } from './schemas.js';
-import { findTokenById, findTokenByIdempotencyKey, insertToken, interruptedBindings, updateToken, type TokenRow } from './store.js';
+import {
+  findTokenById,
+  findTokenByIdempotencyKey,
+  insertToken,
+  interruptedBindings,
+  type TokenRow,
+  updateToken,
+} from './store.js';
 
 export type BindTokenInput = Static<typeof BindTokenBody>;
 
@@ -36,7 +43,12 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
   const acquirer = acquirerOf(ctx.rails);
   const named = (['card', 'alipay', 'wechatpay'] as const).filter((method) => input[method] !== undefined);
   if (named.length !== 1) {
-    throw new AppError(PLATFORM_ERRORS.validationFailed, named.length === 0 ? 'Name what to bind: card, alipay or wechatpay.' : `The body names ${named.join(' and ')}: bind one.`);
+    throw new AppError(
+      PLATFORM_ERRORS.validationFailed,
+      named.length === 0
+        ? 'Name what to bind: card, alipay or wechatpay.'
+        : `The body names ${named.join(' and ')}: bind one.`,
+    );
   }
   const customer = await getCustomer(ctx, customerUuid);
   const draft = input.card ? readCardBinding(ctx, input.card) : walletBinding(input.alipay ? 'alipay' : 'wechatpay');
@@ -67,32 +79,60 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
     async begin() {
       const earlier = await inTransaction(ctx, async (tx) => {
         // A retry of a bind whose answer was lost (a 5xx frees its Idempotency-Key): the same binding, not a second.
-        const before = tx.idempotency && (await findTokenByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
+        const before =
+          tx.idempotency &&
+          (await findTokenByIdempotencyKey(tx.db, tx.merchant.id, tx.idempotency.key, tx.wallClock.now().getTime()));
         if (before) {
           if (before.customer_id !== customer.id) throw new AppError(PLATFORM_ERRORS.idempotencyKeyReused);
           return before;
         }
         await insertToken(tx.db, row);
         // Settles a challenge nobody answered (and a binding whose answer recovery has not settled yet).
-        await scheduleJob(tx, { kind: EXPIRE_BINDING_JOB, merchantId: tx.merchant.id, dueAt: nowMs + BINDING_LIFETIME_MS, payload: { tokenId: id }, dedupeKey: expiryKey(id) });
+        await scheduleJob(tx, {
+          kind: EXPIRE_BINDING_JOB,
+          merchantId: tx.merchant.id,
+          dueAt: nowMs + BINDING_LIFETIME_MS,
+          payload: { tokenId: id },
+          dedupeKey: expiryKey(id),
+        });
         return undefined;
       });
-      if (earlier && earlier.progress !== 'sending') return new AnsweredBefore(() => inTransaction(ctx, async () => earlier, { completesRequest: true }));
+      if (earlier && earlier.progress !== 'sending')
+        return new AnsweredBefore(() => inTransaction(ctx, async () => earlier, { completesRequest: true }));
       const reference = earlier?.bind_reference ?? id;
       return { pending: reference, reference };
     },
     // The acquirer does an operation once: asked again about the same reference, it gives its first answer.
-    call: (reference) => draft.kind === 'card'
-      ? acquirer.authorize({
-        reference, merchantId: ctx.merchant.id, amount: draft.verificationAmount, currency: row.billing_currency, capture: false, card: draft.card, verification: true,
-      })
-      : acquirer.startWalletAgreement({ reference, merchantId: ctx.merchant.id, method: draft.wallet }),
+    call: (reference) =>
+      draft.kind === 'card'
+        ? acquirer.authorize({
+            reference,
+            merchantId: ctx.merchant.id,
+            amount: draft.verificationAmount,
+            currency: row.billing_currency,
+            capture: false,
+            card: draft.card,
+            verification: true,
+          })
+        : acquirer.startWalletAgreement({ reference, merchantId: ctx.merchant.id, method: draft.wallet }),
     finish: (reference, result) => settleBinding(ctx, reference, result),
   });
 }
 
-type TokenFields = Pick<TokenRow, 'token_type' | 'card_first6' | 'card_last4' | 'card_brand' | 'exp_month' | 'exp_year' | 'holder_name' |
-  'billing_currency' | 'billing_address' | 'success_return_url' | 'fail_return_url'>;
+type TokenFields = Pick<
+  TokenRow,
+  | 'token_type'
+  | 'card_first6'
+  | 'card_last4'
+  | 'card_brand'
+  | 'exp_month'
+  | 'exp_year'
+  | 'holder_name'
+  | 'billing_currency'
+  | 'billing_address'
+  | 'success_return_url'
+  | 'fail_return_url'
+>;
 type Draft =
   | { kind: 'card'; card: CheckedCard; verificationAmount: number; fields: TokenFields }
   | { kind: 'wallet'; wallet: AutoDebitWallet; fields: TokenFields };
@@ -101,14 +141,21 @@ type Draft =
 function readCardBinding(ctx: Context, input: NonNullable<BindTokenInput['card']>): Draft {
   const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
   const card = readCard(
-    { number: input.number, exp_month: input.exp_month, exp_year: input.exp_year, cvv: input.cvv, holder_name: input.holder_name },
+    {
+      number: input.number,
+      exp_month: input.exp_month,
+      exp_year: input.exp_year,
+      cvv: input.cvv,
+      holder_name: input.holder_name,
+    },
     { year: now.year, month: now.month },
     'card',
   );
   if ('field' in card) throw invalid(card.field, `${card.message}`);
   const currency = readCurrency(input.billing_currency ?? 'HKD', 'card.billing_currency');
   const returns = input['3ds'] ?? {};
-  for (const [field, url] of Object.entries(returns)) if (url) checkMerchantUrl(url, `card.3ds.${field}`, ctx.config.mode);
+  for (const [field, url] of Object.entries(returns))
+    if (url) checkMerchantUrl(url, `card.3ds.${field}`, ctx.config.mode);
   return {
     kind: 'card',
     card,
@@ -135,8 +182,16 @@ function walletBinding(wallet: AutoDebitWallet): Draft {
     wallet,
     fields: {
       token_type: wallet === 'alipay' ? 'AlipayAutoDebit' : 'WechatPayAutoDebit',
-      card_first6: null, card_last4: null, card_brand: null, exp_month: null, exp_year: null, holder_name: null,
-      billing_currency: 'HKD', billing_address: null, success_return_url: null, fail_return_url: null,
+      card_first6: null,
+      card_last4: null,
+      card_brand: null,
+      exp_month: null,
+      exp_year: null,
+      holder_name: null,
+      billing_currency: 'HKD',
+      billing_address: null,
+      success_return_url: null,
+      fail_return_url: null,
     },
   };
 }
@@ -151,34 +206,49 @@ export async function settleBinding(ctx: Context, tokenId: string, result: Acqui
   if (result.status === 'approved') {
     // Voided whatever became of the token meanwhile (deleted, say): the acquirer voids a reference once.
     const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId);
-    if (row && row.token_type === 'CreditCard') released = await releaseVerification(ctx, row).then(() => true, () => false);
+    if (row && row.token_type === 'CreditCard')
+      released = await releaseVerification(ctx, row).then(
+        () => true,
+        () => false,
+      );
   }
-  return inTransaction(ctx, async (tx) => {
-    const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
-    if (!row) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
-    // Settled already (a retry, the expiry job racing the cardholder, or deleted meanwhile): the first answer stands.
-    if (row.state !== 'pending' || row.deleted_at !== null) return row;
-    const now = tx.clock.now().getTime();
-    const action = result.status === 'awaiting_payer' ? result.payerAction : undefined;
-    if (action) {
-      // A wallet's QR code is a page only when it is an address (a real wallet's may be a payload to scan).
-      const page = action.kind === '3ds' ? action.url : action.redirectUrl ?? (action.qrCode && /^https?:\/\//.test(action.qrCode) ? action.qrCode : null);
-      return updateToken(tx.db, tx.merchant.id, tokenId, { progress: 'awaiting_payer', verify_url: page, updated_at: now });
-    }
-    const succeeded = result.status === 'approved';
-    const settled = await updateToken(tx.db, tx.merchant.id, tokenId, {
-      state: succeeded ? 'success' : 'failed',
-      progress: 'done',
-      error_code: succeeded ? null : result.responseCode,
-      error_msg: succeeded ? null : result.responseMessage,
-      updated_at: now,
-    });
-    await emitTokenEvent(tx, succeeded ? 'payment_token.succeeded' : 'payment_token.failed', settled);
-    // Settled, and any hold released: the expiry job would find nothing to do (and a sandbox clock moved past
-    // thousands of such jobs would stop at each).
-    if (released) await cancelJob(tx, expiryKey(tokenId));
-    return settled;
-  }, { completesRequest: true });
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
+      if (!row) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
+      // Settled already (a retry, the expiry job racing the cardholder, or deleted meanwhile): the first answer stands.
+      if (row.state !== 'pending' || row.deleted_at !== null) return row;
+      const now = tx.clock.now().getTime();
+      const action = result.status === 'awaiting_payer' ? result.payerAction : undefined;
+      if (action) {
+        // A wallet's QR code is a page only when it is an address (a real wallet's may be a payload to scan).
+        const page =
+          action.kind === '3ds'
+            ? action.url
+            : (action.redirectUrl ?? (action.qrCode && /^https?:\/\//.test(action.qrCode) ? action.qrCode : null));
+        return updateToken(tx.db, tx.merchant.id, tokenId, {
+          progress: 'awaiting_payer',
+          verify_url: page,
+          updated_at: now,
+        });
+      }
+      const succeeded = result.status === 'approved';
+      const settled = await updateToken(tx.db, tx.merchant.id, tokenId, {
+        state: succeeded ? 'success' : 'failed',
+        progress: 'done',
+        error_code: succeeded ? null : result.responseCode,
+        error_msg: succeeded ? null : result.responseMessage,
+        updated_at: now,
+      });
+      await emitTokenEvent(tx, succeeded ? 'payment_token.succeeded' : 'payment_token.failed', settled);
+      // Settled, and any hold released: the expiry job would find nothing to do (and a sandbox clock moved past
+      // thousands of such jobs would stop at each).
+      if (released) await cancelJob(tx, expiryKey(tokenId));
+      return settled;
+    },
+    { completesRequest: true },
+  );
 }
 
 /**
@@ -188,11 +258,17 @@ export async function settleBinding(ctx: Context, tokenId: string, result: Acqui
 async function releaseVerification(ctx: Context, row: TokenRow): Promise<void> {
   try {
     await acquirerOf(ctx.rails).void({
-      reference: `${row.bind_reference}:void`, originalReference: row.bind_reference, merchantId: ctx.merchant.id,
-      amount: oneUnit(currencyOf(row.billing_currency)), currency: row.billing_currency,
+      reference: `${row.bind_reference}:void`,
+      originalReference: row.bind_reference,
+      merchantId: ctx.merchant.id,
+      amount: oneUnit(currencyOf(row.billing_currency)),
+      currency: row.billing_currency,
     });
   } catch (error) {
-    ctx.log.warn({ err: error, payment_token_id: row.id }, 'could not void the verification authorisation of a binding; its job will try again');
+    ctx.log.warn(
+      { err: error, payment_token_id: row.id },
+      'could not void the verification authorisation of a binding; its job will try again',
+    );
     throw error;
   }
 }
@@ -201,7 +277,12 @@ async function releaseVerification(ctx: Context, row: TokenRow): Promise<void> {
  * The cardholder passed or failed the binding's 3-D Secure challenge (on the challenge page, or through the
  * sandbox API standing in for it). Refused once the challenge's time is up, as for a payment.
  */
-export async function completeBinding(ctx: Context, tokenId: string, outcome: PayerOutcome, options: { expiring?: boolean } = {}): Promise<TokenRow> {
+export async function completeBinding(
+  ctx: Context,
+  tokenId: string,
+  outcome: PayerOutcome,
+  options: { expiring?: boolean } = {},
+): Promise<TokenRow> {
   const acquirer = acquirerOf(ctx.rails);
   return runRailOperation(ctx, {
     async begin() {
@@ -209,9 +290,12 @@ export async function completeBinding(ctx: Context, tokenId: string, outcome: Pa
         const row = await findTokenById(tx.db, tx.merchant.id, tokenId, true);
         if (!row || row.deleted_at !== null) throw new AppError(TOKEN_ERRORS.paymentTokenNotFound);
         const late = row.created_at + BINDING_LIFETIME_MS <= tx.clock.now().getTime();
-        if (row.state !== 'pending' || row.progress !== 'awaiting_payer' || (late && !options.expiring)) throw new AppError(TOKEN_ERRORS.paymentTokenNotPending);
+        if (row.state !== 'pending' || row.progress !== 'awaiting_payer' || (late && !options.expiring))
+          throw new AppError(TOKEN_ERRORS.paymentTokenNotPending);
         await updateToken(tx.db, tx.merchant.id, tokenId, {
-          progress: 'sending', rail_started_at: tx.wallClock.now().getTime(), updated_at: tx.clock.now().getTime(),
+          progress: 'sending',
+          rail_started_at: tx.wallClock.now().getTime(),
+          updated_at: tx.clock.now().getTime(),
         });
       });
       return { pending: tokenId, reference: tokenId };
@@ -235,12 +319,13 @@ export async function expireBinding(ctx: Context, payload: { tokenId: string }):
   if (row.state !== 'pending' || row.deleted_at !== null) return;
   if (row.progress === 'awaiting_payer') {
     await completeBinding(ctx, row.id, 'abandoned', { expiring: true }).catch((error: unknown) => {
-      if (!(isAppError(error, TOKEN_ERRORS.paymentTokenNotPending, TOKEN_ERRORS.paymentTokenNotFound))) throw error;
+      if (!isAppError(error, TOKEN_ERRORS.paymentTokenNotPending, TOKEN_ERRORS.paymentTokenNotFound)) throw error;
     });
     return;
   }
   let result = await resolveBinding(ctx, row);
-  if (result.status === 'awaiting_payer') result = await acquirerOf(ctx.rails).completePayerAction(row.bind_reference, 'abandoned');
+  if (result.status === 'awaiting_payer')
+    result = await acquirerOf(ctx.rails).completePayerAction(row.bind_reference, 'abandoned');
   await settleBinding(ctx, row.id, result);
 }
 
@@ -254,18 +339,35 @@ export async function abandonBinding(ctx: Context, { tokenId }: { tokenId: strin
   const row = await findTokenById(ctx.db, ctx.merchant.id, tokenId, true);
   if (row?.state !== 'pending' || row.deleted_at !== null || row.progress !== 'awaiting_payer') return;
   await settleBinding(ctx, row.id, {
-    status: 'declined', responseCode: '05', rrn: '',
-    responseMessage: row.token_type === 'CreditCard' ? '3-D Secure challenge abandoned: not completed in time' : 'The wallet agreement expired: the payer did not agree in time',
+    status: 'declined',
+    responseCode: '05',
+    rrn: '',
+    responseMessage:
+      row.token_type === 'CreditCard'
+        ? '3-D Secure challenge abandoned: not completed in time'
+        : 'The wallet agreement expired: the payer did not agree in time',
   });
-  ctx.afterCommit?.(() => void acquirerOf(ctx.rails).completePayerAction(row.bind_reference, 'abandoned').catch((error: unknown) => {
-    ctx.log.warn({ err: error, payment_token_id: row.id }, 'could not abandon the challenge of a binding given up on');
-  }));
+  ctx.afterCommit?.(
+    () =>
+      void acquirerOf(ctx.rails)
+        .completePayerAction(row.bind_reference, 'abandoned')
+        .catch((error: unknown) => {
+          ctx.log.warn(
+            { err: error, payment_token_id: row.id },
+            'could not abandon the challenge of a binding given up on',
+          );
+        }),
+  );
 }
 
 /** What the acquirer did with a binding's operation (it cancels one that never arrived, so that this is final). */
 function resolveBinding(ctx: Context, row: TokenRow): Promise<AcquirerResult> {
   return acquirerOf(ctx.rails).resolve({
-    kind: 'authorize', reference: row.bind_reference, merchantId: ctx.merchant.id, amount: oneUnit(currencyOf(row.billing_currency)), currency: row.billing_currency,
+    kind: 'authorize',
+    reference: row.bind_reference,
+    merchantId: ctx.merchant.id,
+    amount: oneUnit(currencyOf(row.billing_currency)),
+    currency: row.billing_currency,
   });
 }
 

@@ -1,4 +1,4 @@
-import { unusable, type DefaultTokens } from '../customers/index.js';
+import { type DefaultTokens, unusable } from '../customers/index.js';
 import { presentToken } from './present.js';
 import { findTokenById, lockToken } from './store.js';
 

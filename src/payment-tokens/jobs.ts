@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { merchantJob, type JobDefinition } from '../scheduler/scheduler.js';
+import { type JobDefinition, merchantJob } from '../scheduler/scheduler.js';
 import { abandonBinding, EXPIRE_BINDING_JOB, expireBinding } from './bind.js';
 
 const BindingPayload = Type.Object({ tokenId: Type.String() });

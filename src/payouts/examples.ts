@@ -1,6 +1,9 @@
 import type { PayeeReply, PayoutReply } from './present.js';
 
-/** The payee and payout of the API reference's examples (/docs); test/http/docs-page.test.ts checks them against the schemas. */
+/**
+ * The payee and payout of the API reference's examples (/docs); test/http/docs-page.test.ts checks them against the
+ * schemas.
+ */
 export const EXAMPLE_PAYEE_ID = '019ad3b2-6f10-7c3e-9a51-3d2c8e4f7a10';
 export const EXAMPLE_PAYOUT_ID = '019ad3b4-0c22-7d41-8b6e-5f1a2b3c4d5e';
 
@@ -26,8 +29,15 @@ export const EXAMPLE_PAYEE: PayeeReply = {
   phone_country_code: '852',
   phone_number: '21234567',
   payout_account: {
-    country: 'HK', currency: 'HKD', transfer_method: 'HK FPS - Account Number',
-    hk_fps: { bank_account: { bank_code: '004', account_name: 'Kowloon Stationery Ltd', account_number: '123456789' }, email: null, mobile: null, fps_id: null },
+    country: 'HK',
+    currency: 'HKD',
+    transfer_method: 'HK FPS - Account Number',
+    hk_fps: {
+      bank_account: { bank_code: '004', account_name: 'Kowloon Stationery Ltd', account_number: '123456789' },
+      email: null,
+      mobile: null,
+      fps_id: null,
+    },
   },
   created_at: '2026-12-01T02:00:00.000Z',
 };

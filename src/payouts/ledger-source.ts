@@ -10,7 +10,12 @@ export const PAYOUT_LEDGER: LedgerSource = {
   type: 'payout_request',
   async *pages(ctx) {
     for await (const page of executedPayoutPages(ctx.db, ctx.merchant.id)) {
-      yield page.map((payout) => ({ subject: `payout_request:${payout.id}`, currency: payout.currency, entryNames: [payout.id], expected: () => expectedOf(payout) }));
+      yield page.map((payout) => ({
+        subject: `payout_request:${payout.id}`,
+        currency: payout.currency,
+        entryNames: [payout.id],
+        expected: () => expectedOf(payout),
+      }));
     }
   },
   among: (ctx, ids) => executedPayoutsAmong(ctx.db, ctx.merchant.id, ids),
@@ -18,9 +23,12 @@ export const PAYOUT_LEDGER: LedgerSource = {
 
 function expectedOf(payout: PayoutRow): Record<string, number> {
   switch (payout.transfer_status) {
-    case 'Settled': return { available: -payout.amount, bank: payout.amount };
+    case 'Settled':
+      return { available: -payout.amount, bank: payout.amount };
     case 'Terminated':
-    case 'Refunded': return {};
-    default: return { available: -payout.amount, reserved: payout.amount };
+    case 'Refunded':
+      return {};
+    default:
+      return { available: -payout.amount, reserved: payout.amount };
   }
 }

@@ -39,7 +39,8 @@ export function readPayeeAccount(input: PayeeInput['payout_account']): PayeeAcco
   const country = input.country.toUpperCase();
   if (country !== 'HK') throw invalid(`${field}.country`, 'must be HK: every transfer method is Hong Kong FPS');
   const currency = input.currency.toUpperCase();
-  if (!(FPS_CURRENCIES as readonly string[]).includes(currency)) throw invalid(`${field}.currency`, `must be one of ${FPS_CURRENCIES.join(', ')} (what FPS carries)`);
+  if (!(FPS_CURRENCIES as readonly string[]).includes(currency))
+    throw invalid(`${field}.currency`, `must be one of ${FPS_CURRENCIES.join(', ')} (what FPS carries)`);
   const fps = input.hk_fps;
   const bank = fps.bank_account ?? {};
   const given = {
@@ -49,8 +50,15 @@ export function readPayeeAccount(input: PayeeInput['payout_account']): PayeeAcco
     fps_id: present(fps.fps_id),
   };
   const account: PayeeAccount = {
-    country, currency, transfer_method: input.transfer_method,
-    bank_code: null, account_name: null, account_number: null, fps_email: null, fps_mobile: null, fps_id: null,
+    country,
+    currency,
+    transfer_method: input.transfer_method,
+    bank_code: null,
+    account_name: null,
+    account_number: null,
+    fps_email: null,
+    fps_mobile: null,
+    fps_id: null,
   };
   const at = `${field}.hk_fps`;
   let uses: keyof typeof given;
@@ -60,8 +68,10 @@ export function readPayeeAccount(input: PayeeInput['payout_account']): PayeeAcco
       const code = text(bank.bank_code);
       const number = text(bank.account_number);
       const name = text(bank.account_name)?.trim();
-      if (code === null || !BANK_CODE.test(code)) throw invalid(`${at}.bank_account.bank_code`, 'must be the 3-digit bank code (such as 004)');
-      if (number === null || !ACCOUNT_NUMBER.test(number)) throw invalid(`${at}.bank_account.account_number`, 'must be 6 to 12 digits, without the bank code');
+      if (code === null || !BANK_CODE.test(code))
+        throw invalid(`${at}.bank_account.bank_code`, 'must be the 3-digit bank code (such as 004)');
+      if (number === null || !ACCOUNT_NUMBER.test(number))
+        throw invalid(`${at}.bank_account.account_number`, 'must be 6 to 12 digits, without the bank code');
       if (!name) throw invalid(`${at}.bank_account.account_name`, 'is required: the name on the account');
       Object.assign(account, { bank_code: code, account_number: number, account_name: name });
       break;
@@ -69,7 +79,11 @@ export function readPayeeAccount(input: PayeeInput['payout_account']): PayeeAcco
     case 'HK FPS - Mobile': {
       uses = 'mobile';
       const match = HK_MOBILE.exec(text(fps.mobile) ?? '');
-      if (!match) throw invalid(`${at}.mobile`, 'must be a Hong Kong mobile number: 8 digits, the first 4 to 9, optionally after +852');
+      if (!match)
+        throw invalid(
+          `${at}.mobile`,
+          'must be a Hong Kong mobile number: 8 digits, the first 4 to 9, optionally after +852',
+        );
       account.fps_mobile = `+852-${match[1]}`;
       break;
     }
@@ -89,20 +103,30 @@ export function readPayeeAccount(input: PayeeInput['payout_account']): PayeeAcco
     }
   }
   for (const [name, isGiven] of Object.entries(given)) {
-    if (isGiven && name !== uses) throw invalid(`${at}.${name}`, `is not used by ${input.transfer_method}: leave it out`);
+    if (isGiven && name !== uses)
+      throw invalid(`${at}.${name}`, `is not used by ${input.transfer_method}: leave it out`);
   }
   return account;
 }
 
 /** The payee's own contact details: optional, in their form when given. */
-export function readContact(input: PayeeInput): { email: string | null; phone_country_code: string | null; phone_number: string | null } {
+export function readContact(input: PayeeInput): {
+  email: string | null;
+  phone_country_code: string | null;
+  phone_number: string | null;
+} {
   const email = text(input.email)?.trim() || null;
   if (email !== null && !EMAIL.test(email)) throw invalid('payee.email', 'must be an email address');
   const code = text(input.phone_country_code);
-  if (code !== null && !PHONE_CODE.test(code)) throw invalid('payee.phone_country_code', 'must be 1 to 3 digits, optionally after +');
+  if (code !== null && !PHONE_CODE.test(code))
+    throw invalid('payee.phone_country_code', 'must be 1 to 3 digits, optionally after +');
   const number = text(input.phone_number);
   if (number !== null && !PHONE_NUMBER.test(number)) throw invalid('payee.phone_number', 'must be 4 to 15 digits');
-  if ((code === null) !== (number === null)) throw invalid(code === null ? 'payee.phone_country_code' : 'payee.phone_number', 'goes with the other half of the phone number: give both or neither');
+  if ((code === null) !== (number === null))
+    throw invalid(
+      code === null ? 'payee.phone_country_code' : 'payee.phone_number',
+      'goes with the other half of the phone number: give both or neither',
+    );
   return { email, phone_country_code: code?.replace('+', '') ?? null, phone_number: number };
 }
 
@@ -114,4 +138,3 @@ export function checkNickname(nickname: string): string {
 
 const present = (value: string | null | undefined): boolean => value !== undefined && value !== null && value !== '';
 const text = (value: string | null | undefined): string | null => (present(value) ? value! : null);
-

@@ -1,10 +1,17 @@
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newSortableId } from '../platform/ids.js';
 import type { Page } from '../platform/query/filters.js';
 import { PAYOUT_ERRORS } from './errors.js';
-import { checkNickname, readContact, readPayeeAccount, type PayeeInput } from './payee-rules.js';
-import { findPayee, insertPayee, listPayees, markPayeeDeleted, payeeHasPayoutInFlight, type PayeeRow } from './store.js';
+import { checkNickname, type PayeeInput, readContact, readPayeeAccount } from './payee-rules.js';
+import {
+  findPayee,
+  insertPayee,
+  listPayees,
+  markPayeeDeleted,
+  type PayeeRow,
+  payeeHasPayoutInFlight,
+} from './store.js';
 
 export type { PayeeRow };
 
@@ -24,10 +31,14 @@ export async function createPayee(ctx: Context, input: PayeeInput): Promise<Paye
     created_at: now,
     deleted_at: null,
   };
-  return inTransaction(ctx, async (tx) => {
-    await insertPayee(tx.db, row);
-    return row;
-  }, { completesRequest: true });
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      await insertPayee(tx.db, row);
+      return row;
+    },
+    { completesRequest: true },
+  );
 }
 
 export async function getPayee(ctx: Context, id: string): Promise<PayeeRow> {
@@ -40,12 +51,16 @@ export async function listMerchantPayees(ctx: Context, page: Page): Promise<{ ro
 
 /** Deletes a payee, unless a payout to it is in flight (approval or bank not done with it). */
 export async function deletePayee(ctx: Context, id: string): Promise<PayeeRow> {
-  return inTransaction(ctx, async (tx) => {
-    const payee = await lookUpPayee(tx, id, true);
-    if (await payeeHasPayoutInFlight(tx.db, tx.merchant.id, payee.id)) throw new AppError(PAYOUT_ERRORS.payeeInUse);
-    await markPayeeDeleted(tx.db, tx.merchant.id, payee.id, tx.clock.now().getTime());
-    return payee;
-  }, { completesRequest: true });
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      const payee = await lookUpPayee(tx, id, true);
+      if (await payeeHasPayoutInFlight(tx.db, tx.merchant.id, payee.id)) throw new AppError(PAYOUT_ERRORS.payeeInUse);
+      await markPayeeDeleted(tx.db, tx.merchant.id, payee.id, tx.clock.now().getTime());
+      return payee;
+    },
+    { completesRequest: true },
+  );
 }
 
 /** The merchant's payee of this id; another merchant's, a deleted one, or a name that is no id at all is not found. */

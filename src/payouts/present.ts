@@ -19,7 +19,10 @@ export function presentPayee(row: PayeeRow): PayeeReply {
       currency: row.currency,
       transfer_method: row.transfer_method as TransferMethod,
       hk_fps: {
-        bank_account: row.account_number === null ? null : { bank_code: row.bank_code!, account_name: row.account_name!, account_number: row.account_number },
+        bank_account:
+          row.account_number === null
+            ? null
+            : { bank_code: row.bank_code!, account_name: row.account_name!, account_number: row.account_number },
         email: row.fps_email,
         mobile: row.fps_mobile,
         fps_id: row.fps_id,

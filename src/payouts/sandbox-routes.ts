@@ -15,7 +15,8 @@ export const PAYOUT_SANDBOX_ROUTES = [
     method: 'POST',
     url: `${BASE}/:id/advance`,
     operationId: 'advanceSandboxPayout',
-    summary: 'Move a payout to its next state now, without moving the clock: an approved payout runs; a transfer takes the bank\'s next report.',
+    summary:
+      "Move a payout to its next state now, without moving the clock: an approved payout runs; a transfer takes the bank's next report.",
     tags: ['sandbox'],
     params: PayoutParams,
     data: PayoutData,
@@ -24,7 +25,13 @@ export const PAYOUT_SANDBOX_ROUTES = [
     present: (row) => ({ payout_request: presentPayout(row) }),
     example: {
       request: { params: { id: EXAMPLE_PAYOUT_ID } },
-      reply: { payout_request: { ...EXAMPLE_PAYOUT, transfer_status: 'Processing Transfer', updated_at: '2026-12-01T02:05:01.000Z' } },
+      reply: {
+        payout_request: {
+          ...EXAMPLE_PAYOUT,
+          transfer_status: 'Processing Transfer',
+          updated_at: '2026-12-01T02:05:01.000Z',
+        },
+      },
       client: clientCall('sandbox.advancePayout', EXAMPLE_PAYOUT_ID),
     },
   }),

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { currencyExponent } from './money/currencies.js';
-import { parseFeeSchedule, SANDBOX_FEES, type FeeSchedule } from './money/fees.js';
-import { parseCidr, type Cidr } from './net.js';
+import { type FeeSchedule, parseFeeSchedule, SANDBOX_FEES } from './money/fees.js';
+import { type Cidr, parseCidr } from './net.js';
 
 export type Mode = 'sandbox' | 'live';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -31,11 +31,17 @@ export interface Config {
   demo: boolean;
   /** How often the scheduler looks for due work. */
   schedulerPollMs: number;
-  /** How long a claimed job is its process's alone: renewed while it runs, taken over by another process once it runs out. */
+  /**
+   * How long a claimed job is its process's alone: renewed while it runs, taken over by another process once it runs
+   * out.
+   */
   jobLeaseMs: number;
   /** Jobs a process runs at once; one merchant's take at most half of them while another's wait. */
   jobLanes: number;
-  /** Jobs that wait on the network (a batch's file fetched) a process runs at once, beside the lanes; a quarter per merchant. */
+  /**
+   * Jobs that wait on the network (a batch's file fetched) a process runs at once, beside the lanes; a quarter per
+   * merchant.
+   */
   jobNetworkSlots: number;
   /**
    * How old a rail call without a recorded answer must be before recovery takes it for interrupted (on
@@ -53,7 +59,10 @@ export interface Config {
   rateLimitBurst: number;
   /** Requests per second to the hosted pages from one address (an IPv6 /64), sustained, and at once; 0 turns it off. */
   pageRateLimit: { perSecond: number; burst: number };
-  /** Requests per second to the pages of one link (a payment, receipt or binding link), sustained, and at once; 0 turns it off. */
+  /**
+   * Requests per second to the pages of one link (a payment, receipt or binding link), sustained, and at once; 0 turns
+   * it off.
+   */
   linkRateLimit: { perSecond: number; burst: number };
   /** How long a webhook receiver has to answer before the attempt counts as timed out (and is retried). */
   webhookTimeoutMs: number;
@@ -61,11 +70,16 @@ export interface Config {
   paymentLinkTtlMs: number;
   /** How long a receipt download link stays usable (wall time). */
   receiptLinkTtlMs: number;
-  /** Card attempts that did not pay (or save a card) that a payment page (per order) or binding page (per link) allows. */
+  /**
+   * Card attempts that did not pay (or save a card) that a payment page (per order) or binding page (per link) allows.
+   */
   pageDeclineLimit: number;
   /** How long webhook events, with their deliveries and attempts, are kept once nothing is left to send (wall time). */
   eventRetentionMs: number;
-  /** A TrueType/OpenType font for PDF receipts (`path`, or `path#PostScriptName` in a collection); Helvetica when absent. */
+  /**
+   * A TrueType/OpenType font for PDF receipts (`path`, or `path#PostScriptName` in a collection); Helvetica when
+   * absent.
+   */
   receiptFont: { path: string; family: string | undefined } | undefined;
   /** The currency of a batch row that names none (ISO 4217). */
   defaultCurrency: string;
@@ -129,11 +143,14 @@ export function loadConfig(env: Env = process.env): Config {
 
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push('DATABASE_URL: must start with postgres:// or postgresql:// (leave it unset for the embedded SQLite)');
+    problems.push(
+      'DATABASE_URL: must start with postgres:// or postgresql:// (leave it unset for the embedded SQLite)',
+    );
   }
 
-  const publicBaseUrl = (env.PAYGATE_PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`)
-    .replace(/\/+$/, '');
+  const publicBaseUrl = (
+    env.PAYGATE_PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  ).replace(/\/+$/, '');
   if (!isHttpUrl(publicBaseUrl)) problems.push('PAYGATE_PUBLIC_BASE_URL: must be an http:// or https:// URL');
 
   const logLevel = oneOf<LogLevel>('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info');
@@ -150,16 +167,26 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimitPerSecond = read('PAYGATE_RATE_LIMIT', 0, integer(0, 1_000_000));
   const rateLimitBurst = read('PAYGATE_RATE_LIMIT_BURST', rateLimitPerSecond * 2, integer(1, 10_000_000));
   const pagePerSecond = read('PAYGATE_PAGE_RATE_LIMIT', 10, integer(0, 1_000_000));
-  const pageRateLimit = { perSecond: pagePerSecond, burst: read('PAYGATE_PAGE_RATE_BURST', Math.max(1, pagePerSecond * 10), integer(1, 10_000_000)) };
+  const pageRateLimit = {
+    perSecond: pagePerSecond,
+    burst: read('PAYGATE_PAGE_RATE_BURST', Math.max(1, pagePerSecond * 10), integer(1, 10_000_000)),
+  };
   const linkPerSecond = read('PAYGATE_LINK_RATE_LIMIT', 1, integer(0, 1_000_000));
-  const linkRateLimit = { perSecond: linkPerSecond, burst: read('PAYGATE_LINK_RATE_BURST', 30, integer(1, 10_000_000)) };
+  const linkRateLimit = {
+    perSecond: linkPerSecond,
+    burst: read('PAYGATE_LINK_RATE_BURST', 30, integer(1, 10_000_000)),
+  };
   const webhookTimeoutMs = read('PAYGATE_WEBHOOK_TIMEOUT_MS', 10_000, integer(100, 60_000));
   const paymentLinkTtlMs = read('PAYGATE_PAYMENT_LINK_TTL_MINUTES', 24 * 60, integer(1, 90 * 24 * 60)) * 60_000;
   const receiptLinkTtlMs = read('PAYGATE_RECEIPT_LINK_TTL_MINUTES', 60, integer(1, 90 * 24 * 60)) * 60_000;
   const pageDeclineLimit = read('PAYGATE_PAGE_DECLINE_LIMIT', 5, integer(1, 100));
   const receiptFont = readFontSetting(env.PAYGATE_RECEIPT_FONT, problems);
   const eventRetentionMs = read('PAYGATE_EVENT_RETENTION_DAYS', 90, integer(1, 3650)) * 24 * 60 * 60_000;
-  const defaultCurrency = read('PAYGATE_DEFAULT_CURRENCY', 'HKD', (raw) => (/^[A-Z]{3}$/.test(raw) && currencyExponent(raw) !== undefined ? raw : 'must be an ISO 4217 currency code such as HKD'));
+  const defaultCurrency = read('PAYGATE_DEFAULT_CURRENCY', 'HKD', (raw) =>
+    /^[A-Z]{3}$/.test(raw) && currencyExponent(raw) !== undefined
+      ? raw
+      : 'must be an ISO 4217 currency code such as HKD',
+  );
   const batchFileMaxBytes = read('PAYGATE_BATCH_FILE_LIMIT', 20 * 1024 * 1024, integer(1024, 1024 * 1024 * 1024));
   const batchFetchTimeoutMs = read('PAYGATE_BATCH_FETCH_TIMEOUT_MS', 30_000, integer(100, 600_000));
   const baseFees = mode === 'sandbox' ? SANDBOX_FEES : {};
@@ -169,7 +196,10 @@ export function loadConfig(env: Env = process.env): Config {
   const demo = oneOf('PAYGATE_DEMO', ['0', '1'], '1') === '1' && mode === 'sandbox';
 
   const trustedProxies: Cidr[] = [];
-  for (const item of (env.PAYGATE_TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of (env.PAYGATE_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const cidr = parseCidr(item);
     if (cidr) trustedProxies.push(cidr);
     else problems.push(`PAYGATE_TRUSTED_PROXIES: ${JSON.stringify(item)} is not an IP address or CIDR range`);
@@ -185,10 +215,43 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    mode, host, port, dataDir, databaseUrl, publicBaseUrl, publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL), logLevel, bodyLimitBytes, sqliteSynchronous,
-    pgPoolSize, trustedProxies, secret, shutdownTimeoutMs, demo, schedulerPollMs, jobLeaseMs, jobLanes, jobNetworkSlots, recoveryAfterMs, idempotencyLockMs,
-    rateLimitPerSecond, rateLimitBurst, pageRateLimit, linkRateLimit, webhookTimeoutMs, paymentLinkTtlMs, receiptLinkTtlMs, pageDeclineLimit,
-    eventRetentionMs, receiptFont, defaultCurrency, batchFileMaxBytes, batchFetchTimeoutMs, fees, ledgerPosting, heapGrowthPercent,
+    mode,
+    host,
+    port,
+    dataDir,
+    databaseUrl,
+    publicBaseUrl,
+    publicBaseUrlSet: Boolean(env.PAYGATE_PUBLIC_BASE_URL),
+    logLevel,
+    bodyLimitBytes,
+    sqliteSynchronous,
+    pgPoolSize,
+    trustedProxies,
+    secret,
+    shutdownTimeoutMs,
+    demo,
+    schedulerPollMs,
+    jobLeaseMs,
+    jobLanes,
+    jobNetworkSlots,
+    recoveryAfterMs,
+    idempotencyLockMs,
+    rateLimitPerSecond,
+    rateLimitBurst,
+    pageRateLimit,
+    linkRateLimit,
+    webhookTimeoutMs,
+    paymentLinkTtlMs,
+    receiptLinkTtlMs,
+    pageDeclineLimit,
+    eventRetentionMs,
+    receiptFont,
+    defaultCurrency,
+    batchFileMaxBytes,
+    batchFetchTimeoutMs,
+    fees,
+    ledgerPosting,
+    heapGrowthPercent,
   };
 }
 
@@ -213,8 +276,11 @@ function isHttpUrl(text: string): boolean {
 }
 
 function decodeSecret(text: string): Buffer | undefined {
-  const bytes = /^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0
-    ? Buffer.from(text, 'hex')
-    : /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+  const bytes =
+    /^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0
+      ? Buffer.from(text, 'hex')
+      : /^[A-Za-z0-9+/]+={0,2}$/.test(text)
+        ? Buffer.from(text, 'base64')
+        : undefined;
   return bytes && bytes.length >= 32 ? bytes : undefined;
 }

@@ -1,4 +1,4 @@
-import { stringify, type Stringifier } from 'csv-stringify';
+import { type Stringifier, stringify } from 'csv-stringify';
 
 /**
  * Text a spreadsheet would take for the start of a formula (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`, a tab or a

@@ -22,32 +22,51 @@ export function defineErrors<const T extends Record<string, ErrorDefinition>>(er
 export const PLATFORM_ERRORS = defineErrors({
   validationFailed: { code: '100207', status: 400, message: 'The request is invalid.' },
   idempotencyKeyInvalid: {
-    code: '100301', status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+    code: '100301',
+    status: 400,
+    message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
   },
   idempotencyKeyReused: {
-    code: '100302', status: 409, message: 'This Idempotency-Key was used for a different request.',
+    code: '100302',
+    status: 409,
+    message: 'This Idempotency-Key was used for a different request.',
   },
   idempotencyInProgress: {
-    code: '100303', status: 409, message: 'A request with this Idempotency-Key is still being processed.',
+    code: '100303',
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed.',
   },
   currencyInvalid: { code: 'EO100102', status: 400, message: 'The currency is not an ISO 4217 currency code.' },
   // An operator's command naming a merchant the database does not have (every operator command, whatever its area).
   merchantNotFound: { code: '100501', status: 404, message: 'Merchant not found.' },
-  internal: { code: '100901', status: 500, message: 'Internal error; quote the reference that follows to the operator.' },
+  internal: {
+    code: '100901',
+    status: 500,
+    message: 'Internal error; quote the reference that follows to the operator.',
+  },
   unavailable: { code: '100902', status: 503, message: 'The service is shutting down or not ready.' },
-  busy: { code: '100903', status: 503, message: 'The server is busy with this kind of work; try again in a few seconds.' },
+  busy: {
+    code: '100903',
+    status: 503,
+    message: 'The server is busy with this kind of work; try again in a few seconds.',
+  },
 });
 
 /** A refusal that the transports map to the envelope; domain code throws these and knows nothing of HTTP. */
 export class AppError extends Error {
   override readonly name = 'AppError';
 
-  constructor(readonly definition: ErrorDefinition, detail?: string) {
+  constructor(
+    readonly definition: ErrorDefinition,
+    detail?: string,
+  ) {
     super(detail ?? definition.message);
   }
 }
 
-/** A field the request got wrong, in the envelope's one refusal for bad input: `invalid('amount', 'must be positive')`. */
+/**
+ * A field the request got wrong, in the envelope's one refusal for bad input: `invalid('amount', 'must be positive')`.
+ */
 export function invalid(field: string, why: string): AppError {
   return new AppError(PLATFORM_ERRORS.validationFailed, `${field} ${why}.`);
 }

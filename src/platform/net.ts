@@ -73,5 +73,7 @@ function expandIpv6(address: string): string[] {
     last.push(((a << 8) | b).toString(16), ((c << 8) | d).toString(16));
   }
   const missing = tail === undefined ? 0 : 8 - left.length - right.length;
-  return [...left, ...Array.from({ length: missing }, () => '0'), ...right].map((group) => group.toLowerCase().padStart(4, '0'));
+  return [...left, ...Array.from({ length: missing }, () => '0'), ...right].map((group) =>
+    group.toLowerCase().padStart(4, '0'),
+  );
 }

@@ -17,7 +17,10 @@ export interface OffLoopOptions {
 export class OffLoopTask<Input, Output> {
   private pool: Piscina | undefined;
 
-  constructor(private readonly moduleUrl: URL, private readonly options: OffLoopOptions) {}
+  constructor(
+    private readonly moduleUrl: URL,
+    private readonly options: OffLoopOptions,
+  ) {}
 
   async run(input: Input): Promise<Output> {
     // Created on first use: a process that never renders one starts no thread.

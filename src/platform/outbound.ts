@@ -20,12 +20,15 @@ export function guardedLookup(mode: Mode): LookupFunction {
       }
       const list = addresses as unknown as LookupAddress[];
       if (list.length === 0 || list.some((a) => isForbiddenAddress(a.address, mode))) {
-        const refused: NodeJS.ErrnoException = new Error('refused: the host resolves to an address paygate may not call');
+        const refused: NodeJS.ErrnoException = new Error(
+          'refused: the host resolves to an address paygate may not call',
+        );
         refused.code = FORBIDDEN_ADDRESS_CODE;
         callback(refused, '', 0);
         return;
       }
-      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      if ((options as { all?: boolean }).all)
+        (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       else callback(null, list[0]!.address, list[0]!.family);
     });
   };

@@ -47,7 +47,11 @@ async function generatedSecret(db: Db): Promise<Buffer> {
 }
 
 async function insertSetting(db: Db, name: string, value: string): Promise<void> {
-  await db.insertInto('settings').values({ name, value }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await db
+    .insertInto('settings')
+    .values({ name, value })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
 }
 
 async function readSetting(db: Db, name: string): Promise<string | undefined> {
@@ -68,7 +72,9 @@ function derive(secret: Buffer): PlatformSecrets {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return ['v1', iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+      return ['v1', iv, cipher.getAuthTag(), body]
+        .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+        .join('.');
     },
     decrypt(sealed) {
       const [version, iv, tag, body] = sealed.split('.');
@@ -89,7 +95,9 @@ function derive(secret: Buffer): PlatformSecrets {
     openBytes(sealed, label) {
       const bytes = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
       if (bytes.length < 29 || bytes[0] !== SEALED_BYTES_VERSION[0]) throw new Error('not sealed bytes');
-      const decipher = createDecipheriv('aes-256-gcm', encryptionKey, bytes.subarray(1, 13)).setAAD(Buffer.from(label, 'utf8'));
+      const decipher = createDecipheriv('aes-256-gcm', encryptionKey, bytes.subarray(1, 13)).setAAD(
+        Buffer.from(label, 'utf8'),
+      );
       decipher.setAuthTag(bytes.subarray(13, 29));
       const plain = decipher.update(bytes.subarray(29));
       decipher.final();

@@ -15,8 +15,16 @@ export interface Merchant {
 
 export type MerchantRow = Selectable<MerchantsTable>;
 
-export function toMerchant(row: Pick<MerchantRow, 'id' | 'name' | 'timezone' | 'clock_offset_ms' | 'settlement_hour'>): Merchant {
-  return { id: row.id, name: row.name, timezone: row.timezone, clockOffsetMs: row.clock_offset_ms, settlementHour: row.settlement_hour };
+export function toMerchant(
+  row: Pick<MerchantRow, 'id' | 'name' | 'timezone' | 'clock_offset_ms' | 'settlement_hour'>,
+): Merchant {
+  return {
+    id: row.id,
+    name: row.name,
+    timezone: row.timezone,
+    clockOffsetMs: row.clock_offset_ms,
+    settlementHour: row.settlement_hour,
+  };
 }
 
 export async function findMerchant(db: Db, id: string): Promise<Merchant | undefined> {
@@ -36,6 +44,9 @@ export async function listMerchants(db: Db, limit?: number): Promise<MerchantRow
  * read and the writes that rely on it.
  */
 export async function readClockOffset(db: Db, merchantId: string): Promise<number | undefined> {
-  const row = await lockToRead(db, db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', merchantId)).executeTakeFirst();
+  const row = await lockToRead(
+    db,
+    db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', merchantId),
+  ).executeTakeFirst();
   return row?.clock_offset_ms;
 }

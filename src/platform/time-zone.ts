@@ -18,8 +18,14 @@ function formatter(zone: string): Intl.DateTimeFormat {
   let format = formatters.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23',
-      year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     });
     formatters.set(zone, format);
   }
@@ -31,8 +37,12 @@ export function localTime(at: number, zone: string): LocalTime {
   const seconds = Math.floor(at / 1000) * 1000;
   const local = new Date(seconds + offsetAt(at, zone));
   return {
-    year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate(),
-    hour: local.getUTCHours(), minute: local.getUTCMinutes(), second: local.getUTCSeconds(),
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+    second: local.getUTCSeconds(),
   };
 }
 
@@ -42,7 +52,14 @@ export function readLocalTime(at: number, zone: string): LocalTime {
   for (const part of formatter(zone).formatToParts(new Date(at))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!, second: parts.second! };
+  return {
+    year: parts.year!,
+    month: parts.month!,
+    day: parts.day!,
+    hour: parts.hour!,
+    minute: parts.minute!,
+    second: parts.second!,
+  };
 }
 
 /** The local date (YYYY-MM-DD) in `zone` at instant `at`. */
@@ -95,7 +112,9 @@ function offsetAt(at: number, zone: string): number {
 
 function readOffset(at: number, zone: string): number {
   const seen = readLocalTime(at, zone);
-  return Date.UTC(seen.year, seen.month - 1, seen.day, seen.hour, seen.minute, seen.second) - Math.floor(at / 1000) * 1000;
+  return (
+    Date.UTC(seen.year, seen.month - 1, seen.day, seen.hour, seen.minute, seen.second) - Math.floor(at / 1000) * 1000
+  );
 }
 
 /** The first instant strictly after `after` at which `zone` reads `hour`:00 local time. */
@@ -116,7 +135,10 @@ export function endOfLocalDate(date: string, zone: string): number {
   return instantOf({ ...addDays({ year, month, day }, 1), hour: 0, minute: 0 }, zone);
 }
 
-function addDays(date: { year: number; month: number; day: number }, days: number): { year: number; month: number; day: number } {
+function addDays(
+  date: { year: number; month: number; day: number },
+  days: number,
+): { year: number; month: number; day: number } {
   const at = new Date(Date.UTC(date.year, date.month - 1, date.day + days));
   return { year: at.getUTCFullYear(), month: at.getUTCMonth() + 1, day: at.getUTCDate() };
 }

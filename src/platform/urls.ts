@@ -8,22 +8,45 @@ import { invalid } from './errors.js';
  * name no host; in live mode, never to this machine or a private network either. Sandbox mode may call loopback
  * and private addresses, so that merchants' tests can run their receivers on 127.0.0.1.
  */
-const NEVER = ranges('ipv4', [
-  ['0.0.0.0', 8], ['169.254.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4],
-  // Cloud metadata services outside the link-local range: Alibaba Cloud's.
-  ['100.100.100.200', 32],
-], ranges('ipv6', [
-  ['::', 128], ['fe80::', 10], ['ff00::', 8],
-  // AWS's metadata service over IPv6.
-  ['fd00:ec2::254', 128],
-]));
+const NEVER = ranges(
+  'ipv4',
+  [
+    ['0.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+    // Cloud metadata services outside the link-local range: Alibaba Cloud's.
+    ['100.100.100.200', 32],
+  ],
+  ranges('ipv6', [
+    ['::', 128],
+    ['fe80::', 10],
+    ['ff00::', 8],
+    // AWS's metadata service over IPv6.
+    ['fd00:ec2::254', 128],
+  ]),
+);
 
-const INTERNAL = ranges('ipv4', [
-  ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-], ranges('ipv6', [
-  // The translation ranges (compatible, NAT64, 6to4) could embed any IPv4 address.
-  ['::', 96], ['::1', 128], ['fc00::', 7], ['64:ff9b::', 96], ['2002::', 16],
-]));
+const INTERNAL = ranges(
+  'ipv4',
+  [
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+  ],
+  ranges('ipv6', [
+    // The translation ranges (compatible, NAT64, 6to4) could embed any IPv4 address.
+    ['::', 96],
+    ['::1', 128],
+    ['fc00::', 7],
+    ['64:ff9b::', 96],
+    ['2002::', 16],
+  ]),
+);
 
 function ranges(family: 'ipv4' | 'ipv6', subnets: Array<[string, number]>, into = new BlockList()): BlockList {
   for (const [address, prefix] of subnets) into.addSubnet(address, prefix, family);
@@ -44,7 +67,10 @@ export function isForbiddenAddress(address: string, mode: Mode): boolean {
  * again once resolved, at connection time (a public name may point inside).
  */
 export function isForbiddenHost(hostname: string, mode: Mode): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.+$/, '')
+    .toLowerCase();
   if (isIP(host)) return isForbiddenAddress(host, mode);
   return mode === 'live' && (host === 'localhost' || host.endsWith('.localhost'));
 }
@@ -54,7 +80,10 @@ function embeddedIpv4(address: string): string | undefined {
   if (isIP(address) !== 6) return undefined;
   const groups = expandIpv6(address);
   if (!groups) return undefined;
-  const prefix = groups.slice(0, 6).map((group) => group.toString(16)).join(':');
+  const prefix = groups
+    .slice(0, 6)
+    .map((group) => group.toString(16))
+    .join(':');
   // IPv4-mapped (::ffff:a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d): checked by the IPv4 address they carry.
   if (prefix !== '0:0:0:0:0:ffff' && prefix !== '0:0:0:0:ffff:0') return undefined;
   const [high, low] = [groups[6]!, groups[7]!];
@@ -74,7 +103,9 @@ function expandIpv6(address: string): number[] | undefined {
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
   const missing = 8 - left.length - right.length;
   if (tail === undefined ? missing !== 0 : missing < 0) return undefined;
-  return [...left, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...right].map((group) => parseInt(group, 16));
+  return [...left, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...right].map((group) =>
+    parseInt(group, 16),
+  );
 }
 
 /**

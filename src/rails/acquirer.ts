@@ -1,7 +1,7 @@
 import type { CheckedCard } from '../cards/card.js';
 import { AppError } from '../platform/errors.js';
-import { RAIL_ERRORS } from './errors.js';
 import type { PayoutBank } from './bank.js';
+import { RAIL_ERRORS } from './errors.js';
 import type { IdentityVerifier } from './identity.js';
 
 /**
@@ -9,7 +9,9 @@ import type { IdentityVerifier } from './identity.js';
  * uuid, or `<uuid>:void` for a void), so that it can be looked up after a crash. A real connector implements
  * the same interface; the sandbox implements it from magic card numbers.
  */
-/** A card the acquirer keeps from an earlier verification (a payment token), charged without the cardholder's details. */
+/**
+ * A card the acquirer keeps from an earlier verification (a payment token), charged without the cardholder's details.
+ */
 export interface StoredCard {
   /** The reference of the operation that verified (and stored) the card. */
   storedReference: string;
@@ -36,9 +38,7 @@ export const WALLET_NAMES: Record<WalletMethod, string> = { alipay: 'Alipay', we
 export type AutoDebitWallet = 'alipay' | 'wechatpay';
 
 /** What the payer must do before an `awaiting_payer` payment completes. */
-export type PayerAction =
-  | { kind: '3ds'; url: string }
-  | { kind: 'wallet'; qrCode?: string; redirectUrl?: string };
+export type PayerAction = { kind: '3ds'; url: string } | { kind: 'wallet'; qrCode?: string; redirectUrl?: string };
 
 export interface AcquirerResult {
   status: AcquirerStatus;
@@ -72,14 +72,20 @@ export interface CardAcquirer {
    * to be stored (binding a payment token): the issuer then asks for 3-D Secure unless it is frictionless. A
    * stored card is charged without a new challenge.
    */
-  authorize(request: MoneyOperation & { capture: boolean; card: CheckedCard | StoredCard; verification?: boolean }): Promise<AcquirerResult>;
+  authorize(
+    request: MoneyOperation & { capture: boolean; card: CheckedCard | StoredCard; verification?: boolean },
+  ): Promise<AcquirerResult>;
   /** A wallet payment (always a sale): it awaits the payer, who pays in the wallet's app. */
   startWalletPayment(request: MoneyOperation & { method: WalletMethod }): Promise<AcquirerResult>;
   /**
    * An auto-debit agreement with the payer's wallet (a payment token): it awaits the payer, who allows it in the
    * wallet's app; later sales name it as a stored card (`storedReference`) and need no payer.
    */
-  startWalletAgreement(request: { reference: string; merchantId: string; method: AutoDebitWallet }): Promise<AcquirerResult>;
+  startWalletAgreement(request: {
+    reference: string;
+    merchantId: string;
+    method: AutoDebitWallet;
+  }): Promise<AcquirerResult>;
   /** The payer finished (or failed, or abandoned) what an `awaiting_payer` payment waits for. */
   completePayerAction(reference: string, outcome: PayerOutcome): Promise<AcquirerResult>;
   capture(request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult>;

@@ -23,10 +23,7 @@ export interface IdentityRequest {
   issuingCountry: string;
 }
 
-export type IdentityAnswer =
-  | { status: 'approved' }
-  | { status: 'rejected'; reason: string }
-  | { status: 'pending' };
+export type IdentityAnswer = { status: 'approved' } | { status: 'rejected'; reason: string } | { status: 'pending' };
 
 export function identityOf(rails: { identity: IdentityVerifier | undefined }): IdentityVerifier {
   if (!rails.identity) throw new AppError(RAIL_ERRORS.identityUnavailable);

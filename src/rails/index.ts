@@ -8,7 +8,8 @@ import { SandboxIdentityVerifier } from './sandbox/identity.js';
 
 /**
  * The outside world. Sandbox mode has the built-in simulations; live mode has none of them, and no real
- * connector ships with paygate yet, so a card operation, an identity check or a payout in live mode is refused (acquirerUnavailable, identityUnavailable,
+ * connector ships with paygate yet, so a card operation, an identity check or a payout in live mode is refused
+ * (acquirerUnavailable, identityUnavailable,
  * bankUnavailable).
  */
 export function createRails(deps: { db: Db; wallClock: Clock; config: Config }): Rails {

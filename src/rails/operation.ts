@@ -16,13 +16,16 @@ import { RAIL_ERRORS } from './errors.js';
  * answer leaves pending is recovered: each kind of operation declares how to find its interrupted ones and how
  * to ask the rail what became of them ({@link RailOperationKind}), and recovery runs them all.
  */
-export async function runRailOperation<P, A, R>(caller: RailCaller, steps: {
-  /** The first phase, in a transaction of its own: the pending record, or the answer of an operation made before. */
-  begin(): Promise<{ pending: P; reference: string } | AnsweredBefore<R>>;
-  call(pending: P): Promise<A>;
-  /** The second phase: records the rail's answer. */
-  finish(pending: P, answer: A): Promise<R>;
-}): Promise<R> {
+export async function runRailOperation<P, A, R>(
+  caller: RailCaller,
+  steps: {
+    /** The first phase, in a transaction of its own: the pending record, or the answer of an operation made before. */
+    begin(): Promise<{ pending: P; reference: string } | AnsweredBefore<R>>;
+    call(pending: P): Promise<A>;
+    /** The second phase: records the rail's answer. */
+    finish(pending: P, answer: A): Promise<R>;
+  },
+): Promise<R> {
   const begun = await steps.begin();
   if (begun instanceof AnsweredBefore) return begun.reply();
   const answer = await callRail(caller, begun.reference, () => steps.call(begun.pending));
@@ -89,10 +92,16 @@ export async function recoverInterrupted<C>(
           const ctx = await contextFor(merchantId, reference);
           if (ctx === undefined) continue;
           await kind.recover(ctx, reference);
-          platform.log.warn({ kind: kind.name, rail_reference: reference, merchant_id: merchantId }, 'recovered an interrupted rail operation');
+          platform.log.warn(
+            { kind: kind.name, rail_reference: reference, merchant_id: merchantId },
+            'recovered an interrupted rail operation',
+          );
           recovered += 1;
         } catch (error) {
-          platform.log.error({ err: error, kind: kind.name, rail_reference: reference }, 'recovery of an interrupted rail operation failed; will try again');
+          platform.log.error(
+            { err: error, kind: kind.name, rail_reference: reference },
+            'recovery of an interrupted rail operation failed; will try again',
+          );
         }
       }
     }

@@ -49,7 +49,10 @@ export interface CalendarDate {
 /** One billing cycle of a plan: the rule, when the cycle starts, in which zone, and what stops it. */
 export interface BillingCycle {
   rule: BillingRule;
-  /** The cycle's start instant: an automated plan bills here first; a customized one counts its partial period from here. */
+  /**
+   * The cycle's start instant: an automated plan bills here first; a customized one counts its partial period from
+   * here.
+   */
   start: number;
   /** The merchant's IANA time zone. */
   zone: string;
@@ -62,9 +65,16 @@ export interface BillingCycle {
 /** What a billing pays for: a full period, or the partial one before a customized plan's first billing day. */
 export type BillingShare =
   | { kind: 'full' }
-  | { kind: 'partial'; /** calendar days of the partial period */ days: number; /** calendar days of the full period it is a share of */ ofDays: number };
+  | {
+      kind: 'partial' /** calendar days of the partial period */;
+      days: number /** calendar days of the full period it is a share of */;
+      ofDays: number;
+    };
 
-/** One billing of a cycle: when to charge, the period [periodStart, periodEnd) it pays for, and which share of the price. */
+/**
+ * One billing of a cycle: when to charge, the period [periodStart, periodEnd) it pays for, and which share of the
+ * price.
+ */
 export type Billing = BillingShare & {
   /** 1, 2, 3…: the position among the charges this cycle actually makes, the prorated partial charge included. */
   sequence: number;
@@ -95,18 +105,24 @@ const INTERVALS: readonly BillingInterval[] = ['daily', 'weekly', 'monthly', 'ye
  * they reach here; this catches a caller that skipped that, rather than letting it bill on a wrong date.
  */
 export function assertBillingRule(rule: BillingRule): void {
-  const fail = (why: string): never => { throw new RangeError(`invalid billing rule: ${why}`); };
+  const fail = (why: string): never => {
+    throw new RangeError(`invalid billing rule: ${why}`);
+  };
   if (!INTERVALS.includes(rule.interval)) fail(`interval ${String(rule.interval)}`);
-  if (!Number.isSafeInteger(rule.intervalCount) || rule.intervalCount < 1) fail(`interval count ${rule.intervalCount} is not a whole number ≥ 1`);
+  if (!Number.isSafeInteger(rule.intervalCount) || rule.intervalCount < 1)
+    fail(`interval count ${rule.intervalCount} is not a whole number ≥ 1`);
   if (rule.type === 'automated') {
-    if (rule.dayOfMonth !== undefined || rule.month !== undefined) fail('an automated plan bills on its start date, not on a day of the month');
+    if (rule.dayOfMonth !== undefined || rule.month !== undefined)
+      fail('an automated plan bills on its start date, not on a day of the month');
     return;
   }
   if (rule.type !== 'customized') fail(`type ${String(rule.type)}`);
-  if (rule.interval !== 'monthly' && rule.interval !== 'yearly') fail(`a customized plan bills monthly or yearly, not ${rule.interval}`);
+  if (rule.interval !== 'monthly' && rule.interval !== 'yearly')
+    fail(`a customized plan bills monthly or yearly, not ${rule.interval}`);
   if (!isWholeIn(rule.dayOfMonth, 1, 31)) fail(`day of month ${String(rule.dayOfMonth)} is not 1-31`);
   if (rule.interval === 'yearly' && !isWholeIn(rule.month, 1, 12)) fail(`month ${String(rule.month)} is not 1-12`);
-  if (rule.interval === 'monthly' && rule.month !== undefined) fail('a monthly plan bills every month, not in one month');
+  if (rule.interval === 'monthly' && rule.month !== undefined)
+    fail('a monthly plan bills every month, not in one month');
 }
 
 /** The rule of a stored billing configuration (absent or null day and month fields mean none), checked. */
@@ -188,7 +204,8 @@ export function partialPeriod(rule: BillingRule, cycleStart: number, zone: strin
 export function prorate(price: bigint, days: number, ofDays: number): bigint {
   if (price < 0n) throw new RangeError(`cannot prorate a negative price ${price}`);
   if (!Number.isSafeInteger(ofDays) || ofDays < 1) throw new RangeError(`a period of ${ofDays} days`);
-  if (!Number.isSafeInteger(days) || days < 0 || days > ofDays) throw new RangeError(`${days} days of a ${ofDays}-day period`);
+  if (!Number.isSafeInteger(days) || days < 0 || days > ofDays)
+    throw new RangeError(`${days} days of a ${ofDays}-day period`);
   const denominator = BigInt(ofDays);
   return (price * BigInt(days) * 2n + denominator) / (2n * denominator);
 }
@@ -205,7 +222,13 @@ export function amountDue(billing: BillingShare, price: bigint): bigint {
  * days, and cancelling on 10 February leaves 11-28 February, 18 days. Cancelling before the period's first day
  * credits all of it; on or after its last day, nothing.
  */
-export function refundCredit(periodStart: number, periodEnd: number, cancelledAt: number, zone: string, amount: bigint): bigint {
+export function refundCredit(
+  periodStart: number,
+  periodEnd: number,
+  cancelledAt: number,
+  zone: string,
+  amount: bigint,
+): bigint {
   const periodDays = localDaysBetween(periodStart, periodEnd, zone);
   const daysLeft = Math.min(periodDays, Math.max(0, localDaysBetween(cancelledAt, periodEnd, zone) - 1));
   return prorate(amount, daysLeft, periodDays);
@@ -226,7 +249,16 @@ export function* billings(cycle: BillingCycle, after = -Infinity): Generator<Bil
   const partial = rule.proration ? partialPeriod(rule, start, zone) : undefined;
   const chargesPartial = partial !== undefined && (endDate === undefined || start < endDate);
   if (chargesPartial && start > after) {
-    yield { kind: 'partial', days: partial.days, ofDays: partial.ofDays, sequence: 1, period: 0, at: start, periodStart: start, periodEnd: partial.end };
+    yield {
+      kind: 'partial',
+      days: partial.days,
+      ofDays: partial.ofDays,
+      sequence: 1,
+      period: 0,
+      at: start,
+      periodStart: start,
+      periodEnd: partial.end,
+    };
   }
   const before = chargesPartial ? 1 : 0;
   let k = firstPeriodAfter(rule, start, zone, after);
@@ -252,7 +284,10 @@ export function billingsDue(cycle: BillingCycle, clock: number, after = -Infinit
   return due;
 }
 
-/** The first billing strictly after `after`, whose `at` is the plan's next execution time; undefined once the cycle bills no more. */
+/**
+ * The first billing strictly after `after`, whose `at` is the plan's next execution time; undefined once the cycle
+ * bills no more.
+ */
 export function nextBillingAfter(cycle: BillingCycle, after: number): Billing | undefined {
   const next = billings(cycle, after).next();
   return next.done ? undefined : next.value;
@@ -266,7 +301,10 @@ export function nextBillingAfter(cycle: BillingCycle, after: number): Billing | 
  */
 export function cycleEnd(cycle: BillingCycle): number | undefined {
   assertCycle(cycle);
-  const afterCounts = cycle.intervalCounts === undefined ? undefined : regularBillingTime(cycle.rule, cycle.start, cycle.intervalCounts, cycle.zone);
+  const afterCounts =
+    cycle.intervalCounts === undefined
+      ? undefined
+      : regularBillingTime(cycle.rule, cycle.start, cycle.intervalCounts, cycle.zone);
   if (afterCounts === undefined) return cycle.endDate;
   return cycle.endDate === undefined ? afterCounts : Math.min(afterCounts, cycle.endDate);
 }
@@ -277,7 +315,8 @@ function assertCycle(cycle: BillingCycle): void {
   if (cycle.intervalCounts !== undefined && (!Number.isSafeInteger(cycle.intervalCounts) || cycle.intervalCounts < 1)) {
     throw new RangeError(`interval counts ${cycle.intervalCounts} is not a whole number ≥ 1`);
   }
-  if (cycle.endDate !== undefined && !(cycle.endDate > cycle.start)) throw new RangeError('a cycle must end after it starts');
+  if (cycle.endDate !== undefined && !(cycle.endDate > cycle.start))
+    throw new RangeError('a cycle must end after it starts');
 }
 
 /** {@link billingTime} for a rule already checked. */
@@ -293,19 +332,28 @@ function regularBillingTime(rule: BillingRule, cycleStart: number, k: number, zo
 
 function regularBillingDate(rule: BillingRule, start: CalendarDate, k: number): CalendarDate {
   const steps = k * rule.intervalCount;
-  if (rule.type === 'customized') return monthsLater(firstBillingDate(rule, start), k * monthsPerInterval(rule), rule.dayOfMonth!);
+  if (rule.type === 'customized')
+    return monthsLater(firstBillingDate(rule, start), k * monthsPerInterval(rule), rule.dayOfMonth!);
   switch (rule.interval) {
-    case 'daily': return daysLater(start, steps);
-    case 'weekly': return daysLater(start, 7 * steps);
-    case 'monthly': return monthsLater(start, steps, start.day);
-    case 'yearly': return monthsLater(start, 12 * steps, start.day);
+    case 'daily':
+      return daysLater(start, steps);
+    case 'weekly':
+      return daysLater(start, 7 * steps);
+    case 'monthly':
+      return monthsLater(start, steps, start.day);
+    case 'yearly':
+      return monthsLater(start, 12 * steps, start.day);
   }
 }
 
 /** A customized plan's first billing day: its day (of its month), clamped, on or after the start's local date. */
 function firstBillingDate(rule: BillingRule, start: CalendarDate): CalendarDate {
   const step = rule.interval === 'yearly' ? 12 : 1;
-  const candidate = monthsLater({ year: start.year, month: rule.interval === 'yearly' ? rule.month! : start.month }, 0, rule.dayOfMonth!);
+  const candidate = monthsLater(
+    { year: start.year, month: rule.interval === 'yearly' ? rule.month! : start.month },
+    0,
+    rule.dayOfMonth!,
+  );
   return dayNumber(candidate) >= dayNumber(start) ? candidate : monthsLater(candidate, step, rule.dayOfMonth!);
 }
 
@@ -313,7 +361,9 @@ function monthsPerInterval(rule: BillingRule): number {
   return (rule.interval === 'yearly' ? 12 : 1) * rule.intervalCount;
 }
 
-/** The smallest k whose regular billing is after `after`: billing times only grow with k, so search rather than walk. */
+/**
+ * The smallest k whose regular billing is after `after`: billing times only grow with k, so search rather than walk.
+ */
 function firstPeriodAfter(rule: BillingRule, cycleStart: number, zone: string, after: number): number {
   // Billing 0 is the start for an automated plan, but the first billing day, later, for a customized one.
   if (regularBillingTime(rule, cycleStart, 0, zone) > after) return 0;

@@ -7,8 +7,8 @@ import type { PayloadOf } from '../scheduler/job-types.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
 import { refundCredit } from './calendar.js';
 import { emitPlanEvent } from './events.js';
-import { readPlanView, type PlanView } from './view.js';
 import { findPlan, updateBilling, updateCycle, updatePlan } from './store.js';
+import { type PlanView, readPlanView } from './view.js';
 
 /**
  * A plan cancelled, now (`immediate`) or by the engine at a pending `next_billing_date` cancellation: the active and
@@ -32,10 +32,17 @@ export async function cancelNow(tx: Context, view: PlanView, now: number): Promi
     await updateBilling(tx.db, tx.merchant.id, billing.id, { state: 'cancelled', retry_at: null, updated_at: now });
   }
   for (const { cycle } of view.cycles) {
-    if (cycle.state === 'active') await updateCycle(tx.db, tx.merchant.id, cycle.id, { state: 'cancelled', end_at: now, updated_at: now });
-    else if (cycle.state === 'pending') await updateCycle(tx.db, tx.merchant.id, cycle.id, { state: 'cancelled', updated_at: now });
+    if (cycle.state === 'active')
+      await updateCycle(tx.db, tx.merchant.id, cycle.id, { state: 'cancelled', end_at: now, updated_at: now });
+    else if (cycle.state === 'pending')
+      await updateCycle(tx.db, tx.merchant.id, cycle.id, { state: 'cancelled', updated_at: now });
   }
-  await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'cancelled', next_due_at: null, cancel_at: null, updated_at: now });
+  await updatePlan(tx.db, tx.merchant.id, plan.id, {
+    state: 'cancelled',
+    next_due_at: null,
+    cancel_at: null,
+    updated_at: now,
+  });
   const after = await readPlanView(tx, (await findPlan(tx.db, tx.merchant.id, plan.id))!);
   await emitPlanEvent(tx, 'recurring.plan_cancelled', { view: after });
   return after;
@@ -59,17 +66,28 @@ export async function scheduleRefundCredit(tx: Context, view: PlanView, now: num
     .filter((billing) => billing.state === 'paid' && billing.order_number !== null && billing.period_end > now)
     .at(-1);
   if (!period) return 0;
-  const credit = Number(refundCredit(period.period_start, period.period_end, now, tx.merchant.timezone, BigInt(period.amount)));
+  const credit = Number(
+    refundCredit(period.period_start, period.period_end, now, tx.merchant.timezone, BigInt(period.amount)),
+  );
   if (credit <= 0) return 0;
   const sale = await paidSale(tx, period.order_number!);
   if (!sale) return 0;
   const dueAt = sale.settled_at !== null ? now : afterNextSettlement(tx, now);
   const payload: RefundCreditPayload = { planId: view.plan.id, orderNumber: period.order_number!, amount: credit };
-  await scheduleJob(tx, { kind: REFUND_CREDIT_JOB, merchantId: tx.merchant.id, dueAt, payload, dedupeKey: `${REFUND_CREDIT_JOB}:${view.plan.id}` });
+  await scheduleJob(tx, {
+    kind: REFUND_CREDIT_JOB,
+    merchantId: tx.merchant.id,
+    dueAt,
+    payload,
+    dedupeKey: `${REFUND_CREDIT_JOB}:${view.plan.id}`,
+  });
   return credit;
 }
 
-/** The job: refunds the credit, under an idempotency key of the plan so a re-run (after a crash) answers the same refund. */
+/**
+ * The job: refunds the credit, under an idempotency key of the plan so a re-run (after a crash) answers the same
+ * refund.
+ */
 export async function runRefundCredit(ctx: Context, payload: RefundCreditPayload): Promise<void> {
   const { planId, orderNumber, amount } = payload;
   const now = ctx.clock.now().getTime();
@@ -78,20 +96,40 @@ export async function runRefundCredit(ctx: Context, payload: RefundCreditPayload
   if (sale.settled_at === null) {
     // Not settled yet (the job ran before the settlement it waits for): after the next one.
     const dueAt = afterNextSettlement(ctx, now);
-    await scheduleJob(ctx, { kind: REFUND_CREDIT_JOB, merchantId: ctx.merchant.id, dueAt, payload, dedupeKey: `${REFUND_CREDIT_JOB}:${planId}:${dueAt}` });
+    await scheduleJob(ctx, {
+      kind: REFUND_CREDIT_JOB,
+      merchantId: ctx.merchant.id,
+      dueAt,
+      payload,
+      dedupeKey: `${REFUND_CREDIT_JOB}:${planId}:${dueAt}`,
+    });
     return;
   }
   const plan = await findPlan(ctx.db, ctx.merchant.id, planId);
   if (!plan) return;
-  const keyed: Context = { ...ctx, idempotency: { key: `recurring-refund-credit:${planId}`, expiresAt: ctx.wallClock.now().getTime() + REFUND_KEY_TTL_MS } };
+  const keyed: Context = {
+    ...ctx,
+    idempotency: {
+      key: `recurring-refund-credit:${planId}`,
+      expiresAt: ctx.wallClock.now().getTime() + REFUND_KEY_TTL_MS,
+    },
+  };
   try {
-    await refundTransaction(keyed, { order: { number: orderNumber }, transactionId: sale.id }, {
-      amount: formatAmount(amount, plan.currency_exponent), note: `Refund credit: plan ${plan.reference_number} cancelled`,
-    });
+    await refundTransaction(
+      keyed,
+      { order: { number: orderNumber }, transactionId: sale.id },
+      {
+        amount: formatAmount(amount, plan.currency_exponent),
+        note: `Refund credit: plan ${plan.reference_number} cancelled`,
+      },
+    );
   } catch (error) {
     // Refused (refunded already by the merchant, say): logged, not retried; no answer from the acquirer is retried.
     if (error instanceof AppError && error.definition.status < 500) {
-      ctx.log.warn({ planId, orderNumber, code: error.definition.code, message: error.message }, 'refund credit refused');
+      ctx.log.warn(
+        { planId, orderNumber, code: error.definition.code, message: error.message },
+        'refund credit refused',
+      );
       return;
     }
     throw error;
@@ -101,7 +139,13 @@ export async function runRefundCredit(ctx: Context, payload: RefundCreditPayload
 /** The refund given up on: it is asked for again an hour later, under the same idempotency key (so never twice). */
 export async function refundCreditAgainLater(ctx: Context, payload: RefundCreditPayload): Promise<void> {
   const dueAt = ctx.clock.now().getTime() + 60 * 60_000;
-  await scheduleJob(ctx, { kind: REFUND_CREDIT_JOB, merchantId: ctx.merchant.id, dueAt, payload, dedupeKey: `${REFUND_CREDIT_JOB}:${payload.planId}:${dueAt}` });
+  await scheduleJob(ctx, {
+    kind: REFUND_CREDIT_JOB,
+    merchantId: ctx.merchant.id,
+    dueAt,
+    payload,
+    dedupeKey: `${REFUND_CREDIT_JOB}:${payload.planId}:${dueAt}`,
+  });
 }
 
 /** The successful, unvoided sale that paid a generated order. */

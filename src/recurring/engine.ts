@@ -1,19 +1,38 @@
 import type { Context } from '../context/context.js';
 import { getCustomer } from '../customers/index.js';
-import { chargeMany, createOrder, ORDER_ERRORS, type BegunItem, type ChargedItem, type ChargeOutcome, type Charger } from '../orders/index.js';
+import {
+  type BegunItem,
+  type ChargedItem,
+  type ChargeOutcome,
+  type Charger,
+  chargeMany,
+  createOrder,
+  ORDER_ERRORS,
+} from '../orders/index.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/index.js';
-import { yieldToEventLoop } from '../platform/event-loop.js';
 import type { AppError } from '../platform/errors.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
 import { newSortableId } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { instantOf, localTime } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
-import { prorate, type Billing } from './calendar.js';
+import { type Billing, prorate } from './calendar.js';
 import { cancelNow } from './cancellation.js';
 import { emitPlanEvent } from './events.js';
 import { cycleAmount, nextAction } from './schedule.js';
-import { readPlanView, readPlanViews, type PlanCycle, type PlanView } from './view.js';
-import { duePlanIds, findPlan, findPlans, insertBilling, plansAwaitingToken, updateBilling, updateCycle, updatePlan, type BillingRow, type PlanRow } from './store.js';
+import {
+  type BillingRow,
+  duePlanIds,
+  findPlan,
+  findPlans,
+  insertBilling,
+  type PlanRow,
+  plansAwaitingToken,
+  updateBilling,
+  updateCycle,
+  updatePlan,
+} from './store.js';
+import { type PlanCycle, type PlanView, readPlanView, readPlanViews } from './view.js';
 
 /**
  * The billing engine. Each plan keeps `next_due_at`, the business time of its next billing, retry or cycle change,
@@ -53,14 +72,22 @@ const CHARGES_AT_ONCE = 16;
 export async function runDuePlans(ctx: Context): Promise<void> {
   const failed = new Map<string, unknown>();
   for (;;) {
-    const due = await duePlanIds(ctx.db, ctx.merchant.id, ctx.clock.now().getTime(), PLANS_PER_ROUND * ROUNDS_AT_ONCE + failed.size);
+    const due = await duePlanIds(
+      ctx.db,
+      ctx.merchant.id,
+      ctx.clock.now().getTime(),
+      PLANS_PER_ROUND * ROUNDS_AT_ONCE + failed.size,
+    );
     const ids = due.filter((id) => !failed.has(id));
     if (ids.length === 0) break;
     const size = Math.ceil(ids.length / ROUNDS_AT_ONCE);
     const rounds = Array.from({ length: Math.ceil(ids.length / size) }, (_, i) => ids.slice(i * size, (i + 1) * size));
     for (const failures of await Promise.all(rounds.map((round) => advancePlans(ctx, round)))) {
       for (const [planId, error] of failures) {
-        ctx.log.error({ err: error, plan_id: planId }, 'a recurring plan could not be moved forward; its billing job will try again');
+        ctx.log.error(
+          { err: error, plan_id: planId },
+          'a recurring plan could not be moved forward; its billing job will try again',
+        );
         failed.set(planId, error);
       }
     }
@@ -68,7 +95,9 @@ export async function runDuePlans(ctx: Context): Promise<void> {
   }
   const [first] = failed.values();
   if (first !== undefined) {
-    throw new Error(`${failed.size} plan(s) could not be moved forward, first ${[...failed.keys()][0]}: ${first instanceof Error ? first.message : String(first)}`);
+    throw new Error(
+      `${failed.size} plan(s) could not be moved forward, first ${[...failed.keys()][0]}: ${first instanceof Error ? first.message : String(first)}`,
+    );
   }
 }
 
@@ -99,20 +128,34 @@ interface PlanCharge {
   planToken: string | null;
 }
 
-/** A plan's step in a round: nothing more due, moved without a charge, or a charge (and its outcome, when decided here). */
+/**
+ * A plan's step in a round: nothing more due, moved without a charge, or a charge (and its outcome, when decided here).
+ */
 type Stepped = { kind: 'done' } | { kind: 'moved' } | { kind: 'charge'; charge: PlanCharge; outcome?: Outcome };
 
-/** One round: each plan's step, the payments, the outcomes (orders' charge round). Per plan: whether more is due now. */
+/**
+ * One round: each plan's step, the payments, the outcomes (orders' charge round). Per plan: whether more is due now.
+ */
 function stepTogether(ctx: Context, planIds: string[]) {
-  return chargeMany<string, Stepped, boolean>(ctx, planIds, { atOnce: CHARGES_AT_ONCE, begin: beginSteps, record: recordOutcomes });
+  return chargeMany<string, Stepped, boolean>(ctx, planIds, {
+    atOnce: CHARGES_AT_ONCE,
+    begin: beginSteps,
+    record: recordOutcomes,
+  });
 }
 
 /** Every plan's step, and the payment of each charge recorded pending, in the round's first transaction. */
-async function beginSteps(tx: Context, planIds: readonly string[], charger: Charger): Promise<Array<BegunItem<string, Stepped>>> {
+async function beginSteps(
+  tx: Context,
+  planIds: readonly string[],
+  charger: Charger,
+): Promise<Array<BegunItem<string, Stepped>>> {
   const now = tx.clock.now().getTime();
   const plans = await findPlans(tx.db, tx.merchant.id, [...planIds], true);
   const due = plans.filter((plan) => plan.next_due_at !== null && plan.next_due_at <= now);
-  const stepped: Array<BegunItem<string, Stepped>> = planIds.filter((id) => !due.some((plan) => plan.id === id)).map((item) => ({ item, step: { kind: 'done' } }));
+  const stepped: Array<BegunItem<string, Stepped>> = planIds
+    .filter((id) => !due.some((plan) => plan.id === id))
+    .map((item) => ({ item, step: { kind: 'done' } }));
   for (const view of await readPlanViews(tx, due)) {
     const item = view.plan.id;
     const charge = await step(tx, view, now);
@@ -122,10 +165,22 @@ async function beginSteps(tx: Context, planIds: readonly string[], charger: Char
     }
     const token = await tokenFor(tx, charge);
     if (token === undefined) {
-      stepped.push({ item, step: { kind: 'charge', charge, outcome: { kind: 'failed', reason: 'The customer has no usable payment token.' } } });
+      stepped.push({
+        item,
+        step: {
+          kind: 'charge',
+          charge,
+          outcome: { kind: 'failed', reason: 'The customer has no usable payment token.' },
+        },
+      });
       continue;
     }
-    const begun = await charger.charge({ orderNumber: charge.billing.order_number!, uuid: charge.billing.payment_uuid!, source: { token }, capture: true });
+    const begun = await charger.charge({
+      orderNumber: charge.billing.order_number!,
+      uuid: charge.billing.payment_uuid!,
+      source: { token },
+      capture: true,
+    });
     stepped.push({ item, step: { kind: 'charge', charge }, charge: begun });
   }
   return stepped;
@@ -134,7 +189,12 @@ async function beginSteps(tx: Context, planIds: readonly string[], charger: Char
 /** Every charge's outcome recorded on its plan, in the round's last transaction: per plan, whether more is due now. */
 async function recordOutcomes(tx: Context, charged: ReadonlyArray<ChargedItem<string, Stepped>>): Promise<boolean[]> {
   const charging = charged.filter(({ step }) => step.kind === 'charge').map(({ item }) => item);
-  const views = new Map((await readPlanViews(tx, await findPlans(tx.db, tx.merchant.id, charging, true))).map((view) => [view.plan.id, view]));
+  const views = new Map(
+    (await readPlanViews(tx, await findPlans(tx.db, tx.merchant.id, charging, true))).map((view) => [
+      view.plan.id,
+      view,
+    ]),
+  );
   const now = tx.clock.now().getTime();
   const more: boolean[] = [];
   for (const { item, step, outcome } of charged) {
@@ -163,7 +223,14 @@ async function step(tx: Context, view: PlanView, now: number): Promise<PlanCharg
   }
   switch (action.kind) {
     case 'retry': {
-      const billing: BillingRow = { ...action.billing, state: 'charging', attempt: action.billing.attempt + 1, retry_at: null, payment_uuid: paymentUuid(action.billing.id, action.billing.attempt + 1), updated_at: now };
+      const billing: BillingRow = {
+        ...action.billing,
+        state: 'charging',
+        attempt: action.billing.attempt + 1,
+        retry_at: null,
+        payment_uuid: paymentUuid(action.billing.id, action.billing.attempt + 1),
+        updated_at: now,
+      };
       await updateBilling(tx.db, tx.merchant.id, billing.id, billing);
       return chargeOf(plan, billing);
     }
@@ -180,25 +247,51 @@ async function step(tx: Context, view: PlanView, now: number): Promise<PlanCharg
 }
 
 /** Writes the billing row and its order (none for a free billing): the charge follows after commit. */
-async function bill(tx: Context, view: PlanView, entry: PlanCycle, billing: Billing, now: number): Promise<PlanCharge | undefined> {
+async function bill(
+  tx: Context,
+  view: PlanView,
+  entry: PlanCycle,
+  billing: Billing,
+  now: number,
+): Promise<PlanCharge | undefined> {
   const { plan } = view;
   const full = cycleAmount(entry);
   const amount = billing.kind === 'partial' ? Number(prorate(BigInt(full), billing.days, billing.ofDays)) : full;
   const id = newSortableId(now);
   const row: BillingRow = {
-    id, merchant_id: tx.merchant.id, plan_id: plan.id, cycle_id: entry.cycle.id, sequence: billing.sequence,
-    billing_at: billing.at, period_start: billing.periodStart, period_end: billing.periodEnd, amount,
-    state: amount === 0 ? 'free' : 'charging', attempt: amount === 0 ? 0 : 1, retry_at: null, order_id: null, order_number: null,
-    payment_uuid: amount === 0 ? null : paymentUuid(id, 1), last_error: null, created_at: now, updated_at: now,
+    id,
+    merchant_id: tx.merchant.id,
+    plan_id: plan.id,
+    cycle_id: entry.cycle.id,
+    sequence: billing.sequence,
+    billing_at: billing.at,
+    period_start: billing.periodStart,
+    period_end: billing.periodEnd,
+    amount,
+    state: amount === 0 ? 'free' : 'charging',
+    attempt: amount === 0 ? 0 : 1,
+    retry_at: null,
+    order_id: null,
+    order_number: null,
+    payment_uuid: amount === 0 ? null : paymentUuid(id, 1),
+    last_error: null,
+    created_at: now,
+    updated_at: now,
   };
   if (amount > 0) {
     const reference = `${plan.reference_number}-${plan.next_order_seq}`;
-    const order = await createOrder(tx, orderInput(view, entry, billing, amount, reference), { discountLines: true, ...(plan.app_id !== null && { appId: plan.app_id }) });
+    const order = await createOrder(tx, orderInput(view, entry, billing, amount, reference), {
+      discountLines: true,
+      ...(plan.app_id !== null && { appId: plan.app_id }),
+    });
     row.order_id = order.order.id;
     row.order_number = order.order.number;
     await updatePlan(tx.db, tx.merchant.id, plan.id, { next_order_seq: plan.next_order_seq + 1, updated_at: now });
   } else {
-    await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, { billing_count: entry.cycle.billing_count + 1, updated_at: now });
+    await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, {
+      billing_count: entry.cycle.billing_count + 1,
+      updated_at: now,
+    });
   }
   await insertBilling(tx.db, row);
   if (amount === 0) {
@@ -213,9 +306,15 @@ function orderInput(view: PlanView, entry: PlanCycle, billing: Billing, amount: 
   const { plan } = view;
   const format = (minor: number) => formatAmount(minor, plan.currency_exponent);
   const lines: Array<{ purchasable_type: 'Listing' | 'Charge'; price: string; quantity: number; label: string }> =
-    entry.items.map(({ item, quantity }) => ({ purchasable_type: 'Listing', price: format(item.price), quantity, label: item.label }));
+    entry.items.map(({ item, quantity }) => ({
+      purchasable_type: 'Listing',
+      price: format(item.price),
+      quantity,
+      label: item.label,
+    }));
   const discount = entry.cycle.discount_amount;
-  if (discount > 0) lines.push({ purchasable_type: 'Charge', price: format(-discount), quantity: 1, label: 'Discount' });
+  if (discount > 0)
+    lines.push({ purchasable_type: 'Charge', price: format(-discount), quantity: 1, label: 'Discount' });
   const full = cycleAmount(entry);
   if (amount !== full) {
     const days = billing.kind === 'partial' ? `${billing.days} of ${billing.ofDays} days` : '';
@@ -223,8 +322,12 @@ function orderInput(view: PlanView, entry: PlanCycle, billing: Billing, amount: 
   }
   return {
     order: {
-      reference_number: reference, currency: plan.currency, charge_fee: format(amount), line_items: lines,
-      ...(plan.note !== null && { note: plan.note }), ...(plan.redirect_url !== null && { redirect_url: plan.redirect_url }),
+      reference_number: reference,
+      currency: plan.currency,
+      charge_fee: format(amount),
+      line_items: lines,
+      ...(plan.note !== null && { note: plan.note }),
+      ...(plan.redirect_url !== null && { redirect_url: plan.redirect_url }),
     },
     customer_uuid: view.customerUuid,
   };
@@ -241,7 +344,11 @@ const paymentUuid = (billingId: string, attempt: number) => `rb:${billingId}:${a
  * never asked, so it is sent again at once under `resend` (a new uuid, while resends are left) instead of counting as
  * a failed attempt.
  */
-type Outcome = { kind: 'paid' } | { kind: 'failed'; reason: string } | { kind: 'unsent'; reason: string; resend?: string } | { kind: 'unknown' };
+type Outcome =
+  | { kind: 'paid' }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'unsent'; reason: string; resend?: string }
+  | { kind: 'unknown' };
 
 /** What the charge round's outcome means for a plan. */
 function planOutcome(outcome: ChargeOutcome): Outcome {
@@ -251,7 +358,11 @@ function planOutcome(outcome: ChargeOutcome): Outcome {
     case 'declined':
       return { kind: 'failed', reason: 'The charge was declined.' };
     case 'unsent':
-      return { kind: 'unsent', reason: 'The charge failed at the acquirer; nothing was charged.', ...(outcome.resend && { resend: outcome.resend.uuid }) };
+      return {
+        kind: 'unsent',
+        reason: 'The charge failed at the acquirer; nothing was charged.',
+        ...(outcome.resend && { resend: outcome.resend.uuid }),
+      };
     case 'refused':
       return refusalOutcome(outcome.error);
     case 'awaiting_payer':
@@ -270,7 +381,9 @@ function refusalOutcome(error: AppError): Outcome {
   return error.definition.status >= 500 ? { kind: 'unknown' } : { kind: 'failed', reason: error.message };
 }
 
-/** A first attempt charges the plan's token, else the customer's default; a retry the customer's default as it is now. */
+/**
+ * A first attempt charges the plan's token, else the customer's default; a retry the customer's default as it is now.
+ */
 async function tokenFor(ctx: Context, charge: PlanCharge): Promise<string | undefined> {
   if (charge.billing.attempt <= 1 && charge.planToken !== null) return charge.planToken;
   const customer = await getCustomer(ctx, charge.customerId);
@@ -279,7 +392,12 @@ async function tokenFor(ctx: Context, charge: PlanCharge): Promise<string | unde
 }
 
 /** The charge's outcome on its billing and plan (`view` read in this transaction): the plan's next due time. */
-async function recordOutcome(tx: Context, charge: PlanCharge, outcome: Outcome, view: PlanView): Promise<number | null | undefined> {
+async function recordOutcome(
+  tx: Context,
+  charge: PlanCharge,
+  outcome: Outcome,
+  view: PlanView,
+): Promise<number | null | undefined> {
   const { plan } = view;
   const billing = view.billings.find((row) => row.id === charge.billing.id);
   // Recorded already (the same step run twice): the first record stands.
@@ -288,15 +406,26 @@ async function recordOutcome(tx: Context, charge: PlanCharge, outcome: Outcome, 
   const entry = view.cycles.find(({ cycle }) => cycle.id === billing.cycle_id)!;
   if (outcome.kind === 'paid') {
     await updateBilling(tx.db, tx.merchant.id, billing.id, { state: 'paid', last_error: null, updated_at: now });
-    await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, { billing_count: entry.cycle.billing_count + 1, updated_at: now });
+    await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, {
+      billing_count: entry.cycle.billing_count + 1,
+      updated_at: now,
+    });
     // The view as these two writes leave it: the most common outcome needs no second read of the plan.
     return scheduleBilling(tx, {
       ...view,
-      cycles: view.cycles.map((other) => (other === entry ? { ...other, cycle: { ...other.cycle, billing_count: other.cycle.billing_count + 1 } } : other)),
-      billings: view.billings.map((other) => (other.id === billing.id ? { ...other, state: 'paid', last_error: null } : other)),
+      cycles: view.cycles.map((other) =>
+        other === entry ? { ...other, cycle: { ...other.cycle, billing_count: other.cycle.billing_count + 1 } } : other,
+      ),
+      billings: view.billings.map((other) =>
+        other.id === billing.id ? { ...other, state: 'paid', last_error: null } : other,
+      ),
     });
   } else if (outcome.kind === 'unsent' && outcome.resend !== undefined) {
-    await updateBilling(tx.db, tx.merchant.id, billing.id, { payment_uuid: outcome.resend, last_error: outcome.reason, updated_at: now });
+    await updateBilling(tx.db, tx.merchant.id, billing.id, {
+      payment_uuid: outcome.resend,
+      last_error: outcome.reason,
+      updated_at: now,
+    });
     await updatePlan(tx.db, tx.merchant.id, plan.id, { next_due_at: now, updated_at: now });
     await scheduleBillingJob(tx, now);
     return now;
@@ -305,19 +434,43 @@ async function recordOutcome(tx: Context, charge: PlanCharge, outcome: Outcome, 
     await scheduleBillingJob(tx, now + PENDING_RECHECK_MS);
     return now + PENDING_RECHECK_MS;
   } else if (billing.attempt <= plan.payment_retry_count) {
-    const retryAt = daysAfter(billing.billing_at, billing.attempt * plan.payment_retry_day_period, tx.merchant.timezone);
-    await updateBilling(tx.db, tx.merchant.id, billing.id, { state: 'retry', retry_at: retryAt, last_error: outcome.reason, updated_at: now });
+    const retryAt = daysAfter(
+      billing.billing_at,
+      billing.attempt * plan.payment_retry_day_period,
+      tx.merchant.timezone,
+    );
+    await updateBilling(tx.db, tx.merchant.id, billing.id, {
+      state: 'retry',
+      retry_at: retryAt,
+      last_error: outcome.reason,
+      updated_at: now,
+    });
     const after = await readPlanView(tx, plan);
-    await emitPlanEvent(tx, 'recurring.payment_failed', { view: after, billing: { ...billing, state: 'retry', retry_at: retryAt, last_error: outcome.reason } });
+    await emitPlanEvent(tx, 'recurring.payment_failed', {
+      view: after,
+      billing: { ...billing, state: 'retry', retry_at: retryAt, last_error: outcome.reason },
+    });
   } else {
-    await updateBilling(tx.db, tx.merchant.id, billing.id, { state: 'uncollectible', last_error: outcome.reason, updated_at: now });
+    await updateBilling(tx.db, tx.merchant.id, billing.id, {
+      state: 'uncollectible',
+      last_error: outcome.reason,
+      updated_at: now,
+    });
     await updateCycle(tx.db, tx.merchant.id, entry.cycle.id, { state: 'uncollectible', end_at: now, updated_at: now });
     for (const later of view.cycles.filter(({ cycle }) => cycle.state === 'pending')) {
       await updateCycle(tx.db, tx.merchant.id, later.cycle.id, { state: 'cancelled', updated_at: now });
     }
-    await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'uncollectible', next_due_at: null, cancel_at: null, updated_at: now });
+    await updatePlan(tx.db, tx.merchant.id, plan.id, {
+      state: 'uncollectible',
+      next_due_at: null,
+      cancel_at: null,
+      updated_at: now,
+    });
     const after = await readPlanView(tx, { ...plan, state: 'uncollectible' });
-    await emitPlanEvent(tx, 'recurring.uncollectible', { view: after, billing: { ...billing, state: 'uncollectible', last_error: outcome.reason } });
+    await emitPlanEvent(tx, 'recurring.uncollectible', {
+      view: after,
+      billing: { ...billing, state: 'uncollectible', last_error: outcome.reason },
+    });
     return null;
   }
   return scheduleBilling(tx, await readPlanView(tx, (await findPlan(tx.db, tx.merchant.id, plan.id))!));
@@ -330,7 +483,17 @@ async function recordOutcome(tx: Context, charge: PlanCharge, outcome: Outcome, 
 function daysAfter(billingAt: number, days: number, zone: string): number {
   const local = localTime(billingAt, zone);
   const date = new Date(Date.UTC(local.year, local.month - 1, local.day + days));
-  return instantOf({ year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: local.hour, minute: local.minute, second: local.second }, zone);
+  return instantOf(
+    {
+      year: date.getUTCFullYear(),
+      month: date.getUTCMonth() + 1,
+      day: date.getUTCDate(),
+      hour: local.hour,
+      minute: local.minute,
+      second: local.second,
+    },
+    zone,
+  );
 }
 
 /** The active cycle ends: the next one starts at that instant, or the plan is complete. */
@@ -350,19 +513,36 @@ async function endCycle(tx: Context, view: PlanView, entry: PlanCycle, at: numbe
     await scheduleBilling(tx, await readPlanView(tx, plan));
     return;
   }
-  await updatePlan(tx.db, tx.merchant.id, plan.id, { state: 'completed', next_due_at: null, cancel_at: null, updated_at: now });
-  await emitPlanEvent(tx, 'recurring.plan_completed', { view: await readPlanView(tx, { ...plan, state: 'completed' }) });
+  await updatePlan(tx.db, tx.merchant.id, plan.id, {
+    state: 'completed',
+    next_due_at: null,
+    cancel_at: null,
+    updated_at: now,
+  });
+  await emitPlanEvent(tx, 'recurring.plan_completed', {
+    view: await readPlanView(tx, { ...plan, state: 'completed' }),
+  });
 }
 
-/** Sets the plan's next due time from where it stands, and the job that will run it then (one job per merchant and time). */
+/**
+ * Sets the plan's next due time from where it stands, and the job that will run it then (one job per merchant and
+ * time).
+ */
 export async function scheduleBilling(tx: Context, view: PlanView): Promise<number | null> {
   const action = nextAction(view, tx.merchant.timezone);
   const now = tx.clock.now().getTime();
   const dueAt = action?.at ?? null;
   if (dueAt === null && view.plan.state === 'active') {
     // Nothing left: the last cycle is over and no retry runs.
-    await updatePlan(tx.db, tx.merchant.id, view.plan.id, { state: 'completed', next_due_at: null, cancel_at: null, updated_at: now });
-    await emitPlanEvent(tx, 'recurring.plan_completed', { view: await readPlanView(tx, { ...view.plan, state: 'completed' }) });
+    await updatePlan(tx.db, tx.merchant.id, view.plan.id, {
+      state: 'completed',
+      next_due_at: null,
+      cancel_at: null,
+      updated_at: now,
+    });
+    await emitPlanEvent(tx, 'recurring.plan_completed', {
+      view: await readPlanView(tx, { ...view.plan, state: 'completed' }),
+    });
     return null;
   }
   await updatePlan(tx.db, tx.merchant.id, view.plan.id, { next_due_at: dueAt, updated_at: now });
@@ -380,7 +560,13 @@ export async function billAgainLater(ctx: Context): Promise<void> {
 
 /** The merchant's billing job at `at`: one per merchant and time, shared by every plan due then. */
 async function scheduleBillingJob(tx: Context, at: number): Promise<void> {
-  await scheduleJob(tx, { kind: BILLING_JOB, merchantId: tx.merchant.id, dueAt: at, payload: null, dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${at}` });
+  await scheduleJob(tx, {
+    kind: BILLING_JOB,
+    merchantId: tx.merchant.id,
+    dueAt: at,
+    payload: null,
+    dedupeKey: `${BILLING_JOB}:${tx.merchant.id}:${at}`,
+  });
 }
 
 /**
@@ -388,16 +574,31 @@ async function scheduleBillingJob(tx: Context, at: number): Promise<void> {
  * waiting for a token of that customer charge it, and their first cycle starts now (or at its start date).
  */
 export async function startWaitingPlans(ctx: Context, data: unknown): Promise<void> {
-  const { customer_uuid: customerId, payment_token: token } = data as { customer_uuid: string; payment_token: { token: string } };
-  for (const plan of await plansAwaitingToken(ctx.db, ctx.merchant.id, customerId)) await startWaitingPlan(ctx, plan, token.token);
+  const { customer_uuid: customerId, payment_token: token } = data as {
+    customer_uuid: string;
+    payment_token: { token: string };
+  };
+  for (const plan of await plansAwaitingToken(ctx.db, ctx.merchant.id, customerId))
+    await startWaitingPlan(ctx, plan, token.token);
 }
 
-/** A plan that awaited a token starts with `token` (its own, if it had none): its first cycle now, or at its start date. */
+/**
+ * A plan that awaited a token starts with `token` (its own, if it had none): its first cycle now, or at its start date.
+ */
 export async function startWaitingPlan(ctx: Context, plan: PlanRow, token: string): Promise<void> {
   const now = ctx.clock.now().getTime();
   const first = (await readPlanView(ctx, plan)).cycles[0]!;
-  await updatePlan(ctx.db, ctx.merchant.id, plan.id, { state: 'active', verify_url: null, payment_token: plan.payment_token ?? token, updated_at: now });
-  await updateCycle(ctx.db, ctx.merchant.id, first.cycle.id, { state: 'active', start_at: Math.max(first.cycle.estimated_start_at ?? now, now), updated_at: now });
+  await updatePlan(ctx.db, ctx.merchant.id, plan.id, {
+    state: 'active',
+    verify_url: null,
+    payment_token: plan.payment_token ?? token,
+    updated_at: now,
+  });
+  await updateCycle(ctx.db, ctx.merchant.id, first.cycle.id, {
+    state: 'active',
+    start_at: Math.max(first.cycle.estimated_start_at ?? now, now),
+    updated_at: now,
+  });
   const started = await readPlanView(ctx, (await findPlan(ctx.db, ctx.merchant.id, plan.id))!);
   await emitPlanEvent(ctx, 'recurring.cycle_started', { view: started, cycleId: first.cycle.id });
   await scheduleBilling(ctx, started);

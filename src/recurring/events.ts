@@ -1,9 +1,9 @@
 import type { Context } from '../context/context.js';
 import { defineEventTypes } from '../events/event-type.js';
 import { emitEvent } from '../events/outbox.js';
-import type { PlanView } from './view.js';
 import { presentBilling, presentPlan } from './present.js';
 import type { BillingRow } from './store.js';
+import type { PlanView } from './view.js';
 
 /** What a plan's events carry: the plan as it is now, and the billing or cycle the event is about. */
 export interface PlanEventSubject {
@@ -33,10 +33,15 @@ export const PLAN_EVENTS = defineEventTypes(
     'recurring.payment_failed': "A billing's charge failed; billing.retry_at says when it is tried again.",
     'recurring.uncollectible': "A billing's last retry failed: the cycle is uncollectible and the plan stops billing.",
     'recurring.plan_completed': 'The last cycle of a plan ended, every billing settled.',
-    'recurring.plan_cancelled': 'A plan was cancelled: at once (immediate), or at its next billing time (next_billing_date).',
+    'recurring.plan_cancelled':
+      'A plan was cancelled: at once (immediate), or at its next billing time (next_billing_date).',
   },
 );
 
-export async function emitPlanEvent(ctx: Context, action: keyof typeof PLAN_EVENTS, subject: PlanEventSubject): Promise<void> {
+export async function emitPlanEvent(
+  ctx: Context,
+  action: keyof typeof PLAN_EVENTS,
+  subject: PlanEventSubject,
+): Promise<void> {
   await emitEvent(ctx, PLAN_EVENTS[action], subject);
 }

@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import { merchantJob, type JobDefinition } from '../scheduler/scheduler.js';
+import { type JobDefinition, merchantJob } from '../scheduler/scheduler.js';
 import { REFUND_CREDIT_JOB, refundCreditAgainLater, runRefundCredit } from './cancellation.js';
-import { billAgainLater, BILLING_JOB, runDuePlans } from './engine.js';
+import { BILLING_JOB, billAgainLater, runDuePlans } from './engine.js';
 
 /** One billing job per merchant and time, shared by every plan due then: it carries nothing. */
 const BillingPayload = Type.Null();

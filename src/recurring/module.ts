@@ -2,8 +2,8 @@ import { defineModule } from '../module.js';
 import { PLANS_COMMAND } from './cli.js';
 import { startWaitingPlans } from './engine.js';
 import { RECURRING_ERRORS } from './errors.js';
-import { RECURRING_JOBS } from './jobs.js';
 import { PLAN_EVENTS } from './events.js';
+import { RECURRING_JOBS } from './jobs.js';
 import { RECURRING_ROUTES } from './routes.js';
 
 /** Recurring payments (operation 3): items, billing configs, plans and the billing engine on the business clock. */

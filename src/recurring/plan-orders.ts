@@ -1,30 +1,40 @@
 import type { Static } from 'typebox';
 import type { Context } from '../context/context.js';
-import { getCustomer, type CustomerRow, type PaymentTokenReply } from '../customers/index.js';
+import { type CustomerRow, getCustomer, type PaymentTokenReply } from '../customers/index.js';
 import { authCodeOf, loadOrderView, ORDER_ERRORS } from '../orders/index.js';
 import { DEFAULT_TOKENS } from '../payment-tokens/index.js';
-import { yieldToEventLoop } from '../platform/event-loop.js';
 import { AppError } from '../platform/errors.js';
+import { yieldToEventLoop } from '../platform/event-loop.js';
 import { amountAsNumber } from '../platform/money/money.js';
-import { parseFilters, type Page } from '../platform/query/filters.js';
+import { type Page, parseFilters } from '../platform/query/filters.js';
 import { presentBillingConfig, presentItem } from './present.js';
 import type { PlanOrderRecordSchema } from './schemas.js';
 import { findPlans, listPlanOrders, PLAN_ORDER_FILTERS, type PlanOrderRow } from './store.js';
-import { readPlanViews, type PlanView } from './view.js';
+import { type PlanView, readPlanViews } from './view.js';
 
 export type PlanOrderRecord = Static<typeof PlanOrderRecordSchema>;
 
 /** Records read between two turns of the event loop: a page of 1000 is read in slices. */
 const RECORDS_PER_SLICE = 50;
 
-/** Operation 3: the orders the merchant's plans generated, newest first, filtered on the order's, customer's and plan's fields. */
-export async function listGeneratedOrders(ctx: Context, query: Record<string, unknown>, page: Page): Promise<PlanOrderRecord[]> {
+/**
+ * Operation 3: the orders the merchant's plans generated, newest first, filtered on the order's, customer's and plan's
+ * fields.
+ */
+export async function listGeneratedOrders(
+  ctx: Context,
+  query: Record<string, unknown>,
+  page: Page,
+): Promise<PlanOrderRecord[]> {
   const { rows } = await listPlanOrders(ctx.db, ctx.merchant.id, parseFilters(query, PLAN_ORDER_FILTERS), page);
   return recordsOf(ctx, rows);
 }
 
 /** One generated order by its number (and, when given, its customer), as operation 3 shows it. */
-export async function checkGeneratedOrder(ctx: Context, by: { customer_uuid?: string; order: { number: string } }): Promise<PlanOrderRecord> {
+export async function checkGeneratedOrder(
+  ctx: Context,
+  by: { customer_uuid?: string; order: { number: string } },
+): Promise<PlanOrderRecord> {
   const conditions = parseFilters({ 'filter[order.number][_eq]': by.order.number }, PLAN_ORDER_FILTERS);
   if (by.customer_uuid !== undefined) conditions.push({ field: 'customer.uuid', op: '_eq', value: by.customer_uuid });
   const { rows } = await listPlanOrders(ctx.db, ctx.merchant.id, conditions, { offset: 0, limit: 1 });
@@ -34,7 +44,9 @@ export async function checkGeneratedOrder(ctx: Context, by: { customer_uuid?: st
 
 async function recordsOf(ctx: Context, rows: PlanOrderRow[]): Promise<PlanOrderRecord[]> {
   const planIds = [...new Set(rows.map((row) => row.billing.plan_id))];
-  const views = new Map((await readPlanViews(ctx, await findPlans(ctx.db, ctx.merchant.id, planIds))).map((view) => [view.plan.id, view]));
+  const views = new Map(
+    (await readPlanViews(ctx, await findPlans(ctx.db, ctx.merchant.id, planIds))).map((view) => [view.plan.id, view]),
+  );
   const customers = new Map<string, { row: CustomerRow; token: PaymentTokenReply | undefined }>();
   for (const view of views.values()) {
     if (customers.has(view.plan.customer_id)) continue;
@@ -58,7 +70,10 @@ function present(
 ): PlanOrderRecord {
   const entry = view.cycles.find(({ cycle }) => cycle.id === billing.cycle_id)!;
   const e = order.currency_exponent;
-  const paid = orderView.transactions.filter((transaction) => transaction.status === 'succeeded' && (transaction.type === 'Sales' || transaction.type === 'Capture'));
+  const paid = orderView.transactions.filter(
+    (transaction) =>
+      transaction.status === 'succeeded' && (transaction.type === 'Sales' || transaction.type === 'Capture'),
+  );
   const authCode = paid.map(authCodeOf).find((code) => code !== undefined);
   return {
     customer: {
@@ -88,7 +103,10 @@ function present(
       default_collection_method: view.plan.default_collection_method,
       note: order.note ?? '',
       redirect_url: order.return_url ?? '',
-      timeout: { timer: billing.state === 'retry' && billing.retry_at !== null ? new Date(billing.retry_at).toISOString() : '', url: '' },
+      timeout: {
+        timer: billing.state === 'retry' && billing.retry_at !== null ? new Date(billing.retry_at).toISOString() : '',
+        url: '',
+      },
     },
   };
 }

@@ -3,9 +3,9 @@ import { iso } from '../platform/clock.js';
 import { amountAsNumber } from '../platform/money/money.js';
 import type { BillingConfigRow, ItemRow } from './catalogue.js';
 import { cycleAmount, cycleState, nextExecuteTime } from './schedule.js';
-import type { PlanView } from './view.js';
-import type { BillingRow, PlanRow } from './store.js';
 import type { BillingConfigSchema, CycleSchema, ItemSchema, PlanSchema } from './schemas.js';
+import type { BillingRow, PlanRow } from './store.js';
+import type { PlanView } from './view.js';
 
 /** An item as interface.md's `recurring_items` element: optional text left out when unset, `deleted_at` always sent. */
 export function presentItem(row: ItemRow): Static<typeof ItemSchema> {

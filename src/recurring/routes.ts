@@ -1,51 +1,65 @@
+import { CUSTOMER_ERRORS } from '../customers/index.js';
 import { clientCall } from '../http/examples.js';
+import { listParameters, pageReply } from '../http/list-reply.js';
 import { defineRoute } from '../http/route.js';
+import { ORDER_ERRORS } from '../orders/index.js';
+import { TOKEN_ERRORS } from '../payment-tokens/index.js';
 import { PLATFORM_ERRORS } from '../platform/errors.js';
 import { PageQuery } from '../platform/schema.js';
 import {
+  type BillingConfigRow,
   createBillingConfig,
   createItem,
   deleteBillingConfig,
   deleteItem,
   getBillingConfig,
   getItem,
+  type ItemRow,
   listMerchantBillingConfigs,
   listMerchantItems,
-  type BillingConfigRow,
-  type ItemRow,
 } from './catalogue.js';
+import { addCycles, cancelPlan, recoverPlan, updatePlanSettings } from './changes.js';
 import { RECURRING_ERRORS } from './errors.js';
-import { createPlan, getPlan, listMerchantPlans } from './plans.js';
-import { checkGeneratedOrder, listGeneratedOrders } from './plan-orders.js';
-import { ORDER_ERRORS } from '../orders/index.js';
-import { presentPlan } from './present.js';
-import type { PlanView } from './view.js';
-import { CUSTOMER_ERRORS } from '../customers/index.js';
-import { TOKEN_ERRORS } from '../payment-tokens/index.js';
-import { EXAMPLE_CONFIG_ID, EXAMPLE_ITEM_ID, exampleConfig, exampleItem, NEW_CONFIG, NEW_ITEM } from './examples.js';
-import { presentBillingConfig, presentItem } from './present.js';
 import {
+  CANCEL_NOW,
+  cancelledPlan,
+  changedPlan,
+  EXAMPLE_CONFIG_ID,
+  EXAMPLE_ITEM_ID,
+  EXAMPLE_PLAN_ID,
+  exampleConfig,
+  exampleItem,
+  examplePlan,
+  examplePlanOrder,
+  extendedPlan,
+  NEW_CONFIG,
+  NEW_CYCLES,
+  NEW_ITEM,
+  NEW_PLAN,
+  PLAN_CHANGES,
+} from './examples.js';
+import { checkGeneratedOrder, listGeneratedOrders } from './plan-orders.js';
+import { createPlan, getPlan, listMerchantPlans } from './plans.js';
+import { presentBillingConfig, presentItem, presentPlan } from './present.js';
+import {
+  AddCyclesBody,
   BillingConfigData,
   BillingConfigListData,
+  CancelPlanBody,
+  CheckPlanOrderBody,
   CreateBillingConfigBody,
   CreateItemBody,
+  CreatePlanBody,
   ItemData,
   ItemListData,
-  CheckPlanOrderBody,
-  CreatePlanBody,
-  PlanOrderListData,
-  PlanOrderRecordSchema,
-
   PlanData,
   PlanListData,
+  PlanOrderListData,
+  PlanOrderRecordSchema,
   RecordParams,
-  AddCyclesBody,
-  CancelPlanBody,
   UpdatePlanBody,
 } from './schemas.js';
-import { CANCEL_NOW, cancelledPlan, changedPlan, examplePlan, examplePlanOrder, EXAMPLE_PLAN_ID, extendedPlan, NEW_CYCLES, NEW_PLAN, PLAN_CHANGES } from './examples.js';
-import { addCycles, cancelPlan, recoverPlan, updatePlanSettings } from './changes.js';
-import { listParameters, pageReply } from '../http/list-reply.js';
+import type { PlanView } from './view.js';
 
 const BASE = '/svc/payment/api/v1/openapi/recurring_payments';
 const TAGS = ['recurring'];
@@ -66,7 +80,11 @@ const ITEM_ROUTES = [
     errors: [PLATFORM_ERRORS.currencyInvalid],
     handler: ({ ctx, body }) => createItem(ctx, body.item),
     present: itemReply,
-    example: { request: { body: { item: NEW_ITEM } }, reply: { item: exampleItem() }, client: clientCall('recurring.createItem', NEW_ITEM) },
+    example: {
+      request: { body: { item: NEW_ITEM } },
+      reply: { item: exampleItem() },
+      client: clientCall('recurring.createItem', NEW_ITEM),
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -98,7 +116,11 @@ const ITEM_ROUTES = [
     errors: [RECURRING_ERRORS.recurringItemNotFound],
     handler: ({ ctx, params }) => getItem(ctx, params.id),
     present: itemReply,
-    example: { request: { params: { id: EXAMPLE_ITEM_ID } }, reply: { item: exampleItem() }, client: clientCall('recurring.getItem', EXAMPLE_ITEM_ID) },
+    example: {
+      request: { params: { id: EXAMPLE_ITEM_ID } },
+      reply: { item: exampleItem() },
+      client: clientCall('recurring.getItem', EXAMPLE_ITEM_ID),
+    },
   }),
   defineRoute({
     method: 'DELETE',
@@ -111,7 +133,11 @@ const ITEM_ROUTES = [
     errors: [RECURRING_ERRORS.recurringItemNotFound],
     handler: ({ ctx, params }) => deleteItem(ctx, params.id),
     present: itemReply,
-    example: { request: { params: { id: EXAMPLE_ITEM_ID } }, reply: { item: exampleItem(DELETED) }, client: clientCall('recurring.deleteItem', EXAMPLE_ITEM_ID) },
+    example: {
+      request: { params: { id: EXAMPLE_ITEM_ID } },
+      reply: { item: exampleItem(DELETED) },
+      client: clientCall('recurring.deleteItem', EXAMPLE_ITEM_ID),
+    },
   }),
 ];
 
@@ -127,7 +153,11 @@ const CONFIG_ROUTES = [
     errors: [],
     handler: ({ ctx, body }) => createBillingConfig(ctx, body.config),
     present: configReply,
-    example: { request: { body: { config: NEW_CONFIG } }, reply: { config: exampleConfig() }, client: clientCall('recurring.createBillingConfig', NEW_CONFIG) },
+    example: {
+      request: { body: { config: NEW_CONFIG } },
+      reply: { config: exampleConfig() },
+      client: clientCall('recurring.createBillingConfig', NEW_CONFIG),
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -159,7 +189,11 @@ const CONFIG_ROUTES = [
     errors: [RECURRING_ERRORS.billingConfigNotFound],
     handler: ({ ctx, params }) => getBillingConfig(ctx, params.id),
     present: configReply,
-    example: { request: { params: { id: EXAMPLE_CONFIG_ID } }, reply: { config: exampleConfig() }, client: clientCall('recurring.getBillingConfig', EXAMPLE_CONFIG_ID) },
+    example: {
+      request: { params: { id: EXAMPLE_CONFIG_ID } },
+      reply: { config: exampleConfig() },
+      client: clientCall('recurring.getBillingConfig', EXAMPLE_CONFIG_ID),
+    },
   }),
   defineRoute({
     method: 'DELETE',
@@ -173,7 +207,9 @@ const CONFIG_ROUTES = [
     handler: ({ ctx, params }) => deleteBillingConfig(ctx, params.id),
     present: configReply,
     example: {
-      request: { params: { id: EXAMPLE_CONFIG_ID } }, reply: { config: exampleConfig(DELETED) }, client: clientCall('recurring.deleteBillingConfig', EXAMPLE_CONFIG_ID),
+      request: { params: { id: EXAMPLE_CONFIG_ID } },
+      reply: { config: exampleConfig(DELETED) },
+      client: clientCall('recurring.deleteBillingConfig', EXAMPLE_CONFIG_ID),
     },
   }),
 ];
@@ -185,19 +221,31 @@ const PLAN_ROUTES = [
     method: 'POST',
     url: `${BASE}/plan`,
     operationId: 'createRecurringPlan',
-    summary: "Create a recurring plan for a customer: cycles of items and a billing config, billed on the merchant's clock (docs/recurring.md).",
-    description: 'The same reference_number with the same content answers the plan made before; with other content it is refused (500302).',
+    summary:
+      "Create a recurring plan for a customer: cycles of items and a billing config, billed on the merchant's clock (docs/recurring.md).",
+    description:
+      'The same reference_number with the same content answers the plan made before; with other content it is refused (500302).',
     tags: TAGS,
     body: CreatePlanBody,
     data: PlanData,
     errors: [
-      CUSTOMER_ERRORS.customerNotFound, TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotChargeable, PLATFORM_ERRORS.currencyInvalid,
-      RECURRING_ERRORS.recurringItemNotFound, RECURRING_ERRORS.recurringItemDeleted, RECURRING_ERRORS.billingConfigNotFound,
-      RECURRING_ERRORS.billingConfigDeleted, RECURRING_ERRORS.planReferenceTaken,
+      CUSTOMER_ERRORS.customerNotFound,
+      TOKEN_ERRORS.paymentTokenNotFound,
+      TOKEN_ERRORS.paymentTokenNotChargeable,
+      PLATFORM_ERRORS.currencyInvalid,
+      RECURRING_ERRORS.recurringItemNotFound,
+      RECURRING_ERRORS.recurringItemDeleted,
+      RECURRING_ERRORS.billingConfigNotFound,
+      RECURRING_ERRORS.billingConfigDeleted,
+      RECURRING_ERRORS.planReferenceTaken,
     ],
     handler: ({ ctx, body }) => createPlan(ctx, body.plan),
     present: planReply,
-    example: { request: { body: { plan: NEW_PLAN } }, reply: { plan: examplePlan() }, client: clientCall('recurring.createPlan', NEW_PLAN) },
+    example: {
+      request: { body: { plan: NEW_PLAN } },
+      reply: { plan: examplePlan() },
+      client: clientCall('recurring.createPlan', NEW_PLAN),
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -229,23 +277,35 @@ const PLAN_ROUTES = [
     errors: [RECURRING_ERRORS.planNotFound],
     handler: ({ ctx, params }) => getPlan(ctx, params.id),
     present: planReply,
-    example: { request: { params: { id: EXAMPLE_PLAN_ID } }, reply: { plan: examplePlan() }, client: clientCall('recurring.getPlan', EXAMPLE_PLAN_ID) },
+    example: {
+      request: { params: { id: EXAMPLE_PLAN_ID } },
+      reply: { plan: examplePlan() },
+      client: clientCall('recurring.getPlan', EXAMPLE_PLAN_ID),
+    },
   }),
   defineRoute({
     method: 'PUT',
     url: `${BASE}/plan/:id`,
     operationId: 'updateRecurringPlan',
     summary: "Change a plan's name, note, default_payment_token or retry settings; an omitted field keeps its value.",
-    description: "default_payment_token must be a chargeable token of the plan's customer; null clears it (each billing then charges the customer's default token). An ended plan is refused (500305).",
+    description:
+      "default_payment_token must be a chargeable token of the plan's customer; null clears it (each billing then charges the customer's default token). An ended plan is refused (500305).",
     tags: TAGS,
     params: RecordParams,
     body: UpdatePlanBody,
     data: PlanData,
-    errors: [RECURRING_ERRORS.planNotFound, RECURRING_ERRORS.planEnded, RECURRING_ERRORS.planTokenMissing, TOKEN_ERRORS.paymentTokenNotFound, TOKEN_ERRORS.paymentTokenNotChargeable],
+    errors: [
+      RECURRING_ERRORS.planNotFound,
+      RECURRING_ERRORS.planEnded,
+      RECURRING_ERRORS.planTokenMissing,
+      TOKEN_ERRORS.paymentTokenNotFound,
+      TOKEN_ERRORS.paymentTokenNotChargeable,
+    ],
     handler: ({ ctx, params, body }) => updatePlanSettings(ctx, params.id, body.plan),
     present: planReply,
     example: {
-      request: { params: { id: EXAMPLE_PLAN_ID }, body: { plan: PLAN_CHANGES } }, reply: { plan: changedPlan() },
+      request: { params: { id: EXAMPLE_PLAN_ID }, body: { plan: PLAN_CHANGES } },
+      reply: { plan: changedPlan() },
       client: clientCall('recurring.updatePlan', EXAMPLE_PLAN_ID, PLAN_CHANGES),
     },
   }),
@@ -254,19 +314,25 @@ const PLAN_ROUTES = [
     url: `${BASE}/plan/:id/cycles`,
     operationId: 'addRecurringPlanCycles',
     summary: "Append cycles after a plan's last one, with the rules of a new plan's cycles (no estimated_start_date).",
-    description: "Refused when the plan's last cycle never ends (no estimated_end_date or interval_counts) or the plan has ended (500305).",
+    description:
+      "Refused when the plan's last cycle never ends (no estimated_end_date or interval_counts) or the plan has ended (500305).",
     tags: TAGS,
     params: RecordParams,
     body: AddCyclesBody,
     data: PlanData,
     errors: [
-      RECURRING_ERRORS.planNotFound, RECURRING_ERRORS.planEnded, RECURRING_ERRORS.recurringItemNotFound, RECURRING_ERRORS.recurringItemDeleted,
-      RECURRING_ERRORS.billingConfigNotFound, RECURRING_ERRORS.billingConfigDeleted,
+      RECURRING_ERRORS.planNotFound,
+      RECURRING_ERRORS.planEnded,
+      RECURRING_ERRORS.recurringItemNotFound,
+      RECURRING_ERRORS.recurringItemDeleted,
+      RECURRING_ERRORS.billingConfigNotFound,
+      RECURRING_ERRORS.billingConfigDeleted,
     ],
     handler: ({ ctx, params, body }) => addCycles(ctx, params.id, body.cycles),
     present: planReply,
     example: {
-      request: { params: { id: EXAMPLE_PLAN_ID }, body: { cycles: NEW_CYCLES } }, reply: { plan: extendedPlan() },
+      request: { params: { id: EXAMPLE_PLAN_ID }, body: { cycles: NEW_CYCLES } },
+      reply: { plan: extendedPlan() },
       client: clientCall('recurring.addCycles', EXAMPLE_PLAN_ID, NEW_CYCLES),
     },
   }),
@@ -274,8 +340,10 @@ const PLAN_ROUTES = [
     method: 'POST',
     url: `${BASE}/plan/:id/cancel`,
     operationId: 'cancelRecurringPlan',
-    summary: 'Cancel a plan: now (immediate), or at its next billing time (next_billing_date, undone by recover until then).',
-    description: 'immediate: the active and later cycles are cancelled and an unpaid generated order is voided (a payment still pending refuses, 400107); refund_credit refunds the unused whole days of the current paid period once its sale is settled. An ended plan is refused (500305).',
+    summary:
+      'Cancel a plan: now (immediate), or at its next billing time (next_billing_date, undone by recover until then).',
+    description:
+      'immediate: the active and later cycles are cancelled and an unpaid generated order is voided (a payment still pending refuses, 400107); refund_credit refunds the unused whole days of the current paid period once its sale is settled. An ended plan is refused (500305).',
     tags: TAGS,
     params: RecordParams,
     body: CancelPlanBody,
@@ -284,7 +352,8 @@ const PLAN_ROUTES = [
     handler: ({ ctx, params, body }) => cancelPlan(ctx, params.id, body),
     present: planReply,
     example: {
-      request: { params: { id: EXAMPLE_PLAN_ID }, body: CANCEL_NOW }, reply: { plan: cancelledPlan() },
+      request: { params: { id: EXAMPLE_PLAN_ID }, body: CANCEL_NOW },
+      reply: { plan: cancelledPlan() },
       client: clientCall('recurring.cancelPlan', EXAMPLE_PLAN_ID, CANCEL_NOW),
     },
   }),
@@ -292,14 +361,19 @@ const PLAN_ROUTES = [
     method: 'POST',
     url: `${BASE}/plan/:id/recover`,
     operationId: 'recoverRecurringPlan',
-    summary: 'Undo a pending next_billing_date cancellation before it takes effect; refused after, or when none is pending (500304).',
+    summary:
+      'Undo a pending next_billing_date cancellation before it takes effect; refused after, or when none is pending (500304).',
     tags: TAGS,
     params: RecordParams,
     data: PlanData,
     errors: [RECURRING_ERRORS.planNotFound, RECURRING_ERRORS.planNotRecoverable],
     handler: ({ ctx, params }) => recoverPlan(ctx, params.id),
     present: planReply,
-    example: { request: { params: { id: EXAMPLE_PLAN_ID } }, reply: { plan: examplePlan() }, client: clientCall('recurring.recoverPlan', EXAMPLE_PLAN_ID) },
+    example: {
+      request: { params: { id: EXAMPLE_PLAN_ID } },
+      reply: { plan: examplePlan() },
+      client: clientCall('recurring.recoverPlan', EXAMPLE_PLAN_ID),
+    },
   }),
 ];
 
@@ -308,17 +382,23 @@ const PLAN_ORDER_ROUTES = [
     method: 'GET',
     url: `${BASE}/orders/list`,
     operationId: 'listRecurringPlanOrders',
-    summary: "Operation 3: the orders the merchant's plans generated, newest first, with filter[order.…|customer.…|plan.…][operator]=value.",
-    description: '`data` is the array of records itself. Filters: order.number, order.order_number, order.reference_number, order.state, order.correspondence_state, order.currency, order.amount, order.paid_total, order.created_at, customer.uuid, customer.reference_number, customer.name, customer.email, customer.phone, plan.id, plan.reference_number, plan.name, plan.state, cycle.id, cycle.state.',
+    summary:
+      "Operation 3: the orders the merchant's plans generated, newest first, with filter[order.…|customer.…|plan.…][operator]=value.",
+    description:
+      '`data` is the array of records itself. Filters: order.number, order.order_number, order.reference_number, order.state, order.correspondence_state, order.currency, order.amount, order.paid_total, order.created_at, customer.uuid, customer.reference_number, customer.name, customer.email, customer.phone, plan.id, plan.reference_number, plan.name, plan.state, cycle.id, cycle.state.',
     tags: TAGS,
     querystring: PageQuery,
     data: PlanOrderListData,
     errors: [],
     handler: ({ ctx, query }) => listGeneratedOrders(ctx, listParameters(query), query),
     example: {
-      request: { query: { 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': EXAMPLE_PLAN_ID } },
+      request: {
+        query: { 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': EXAMPLE_PLAN_ID },
+      },
       reply: [examplePlanOrder()],
-      client: clientCall('recurring.listOrders', { filters: { 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': EXAMPLE_PLAN_ID } }),
+      client: clientCall('recurring.listOrders', {
+        filters: { 'filter[order.correspondence_state][_eq]': 'paid', 'filter[plan.id][_eq]': EXAMPLE_PLAN_ID },
+      }),
     },
   }),
   defineRoute({
@@ -332,9 +412,17 @@ const PLAN_ORDER_ROUTES = [
     errors: [ORDER_ERRORS.orderNotFound],
     handler: ({ ctx, body }) => checkGeneratedOrder(ctx, body),
     example: {
-      request: { body: { customer_uuid: examplePlanOrder().customer.uuid, order: { number: examplePlanOrder().order.order_number } } },
+      request: {
+        body: {
+          customer_uuid: examplePlanOrder().customer.uuid,
+          order: { number: examplePlanOrder().order.order_number },
+        },
+      },
       reply: examplePlanOrder(),
-      client: clientCall('recurring.checkOrder', { customer_uuid: examplePlanOrder().customer.uuid, order: { number: examplePlanOrder().order.order_number } }),
+      client: clientCall('recurring.checkOrder', {
+        customer_uuid: examplePlanOrder().customer.uuid,
+        order: { number: examplePlanOrder().order.order_number },
+      }),
     },
   }),
 ];

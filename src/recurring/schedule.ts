@@ -1,7 +1,7 @@
-import { billingRuleOf, billings as calendarBillings, cycleEnd, type Billing, type BillingCycle } from './calendar.js';
-import type { PlanCycle, PlanView } from './view.js';
-import type { BillingRow } from './store.js';
 import { sumMinor, timesMinor } from '../platform/money/money.js';
+import { type Billing, type BillingCycle, billingRuleOf, billings as calendarBillings, cycleEnd } from './calendar.js';
+import type { BillingRow } from './store.js';
+import type { PlanCycle, PlanView } from './view.js';
 
 // Where a plan stands on its calendar: pure functions of the plan's rows, read by the engine and the replies.
 
@@ -19,7 +19,9 @@ export function nextAction(view: PlanView, zone: string): Action | undefined {
   if (view.plan.state !== 'active') return undefined;
   const actions: Action[] = [];
   if (view.plan.cancel_at !== null) actions.push({ kind: 'cancel', at: view.plan.cancel_at });
-  for (const billing of view.billings) if (billing.state === 'retry' && billing.retry_at !== null) actions.push({ kind: 'retry', at: billing.retry_at, billing });
+  for (const billing of view.billings)
+    if (billing.state === 'retry' && billing.retry_at !== null)
+      actions.push({ kind: 'retry', at: billing.retry_at, billing });
   const entry = view.cycles.find(({ cycle }) => cycle.state === 'active');
   if (entry) {
     const calendar = calendarOf(entry, zone);
@@ -48,17 +50,22 @@ export function cycleState(view: PlanView, cycle: PlanCycle['cycle']): string {
 export function nextExecuteTime(view: PlanView, cycleId: string, zone: string): number | undefined {
   const entry = view.cycles.find(({ cycle }) => cycle.id === cycleId);
   if (entry?.cycle.state !== 'active' || view.plan.state !== 'active') return undefined;
-  const retries = view.billings.filter((billing) => billing.cycle_id === cycleId && billing.state === 'retry' && billing.retry_at !== null).map((billing) => billing.retry_at!);
+  const retries = view.billings
+    .filter((billing) => billing.cycle_id === cycleId && billing.state === 'retry' && billing.retry_at !== null)
+    .map((billing) => billing.retry_at!);
   const last = view.billings.filter((billing) => billing.cycle_id === cycleId).at(-1);
   const next = calendarBillings(calendarOf(entry, zone), last?.billing_at ?? -Infinity).next();
   // Nothing runs at or after a pending cancellation.
-  const times = [...retries, ...(next.done ? [] : [next.value.at])].filter((at) => view.plan.cancel_at === null || at < view.plan.cancel_at);
+  const times = [...retries, ...(next.done ? [] : [next.value.at])].filter(
+    (at) => view.plan.cancel_at === null || at < view.plan.cancel_at,
+  );
   return times.length === 0 ? undefined : Math.min(...times);
 }
 
 /**
  * The plan's next billing time, retries left aside: the active cycle's next billing, or its end when it bills no
- * more (the next cycle's first billing, or the plan's completion). A `next_billing_date` cancellation takes effect then.
+ * more (the next cycle's first billing, or the plan's completion). A `next_billing_date` cancellation takes effect
+ * then.
  */
 export function nextBillingTime(view: PlanView, zone: string): number | undefined {
   const entry = view.cycles.find(({ cycle }) => cycle.state === 'active');
@@ -73,8 +80,14 @@ export function calendarOf(entry: PlanCycle, zone: string): BillingCycle {
   const { cycle, config } = entry;
   const start = cycle.start_at!;
   return {
-    rule: billingRuleOf({ ...config, billing_interval: config.billing_interval as BillingCycle['rule']['interval'], billing_type: config.billing_type as BillingCycle['rule']['type'], billing_proration_enabled: config.billing_proration_enabled === 1 }),
-    start, zone,
+    rule: billingRuleOf({
+      ...config,
+      billing_interval: config.billing_interval as BillingCycle['rule']['interval'],
+      billing_type: config.billing_type as BillingCycle['rule']['type'],
+      billing_proration_enabled: config.billing_proration_enabled === 1,
+    }),
+    start,
+    zone,
     intervalCounts: cycle.interval_counts ?? undefined,
     // An end at or before the start (a later cycle that starts after its own end date) bills nothing.
     endDate: cycle.estimated_end_at === null ? undefined : Math.max(cycle.estimated_end_at, start + 1),
@@ -83,6 +96,7 @@ export function calendarOf(entry: PlanCycle, zone: string): BillingCycle {
 
 /** What one full period of a cycle costs: its items less its discount. */
 export function cycleAmount(entry: PlanCycle): number {
-  return sumMinor(entry.items.map(({ item, quantity }) => timesMinor(item.price, quantity))) - entry.cycle.discount_amount;
+  return (
+    sumMinor(entry.items.map(({ item, quantity }) => timesMinor(item.price, quantity))) - entry.cycle.discount_amount
+  );
 }
-

@@ -1,15 +1,20 @@
 import type { Insertable, Selectable } from 'kysely';
-import { isPostgres, type Db } from '../platform/database/database.js';
+import { CORRESPONDENCE_STATES, ORDER_STATES } from '../orders/index.js';
+import { type Db, isPostgres } from '../platform/database/database.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { merchantOfKeyed } from '../platform/database/planner.js';
-import { CORRESPONDENCE_STATES, ORDER_STATES } from '../orders/index.js';
-import type {
-  RecurringBillingConfigsTable, RecurringBillingsTable, RecurringCycleItemsTable, RecurringCyclesTable, RecurringItemsTable, RecurringPlansTable,
-} from './tables.js';
 import type { Schema } from '../platform/database/schema.js';
 import type { Condition, FilterCatalogue, Page } from '../platform/query/filters.js';
 import { conditionSql } from '../platform/query/sql.js';
 import { BILLING_INTERVALS, BILLING_TYPES, CYCLE_STATES, PLAN_STATES } from './schemas.js';
+import type {
+  RecurringBillingConfigsTable,
+  RecurringBillingsTable,
+  RecurringCycleItemsTable,
+  RecurringCyclesTable,
+  RecurringItemsTable,
+  RecurringPlansTable,
+} from './tables.js';
 
 export type ItemRow = Selectable<RecurringItemsTable>;
 export type BillingConfigRow = Selectable<RecurringBillingConfigsTable>;
@@ -53,51 +58,112 @@ export async function insertItem(db: Db, row: Insertable<RecurringItemsTable>): 
   return db.insertInto('recurring_items').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function insertBillingConfig(db: Db, row: Insertable<RecurringBillingConfigsTable>): Promise<BillingConfigRow> {
+export async function insertBillingConfig(
+  db: Db,
+  row: Insertable<RecurringBillingConfigsTable>,
+): Promise<BillingConfigRow> {
   return db.insertInto('recurring_billing_configs').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function findItem(db: Db, merchantId: string, id: string): Promise<ItemRow | undefined> {
-  return db.selectFrom('recurring_items').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('recurring_items')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function findBillingConfig(db: Db, merchantId: string, id: string): Promise<BillingConfigRow | undefined> {
-  return db.selectFrom('recurring_billing_configs').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('recurring_billing_configs')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Sets `deleted_at` once: deleting again keeps the first time. */
-export async function markItemDeleted(db: Db, merchantId: string, id: string, now: number): Promise<ItemRow | undefined> {
+export async function markItemDeleted(
+  db: Db,
+  merchantId: string,
+  id: string,
+  now: number,
+): Promise<ItemRow | undefined> {
   return markDeleted(db, 'recurring_items', merchantId, id, now) as Promise<ItemRow | undefined>;
 }
 
-export async function markBillingConfigDeleted(db: Db, merchantId: string, id: string, now: number): Promise<BillingConfigRow | undefined> {
+export async function markBillingConfigDeleted(
+  db: Db,
+  merchantId: string,
+  id: string,
+  now: number,
+): Promise<BillingConfigRow | undefined> {
   return markDeleted(db, 'recurring_billing_configs', merchantId, id, now) as Promise<BillingConfigRow | undefined>;
 }
 
-async function markDeleted(db: Db, table: 'recurring_items' | 'recurring_billing_configs', merchantId: string, id: string, now: number): Promise<ItemRow | BillingConfigRow | undefined> {
-  await db.updateTable(table).set({ deleted_at: now, updated_at: now })
-    .where('merchant_id', '=', merchantId).where('id', '=', id).where('deleted_at', 'is', null).execute();
+async function markDeleted(
+  db: Db,
+  table: 'recurring_items' | 'recurring_billing_configs',
+  merchantId: string,
+  id: string,
+  now: number,
+): Promise<ItemRow | BillingConfigRow | undefined> {
+  await db
+    .updateTable(table)
+    .set({ deleted_at: now, updated_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .execute();
   return db.selectFrom(table).selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
 }
 
 /** A page of the merchant's items, newest first, and how many match in all. */
-export async function listItems(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: ItemRow[]; total: number }> {
-  return listOf(db, 'recurring_items', ITEM_FILTERS, merchantId, conditions, page) as Promise<{ rows: ItemRow[]; total: number }>;
+export async function listItems(
+  db: Db,
+  merchantId: string,
+  conditions: Condition[],
+  page: Page,
+): Promise<{ rows: ItemRow[]; total: number }> {
+  return listOf(db, 'recurring_items', ITEM_FILTERS, merchantId, conditions, page) as Promise<{
+    rows: ItemRow[];
+    total: number;
+  }>;
 }
 
 /** A page of the merchant's billing configs, newest first, and how many match in all. */
-export async function listBillingConfigs(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: BillingConfigRow[]; total: number }> {
-  return listOf(db, 'recurring_billing_configs', BILLING_CONFIG_FILTERS, merchantId, conditions, page) as Promise<{ rows: BillingConfigRow[]; total: number }>;
+export async function listBillingConfigs(
+  db: Db,
+  merchantId: string,
+  conditions: Condition[],
+  page: Page,
+): Promise<{ rows: BillingConfigRow[]; total: number }> {
+  return listOf(db, 'recurring_billing_configs', BILLING_CONFIG_FILTERS, merchantId, conditions, page) as Promise<{
+    rows: BillingConfigRow[];
+    total: number;
+  }>;
 }
 
 async function listOf(
-  db: Db, table: ListedTable, catalogue: FilterCatalogue, merchantId: string, conditions: Condition[], page: Page,
+  db: Db,
+  table: ListedTable,
+  catalogue: FilterCatalogue,
+  merchantId: string,
+  conditions: Condition[],
+  page: Page,
 ): Promise<{ rows: Array<ItemRow | BillingConfigRow | PlanRow>; total: number }> {
   const postgres = isPostgres(db);
   let query = db.selectFrom(table).where(`${table}.merchant_id`, '=', merchantId);
   for (const condition of conditions) query = query.where(conditionSql(condition, catalogue, postgres));
   const [rows, count] = await Promise.all([
-    query.selectAll().orderBy(`${table}.created_at`, 'desc').orderBy(`${table}.id`, 'desc').offset(page.offset).limit(page.limit).execute(),
+    query
+      .selectAll()
+      .orderBy(`${table}.created_at`, 'desc')
+      .orderBy(`${table}.id`, 'desc')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
@@ -119,16 +185,35 @@ export const PLAN_FILTERS: FilterCatalogue = {
 
 export async function findItems(db: Db, merchantId: string, ids: string[]): Promise<ItemRow[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('recurring_items').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+  return db
+    .selectFrom('recurring_items')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 export async function findBillingConfigs(db: Db, merchantId: string, ids: string[]): Promise<BillingConfigRow[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('recurring_billing_configs').selectAll().where('merchant_id', '=', merchantId).where('id', 'in', ids).execute();
+  return db
+    .selectFrom('recurring_billing_configs')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
-export async function findPlanByReference(db: Db, merchantId: string, referenceNumber: string): Promise<PlanRow | undefined> {
-  return db.selectFrom('recurring_plans').selectAll().where('merchant_id', '=', merchantId).where('reference_number', '=', referenceNumber).executeTakeFirst();
+export async function findPlanByReference(
+  db: Db,
+  merchantId: string,
+  referenceNumber: string,
+): Promise<PlanRow | undefined> {
+  return db
+    .selectFrom('recurring_plans')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('reference_number', '=', referenceNumber)
+    .executeTakeFirst();
 }
 
 export async function findPlan(db: Db, merchantId: string, id: string, lock = false): Promise<PlanRow | undefined> {
@@ -139,7 +224,12 @@ export async function findPlan(db: Db, merchantId: string, id: string, lock = fa
 /** Plans by id, in id order; locked, they are locked in that order (two processes locking sets never deadlock). */
 export async function findPlans(db: Db, merchantId: string, ids: string[], lock = false): Promise<PlanRow[]> {
   if (ids.length === 0) return [];
-  const query = db.selectFrom('recurring_plans').selectAll().where(merchantOfKeyed(db), '=', merchantId).where('id', 'in', ids).orderBy('id');
+  const query = db
+    .selectFrom('recurring_plans')
+    .selectAll()
+    .where(merchantOfKeyed(db), '=', merchantId)
+    .where('id', 'in', ids)
+    .orderBy('id');
   return (lock ? forUpdate(db, query) : query).execute();
 }
 
@@ -155,41 +245,97 @@ export async function insertCycles(db: Db, cycles: CycleRow[], items: CycleItemR
   await db.insertInto('recurring_cycle_items').values(items).execute();
 }
 
-export async function updatePlan(db: Db, merchantId: string, id: string, patch: Partial<Omit<PlanRow, 'id' | 'merchant_id'>>): Promise<void> {
-  await db.updateTable('recurring_plans').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id).execute();
+export async function updatePlan(
+  db: Db,
+  merchantId: string,
+  id: string,
+  patch: Partial<Omit<PlanRow, 'id' | 'merchant_id'>>,
+): Promise<void> {
+  await db
+    .updateTable('recurring_plans')
+    .set(patch)
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .execute();
 }
 
-export async function updateCycle(db: Db, merchantId: string, id: string, patch: Partial<Omit<CycleRow, 'id' | 'merchant_id' | 'plan_id'>>): Promise<void> {
-  await db.updateTable('recurring_cycles').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id).execute();
+export async function updateCycle(
+  db: Db,
+  merchantId: string,
+  id: string,
+  patch: Partial<Omit<CycleRow, 'id' | 'merchant_id' | 'plan_id'>>,
+): Promise<void> {
+  await db
+    .updateTable('recurring_cycles')
+    .set(patch)
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function cyclesOfPlans(db: Db, merchantId: string, planIds: string[]): Promise<CycleRow[]> {
   if (planIds.length === 0) return [];
-  return db.selectFrom('recurring_cycles').selectAll().where('merchant_id', '=', merchantId).where('plan_id', 'in', planIds)
-    .orderBy('plan_id').orderBy('position').execute();
+  return db
+    .selectFrom('recurring_cycles')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('plan_id', 'in', planIds)
+    .orderBy('plan_id')
+    .orderBy('position')
+    .execute();
 }
 
 export async function itemsOfCycles(db: Db, merchantId: string, cycleIds: string[]): Promise<CycleItemRow[]> {
   if (cycleIds.length === 0) return [];
-  return db.selectFrom('recurring_cycle_items').selectAll().where('merchant_id', '=', merchantId).where('cycle_id', 'in', cycleIds)
-    .orderBy('cycle_id').orderBy('position').execute();
+  return db
+    .selectFrom('recurring_cycle_items')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('cycle_id', 'in', cycleIds)
+    .orderBy('cycle_id')
+    .orderBy('position')
+    .execute();
 }
 
 /** A page of the merchant's plans, newest first, and how many match in all. */
-export async function listPlans(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: PlanRow[]; total: number }> {
-  return listOf(db, 'recurring_plans', PLAN_FILTERS, merchantId, conditions, page) as Promise<{ rows: PlanRow[]; total: number }>;
+export async function listPlans(
+  db: Db,
+  merchantId: string,
+  conditions: Condition[],
+  page: Page,
+): Promise<{ rows: PlanRow[]; total: number }> {
+  return listOf(db, 'recurring_plans', PLAN_FILTERS, merchantId, conditions, page) as Promise<{
+    rows: PlanRow[];
+    total: number;
+  }>;
 }
 
 /** The customer's plans waiting for a token, locked: a binding starts each once. */
 export async function plansAwaitingToken(db: Db, merchantId: string, customerId: string): Promise<PlanRow[]> {
-  return forUpdate(db, db.selectFrom('recurring_plans').selectAll().where('merchant_id', '=', merchantId)
-    .where('customer_id', '=', customerId).where('state', '=', 'awaiting_token').orderBy('created_at')).execute();
+  return forUpdate(
+    db,
+    db
+      .selectFrom('recurring_plans')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('customer_id', '=', customerId)
+      .where('state', '=', 'awaiting_token')
+      .orderBy('created_at'),
+  ).execute();
 }
 
 /** Plans of the merchant with work due by `now`, the most overdue first. */
 export async function duePlanIds(db: Db, merchantId: string, now: number, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('recurring_plans').select('id').where('merchant_id', '=', merchantId)
-    .where('next_due_at', 'is not', null).where('next_due_at', '<=', now).orderBy('next_due_at').orderBy('id').limit(limit).execute();
+  const rows = await db
+    .selectFrom('recurring_plans')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('next_due_at', 'is not', null)
+    .where('next_due_at', '<=', now)
+    .orderBy('next_due_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -197,16 +343,32 @@ export async function duePlanIds(db: Db, merchantId: string, now: number, limit:
 
 export async function billingsOfPlans(db: Db, merchantId: string, planIds: string[]): Promise<BillingRow[]> {
   if (planIds.length === 0) return [];
-  return db.selectFrom('recurring_billings').selectAll().where('merchant_id', '=', merchantId).where('plan_id', 'in', planIds)
-    .orderBy('billing_at').orderBy('sequence').execute();
+  return db
+    .selectFrom('recurring_billings')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('plan_id', 'in', planIds)
+    .orderBy('billing_at')
+    .orderBy('sequence')
+    .execute();
 }
 
 export async function insertBilling(db: Db, row: BillingRow): Promise<void> {
   await db.insertInto('recurring_billings').values(row).execute();
 }
 
-export async function updateBilling(db: Db, merchantId: string, id: string, patch: Partial<Omit<BillingRow, 'id' | 'merchant_id'>>): Promise<void> {
-  await db.updateTable('recurring_billings').set(patch).where('merchant_id', '=', merchantId).where('id', '=', id).execute();
+export async function updateBilling(
+  db: Db,
+  merchantId: string,
+  id: string,
+  patch: Partial<Omit<BillingRow, 'id' | 'merchant_id'>>,
+): Promise<void> {
+  await db
+    .updateTable('recurring_billings')
+    .set(patch)
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .execute();
 }
 
 // ---- the orders plans generated (operation 3) ----
@@ -243,23 +405,53 @@ export interface PlanOrderRow {
 }
 
 /** A page of the orders the merchant's plans generated, newest first, and how many match in all. */
-export async function listPlanOrders(db: Db, merchantId: string, conditions: Condition[], page: Page): Promise<{ rows: PlanOrderRow[]; total: number }> {
+export async function listPlanOrders(
+  db: Db,
+  merchantId: string,
+  conditions: Condition[],
+  page: Page,
+): Promise<{ rows: PlanOrderRow[]; total: number }> {
   const postgres = isPostgres(db);
-  let query = db.selectFrom('recurring_billings')
-    .innerJoin('orders', (join) => join.onRef('orders.id', '=', 'recurring_billings.order_id').onRef('orders.merchant_id', '=', 'recurring_billings.merchant_id'))
+  let query = db
+    .selectFrom('recurring_billings')
+    .innerJoin('orders', (join) =>
+      join
+        .onRef('orders.id', '=', 'recurring_billings.order_id')
+        .onRef('orders.merchant_id', '=', 'recurring_billings.merchant_id'),
+    )
     .innerJoin('recurring_plans', 'recurring_plans.id', 'recurring_billings.plan_id')
     .innerJoin('recurring_cycles', 'recurring_cycles.id', 'recurring_billings.cycle_id')
     .innerJoin('customers', 'customers.id', 'recurring_plans.customer_id')
     .where('recurring_billings.merchant_id', '=', merchantId);
   for (const condition of conditions) query = query.where(conditionSql(condition, PLAN_ORDER_FILTERS, postgres));
   const [billingIds, count] = await Promise.all([
-    query.select(['recurring_billings.id as id']).orderBy('orders.created_at', 'desc').orderBy('orders.id', 'desc').offset(page.offset).limit(page.limit).execute(),
+    query
+      .select(['recurring_billings.id as id'])
+      .orderBy('orders.created_at', 'desc')
+      .orderBy('orders.id', 'desc')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   const ids = billingIds.map((row) => row.id);
   if (ids.length === 0) return { rows: [], total: Number(count.total) };
-  const billings = await db.selectFrom('recurring_billings').selectAll().where(merchantOfKeyed(db), '=', merchantId).where('id', 'in', ids).execute();
-  const orders = await db.selectFrom('orders').selectAll().where(merchantOfKeyed(db), '=', merchantId).where('id', 'in', billings.map((row) => row.order_id!)).execute();
+  const billings = await db
+    .selectFrom('recurring_billings')
+    .selectAll()
+    .where(merchantOfKeyed(db), '=', merchantId)
+    .where('id', 'in', ids)
+    .execute();
+  const orders = await db
+    .selectFrom('orders')
+    .selectAll()
+    .where(merchantOfKeyed(db), '=', merchantId)
+    .where(
+      'id',
+      'in',
+      billings.map((row) => row.order_id!),
+    )
+    .execute();
   const billingOf = new Map(billings.map((row) => [row.id, row]));
   const orderOf = new Map(orders.map((row) => [row.id, row]));
   const rows = ids.map((id) => ({ billing: billingOf.get(id)!, order: orderOf.get(billingOf.get(id)!.order_id!)! }));

@@ -1,15 +1,15 @@
 import type { Context } from '../context/context.js';
 import { groupBy } from '../platform/collections.js';
 import {
+  type BillingConfigRow,
+  type BillingRow,
   billingsOfPlans,
+  type CycleRow,
   cyclesOfPlans,
   findBillingConfigs,
   findItems,
-  itemsOfCycles,
-  type BillingConfigRow,
-  type BillingRow,
-  type CycleRow,
   type ItemRow,
+  itemsOfCycles,
   type PlanRow,
 } from './store.js';
 
@@ -37,11 +37,32 @@ export async function readPlanView(ctx: Context, plan: PlanRow): Promise<PlanVie
 }
 
 export async function readPlanViews(ctx: Context, plans: PlanRow[]): Promise<PlanView[]> {
-  const cycles = await cyclesOfPlans(ctx.db, ctx.merchant.id, plans.map((plan) => plan.id));
-  const cycleItems = await itemsOfCycles(ctx.db, ctx.merchant.id, cycles.map((cycle) => cycle.id));
-  const items = new Map((await findItems(ctx.db, ctx.merchant.id, [...new Set(cycleItems.map((row) => row.item_id))])).map((row) => [row.id, row]));
-  const configs = new Map((await findBillingConfigs(ctx.db, ctx.merchant.id, [...new Set(cycles.map((row) => row.billing_config_id))])).map((row) => [row.id, row]));
-  const billings = await billingsOfPlans(ctx.db, ctx.merchant.id, plans.map((plan) => plan.id));
+  const cycles = await cyclesOfPlans(
+    ctx.db,
+    ctx.merchant.id,
+    plans.map((plan) => plan.id),
+  );
+  const cycleItems = await itemsOfCycles(
+    ctx.db,
+    ctx.merchant.id,
+    cycles.map((cycle) => cycle.id),
+  );
+  const items = new Map(
+    (await findItems(ctx.db, ctx.merchant.id, [...new Set(cycleItems.map((row) => row.item_id))])).map((row) => [
+      row.id,
+      row,
+    ]),
+  );
+  const configs = new Map(
+    (await findBillingConfigs(ctx.db, ctx.merchant.id, [...new Set(cycles.map((row) => row.billing_config_id))])).map(
+      (row) => [row.id, row],
+    ),
+  );
+  const billings = await billingsOfPlans(
+    ctx.db,
+    ctx.merchant.id,
+    plans.map((plan) => plan.id),
+  );
   const cyclesOf = groupBy(cycles, (row) => row.plan_id);
   const itemsOf = groupBy(cycleItems, (row) => row.cycle_id);
   const billingsOf = groupBy(billings, (row) => row.plan_id);
@@ -63,4 +84,3 @@ export async function readPlanViews(ctx: Context, plans: PlanRow[]): Promise<Pla
   }
   return views;
 }
-

@@ -1,4 +1,4 @@
-import { inTransaction, type Context, type DueWork } from '../context/context.js';
+import { type Context, type DueWork, inTransaction } from '../context/context.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
@@ -35,44 +35,53 @@ const advancing = new Map<string, Promise<unknown>>();
  */
 export async function advanceClock(ctx: Context, seconds: number): Promise<ClockReading> {
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
-    throw new AppError(PLATFORM_ERRORS.validationFailed, `advance_seconds must be a whole number from 1 to ${MAX_ADVANCE_SECONDS}.`);
+    throw new AppError(
+      PLATFORM_ERRORS.validationFailed,
+      `advance_seconds must be a whole number from 1 to ${MAX_ADVANCE_SECONDS}.`,
+    );
   }
   const jobs = ctx.dueWork;
   if (!jobs) throw new AppError(PLATFORM_ERRORS.unavailable, 'The scheduler is not running.');
   const previous = advancing.get(ctx.merchant.id) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(async () => {
-    // The clock ends `seconds` ahead of where it stood, however long the jobs on the way take: the target is
-    // business time with the offset moved by exactly that much, so it goes on with the wall clock meanwhile.
-    const offsetBefore = (await findMerchant(ctx.db, ctx.merchant.id))!.clockOffsetMs;
-    const targetNow = () => ctx.wallClock.now().getTime() + offsetBefore + seconds * 1000;
-    // Each step runs what is due or reaches the target. Work may be due many times on the way (a webhook's 16
-    // attempts); the bound only guards against work that stays due at the same instant however often it runs.
-    let stuck = 0;
-    let lastStop: number | undefined;
-    try {
-      for (;;) {
-        const target = targetNow();
-        const next = await nextJobWhenFree(ctx, jobs);
-        const last = next === undefined || next > target;
-        const stop = last ? target : next;
-        // On the way, only the work due by the stop is realigned: realigning every waiting row at every stop made
-        // a move past n jobs cost n². The rest keeps a later wall time (claimed late, never early) until the last.
-        await moveTo(ctx, jobs, stop, last ? undefined : stop);
-        await jobs.runDue({ merchantId: ctx.merchant.id });
-        // A year of due work is many steps: other requests and merchants are served between them.
-        await yieldToEventLoop();
-        if (last) break;
-        stuck = stop === lastStop ? stuck + 1 : 0;
-        if (stuck === 1_000) throw new AppError(PLATFORM_ERRORS.unavailable, 'The clock could not get past a job that keeps falling due.');
-        lastStop = stop;
+  const run = previous
+    .catch(() => undefined)
+    .then(async () => {
+      // The clock ends `seconds` ahead of where it stood, however long the jobs on the way take: the target is
+      // business time with the offset moved by exactly that much, so it goes on with the wall clock meanwhile.
+      const offsetBefore = (await findMerchant(ctx.db, ctx.merchant.id))!.clockOffsetMs;
+      const targetNow = () => ctx.wallClock.now().getTime() + offsetBefore + seconds * 1000;
+      // Each step runs what is due or reaches the target. Work may be due many times on the way (a webhook's 16
+      // attempts); the bound only guards against work that stays due at the same instant however often it runs.
+      let stuck = 0;
+      let lastStop: number | undefined;
+      try {
+        for (;;) {
+          const target = targetNow();
+          const next = await nextJobWhenFree(ctx, jobs);
+          const last = next === undefined || next > target;
+          const stop = last ? target : next;
+          // On the way, only the work due by the stop is realigned: realigning every waiting row at every stop made
+          // a move past n jobs cost n². The rest keeps a later wall time (claimed late, never early) until the last.
+          await moveTo(ctx, jobs, stop, last ? undefined : stop);
+          await jobs.runDue({ merchantId: ctx.merchant.id });
+          // A year of due work is many steps: other requests and merchants are served between them.
+          await yieldToEventLoop();
+          if (last) break;
+          stuck = stop === lastStop ? stuck + 1 : 0;
+          if (stuck === 1_000)
+            throw new AppError(
+              PLATFORM_ERRORS.unavailable,
+              'The clock could not get past a job that keeps falling due.',
+            );
+          lastStop = stop;
+        }
+      } catch (error) {
+        // Stopped on the way: every row back in step with the clock as it now stands.
+        await moveTo(ctx, jobs, -Infinity, undefined).catch(() => undefined);
+        throw error;
       }
-    } catch (error) {
-      // Stopped on the way: every row back in step with the clock as it now stands.
-      await moveTo(ctx, jobs, -Infinity, undefined).catch(() => undefined);
-      throw error;
-    }
-    return readClock(ctx);
-  });
+      return readClock(ctx);
+    });
   advancing.set(ctx.merchant.id, run);
   try {
     return await run;
@@ -95,7 +104,10 @@ async function nextJobWhenFree(ctx: Context, jobs: DueWork): Promise<number | un
     if (next?.heldUntil === undefined) return next?.dueAt;
     await new Promise((resolve) => setTimeout(resolve, HELD_WORK_POLL_MS));
   }
-  throw new AppError(PLATFORM_ERRORS.unavailable, 'A job or webhook delivery of this merchant is still running; move the clock again shortly.');
+  throw new AppError(
+    PLATFORM_ERRORS.unavailable,
+    'A job or webhook delivery of this merchant is still running; move the clock again shortly.',
+  );
 }
 
 /**
@@ -104,14 +116,19 @@ async function nextJobWhenFree(ctx: Context, jobs: DueWork): Promise<number | un
  */
 async function moveTo(ctx: Context, jobs: DueWork, at: number, dueBy: number | undefined): Promise<void> {
   await inTransaction(ctx, async (tx) => {
-    const row = await forUpdate(tx.db, tx.db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', tx.merchant.id))
-      .executeTakeFirstOrThrow();
+    const row = await forUpdate(
+      tx.db,
+      tx.db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', tx.merchant.id),
+    ).executeTakeFirstOrThrow();
     const offset = Math.max(row.clock_offset_ms, at - tx.wallClock.now().getTime());
     // Realigned even when the clock does not move: work that fell due on its own, as wall time went by, may have
     // been left out at an earlier stop.
     if (offset !== row.clock_offset_ms) {
-      await tx.db.updateTable('merchants').set({ clock_offset_ms: offset, updated_at: tx.wallClock.now().getTime() })
-        .where('id', '=', tx.merchant.id).execute();
+      await tx.db
+        .updateTable('merchants')
+        .set({ clock_offset_ms: offset, updated_at: tx.wallClock.now().getTime() })
+        .where('id', '=', tx.merchant.id)
+        .execute();
     }
     await jobs.realign(tx.db, tx.merchant.id, offset, dueBy);
   });

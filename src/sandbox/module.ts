@@ -9,5 +9,11 @@ export const sandboxModule = defineModule({
   name: 'sandbox',
   sandboxOnly: true,
   routes: CLOCK_ROUTES,
-  tags: [{ name: 'sandbox', description: 'Sandbox mode only: the merchant\'s clock, pending transactions, users under review, the card network simulator and the bank of payouts.' }],
+  tags: [
+    {
+      name: 'sandbox',
+      description:
+        "Sandbox mode only: the merchant's clock, pending transactions, users under review, the card network simulator and the bank of payouts.",
+    },
+  ],
 });

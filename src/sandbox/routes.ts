@@ -8,7 +8,7 @@ const TAGS = ['sandbox'];
 
 const Clock = Type.Object({
   now: Type.String({ description: 'Business time now, UTC.' }),
-  business_date: Type.String({ description: 'The local date in the merchant\'s time zone.' }),
+  business_date: Type.String({ description: "The local date in the merchant's time zone." }),
   timezone: Type.String(),
   offset_seconds: Type.Integer({ description: 'How far business time is ahead of wall time.' }),
 });
@@ -29,7 +29,12 @@ export const CLOCK_ROUTES = [
     handler: ({ ctx }) => readClock(ctx),
     example: {
       request: {},
-      reply: { now: '2026-11-21T08:00:00.000Z', business_date: '2026-11-21', timezone: 'Asia/Hong_Kong', offset_seconds: 0 },
+      reply: {
+        now: '2026-11-21T08:00:00.000Z',
+        business_date: '2026-11-21',
+        timezone: 'Asia/Hong_Kong',
+        offset_seconds: 0,
+      },
       client: clientCall('sandbox.clock'),
     },
   }),
@@ -38,8 +43,9 @@ export const CLOCK_ROUTES = [
     url: `${BASE}/clock`,
     operationId: 'advanceSandboxClock',
     summary: "Move the merchant's business clock forward; returns when everything due on the way has run.",
-    description: 'Settlement, authorisation expiry and due-date voids (and later billing, payouts, webhook retries) ' +
-      'run in time order as the clock passes their times. Only this merchant\'s clock moves.',
+    description:
+      'Settlement, authorisation expiry and due-date voids (and later billing, payouts, webhook retries) ' +
+      "run in time order as the clock passes their times. Only this merchant's clock moves.",
     tags: TAGS,
     body: Type.Object({ advance_seconds: Type.Integer({ minimum: 1, maximum: MAX_ADVANCE_SECONDS }) }),
     data: Clock,
@@ -47,7 +53,12 @@ export const CLOCK_ROUTES = [
     handler: ({ ctx, body }) => advanceClock(ctx, body.advance_seconds),
     example: {
       request: { body: { advance_seconds: 86400 } },
-      reply: { now: '2026-11-22T08:00:00.000Z', business_date: '2026-11-22', timezone: 'Asia/Hong_Kong', offset_seconds: 86400 },
+      reply: {
+        now: '2026-11-22T08:00:00.000Z',
+        business_date: '2026-11-22',
+        timezone: 'Asia/Hong_Kong',
+        offset_seconds: 86400,
+      },
       client: clientCall('sandbox.advanceClock', 86400),
     },
   }),

@@ -17,4 +17,6 @@ export interface MerchantJobPayloads {}
 export type MerchantJobKind = keyof MerchantJobPayloads & string;
 
 /** What a job of this kind carries, as its schema declares it. */
-export type PayloadOf<K extends MerchantJobKind> = MerchantJobPayloads[K] extends TSchema ? Static<MerchantJobPayloads[K]> : never;
+export type PayloadOf<K extends MerchantJobKind> = MerchantJobPayloads[K] extends TSchema
+  ? Static<MerchantJobPayloads[K]>
+  : never;

@@ -40,7 +40,10 @@ export interface Claim {
   merchantId?: string;
   /** Jobs only: the kinds this process can run (an older process in a rolling upgrade leaves newer kinds alone). */
   kinds?: string[];
-  /** Not these merchants' rows (they hold their share of the lanes), nor the platform's own when `platform` is among them. */
+  /**
+   * Not these merchants' rows (they hold their share of the lanes), nor the platform's own when `platform` is among
+   * them.
+   */
   excluding?: ReadonlySet<string>;
 }
 
@@ -55,15 +58,21 @@ const stateOf = (state: string) => state as JobsTable['state'];
 export async function claimDue<Row extends Leased>(db: Db, queue: WorkQueue, claim: Claim): Promise<Row[]> {
   if (claim.kinds?.length === 0) return [];
   const table = tableOf(queue);
-  let due = db.selectFrom(table).select('id')
+  let due = db
+    .selectFrom(table)
+    .select('id')
     // Implied by what follows, but it lets a merchant's claim (the sandbox clock) use the (merchant_id, state) index
     // instead of reading every row the merchant ever had: a clock moved for years left thousands of done jobs.
     .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
-    .where((eb) => eb.or([
-      eb.and([eb('state', '=', stateOf(queue.waiting)), eb('due_wall_at', '<=', claim.now)]),
-      eb.and([eb('state', '=', stateOf(queue.working)), eb('lease_expires_at', '<', claim.now)]),
-    ]))
-    .orderBy('due_wall_at').orderBy('id').limit(claim.limit);
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', stateOf(queue.waiting)), eb('due_wall_at', '<=', claim.now)]),
+        eb.and([eb('state', '=', stateOf(queue.working)), eb('lease_expires_at', '<', claim.now)]),
+      ]),
+    )
+    .orderBy('due_wall_at')
+    .orderBy('id')
+    .limit(claim.limit);
   if (claim.kinds !== undefined) due = due.where('kind', 'in', claim.kinds);
   if (claim.merchantId !== undefined) due = due.where('merchant_id', '=', claim.merchantId);
   if (claim.excluding !== undefined && claim.excluding.size > 0) {
@@ -71,11 +80,13 @@ export async function claimDue<Row extends Leased>(db: Db, queue: WorkQueue, cla
     const platform = claim.excluding.has(PLATFORM_WORK);
     due = due.where((eb) => {
       const notThem = merchants.length > 0 ? eb('merchant_id', 'not in', merchants) : undefined;
-      if (platform) return notThem ? eb.and([eb('merchant_id', 'is not', null), notThem]) : eb('merchant_id', 'is not', null);
+      if (platform)
+        return notThem ? eb.and([eb('merchant_id', 'is not', null), notThem]) : eb('merchant_id', 'is not', null);
       return eb.or([eb('merchant_id', 'is', null), notThem!]);
     });
   }
-  const claimed = await db.updateTable(table)
+  const claimed = await db
+    .updateTable(table)
     .set((eb) => ({
       state: stateOf(queue.working),
       lease_owner: claim.owner,
@@ -92,8 +103,12 @@ export async function claimDue<Row extends Leased>(db: Db, queue: WorkQueue, cla
 
 /** Extends the lease of a row still being worked; false when the lease was lost to another claim. */
 export async function renewLease(db: Db, queue: WorkQueue, row: Leased, until: number): Promise<boolean> {
-  const result = await db.updateTable(tableOf(queue)).set({ lease_expires_at: until })
-    .where('id', '=', row.id).where('lease_token', '=', row.lease_token).executeTakeFirst();
+  const result = await db
+    .updateTable(tableOf(queue))
+    .set({ lease_expires_at: until })
+    .where('id', '=', row.id)
+    .where('lease_token', '=', row.lease_token)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
@@ -108,17 +123,28 @@ export async function settleLeased(
   state: string,
   change: Updateable<JobsTable> | Updateable<WebhookDeliveriesTable>,
 ): Promise<boolean> {
-  const result = await db.updateTable(tableOf(queue))
-    .set({ ...(change as Updateable<JobsTable>), state: stateOf(state), lease_owner: null, lease_token: null, lease_expires_at: null })
-    .where('id', '=', row.id).where('lease_token', '=', row.lease_token).executeTakeFirst();
+  const result = await db
+    .updateTable(tableOf(queue))
+    .set({
+      ...(change as Updateable<JobsTable>),
+      state: stateOf(state),
+      lease_owner: null,
+      lease_token: null,
+      lease_expires_at: null,
+    })
+    .where('id', '=', row.id)
+    .where('lease_token', '=', row.lease_token)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
 /** Frees every lease of the queue: only when the processes that held them are known to be gone (SQLite start). */
 export async function freeAllLeases(db: Db, queue: WorkQueue): Promise<number> {
-  const result = await db.updateTable(tableOf(queue))
+  const result = await db
+    .updateTable(tableOf(queue))
     .set({ state: stateOf(queue.waiting), lease_owner: null, lease_token: null, lease_expires_at: null })
-    .where('state', '=', stateOf(queue.working)).executeTakeFirst();
+    .where('state', '=', stateOf(queue.working))
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -128,8 +154,15 @@ export async function freeAllLeases(db: Db, queue: WorkQueue): Promise<number> {
  * by `dueBy` (business time). A row left out keeps a wall time later than its due time now means, so it is claimed
  * late, never early, until the whole set is realigned.
  */
-export async function realignDue(db: Db, queue: WorkQueue, merchantId: string, offsetMs: number, dueBy?: number): Promise<void> {
-  let update = db.updateTable(tableOf(queue))
+export async function realignDue(
+  db: Db,
+  queue: WorkQueue,
+  merchantId: string,
+  offsetMs: number,
+  dueBy?: number,
+): Promise<void> {
+  let update = db
+    .updateTable(tableOf(queue))
     .set({ due_wall_at: sql<number>`due_at - ${offsetMs}` })
     .where('merchant_id', '=', merchantId)
     .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
@@ -145,7 +178,8 @@ export async function realignDue(db: Db, queue: WorkQueue, merchantId: string, o
  */
 export async function realignAllDue(db: Db, queue: WorkQueue): Promise<void> {
   const inStep = sql<number>`due_at - (select clock_offset_ms from merchants where merchants.id = ${sql.ref(`${queue.table}.merchant_id`)})`;
-  await db.updateTable(tableOf(queue))
+  await db
+    .updateTable(tableOf(queue))
     .set({ due_wall_at: inStep })
     .where('merchant_id', 'is not', null)
     .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
@@ -163,9 +197,13 @@ export async function nextDueOf(
   kinds?: string[],
 ): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
   if (kinds?.length === 0) return undefined;
-  let query = db.selectFrom(tableOf(queue)).select(['due_at', 'state', 'lease_expires_at'])
-    .where('merchant_id', '=', merchantId).where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
-    .orderBy('due_at').limit(1);
+  let query = db
+    .selectFrom(tableOf(queue))
+    .select(['due_at', 'state', 'lease_expires_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
+    .orderBy('due_at')
+    .limit(1);
   if (kinds !== undefined) query = query.where('kind', 'in', kinds);
   const row = await query.executeTakeFirst();
   if (!row) return undefined;

@@ -1,14 +1,20 @@
-import { inTransaction, merchantContext, type Context, type DueWork, type PlatformContext } from '../context/context.js';
 import Type, { type TSchema } from 'typebox';
 import Value from 'typebox/value';
+import {
+  type Context,
+  type DueWork,
+  inTransaction,
+  merchantContext,
+  type PlatformContext,
+} from '../context/context.js';
 import { businessTimeOf } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { findMerchant } from '../platform/tenants.js';
-import { claimDue, JOB_QUEUE, nextDueOf, PLATFORM_WORK, realignDue, renewLease, settleLeased } from './lease.js';
 import type { MerchantJobKind, MerchantJobPayloads, PayloadOf } from './job-types.js';
+import { claimDue, JOB_QUEUE, nextDueOf, PLATFORM_WORK, realignDue, renewLease, settleLeased } from './lease.js';
 import { dropPendingJob, insertJob, type JobRow } from './store.js';
 
 export type PlatformJobHandler = (ctx: PlatformContext, payload: unknown, job: JobRow) => Promise<void>;
@@ -23,11 +29,14 @@ export type JobDefinition =
    * file fetched), run in slots of its own beside the lanes, so that it never keeps a lane from work that could run.
    */
   | {
-    kind: string; scope: 'merchant'; payload: TSchema;
-    run: (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
-    giveUp: (ctx: Context, payload: unknown) => Promise<void>;
-    alone?: boolean; waitsOnNetwork?: boolean;
-  }
+      kind: string;
+      scope: 'merchant';
+      payload: TSchema;
+      run: (ctx: Context, payload: unknown, job: JobRow) => Promise<void>;
+      giveUp: (ctx: Context, payload: unknown) => Promise<void>;
+      alone?: boolean;
+      waitsOnNetwork?: boolean;
+    }
   /** Work for the platform as a whole, due on the wall clock; `everyMs` makes it periodic (and never given up). */
   | { kind: string; scope: 'platform'; run: PlatformJobHandler; everyMs?: number };
 
@@ -49,18 +58,28 @@ export interface MerchantJobSpec<K extends MerchantJobKind> {
  * Declares a merchant job once: its kind, its payload's schema (the one its capability registered for the kind in
  * `MerchantJobPayloads`) and its handlers, which get the payload typed by that schema.
  */
-export function merchantJob<K extends MerchantJobKind>(kind: K, payload: MerchantJobPayloads[K] & TSchema, spec: MerchantJobSpec<K>): JobDefinition {
+export function merchantJob<K extends MerchantJobKind>(
+  kind: K,
+  payload: MerchantJobPayloads[K] & TSchema,
+  spec: MerchantJobSpec<K>,
+): JobDefinition {
   return {
-    kind, scope: 'merchant', payload,
+    kind,
+    scope: 'merchant',
+    payload,
     // The scheduler checks the payload against the schema before it calls either (a stored row is not typed).
     run: (ctx, value, job) => spec.run(ctx, value as PayloadOf<K>, job),
     giveUp: (ctx, value) => spec.giveUp(ctx, value as PayloadOf<K>),
-    ...(spec.alone && { alone: true }), ...(spec.waitsOnNetwork && { waitsOnNetwork: true }),
+    ...(spec.alone && { alone: true }),
+    ...(spec.waitsOnNetwork && { waitsOnNetwork: true }),
   };
 }
 
-export const platformJob = (kind: string, run: PlatformJobHandler, options: { everyMs?: number } = {}): JobDefinition =>
-  ({ kind, scope: 'platform', run, everyMs: options.everyMs });
+export const platformJob = (
+  kind: string,
+  run: PlatformJobHandler,
+  options: { everyMs?: number } = {},
+): JobDefinition => ({ kind, scope: 'platform', run, everyMs: options.everyMs });
 
 export interface SchedulerOptions {
   platform: PlatformContext;
@@ -80,7 +99,8 @@ export interface SchedulerOptions {
 
 type Pool = 'lanes' | 'network';
 const POOLS: readonly Pool[] = ['network', 'lanes'];
-const poolOf = (definition: JobDefinition): Pool => (definition.scope === 'merchant' && definition.waitsOnNetwork ? 'network' : 'lanes');
+const poolOf = (definition: JobDefinition): Pool =>
+  definition.scope === 'merchant' && definition.waitsOnNetwork ? 'network' : 'lanes';
 
 /**
  * Runs due work from the jobs table. A claim leases its jobs and fences them with a token: processes sharing one
@@ -126,9 +146,21 @@ export class Scheduler implements DueWork {
   registerMerchantJob(
     kind: string,
     run: (ctx: Context, payload: unknown, job: JobRow) => Promise<void>,
-    options: { giveUp?: (ctx: Context, payload: unknown) => Promise<void>; alone?: boolean; waitsOnNetwork?: boolean } = {},
+    options: {
+      giveUp?: (ctx: Context, payload: unknown) => Promise<void>;
+      alone?: boolean;
+      waitsOnNetwork?: boolean;
+    } = {},
   ): this {
-    return this.register({ kind, scope: 'merchant', payload: Type.Unknown(), run, giveUp: options.giveUp ?? (async () => {}), alone: options.alone, waitsOnNetwork: options.waitsOnNetwork });
+    return this.register({
+      kind,
+      scope: 'merchant',
+      payload: Type.Unknown(),
+      run,
+      giveUp: options.giveUp ?? (async () => {}),
+      alone: options.alone,
+      waitsOnNetwork: options.waitsOnNetwork,
+    });
   }
 
   async start(): Promise<void> {
@@ -141,9 +173,18 @@ export class Scheduler implements DueWork {
     const now = this.now();
     for (const [kind, definition] of this.jobs) {
       if (definition.scope === 'platform' && definition.everyMs !== undefined) {
-        await insertJob(this.options.platform.db, {
-          id: newId(), kind, merchantId: null, dueAt: now, payload: null, dedupeKey: `periodic:${kind}`,
-        }, now);
+        await insertJob(
+          this.options.platform.db,
+          {
+            id: newId(),
+            kind,
+            merchantId: null,
+            dueAt: now,
+            payload: null,
+            dedupeKey: `periodic:${kind}`,
+          },
+          now,
+        );
       }
     }
   }
@@ -190,12 +231,18 @@ export class Scheduler implements DueWork {
       const claim = { owner: this.owner, now: this.now(), leaseMs: this.leaseMs, merchantId };
       const kinds = [...this.jobs.values()];
       const claimed = [
-        ...await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
-          ...claim, token: newId(), limit: this.options.batchSize ?? 20, kinds: kinds.filter((job) => !(job.scope === 'merchant' && job.alone)).map((job) => job.kind),
-        }),
-        ...await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
-          ...claim, token: newId(), limit: 1, kinds: kinds.filter((job) => job.scope === 'merchant' && job.alone).map((job) => job.kind),
-        }),
+        ...(await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
+          ...claim,
+          token: newId(),
+          limit: this.options.batchSize ?? 20,
+          kinds: kinds.filter((job) => !(job.scope === 'merchant' && job.alone)).map((job) => job.kind),
+        })),
+        ...(await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
+          ...claim,
+          token: newId(),
+          limit: 1,
+          kinds: kinds.filter((job) => job.scope === 'merchant' && job.alone).map((job) => job.kind),
+        })),
       ];
       if (claimed.length === 0) return count;
       for (const job of claimed) {
@@ -229,10 +276,15 @@ export class Scheduler implements DueWork {
   private async fillPool(pool: Pool): Promise<void> {
     const definitions = [...this.jobs.values()].filter((definition) => poolOf(definition) === pool);
     const alone = (definition: JobDefinition) => definition.scope === 'merchant' && definition.alone === true;
-    const kinds = { together: definitions.filter((d) => !alone(d)).map((d) => d.kind), alone: definitions.filter(alone).map((d) => d.kind) };
+    const kinds = {
+      together: definitions.filter((d) => !alone(d)).map((d) => d.kind),
+      alone: definitions.filter(alone).map((d) => d.kind),
+    };
     while (!this.stopping && this.inUse(pool) < this.capacity(pool)) {
       // Short jobs first; a long one (a batch's chunk) only for a merchant not running one already.
-      const job = await this.claimFairly(pool, kinds.together) ?? await this.claimFairly(pool, kinds.alone, new Set(this.runningAlone.keys()));
+      const job =
+        (await this.claimFairly(pool, kinds.together)) ??
+        (await this.claimFairly(pool, kinds.alone, new Set(this.runningAlone.keys())));
       if (!job) return;
       this.startInPool(job, pool);
     }
@@ -242,15 +294,26 @@ export class Scheduler implements DueWork {
    * One due job of these kinds, fairly: first of a merchant with nothing running in this pool, else of one below its
    * share (half the lanes, a quarter of the network slots), never of one `barred`. Earliest due first among those.
    */
-  private async claimFairly(pool: Pool, kinds: string[], barred: ReadonlySet<string> = new Set()): Promise<JobRow | undefined> {
+  private async claimFairly(
+    pool: Pool,
+    kinds: string[],
+    barred: ReadonlySet<string> = new Set(),
+  ): Promise<JobRow | undefined> {
     if (kinds.length === 0) return undefined;
     const busy = this.busy[pool];
-    const share = pool === 'lanes' ? Math.ceil(this.capacity(pool) / 2) : Math.max(1, Math.floor(this.capacity(pool) / 4));
+    const share =
+      pool === 'lanes' ? Math.ceil(this.capacity(pool) / 2) : Math.max(1, Math.floor(this.capacity(pool) / 4));
     const running = new Set([...busy.keys(), ...barred]);
     const atShare = new Set([...[...busy].filter(([, count]) => count >= share).map(([key]) => key), ...barred]);
     for (const excluding of running.size === atShare.size ? [atShare] : [running, atShare]) {
       const [job] = await claimDue<JobRow>(this.options.platform.db, JOB_QUEUE, {
-        owner: this.owner, token: newId(), now: this.now(), leaseMs: this.leaseMs, limit: 1, kinds, excluding,
+        owner: this.owner,
+        token: newId(),
+        now: this.now(),
+        leaseMs: this.leaseMs,
+        limit: 1,
+        kinds,
+        excluding,
       });
       if (job) return job;
     }
@@ -277,7 +340,10 @@ export class Scheduler implements DueWork {
         }
         this.active.delete(running);
         this.finished += 1;
-        if (!this.stopping) void this.fill().catch((error: unknown) => this.options.platform.log.error({ err: error }, 'scheduler claim failed'));
+        if (!this.stopping)
+          void this.fill().catch((error: unknown) =>
+            this.options.platform.log.error({ err: error }, 'scheduler claim failed'),
+          );
       });
     this.active.add(running);
   }
@@ -290,7 +356,9 @@ export class Scheduler implements DueWork {
 
   private capacity(pool: Pool): number {
     const { config } = this.options.platform;
-    return pool === 'lanes' ? this.options.lanes ?? config.jobLanes : this.options.networkSlots ?? config.jobNetworkSlots;
+    return pool === 'lanes'
+      ? (this.options.lanes ?? config.jobLanes)
+      : (this.options.networkSlots ?? config.jobNetworkSlots);
   }
 
   private schedule(delayMs: number): void {
@@ -311,19 +379,23 @@ export class Scheduler implements DueWork {
     // "Now" on the job's own clock, and how that clock relates to the wall clock: a merchant's job is due,
     // and retried, in that merchant's business time.
     let offsetMs = 0;
-    const heartbeat = setInterval(() => {
-      renewLease(platform.db, JOB_QUEUE, job, this.now() + this.leaseMs).then(
-        (held) => held || platform.log.warn({ job_id: job.id, kind: job.kind }, 'job lease lost while running'),
-        (error: unknown) => platform.log.warn({ err: error, job_id: job.id }, 'job lease renewal failed'),
-      );
-    }, Math.max(50, this.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        renewLease(platform.db, JOB_QUEUE, job, this.now() + this.leaseMs).then(
+          (held) => held || platform.log.warn({ job_id: job.id, kind: job.kind }, 'job lease lost while running'),
+          (error: unknown) => platform.log.warn({ err: error, job_id: job.id }, 'job lease renewal failed'),
+        );
+      },
+      Math.max(50, this.leaseMs / 3),
+    );
     heartbeat.unref();
     let merchantCtx: Context | undefined;
     try {
       if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
       const payload = JSON.parse(job.payload) as unknown;
       if (definition.scope === 'merchant') {
-        if (!Value.Check(definition.payload, payload)) throw new Error(`the payload does not fit the job kind ${job.kind}: ${job.payload.slice(0, 200)}`);
+        if (!Value.Check(definition.payload, payload))
+          throw new Error(`the payload does not fit the job kind ${job.kind}: ${job.payload.slice(0, 200)}`);
         merchantCtx = await this.merchantContextFor(job);
         offsetMs = merchantCtx.merchant.clockOffsetMs;
         await definition.run(merchantCtx, payload, job);
@@ -332,7 +404,13 @@ export class Scheduler implements DueWork {
       }
       if (definition.scope === 'platform' && definition.everyMs !== undefined) {
         const dueAt = this.now() + definition.everyMs;
-        await settleLeased(platform.db, JOB_QUEUE, job, 'pending', { due_at: dueAt, due_wall_at: dueAt, last_error: null, attempts: 0, updated_at: this.now() });
+        await settleLeased(platform.db, JOB_QUEUE, job, 'pending', {
+          due_at: dueAt,
+          due_wall_at: dueAt,
+          last_error: null,
+          attempts: 0,
+          updated_at: this.now(),
+        });
       } else {
         await finishJob(platform.db, job, this.now());
       }
@@ -349,7 +427,11 @@ export class Scheduler implements DueWork {
           const retryInMs = periodic ? definition.everyMs! : Math.min(2 ** job.attempts * 5_000, 3_600_000);
           const dueWallAt = this.now() + retryInMs;
           await settleLeased(platform.db, JOB_QUEUE, job, 'pending', {
-            due_at: businessTimeOf(dueWallAt, offsetMs), due_wall_at: dueWallAt, last_error: message, ...(periodic && { attempts: 0 }), updated_at: this.now(),
+            due_at: businessTimeOf(dueWallAt, offsetMs),
+            due_wall_at: dueWallAt,
+            last_error: message,
+            ...(periodic && { attempts: 0 }),
+            updated_at: this.now(),
           });
         }
       } catch (settling) {
@@ -367,27 +449,38 @@ export class Scheduler implements DueWork {
   }
 
   /**
-   * Marks the job dead and runs its kind's give-up ({@link MerchantJobSpec.giveUp}) in one transaction, so that its object reaches its
+   * Marks the job dead and runs its kind's give-up ({@link MerchantJobSpec.giveUp}) in one transaction, so that its
+   * object reaches its
    * end exactly when the job does. Its dedupe key is set free: the same work can be scheduled again (a binding that
    * waits for its payer again needs a new expiry). When the handler fails too, the job is marked dead on its own.
    */
-  private async giveUp(job: JobRow, definition: JobDefinition | undefined, known: Context | undefined, message: string): Promise<void> {
+  private async giveUp(
+    job: JobRow,
+    definition: JobDefinition | undefined,
+    known: Context | undefined,
+    message: string,
+  ): Promise<void> {
     const { platform } = this.options;
     const dead = {
-      last_error: message, updated_at: this.now(),
+      last_error: message,
+      updated_at: this.now(),
       dedupe_key: job.dedupe_key === null ? null : `${job.dedupe_key}#dead:${job.id}`,
     };
     try {
-      const ctx = definition?.scope === 'merchant' ? known ?? await this.merchantContextFor(job) : undefined;
+      const ctx = definition?.scope === 'merchant' ? (known ?? (await this.merchantContextFor(job))) : undefined;
       const payload = JSON.parse(job.payload) as unknown;
-      // A payload that does not fit its kind gives the give-up nothing it could trust: the job is dead, and the log says so.
+      // A payload that does not fit its kind gives the give-up nothing it could trust: the job is dead, and the log
+      // says so.
       const fits = definition?.scope === 'merchant' && Value.Check(definition.payload, payload);
       await inTransaction<PlatformContext, void>(ctx ?? platform, async (tx) => {
         if (!(await settleLeased(tx.db, JOB_QUEUE, job, 'dead', dead))) return;
         if (definition?.scope === 'merchant' && fits) await definition.giveUp(tx as Context, payload);
       });
     } catch (failure) {
-      platform.log.error({ err: failure, job_id: job.id, kind: job.kind }, 'giving up on a job failed too: its object is left as it was');
+      platform.log.error(
+        { err: failure, job_id: job.id, kind: job.kind },
+        'giving up on a job failed too: its object is left as it was',
+      );
       await settleLeased(platform.db, JOB_QUEUE, job, 'dead', dead);
     }
   }
@@ -438,7 +531,8 @@ export async function enqueueJob(
   job: { kind: string; merchantId: string | null; dueAt: number; payload?: unknown; dedupeKey?: string },
 ): Promise<boolean> {
   const key = job.dedupeKey;
-  const written = key === undefined || !ctx.db.isTransaction ? undefined : keysWritten.get(ctx.db) ?? new Set<string>();
+  const written =
+    key === undefined || !ctx.db.isTransaction ? undefined : (keysWritten.get(ctx.db) ?? new Set<string>());
   if (key !== undefined && written?.has(key)) return false;
   const inserted = await insertJob(ctx.db, { id: newId(), payload: null, ...job }, ctx.wallClock.now().getTime());
   if (key !== undefined && written) keysWritten.set(ctx.db, written.add(key));

@@ -56,8 +56,12 @@ export async function insertJob(db: Db, job: NewJob, now: number): Promise<boole
  * dedupe key names it). False when there was none, or a claim holds it (it then runs, and must find nothing to do).
  */
 export async function dropPendingJob(db: Db, merchantId: string, dedupeKey: string, now: number): Promise<boolean> {
-  const result = await db.updateTable('jobs').set({ state: 'done', updated_at: now })
-    .where('merchant_id', '=', merchantId).where('dedupe_key', '=', dedupeKey).where('state', '=', 'pending')
+  const result = await db
+    .updateTable('jobs')
+    .set({ state: 'done', updated_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('dedupe_key', '=', dedupeKey)
+    .where('state', '=', 'pending')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

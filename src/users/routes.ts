@@ -18,7 +18,8 @@ export const USER_ROUTES = [
     url: BASE,
     operationId: 'createUser',
     summary: 'Register an identity-verified user (operation 2); its identity check starts at once (docs/issuing.md).',
-    description: 'Unique per merchant by reference_id (300013), by calling_code and phone_number (30014), and by document ' +
+    description:
+      'Unique per merchant by reference_id (300013), by calling_code and phone_number (30014), and by document ' +
       'type, number and issuing country (300008). The reply carries the user_id only; read the user for its verification_status.',
     tags: TAGS,
     body: CreateUserBody,
@@ -54,7 +55,8 @@ export const USER_ROUTES = [
     url: `${BASE}/:reference_id`,
     operationId: 'updateUser',
     summary: 'Edit a user: the fields sent replace the stored ones, under the rules of creation.',
-    description: 'A change of name, date of birth or document sends the user to the identity check again (pending until it answers).',
+    description:
+      'A change of name, date of birth or document sends the user to the identity check again (pending until it answers).',
     tags: TAGS,
     params: UserParams,
     body: UpdateUserBody,
@@ -63,7 +65,10 @@ export const USER_ROUTES = [
     handler: ({ ctx, params, body }) => editUser(ctx, params.reference_id, body.user),
     present: reply,
     example: {
-      request: { params: { reference_id: EXAMPLE_NEW_USER.reference_id }, body: { user: { phone_number: '61234568' } } },
+      request: {
+        params: { reference_id: EXAMPLE_NEW_USER.reference_id },
+        body: { user: { phone_number: '61234568' } },
+      },
       reply: { user: { ...EXAMPLE_USER, phone_number: '61234568' } },
       client: clientCall('users.update', EXAMPLE_NEW_USER.reference_id, { phone_number: '61234568' }),
     },

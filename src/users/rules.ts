@@ -22,10 +22,13 @@ export function readCountry(text: string, field: string): string {
 }
 
 export function checkNamed(firstName: string | null, lastName: string | null, field: string): void {
-  if (!firstName?.trim() && !lastName?.trim()) throw new AppError(PLATFORM_ERRORS.validationFailed, `${field}.first_name or ${field}.last_name is required: give at least one.`);
+  if (!firstName?.trim() && !lastName?.trim())
+    throw new AppError(
+      PLATFORM_ERRORS.validationFailed,
+      `${field}.first_name or ${field}.last_name is required: give at least one.`,
+    );
 }
 
 export function checkNotBlank(text: string, field: string): void {
   if (!text.trim()) throw invalid(field, 'must not be blank');
 }
-

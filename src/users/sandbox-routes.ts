@@ -17,7 +17,8 @@ export const USER_SANDBOX_ROUTES = [
     method: 'POST',
     url: `${BASE}/users/:user_id/approve`,
     operationId: 'approveSandboxUser',
-    summary: "Approve a user whose identity check is pending (a last name of Review), as the provider finishing its review would.",
+    summary:
+      'Approve a user whose identity check is pending (a last name of Review), as the provider finishing its review would.',
     tags: TAGS,
     params: SandboxUserParams,
     data: UserData,
@@ -40,11 +41,14 @@ export const USER_SANDBOX_ROUTES = [
     body: RejectUserBody,
     data: UserData,
     errors: [USER_ERRORS.userNotFound, USER_ERRORS.userNotPending],
-    handler: ({ ctx, params, body }) => settlePendingUser(ctx, params.user_id, { status: 'rejected', reason: body.reason ?? SANDBOX_REJECTION }),
+    handler: ({ ctx, params, body }) =>
+      settlePendingUser(ctx, params.user_id, { status: 'rejected', reason: body.reason ?? SANDBOX_REJECTION }),
     present: (row: UserRow) => ({ user: presentUser(row) }),
     example: {
       request: { params: { user_id: EXAMPLE_USER_ID }, body: { reason: 'The document has expired.' } },
-      reply: { user: { ...EXAMPLE_USER, verification_status: 'rejected', rejection_reason: 'The document has expired.' } },
+      reply: {
+        user: { ...EXAMPLE_USER, verification_status: 'rejected', rejection_reason: 'The document has expired.' },
+      },
       client: clientCall('sandbox.rejectUser', EXAMPLE_USER_ID, 'The document has expired.'),
     },
   }),

@@ -5,14 +5,28 @@ export const DOCUMENT_TYPES = ['PASSPORT', 'DRIVER_LICENSE', 'ID_CARD'] as const
 export const VERIFICATION_STATUSES = ['pending', 'approved', 'rejected'] as const;
 
 const fields = {
-  reference_id: Type.String({ minLength: 1, maxLength: 100, description: "The merchant's own id for the user; unique per merchant." }),
+  reference_id: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: "The merchant's own id for the user; unique per merchant.",
+  }),
   calling_code: Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 3 digits, such as 852' }),
-  phone_number: Type.String({ pattern: '^[0-9]{1,11}$', description: '1 to 11 digits; with the calling code, unique per merchant' }),
+  phone_number: Type.String({
+    pattern: '^[0-9]{1,11}$',
+    description: '1 to 11 digits; with the calling code, unique per merchant',
+  }),
   document_type: StringEnum(DOCUMENT_TYPES),
   document_number: Type.String({ minLength: 1, maxLength: 64 }),
-  first_name: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'At least one of first_name and last_name.' }))),
-  last_name: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'At least one of first_name and last_name.' }))),
-  date_of_birth: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'YYYY-MM-DD, a real date in the past' }),
+  first_name: Type.Optional(
+    Nullable(Type.String({ maxLength: 100, description: 'At least one of first_name and last_name.' })),
+  ),
+  last_name: Type.Optional(
+    Nullable(Type.String({ maxLength: 100, description: 'At least one of first_name and last_name.' })),
+  ),
+  date_of_birth: Type.String({
+    pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+    description: 'YYYY-MM-DD, a real date in the past',
+  }),
   issuing_country: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 3166 alpha-3, such as HKG' }),
 };
 
@@ -27,7 +41,9 @@ export const UserParams = Type.Object({
 
 export const SandboxUserParams = Type.Object({ user_id: Type.String({ maxLength: 64 }) });
 export const RejectUserBody = Type.Object({
-  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Why the identity check failed; a default when absent.' })),
+  reason: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'Why the identity check failed; a default when absent.' }),
+  ),
 });
 
 export const CreatedUserData = Type.Object({ user_id: Type.String() });

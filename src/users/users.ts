@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { isUniqueViolation } from '../platform/database/database.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
@@ -9,7 +9,15 @@ import { USER_ERRORS } from './errors.js';
 import { emitUserEvent } from './events.js';
 import { checkDateOfBirth, checkNamed, checkNotBlank, readCountry } from './rules.js';
 import type { CreateUserBody, UpdateUserBody } from './schemas.js';
-import { findUser, findUserById, insertUserIfUnique, updateUser, usersHolding, type UserPatch, type UserRow } from './store.js';
+import {
+  findUser,
+  findUserById,
+  insertUserIfUnique,
+  type UserPatch,
+  type UserRow,
+  updateUser,
+  usersHolding,
+} from './store.js';
 import { runVerification } from './verification.js';
 
 export type { UserRow };
@@ -17,7 +25,14 @@ export type UserInput = Static<typeof CreateUserBody>['user'];
 export type UserChange = Static<typeof UpdateUserBody>['user'];
 
 /** What the identity check looks at: a change of any of these sends the user to it again. */
-const IDENTITY_FIELDS = ['first_name', 'last_name', 'date_of_birth', 'document_type', 'document_number', 'issuing_country'] as const;
+const IDENTITY_FIELDS = [
+  'first_name',
+  'last_name',
+  'date_of_birth',
+  'document_type',
+  'document_number',
+  'issuing_country',
+] as const;
 
 /**
  * Registers a user (operation 2) and sends its identity to the identity rail. Unique per merchant three ways, each
@@ -64,14 +79,20 @@ export async function editUser(ctx: Context, name: string, change: UserChange): 
 async function editOnce(ctx: Context, name: string, change: UserChange): Promise<UserRow> {
   const { user, reverify } = await inTransaction(ctx, async (tx) => {
     const existing = await lookUp(tx, name, true);
-    const merged = { ...pick(existing), ...Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)) } as UserInput;
+    const merged = {
+      ...pick(existing),
+      ...Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)),
+    } as UserInput;
     const values = readUser(tx, merged, 'user');
     const patch: UserPatch = { ...values, updated_at: tx.clock.now().getTime() };
     const reverify = IDENTITY_FIELDS.some((field) => values[field] !== existing[field]);
     if (reverify) {
       identityOf(tx.rails);
       Object.assign(patch, {
-        verification_status: 'pending', rejection_reason: null, verification_reference: newId(), verification_started_at: tx.wallClock.now().getTime(),
+        verification_status: 'pending',
+        rejection_reason: null,
+        verification_reference: newId(),
+        verification_started_at: tx.wallClock.now().getTime(),
       });
     }
     const taken = await usersHolding(tx.db, tx.merchant.id, values, existing.id);
@@ -97,7 +118,9 @@ export async function findUserByUserId(ctx: Context, userId: string): Promise<Us
 /** A user by reference_id, or by user id; another merchant's is not found. */
 async function lookUp(ctx: Context, name: string, lock: boolean): Promise<UserRow> {
   // No reference holds U+0000 (bodies holding it are refused), and PostgreSQL text cannot be compared with it.
-  const user = name.includes('\u0000') ? undefined : await findUser(ctx.db, ctx.merchant.id, { reference: name, ...(isUuid(name) && { id: name }) }, lock);
+  const user = name.includes('\u0000')
+    ? undefined
+    : await findUser(ctx.db, ctx.merchant.id, { reference: name, ...(isUuid(name) && { id: name }) }, lock);
   if (!user) throw new AppError(USER_ERRORS.userNotFound);
   return user;
 }
@@ -108,7 +131,11 @@ function readUser(ctx: Context, input: UserInput, field: string) {
   const firstName = input.first_name?.trim() || null;
   const lastName = input.last_name?.trim() || null;
   checkNamed(firstName, lastName, field);
-  checkDateOfBirth(input.date_of_birth, localDate(ctx.clock.now().getTime(), ctx.merchant.timezone), `${field}.date_of_birth`);
+  checkDateOfBirth(
+    input.date_of_birth,
+    localDate(ctx.clock.now().getTime(), ctx.merchant.timezone),
+    `${field}.date_of_birth`,
+  );
   return {
     reference_id: input.reference_id,
     calling_code: input.calling_code,
@@ -124,9 +151,15 @@ function readUser(ctx: Context, input: UserInput, field: string) {
 
 function pick(row: UserRow): UserInput {
   return {
-    reference_id: row.reference_id, calling_code: row.calling_code, phone_number: row.phone_number,
-    document_type: row.document_type as UserInput['document_type'], document_number: row.document_number,
-    first_name: row.first_name, last_name: row.last_name, date_of_birth: row.date_of_birth, issuing_country: row.issuing_country,
+    reference_id: row.reference_id,
+    calling_code: row.calling_code,
+    phone_number: row.phone_number,
+    document_type: row.document_type as UserInput['document_type'],
+    document_number: row.document_number,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    date_of_birth: row.date_of_birth,
+    issuing_country: row.issuing_country,
   };
 }
 

@@ -1,11 +1,11 @@
-import { inTransaction, type Context } from '../context/context.js';
+import { type Context, inTransaction } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
-import { identityOf, type IdentityAnswer } from '../rails/identity.js';
+import { type IdentityAnswer, identityOf } from '../rails/identity.js';
 import type { RailOperationKind } from '../rails/operation.js';
 import { USER_ERRORS } from './errors.js';
 import { emitUserEvent } from './events.js';
-import { findUserById, interruptedVerifications, updateUser, type UserRow } from './store.js';
+import { findUserById, interruptedVerifications, type UserRow, updateUser } from './store.js';
 
 /**
  * Sends a user's identity to the identity rail (its record, pending with the verification's reference, committed
@@ -29,7 +29,10 @@ export async function runVerification(ctx: Context, user: UserRow): Promise<User
       issuingCountry: user.issuing_country,
     });
   } catch (error) {
-    ctx.log.error({ err: error, rail_reference: user.verification_reference }, 'identity check failed; left for recovery');
+    ctx.log.error(
+      { err: error, rail_reference: user.verification_reference },
+      'identity check failed; left for recovery',
+    );
     return inTransaction(ctx, async () => user, { completesRequest: true });
   }
   return recordAnswer(ctx, user.id, user.verification_reference, answer);
@@ -37,29 +40,46 @@ export async function runVerification(ctx: Context, user: UserRow): Promise<User
 
 /** Records the rail's answer, unless the user has been sent again since (a newer verification's answer counts). */
 async function recordAnswer(ctx: Context, userId: string, reference: string, answer: IdentityAnswer): Promise<UserRow> {
-  return inTransaction(ctx, async (tx) => {
-    const user = (await findUserById(tx.db, tx.merchant.id, userId, true))!;
-    if (user.verification_reference !== reference || user.verification_started_at === null) return user;
-    const now = tx.clock.now().getTime();
-    if (answer.status === 'pending') return updateUser(tx.db, tx.merchant.id, user.id, { verification_started_at: null, updated_at: now });
-    return decide(tx, user, answer);
-  }, { completesRequest: true });
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      const user = (await findUserById(tx.db, tx.merchant.id, userId, true))!;
+      if (user.verification_reference !== reference || user.verification_started_at === null) return user;
+      const now = tx.clock.now().getTime();
+      if (answer.status === 'pending')
+        return updateUser(tx.db, tx.merchant.id, user.id, { verification_started_at: null, updated_at: now });
+      return decide(tx, user, answer);
+    },
+    { completesRequest: true },
+  );
 }
 
 /**
  * The sandbox's stand-in for a provider that finishes a review later: settles a pending user. Refused for a user
  * whose verification is not pending.
  */
-export async function settlePendingUser(ctx: Context, userId: string, answer: Exclude<IdentityAnswer, { status: 'pending' }>): Promise<UserRow> {
-  return inTransaction(ctx, async (tx) => {
-    const user = isUuid(userId) ? await findUserById(tx.db, tx.merchant.id, userId, true) : undefined;
-    if (!user) throw new AppError(USER_ERRORS.userNotFound);
-    if (user.verification_status !== 'pending') throw new AppError(USER_ERRORS.userNotPending);
-    return decide(tx, user, answer);
-  }, { completesRequest: true });
+export async function settlePendingUser(
+  ctx: Context,
+  userId: string,
+  answer: Exclude<IdentityAnswer, { status: 'pending' }>,
+): Promise<UserRow> {
+  return inTransaction(
+    ctx,
+    async (tx) => {
+      const user = isUuid(userId) ? await findUserById(tx.db, tx.merchant.id, userId, true) : undefined;
+      if (!user) throw new AppError(USER_ERRORS.userNotFound);
+      if (user.verification_status !== 'pending') throw new AppError(USER_ERRORS.userNotPending);
+      return decide(tx, user, answer);
+    },
+    { completesRequest: true },
+  );
 }
 
-async function decide(ctx: Context, user: UserRow, answer: Exclude<IdentityAnswer, { status: 'pending' }>): Promise<UserRow> {
+async function decide(
+  ctx: Context,
+  user: UserRow,
+  answer: Exclude<IdentityAnswer, { status: 'pending' }>,
+): Promise<UserRow> {
   const decided = await updateUser(ctx.db, ctx.merchant.id, user.id, {
     verification_status: answer.status,
     rejection_reason: answer.status === 'rejected' ? answer.reason : null,
@@ -77,6 +97,7 @@ export const VERIFICATION_OPERATION: RailOperationKind<Context> = {
   async recover(ctx, userId) {
     const user = await findUserById(ctx.db, ctx.merchant.id, userId);
     if (user?.verification_started_at == null) return;
-    if ((await runVerification(ctx, user)).verification_started_at !== null) throw new Error('the identity provider did not answer');
+    if ((await runVerification(ctx, user)).verification_started_at !== null)
+      throw new Error('the identity provider did not answer');
   },
 };

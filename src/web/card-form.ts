@@ -1,7 +1,7 @@
 import { readCard } from '../cards/card.js';
 import type { Context } from '../context/context.js';
 import { localTime } from '../platform/time-zone.js';
-import { html, type Html } from './html.js';
+import { type Html, html } from './html.js';
 
 /** What the payment page's card form posts. Only the name is ever shown again: never the number or code. */
 export interface PageCardForm {
@@ -28,15 +28,25 @@ const PROBLEMS: Record<string, string> = {
 };
 
 /** The form, checked as the API checks a card, with the problem told in the payer's words. */
-export function readPageCard(ctx: Context, form: Record<string, string>): { input: PageCard } | { problem: string; form: Partial<PageCardForm> } {
+export function readPageCard(
+  ctx: Context,
+  form: Record<string, string>,
+): { input: PageCard } | { problem: string; form: Partial<PageCardForm> } {
   const holder = (form.holder_name ?? '').trim().slice(0, 255);
   const kept = { holder_name: holder };
   const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(form.expiry ?? '');
   if (!expiry) return { problem: PROBLEMS.exp_month!, form: kept };
-  const raw = { number: (form.number ?? '').slice(0, 32), exp_month: expiry[1]!, exp_year: expiry[2]!, cvv: (form.cvv ?? '').trim(), holder_name: holder };
+  const raw = {
+    number: (form.number ?? '').slice(0, 32),
+    exp_month: expiry[1]!,
+    exp_year: expiry[2]!,
+    cvv: (form.cvv ?? '').trim(),
+    holder_name: holder,
+  };
   const now = localTime(ctx.clock.now().getTime(), ctx.merchant.timezone);
   const card = readCard(raw, { year: now.year, month: now.month }, 'card');
-  if ('field' in card) return { problem: PROBLEMS[card.field.replace('card.', '')] ?? 'Check the card details.', form: kept };
+  if ('field' in card)
+    return { problem: PROBLEMS[card.field.replace('card.', '')] ?? 'Check the card details.', form: kept };
   return {
     input: {
       number: card.number,

@@ -1,4 +1,4 @@
-import { html, type Html } from './html.js';
+import { type Html, html } from './html.js';
 import { ICON_PATH } from './icon.js';
 import { documentHead } from './layout.js';
 
@@ -114,19 +114,23 @@ export function renderDocsPage(document: OpenApiDocument, options: DocsPageOptio
 <li><a href="#start">Getting started</a></li>
 <li><a href="#signing">Signing requests</a></li>
 <li><a href="#replies">Replies and errors</a></li>
-${tags.map((tag) => html`<li><a href="#${tagId(tag.name)}">${capitalise(tag.name)}</a>
-<ul>${tag.entries.map((entry) => html`<li><a href="#${opId(entry)}">${methodBadge(entry.method)} ${shortName(entry)}</a></li>`)}</ul></li>`)}
+${tags.map(
+  (tag) => html`<li><a href="#${tagId(tag.name)}">${capitalise(tag.name)}</a>
+<ul>${tag.entries.map((entry) => html`<li><a href="#${opId(entry)}">${methodBadge(entry.method)} ${shortName(entry)}</a></li>`)}</ul></li>`,
+)}
 </ul>
 </nav>
 <main>
 ${intro(base, options)}
 ${signing()}
 ${replies(options)}
-${tags.map((tag) => html`<section class="tag" id="${tagId(tag.name)}">
+${tags.map(
+  (tag) => html`<section class="tag" id="${tagId(tag.name)}">
 <h2>${capitalise(tag.name)}</h2>
 ${tag.description && html`<p>${tag.description}</p>`}
 ${tag.entries.map((entry) => operationSection(entry, resolve))}
-</section>`)}
+</section>`,
+)}
 </main>
 </div>
 <footer class="footer">paygate ${document.info.version}: the OpenAPI document of this server is at <a href="/openapi.json">/openapi.json</a>.</footer>
@@ -159,8 +163,11 @@ const paygate = new PaygateClient({
 <p>The merchant payments interface of this server, at <code>${base}</code>. Every operation below shows a request
 that works, the same call made with <code>@paygate/client</code> (TypeScript), with the official PHP SDK where it
 has that call, and with <code>npx paygate call</code> from a shell, and the reply it gets.</p>
-${options.sandbox && html`<p class="notice">This server runs in <strong>sandbox</strong> mode: no real money moves, the sandbox's
-magic card numbers decide what the acquirer answers, and the <a href="#${tagId('sandbox')}">sandbox operations</a> move the clock and finish pending payments.</p>`}
+${
+  options.sandbox &&
+  html`<p class="notice">This server runs in <strong>sandbox</strong> mode: no real money moves, the sandbox's
+magic card numbers decide what the acquirer answers, and the <a href="#${tagId('sandbox')}">sandbox operations</a> move the clock and finish pending payments.</p>`
+}
 <h3>Set up a client once</h3>
 <div class="samples">
 ${sample('@paygate/client', 'ts', client)}
@@ -212,8 +219,11 @@ the error each one answers. Webhooks that paygate sends are signed the same way,
 }
 
 function replies(options: DocsPageOptions): Html {
-  const success = JSON.stringify({ code: options.successEnvelope.code, message: options.successEnvelope.message, data: {} }, null, 2)
-    .replace('{}', '{ … }');
+  const success = JSON.stringify(
+    { code: options.successEnvelope.code, message: options.successEnvelope.message, data: {} },
+    null,
+    2,
+  ).replace('{}', '{ … }');
   return html`<section id="replies">
 <h2>Replies and errors</h2>
 <p>Every reply is an envelope. Success is HTTP 200 with <code>code</code> <strong data-testid="success-code">${options.successEnvelope.code}</strong>; what the operation returns is in <code>data</code>:</p>
@@ -249,16 +259,25 @@ function operationSection(entry: Entry, resolve: (schema: Schema) => Schema): Ht
 ${operation.description && html`<p>${operation.description}</p>`}
 ${entry.aliases.map((alias) => html`<p class="alias">Also answered at ${methodBadge(alias.method)} <code>${alias.path}</code> (clients in the wild use both).</p>`)}
 ${!signed && html`<p class="muted">Not signed: for operators and load balancers.</p>`}
-${parameters.length > 0 && html`<h4>Parameters</h4>
+${
+  parameters.length > 0 &&
+  html`<h4>Parameters</h4>
 <table class="plain params">
 <thead><tr><th>Name</th><th>In</th><th>Type</th><th>Description</th></tr></thead>
 <tbody>${parameters.map((p) => html`<tr><td><code>${p.name}</code>${p.required && html` <span class="req">required</span>`}</td><td>${p.in}</td><td>${typeText(resolve(p.schema ?? {}), resolve)}${rules(p.schema ?? {})}</td><td>${p.description ?? p.schema?.description ?? ''}</td></tr>`)}</tbody>
-</table>`}
+</table>`
+}
 ${body?.schema && html`<h4>Request body</h4>${fields(resolve(body.schema), resolve)}`}
-${samples.length > 0 && html`<h4>Example</h4>
-<div class="samples">${samples.map((s) => sample(s.label, langClass(s.lang), s.source, s.note))}</div>`}
-${okMedia?.example !== undefined && html`<h4>Success reply <span class="muted">HTTP 200</span></h4>
-<pre class="code reply" data-testid="success-example"><code>${JSON.stringify(okMedia.example, null, 2)}</code></pre>`}
+${
+  samples.length > 0 &&
+  html`<h4>Example</h4>
+<div class="samples">${samples.map((s) => sample(s.label, langClass(s.lang), s.source, s.note))}</div>`
+}
+${
+  okMedia?.example !== undefined &&
+  html`<h4>Success reply <span class="muted">HTTP 200</span></h4>
+<pre class="code reply" data-testid="success-example"><code>${JSON.stringify(okMedia.example, null, 2)}</code></pre>`
+}
 ${data && html`<details><summary>Fields of <code>data</code></summary>${fields(resolve(data), resolve)}</details>`}
 ${errorList(operation)}
 </article>`;
@@ -320,21 +339,26 @@ function typeText(schema: Schema, resolve: (schema: Schema) => Schema): string {
   const branches = schema.anyOf ?? schema.oneOf;
   if (branches) return [...new Set(branches.map((branch) => typeText(resolve(branch), resolve)))].join(' or ');
   const types = schema.type === undefined ? ['any'] : Array.isArray(schema.type) ? schema.type : [schema.type];
-  return types.map((type) => {
-    if (type === 'array') return `array of ${schema.items ? typeText(resolve(schema.items), resolve) : 'any'}`;
-    if (type === 'object' && !schema.properties && typeof schema.additionalProperties === 'object') return 'object (any keys)';
-    return type;
-  }).join(' or ');
+  return types
+    .map((type) => {
+      if (type === 'array') return `array of ${schema.items ? typeText(resolve(schema.items), resolve) : 'any'}`;
+      if (type === 'object' && !schema.properties && typeof schema.additionalProperties === 'object')
+        return 'object (any keys)';
+      return type;
+    })
+    .join(' or ');
 }
 
 function rules(schema: Schema): Html {
   const parts: string[] = [];
   const values = schema.enum?.filter((value) => value !== null);
   if (values && values.length > 0) parts.push(`one of ${values.map((value) => JSON.stringify(value)).join(', ')}`);
-  if (schema.minLength !== undefined && schema.maxLength !== undefined) parts.push(`${schema.minLength} to ${schema.maxLength} characters`);
+  if (schema.minLength !== undefined && schema.maxLength !== undefined)
+    parts.push(`${schema.minLength} to ${schema.maxLength} characters`);
   else if (schema.maxLength !== undefined) parts.push(`at most ${schema.maxLength} characters`);
   else if (schema.minLength !== undefined) parts.push(`at least ${schema.minLength} characters`);
-  if (schema.minimum !== undefined && schema.maximum !== undefined) parts.push(`${schema.minimum} to ${schema.maximum}`);
+  if (schema.minimum !== undefined && schema.maximum !== undefined)
+    parts.push(`${schema.minimum} to ${schema.maximum}`);
   else if (schema.minimum !== undefined) parts.push(`at least ${schema.minimum}`);
   else if (schema.maximum !== undefined) parts.push(`at most ${schema.maximum}`);
   if (schema.maxItems !== undefined) parts.push(`at most ${schema.maxItems} items`);
@@ -365,9 +389,13 @@ function operationsOf(document: OpenApiDocument): Entry[] {
 }
 
 /** The declared tags in their order, then any other an operation names; each with its operations. */
-function tagsOf(document: OpenApiDocument, entries: Entry[]): Array<{ name: string; description?: string; entries: Entry[] }> {
+function tagsOf(
+  document: OpenApiDocument,
+  entries: Entry[],
+): Array<{ name: string; description?: string; entries: Entry[] }> {
   const names = [...(document.tags ?? []).map((tag) => tag.name)];
-  for (const entry of entries) for (const tag of entry.operation.tags ?? ['other']) if (!names.includes(tag)) names.push(tag);
+  for (const entry of entries)
+    for (const tag of entry.operation.tags ?? ['other']) if (!names.includes(tag)) names.push(tag);
   return names
     .map((name) => ({
       name,
@@ -396,11 +424,16 @@ function methodBadge(method: string): Html {
   return html`<span class="method ${method.toLowerCase()}">${method}</span>`;
 }
 
-const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 const tagId = (name: string) => `tag-${slug(name)}`;
 const opId = (entry: Entry) => `op-${entry.operation.operationId ?? slug(`${entry.method} ${entry.path}`)}`;
 const errorId = (code: string) => `error-${slug(code)}`;
 /** The summary's first clause, for the contents. */
-const shortName = (entry: Entry) => (entry.operation.summary ?? entry.path).split(/[;:.]\s|\s\(|,\s/)[0]!.replace(/\.$/, '');
+const shortName = (entry: Entry) =>
+  (entry.operation.summary ?? entry.path).split(/[;:.]\s|\s\(|,\s/)[0]!.replace(/\.$/, '');
 const capitalise = (text: string) => `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}`;
 const langClass = (lang: string) => ({ TypeScript: 'ts', PHP: 'php', Shell: 'shell' })[lang] ?? 'text';

@@ -1,5 +1,5 @@
 import { formatAmount } from '../platform/money/money.js';
-import { html, type Html } from './html.js';
+import { type Html, html } from './html.js';
 import { ICON_PATH } from './icon.js';
 
 export const STYLESHEET_PATH = '/pay/assets/pages.css';
@@ -33,9 +33,10 @@ ${options.refresh !== undefined && html`<meta http-equiv="refresh" content="${op
 
 /** The frame of every hosted page: no script anywhere, one stylesheet of our own, readable on a phone. */
 export function page(options: PageOptions): string {
-  const refresh = options.refreshSeconds === undefined
-    ? undefined
-    : `${options.refreshSeconds}${options.refreshTo === undefined ? '' : `; url=${options.refreshTo}`}`;
+  const refresh =
+    options.refreshSeconds === undefined
+      ? undefined
+      : `${options.refreshSeconds}${options.refreshTo === undefined ? '' : `; url=${options.refreshTo}`}`;
   return html`${documentHead({ title: options.title, stylesheet: STYLESHEET_PATH, ...(refresh !== undefined && { refresh }) })}
 <body>
 ${options.sandbox && html`<div class="sandbox" role="note">Sandbox: test mode, no real money moves.</div>`}

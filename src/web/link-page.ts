@@ -1,5 +1,5 @@
-import { merchantContext, type Context, type PlatformContext } from '../context/context.js';
-import { linkUrl, openLink, type LinkKind } from '../links/links.js';
+import { type Context, merchantContext, type PlatformContext } from '../context/context.js';
+import { type LinkKind, linkUrl, openLink } from '../links/links.js';
 import type { HostedLinkRow } from '../links/store.js';
 import { findMerchant } from '../platform/tenants.js';
 import { messagePage } from './layout.js';
@@ -16,16 +16,37 @@ export interface OpenLinkPage {
  * The merchant's context behind an open link, or the page to answer instead: an unknown or altered link (404)
  * or an expired one (410, naming the merchant to ask for a new one).
  */
-export async function openLinkPage(platform: PlatformContext, kind: LinkKind, token: string, requestId: string): Promise<OpenLinkPage | PageAnswer> {
+export async function openLinkPage(
+  platform: PlatformContext,
+  kind: LinkKind,
+  token: string,
+  requestId: string,
+): Promise<OpenLinkPage | PageAnswer> {
   const sandbox = platform.config.mode === 'sandbox';
   const title = `${kind.label[0]!.toUpperCase()}${kind.label.slice(1)}`;
   const opened = await openLink(platform, kind, token);
   const merchant = opened.state === 'unknown' ? undefined : await findMerchant(platform.db, opened.link.merchant_id);
   if (opened.state === 'unknown' || !merchant) {
-    return { status: 404, html: messagePage({ title: `${title} not found`, heading: kind.heading, sandbox, message: `This ${kind.label} is not valid. Check that you copied all of it, or ask the merchant for a new one.` }) };
+    return {
+      status: 404,
+      html: messagePage({
+        title: `${title} not found`,
+        heading: kind.heading,
+        sandbox,
+        message: `This ${kind.label} is not valid. Check that you copied all of it, or ask the merchant for a new one.`,
+      }),
+    };
   }
   if (opened.state === 'expired') {
-    return { status: 410, html: messagePage({ title: `${title} expired`, heading: merchant.name, sandbox, message: `This ${kind.label} has expired. Ask ${merchant.name} for a new one.` }) };
+    return {
+      status: 410,
+      html: messagePage({
+        title: `${title} expired`,
+        heading: merchant.name,
+        sandbox,
+        message: `This ${kind.label} has expired. Ask ${merchant.name} for a new one.`,
+      }),
+    };
   }
   return {
     ctx: merchantContext(platform, merchant, { kind: 'payer', page: kind.name }, requestId),
@@ -36,7 +57,15 @@ export async function openLinkPage(platform: PlatformContext, kind: LinkKind, to
 
 /** What a link's page says when what the link named (an order, a customer) no longer exists. */
 export function goneAnswer(ctx: Context, what: string): PageAnswer {
-  return { status: 404, html: messagePage({ title: 'Not found', heading: ctx.merchant.name, sandbox: ctx.config.mode === 'sandbox', message: `This ${what} no longer exists.` }) };
+  return {
+    status: 404,
+    html: messagePage({
+      title: 'Not found',
+      heading: ctx.merchant.name,
+      sandbox: ctx.config.mode === 'sandbox',
+      message: `This ${what} no longer exists.`,
+    }),
+  };
 }
 
 /**

@@ -34,7 +34,10 @@ export type PageGate = (request: IncomingMessage, response: ServerResponse) => b
  */
 export function createPageGate(options: PageGateOptions): PageGate {
   const limit = pageLimits(options.config, options.wallClock);
-  const trusted = options.config.trustedProxies.length > 0 ? proxyAddr.compile(options.config.trustedProxies.map((cidr) => cidr.text)) : undefined;
+  const trusted =
+    options.config.trustedProxies.length > 0
+      ? proxyAddr.compile(options.config.trustedProxies.map((cidr) => cidr.text))
+      : undefined;
   const match = patternMatcher(options.patterns, new Set(options.freePaths));
   const refusals = refusalPages(options);
   return (request, response) => {
@@ -60,15 +63,23 @@ interface CompiledPattern {
  * Which requests count, and for which link: any path under a page's first segment (`/pay/...`, also one that
  * matches no page, which would otherwise be a free 404), with the link token where the path has one.
  */
-function patternMatcher(patterns: readonly GatedPattern[], freePaths: ReadonlySet<string>): (url: string) => { token: string | undefined } | undefined {
+function patternMatcher(
+  patterns: readonly GatedPattern[],
+  freePaths: ReadonlySet<string>,
+): (url: string) => { token: string | undefined } | undefined {
   const compiled: CompiledPattern[] = patterns.map(({ url }) => {
-    const segments = url.split('/').slice(1).map((segment) => (segment.startsWith(':') ? undefined : segment));
+    const segments = url
+      .split('/')
+      .slice(1)
+      .map((segment) => (segment.startsWith(':') ? undefined : segment));
     const tokenAt = url.split('/').slice(1).indexOf(':token');
     return { segments, tokenAt: tokenAt < 0 ? undefined : tokenAt };
   });
   // The most specific pattern first: `/pay/3ds/:token` before `/pay/:token/card`.
   compiled.sort((a, b) => staticCount(b) - staticCount(a));
-  const roots = new Set(compiled.map((pattern) => pattern.segments[0]).filter((segment): segment is string => segment !== undefined));
+  const roots = new Set(
+    compiled.map((pattern) => pattern.segments[0]).filter((segment): segment is string => segment !== undefined),
+  );
   return (url) => {
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
@@ -102,15 +113,22 @@ function refusalPages(options: PageGateOptions): (decision: RateLimitDecision) =
   return ({ retryAfterSeconds: seconds }) => {
     const known = built.get(seconds);
     if (known) return known;
-    const body = Buffer.from(messagePage({
-      title: 'Too many requests', heading: 'One moment', sandbox,
-      message: `This page was asked for too often. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
-    }));
+    const body = Buffer.from(
+      messagePage({
+        title: 'Too many requests',
+        heading: 'One moment',
+        sandbox,
+        message: `This page was asked for too often. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+      }),
+    );
     const head = [
       ...Object.entries(options.headers).flat(),
-      'content-type', 'text/html; charset=utf-8',
-      'content-length', String(body.length),
-      'retry-after', String(seconds),
+      'content-type',
+      'text/html; charset=utf-8',
+      'content-length',
+      String(body.length),
+      'retry-after',
+      String(seconds),
     ];
     const refusal = { head, body };
     // Retry-After takes few values for a given configuration; the bound only guards against a strange one.

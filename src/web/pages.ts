@@ -29,7 +29,8 @@ export interface PageRoute {
  * only to here, never framed, never cached, and no Referer that would carry a link's token to another site.
  */
 export const PAGE_SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -42,17 +43,26 @@ export const FREE_PAGE_PATHS: readonly string[] = [STYLESHEET_PATH, ICON_PATH, F
 const FORM_LIMIT_BYTES = 16 * 1024;
 const BUSY_RETRY_SECONDS = 5;
 
-export const isPageAnswer = <T extends object>(value: T | PageAnswer): value is PageAnswer => 'html' in value || 'redirect' in value;
+export const isPageAnswer = <T extends object>(value: T | PageAnswer): value is PageAnswer =>
+  'html' in value || 'redirect' in value;
 
 /**
  * The hosted pages of every capability, with what they all share: headers, the form parser, the error page, the
  * stylesheet and the icon. Their rate limits are applied before the framework, by the page gate (page-gate.ts).
  */
-export async function registerPages(app: FastifyInstance, platform: PlatformContext, routes: readonly PageRoute[]): Promise<void> {
+export async function registerPages(
+  app: FastifyInstance,
+  platform: PlatformContext,
+  routes: readonly PageRoute[],
+): Promise<void> {
   await app.register(async (pages) => {
-    pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
+    pages.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
+      (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
     pages.addHook('onSend', async (_request, reply) => {
       for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
         // The stylesheet and the icon set their own caching; everything else is never stored.
@@ -61,20 +71,39 @@ export async function registerPages(app: FastifyInstance, platform: PlatformCont
     });
     pages.setErrorHandler((error, request, reply) => {
       if (isAppError(error, PLATFORM_ERRORS.busy)) {
-        void reply.code(503).header('retry-after', String(BUSY_RETRY_SECONDS)).type('text/html; charset=utf-8').send(messagePage({
-          title: 'Busy', heading: 'One moment', sandbox: platform.config.mode === 'sandbox',
-          message: `Many people are asking for this at the same time. Try again in ${BUSY_RETRY_SECONDS} seconds.`,
-        }));
+        void reply
+          .code(503)
+          .header('retry-after', String(BUSY_RETRY_SECONDS))
+          .type('text/html; charset=utf-8')
+          .send(
+            messagePage({
+              title: 'Busy',
+              heading: 'One moment',
+              sandbox: platform.config.mode === 'sandbox',
+              message: `Many people are asking for this at the same time. Try again in ${BUSY_RETRY_SECONDS} seconds.`,
+            }),
+          );
         return;
       }
-      const status = error instanceof AppError ? error.definition.status : (error as { statusCode?: number }).statusCode ?? 500;
+      const status =
+        error instanceof AppError ? error.definition.status : ((error as { statusCode?: number }).statusCode ?? 500);
       if (status >= 500) request.log.error({ err: error }, 'hosted page failed');
       const sandbox = platform.config.mode === 'sandbox';
-      const message = status >= 500
-        ? `Something went wrong on our side; nothing more was charged. Please try again in a moment. Reference: ${request.id}.`
-        : 'The request could not be read. Go back and try again.';
-      void reply.code(status >= 500 ? status : 400).type('text/html; charset=utf-8')
-        .send(messagePage({ title: status >= 500 ? 'Something went wrong' : 'Bad request', heading: 'Payment', sandbox, message }));
+      const message =
+        status >= 500
+          ? `Something went wrong on our side; nothing more was charged. Please try again in a moment. Reference: ${request.id}.`
+          : 'The request could not be read. Go back and try again.';
+      void reply
+        .code(status >= 500 ? status : 400)
+        .type('text/html; charset=utf-8')
+        .send(
+          messagePage({
+            title: status >= 500 ? 'Something went wrong' : 'Bad request',
+            heading: 'Payment',
+            sandbox,
+            message,
+          }),
+        );
     });
 
     const hide = { schema: { hide: true } };
@@ -92,12 +121,16 @@ export async function registerPages(app: FastifyInstance, platform: PlatformCont
         method: route.method,
         url: route.url,
         ...hide,
-        handler: async (request, reply) => send(reply, await route.handle(platform, {
-          id: request.id,
-          params: request.params as Record<string, string>,
-          query: request.query as Record<string, string | undefined>,
-          form: request.body && typeof request.body === 'object' ? request.body as Record<string, string> : {},
-        })),
+        handler: async (request, reply) =>
+          send(
+            reply,
+            await route.handle(platform, {
+              id: request.id,
+              params: request.params as Record<string, string>,
+              query: request.query as Record<string, string | undefined>,
+              form: request.body && typeof request.body === 'object' ? (request.body as Record<string, string>) : {},
+            }),
+          ),
       });
     }
   });
@@ -105,7 +138,10 @@ export async function registerPages(app: FastifyInstance, platform: PlatformCont
 
 function send(reply: FastifyReply, answer: PageAnswer | FileAnswer): FastifyReply {
   if ('file' in answer) {
-    return reply.type(answer.contentType).header('content-disposition', `attachment; filename="${answer.filename}"`).send(answer.file);
+    return reply
+      .type(answer.contentType)
+      .header('content-disposition', `attachment; filename="${answer.filename}"`)
+      .send(answer.file);
   }
   // After a form, the payer's browser fetches the next page with GET: a reload never posts a card twice.
   if ('redirect' in answer) return reply.code(303).header('location', answer.redirect).send();

@@ -6,6 +6,8 @@ import { WEBHOOK_ROUTES } from './routes.js';
 export const webhooksModule = defineModule({
   name: 'webhooks',
   routes: WEBHOOK_ROUTES,
-  tags: [{ name: 'webhooks', description: 'The events paygate sends, with every delivery attempt, and sending one again.' }],
+  tags: [
+    { name: 'webhooks', description: 'The events paygate sends, with every delivery attempt, and sending one again.' },
+  ],
   commands: [WEBHOOKS_COMMAND],
 });

@@ -15,7 +15,8 @@ export const WEBHOOK_ROUTES = [
     url: `${BASE}/webhooks/redeliver`,
     operationId: 'redeliverEvent',
     summary: 'Send an event again, now, to each of its destinations, with a fresh set of retries.',
-    description: 'The body is the one rendered when the event happened. A delivery being attempted right now is left to finish.',
+    description:
+      'The body is the one rendered when the event happened. A delivery being attempted right now is left to finish.',
     tags: TAGS,
     body: RedeliverBody,
     data: EventData,
@@ -33,5 +34,12 @@ export const WEBHOOK_ROUTES = [
 /** ORDER-1001's order.paid event, queued again: its delivery to notify_url is pending, due now, its history kept. */
 function redelivered() {
   const event = exampleEvents()[1]!;
-  return { ...event, deliveries: event.deliveries.map((delivery) => ({ ...delivery, state: 'pending' as const, next_attempt_at: '2026-11-22T09:00:00.000Z' })) };
+  return {
+    ...event,
+    deliveries: event.deliveries.map((delivery) => ({
+      ...delivery,
+      state: 'pending' as const,
+      next_attempt_at: '2026-11-22T09:00:00.000Z',
+    })),
+  };
 }

@@ -55,11 +55,16 @@ export async function cardNumbersAtRest(server: TestServer, numbers: string[]): 
     return hits;
   }
   const db = server.platform.db;
-  const tables = (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows;
+  const tables = (
+    await sql<{
+      name: string;
+    }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)
+  ).rows;
   for (const { name } of tables) {
-    const rows = (await sql<{ row: string }>`select row_to_json(t)::text as row from ${sql.table(name)} t`.execute(db)).rows;
-    for (const { row } of rows) for (const { number, form } of needles) if (row.includes(form)) hits.push(`${name}: ${number} as ${form}`);
+    const rows = (await sql<{ row: string }>`select row_to_json(t)::text as row from ${sql.table(name)} t`.execute(db))
+      .rows;
+    for (const { row } of rows)
+      for (const { number, form } of needles) if (row.includes(form)) hits.push(`${name}: ${number} as ${form}`);
   }
   return hits;
 }
-

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
-import { after, before, describe, test, type TestContext } from 'node:test';
-import { sql } from 'kysely';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import type { BatchInfo, PaygateClient } from '@paygate/client';
+import { sql } from 'kysely';
 import type { Database } from '../../src/platform/database/database.js';
-import { startCrashBed, type CrashBed, type CrashServer } from '../support/crash-bed.js';
+import { type CrashBed, type CrashServer, startCrashBed } from '../support/crash-bed.js';
 import { CARDS } from '../support/fixtures.js';
 import { POSTGRES_URL } from '../support/postgres.js';
 import { startServe } from '../support/processes.js';
@@ -38,7 +38,19 @@ const PART = 2000; // HKD 20.00, what a refund row gives back of a sale of HKD 5
 /** How often the kills look at the database: often enough to land in a round's window, not so often as to slow it. */
 const POLL_MS = PG ? 10 : 3;
 
-const HEADER = ['Action', 'Reference Number', 'Original Transaction ID', 'Customer UUID', 'Amount', 'Token ID', 'Card Number', 'Expiry Month', 'Expiry Year', 'CVC', 'Remark'];
+const HEADER = [
+  'Action',
+  'Reference Number',
+  'Original Transaction ID',
+  'Customer UUID',
+  'Amount',
+  'Token ID',
+  'Card Number',
+  'Expiry Month',
+  'Expiry Year',
+  'CVC',
+  'Remark',
+];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -78,34 +90,51 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
 
   /** Rows of the batch that have ended (succeeded or failed). */
   async function endedRows(batchId: string): Promise<number> {
-    const row = await db().selectFrom('batch_rows').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('batch_id', '=', batchId).where('state', 'in', ['succeeded', 'failed']).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('batch_rows')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('batch_id', '=', batchId)
+      .where('state', 'in', ['succeeded', 'failed'])
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
   /** Transactions (of this type) recorded pending before their call to the acquirer, whose answer is not recorded. */
   async function unanswered(type?: 'Sales' | 'Refund'): Promise<number> {
-    let query = db().selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('progress', '=', 'sending');
+    let query = db()
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('progress', '=', 'sending');
     if (type) query = query.where('type', '=', type);
     return Number((await query.executeTakeFirstOrThrow()).n);
   }
 
   /** Of those, the ones the acquirer made (approved) already: only their answers are missing. */
   async function madeUnanswered(type: 'Sales' | 'Refund'): Promise<number> {
-    const row = await db().selectFrom('transactions').innerJoin('sandbox_acquirer_operations as op', 'op.reference', 'transactions.id')
+    const row = await db()
+      .selectFrom('transactions')
+      .innerJoin('sandbox_acquirer_operations as op', 'op.reference', 'transactions.id')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('transactions.progress', '=', 'sending').where('transactions.type', '=', type).where('op.status', '=', 'approved')
+      .where('transactions.progress', '=', 'sending')
+      .where('transactions.type', '=', type)
+      .where('op.status', '=', 'approved')
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
   async function uploadStatus(batchId: string): Promise<string> {
-    return (await db().selectFrom('batches').select('upload_status').where('id', '=', batchId).executeTakeFirstOrThrow()).upload_status;
+    return (
+      await db().selectFrom('batches').select('upload_status').where('id', '=', batchId).executeTakeFirstOrThrow()
+    ).upload_status;
   }
 
   /** This batch's chunk jobs (`batches.run`), with their leases. */
   async function chunkJobs(batchId: string) {
-    const jobs = await db().selectFrom('jobs').select(['state', 'lease_owner', 'due_wall_at', 'attempts', 'payload', 'last_error']).where('kind', '=', 'batches.run').execute();
+    const jobs = await db()
+      .selectFrom('jobs')
+      .select(['state', 'lease_owner', 'due_wall_at', 'attempts', 'payload', 'last_error'])
+      .where('kind', '=', 'batches.run')
+      .execute();
     return jobs.filter((job) => (JSON.parse(job.payload) as { batchId: string }).batchId === batchId);
   }
 
@@ -114,7 +143,9 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
    * own (the scheduler's claims, a read) commits without the process, stopped or not.
    */
   async function openTransactions(server: CrashServer): Promise<number> {
-    const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where application_name = ${server.env.PGAPPNAME!}
+    const { rows } = await sql<{
+      n: string;
+    }>`select count(*) as n from pg_stat_activity where application_name = ${server.env.PGAPPNAME!}
       and (state like 'idle in transaction%' or (state = 'active' and xact_start < query_start))`.execute(db());
     return Number(rows[0]!.n);
   }
@@ -139,7 +170,9 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
 
   /** The owners of the leases on this batch's chunk jobs (running, or claimed and queued in the claiming process). */
   async function chunkOwners(batchId: string): Promise<string[]> {
-    return [...new Set((await chunkJobs(batchId)).filter((job) => job.state === 'running').map((job) => job.lease_owner!))];
+    return [
+      ...new Set((await chunkJobs(batchId)).filter((job) => job.state === 'running').map((job) => job.lease_owner!)),
+    ];
   }
 
   /** The owners of every job's lease (a process killed now leaves these leases behind). */
@@ -154,8 +187,13 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
    */
   async function expireLeases(owners: string[], jobs: 'chunks' | 'others' = 'chunks'): Promise<void> {
     if (owners.length === 0) return;
-    await db().updateTable('jobs').set({ lease_expires_at: Date.now() - 1 })
-      .where('state', '=', 'running').where('lease_owner', 'in', owners).where('kind', jobs === 'chunks' ? '=' : '!=', 'batches.run').execute();
+    await db()
+      .updateTable('jobs')
+      .set({ lease_expires_at: Date.now() - 1 })
+      .where('state', '=', 'running')
+      .where('lease_owner', 'in', owners)
+      .where('kind', jobs === 'chunks' ? '=' : '!=', 'batches.run')
+      .execute();
   }
 
   /**
@@ -169,7 +207,11 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     await expireLeases(owners, 'others');
     // Recovery settles them one by one, beside the other process running the batch (and, in CI, other test files):
     // hundreds of them take seconds to tens of seconds. A bound, not a speed target: a stuck recovery still fails.
-    await until('recovery settles the rail calls the killed process left', async () => ((await unanswered()) === 0 ? true : undefined), 90_000);
+    await until(
+      'recovery settles the rail calls the killed process left',
+      async () => ((await unanswered()) === 0 ? true : undefined),
+      90_000,
+    );
     await expireLeases(owners);
   }
 
@@ -182,22 +224,32 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
   }
 
   /**
-   * Kills `server` once at least `atLeast` rows ended, and (waiting up to a second for it) while a transaction of `type`
+   * Kills `server` once at least `atLeast` rows ended, and (waiting up to a second for it) while a transaction of
+   * `type`
    * is at the acquirer unanswered: the window between a round's commit and the commit of its answers. `made`: only
    * once the acquirer made it (and no one recorded its answer), waiting as long as it takes. Answers the owners of the
    * leases the process held (`owners` when given), and what the kill cut off.
    */
   async function killMidRun(
-    server: CrashServer, batchId: string, atLeast: number, type: 'Sales' | 'Refund', options: { owners?: string[]; made?: boolean } = {},
+    server: CrashServer,
+    batchId: string,
+    atLeast: number,
+    type: 'Sales' | 'Refund',
+    options: { owners?: string[]; made?: boolean } = {},
   ): Promise<{ owners: string[]; line: string }> {
     let sawAt: number | undefined;
     const deadline = Date.now() + 60_000;
     for (;;) {
-      assert.equal(await uploadStatus(batchId), 'processing', `the batch is still running when the kill is due (${await endedRows(batchId)} rows ended)`);
+      assert.equal(
+        await uploadStatus(batchId),
+        'processing',
+        `the batch is still running when the kill is due (${await endedRows(batchId)} rows ended)`,
+      );
       assert.ok(Date.now() < deadline, `the kill is due within a minute (${await endedRows(batchId)} rows ended)`);
       if ((await endedRows(batchId)) >= atLeast) {
         sawAt ??= Date.now();
-        if (options.made ? (await madeUnanswered(type)) > 0 : Date.now() - sawAt > 1000 || (await unanswered(type)) > 0) break;
+        if (options.made ? (await madeUnanswered(type)) > 0 : Date.now() - sawAt > 1000 || (await unanswered(type)) > 0)
+          break;
       }
       await sleep(POLL_MS);
     }
@@ -217,24 +269,45 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
    * whose answer another process was waiting for), the sandbox clock is moved to then instead of waiting. If the batch
    * does not finish, says where its rows and jobs stand.
    */
-  async function finishedBatch(t: TestContext, client: PaygateClient, batchId: string, timeoutMs: number, options: { failFast?: boolean; hurry?: boolean } = {}): Promise<BatchInfo> {
+  async function finishedBatch(
+    t: TestContext,
+    client: PaygateClient,
+    batchId: string,
+    timeoutMs: number,
+    options: { failFast?: boolean; hurry?: boolean } = {},
+  ): Promise<BatchInfo> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (FINISHED.includes(await uploadStatus(batchId))) return (await client.batches.get(batchId, { limit: 1 })).batch_info;
+      if (FINISHED.includes(await uploadStatus(batchId)))
+        return (await client.batches.get(batchId, { limit: 1 })).batch_info;
       const jobs = await chunkJobs(batchId);
       const failed = options.failFast ? jobs.find((job) => job.last_error !== null) : undefined;
       const later = jobs.filter((job) => job.state === 'pending').map((job) => job.due_wall_at - Date.now());
-      if (options.hurry && jobs.every((job) => job.state !== 'running') && later.length > 0 && Math.min(...later) > 1000) {
+      if (
+        options.hurry &&
+        jobs.every((job) => job.state !== 'running') &&
+        later.length > 0 &&
+        Math.min(...later) > 1000
+      ) {
         t.diagnostic(`a chunk is looked at again in ${Math.min(...later)} ms: the clock is moved`);
         await client.sandbox.advanceClock(Math.ceil(Math.min(...later) / 1000) + 1);
       }
       if (failed || Date.now() > deadline) {
-        const states = await db().selectFrom('batch_rows').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).where('batch_id', '=', batchId).groupBy('state').execute();
+        const states = await db()
+          .selectFrom('batch_rows')
+          .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('batch_id', '=', batchId)
+          .groupBy('state')
+          .execute();
         t.diagnostic(`rows by state: ${JSON.stringify(states.map((s) => [s.state, Number(s.n)]))}`);
         for (const job of (await chunkJobs(batchId)).filter((job) => job.state !== 'done')) {
           t.diagnostic(`job ${job.payload}: ${job.state}, ${job.attempts} attempts, last error: ${job.last_error}`);
         }
-        assert.fail(failed ? `a chunk job of batch ${batchId} failed: ${failed.last_error}` : `batch ${batchId} still ${await uploadStatus(batchId)} after ${timeoutMs} ms`);
+        assert.fail(
+          failed
+            ? `a chunk job of batch ${batchId} failed: ${failed.last_error}`
+            : `batch ${batchId} still ${await uploadStatus(batchId)} after ${timeoutMs} ms`,
+        );
       }
       await sleep(50);
     }
@@ -242,22 +315,48 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
 
   /** A batch of these rows (after the header), finished: its rows' records. */
   async function runBatch(t: TestContext, client: PaygateClient, rows: string[][]) {
-    const batch = await finishedBatch(t, client, (await client.batches.upload(csv([HEADER, ...rows]), { kind: 'csv' })).id, 30_000, { failFast: true });
-    assert.deepEqual([batch.upload_status, batch.successful_records, batch.failed_records], ['success', rows.length, 0]);
+    const batch = await finishedBatch(
+      t,
+      client,
+      (await client.batches.upload(csv([HEADER, ...rows]), { kind: 'csv' })).id,
+      30_000,
+      { failFast: true },
+    );
+    assert.deepEqual(
+      [batch.upload_status, batch.successful_records, batch.failed_records],
+      ['success', rows.length, 0],
+    );
     return db().selectFrom('batch_rows').selectAll().where('batch_id', '=', batch.id).orderBy('row_number').execute();
   }
 
-  /** Sales of HKD 50.00 (by token, or by this card's number), settled (the clock moved a day): their transaction ids. */
-  async function settledSales(t: TestContext, client: PaygateClient, run: string, count: number, card?: string): Promise<string[]> {
-    const made = await runBatch(t, client, Array.from({ length: count }, (_, i) => {
-      const { customer, token } = customers[i % CUSTOMERS]!;
-      return card
-        ? ['payment', `${run}-S${i}`, '', '', '50.00', '', card, '12', '40', '123', 'to refund']
-        : ['payment', `${run}-S${i}`, '', customer, '50.00', token, '', '', '', '', 'to refund'];
-    }));
+  /**
+   * Sales of HKD 50.00 (by token, or by this card's number), settled (the clock moved a day): their transaction ids.
+   */
+  async function settledSales(
+    t: TestContext,
+    client: PaygateClient,
+    run: string,
+    count: number,
+    card?: string,
+  ): Promise<string[]> {
+    const made = await runBatch(
+      t,
+      client,
+      Array.from({ length: count }, (_, i) => {
+        const { customer, token } = customers[i % CUSTOMERS]!;
+        return card
+          ? ['payment', `${run}-S${i}`, '', '', '50.00', '', card, '12', '40', '123', 'to refund']
+          : ['payment', `${run}-S${i}`, '', customer, '50.00', token, '', '', '', '', 'to refund'];
+      }),
+    );
     await client.sandbox.advanceClock(86_400);
     const ids = made.map((row) => row.transaction_id!);
-    const settled = await db().selectFrom('transactions').select('id').where('id', 'in', ids).where('settled_at', 'is not', null).execute();
+    const settled = await db()
+      .selectFrom('transactions')
+      .select('id')
+      .where('id', 'in', ids)
+      .where('settled_at', 'is not', null)
+      .execute();
     assert.equal(settled.length, count, 'the sales settled: they can be refunded');
     return ids;
   }
@@ -267,7 +366,14 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
    * refunds of the sales (every other one of all of its sale, the rest of HKD 20.00). `slowCardsFrom`: the card
    * payments from that payment on use the slow card (their answers take 3 s).
    */
-  function crashFile(run: string, sales: string[], blocks: number, payments: number, refunds: number, slowCardsFrom = Infinity): { text: string; planned: Planned[] } {
+  function crashFile(
+    run: string,
+    sales: string[],
+    blocks: number,
+    payments: number,
+    refunds: number,
+    slowCardsFrom = Infinity,
+  ): { text: string; planned: Planned[] } {
     const planned: Planned[] = [];
     const lines: string[][] = [HEADER];
     let payment = 0;
@@ -276,16 +382,42 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
         const reference = `${run}-P${payment}`;
         const amount = 1000 + (payment % 97) * 100;
         const { customer, token } = customers[payment % CUSTOMERS]!;
-        lines.push(i % 30 === 29
-          ? ['payment', reference, '', '', (amount / 100).toFixed(2), '', payment >= slowCardsFrom ? CARDS.slow : CARDS.visa, '12', '40', '123', 'card']
-          : ['payment', reference, '', customer, (amount / 100).toFixed(2), token, '', '', '', '', 'token']);
+        lines.push(
+          i % 30 === 29
+            ? [
+                'payment',
+                reference,
+                '',
+                '',
+                (amount / 100).toFixed(2),
+                '',
+                payment >= slowCardsFrom ? CARDS.slow : CARDS.visa,
+                '12',
+                '40',
+                '123',
+                'card',
+              ]
+            : ['payment', reference, '', customer, (amount / 100).toFixed(2), token, '', '', '', '', 'token'],
+        );
         planned.push({ row: lines.length, action: 'payment', reference, amount });
         payment += 1;
       }
       for (let i = 0; i < refunds; i += 1) {
         const original = sales[block * refunds + i]!;
         const all = i % 2 === 0;
-        lines.push(['refund', '', original, '', all ? '' : (PART / 100).toFixed(2), '', '', '', '', '', all ? 'all' : 'part']);
+        lines.push([
+          'refund',
+          '',
+          original,
+          '',
+          all ? '' : (PART / 100).toFixed(2),
+          '',
+          '',
+          '',
+          '',
+          '',
+          all ? 'all' : 'part',
+        ]);
         planned.push({ row: lines.length, action: 'refund', original, amount: all ? null : PART });
       }
     }
@@ -302,31 +434,76 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     assert.equal(batch.total_records, planned.length);
     assert.equal(batch.skipped_records, 0);
 
-    const rows = await db().selectFrom('batch_rows').selectAll().where('batch_id', '=', batchId).orderBy('row_number').execute();
-    assert.deepEqual(rows.map((row) => row.row_number), planned.map((p) => p.row), 'one record per row of the file');
+    const rows = await db()
+      .selectFrom('batch_rows')
+      .selectAll()
+      .where('batch_id', '=', batchId)
+      .orderBy('row_number')
+      .execute();
+    assert.deepEqual(
+      rows.map((row) => row.row_number),
+      planned.map((p) => p.row),
+      'one record per row of the file',
+    );
     const byState = (state: string) => rows.filter((row) => row.state === state).length;
     assert.equal(byState('waiting') + byState('running') + byState('skipped'), 0, 'no row left waiting or running');
-    assert.ok(rows.every((row) => row.card_sealed === null), 'no card kept');
+    assert.ok(
+      rows.every((row) => row.card_sealed === null),
+      'no card kept',
+    );
 
     // This run's transactions: the payment rows' orders, and the sales refunded with their refunds.
-    const transactions = await db().selectFrom('transactions').innerJoin('orders', 'orders.id', 'transactions.order_id')
-      .select(['transactions.id', 'transactions.order_id', 'transactions.type', 'transactions.status', 'transactions.amount', 'transactions.payment_uuid',
-        'transactions.original_transaction_id', 'transactions.idempotency_key', 'transactions.payment_data', 'transactions.progress'])
-      .where('orders.reference_number', 'like', `${run}-%`).execute();
-    assert.ok(transactions.every((tr) => tr.progress !== 'sending'), 'no transaction left at the acquirer unanswered');
+    const transactions = await db()
+      .selectFrom('transactions')
+      .innerJoin('orders', 'orders.id', 'transactions.order_id')
+      .select([
+        'transactions.id',
+        'transactions.order_id',
+        'transactions.type',
+        'transactions.status',
+        'transactions.amount',
+        'transactions.payment_uuid',
+        'transactions.original_transaction_id',
+        'transactions.idempotency_key',
+        'transactions.payment_data',
+        'transactions.progress',
+      ])
+      .where('orders.reference_number', 'like', `${run}-%`)
+      .execute();
+    assert.ok(
+      transactions.every((tr) => tr.progress !== 'sending'),
+      'no transaction left at the acquirer unanswered',
+    );
     const known = new Set(transactions.map((tr) => tr.id));
-    const operations = (await db().selectFrom('sandbox_acquirer_operations').select(['reference', 'original_reference', 'kind', 'status', 'amount', 'response_code']).execute())
-      .filter((op) => known.has(op.reference) || known.has(op.original_reference ?? ''));
+    const operations = (
+      await db()
+        .selectFrom('sandbox_acquirer_operations')
+        .select(['reference', 'original_reference', 'kind', 'status', 'amount', 'response_code'])
+        .execute()
+    ).filter((op) => known.has(op.reference) || known.has(op.original_reference ?? ''));
     const approved = new Map<string, number>();
-    for (const op of operations.filter((op) => op.status === 'approved')) approved.set(op.reference, (approved.get(op.reference) ?? 0) + 1);
-    assert.ok([...approved.values()].every((n) => n === 1), 'the acquirer approved no operation twice');
-    const orders = await db().selectFrom('orders').select(['id', 'reference_number', 'paid_total', 'correspondence_state']).where('reference_number', 'like', `${run}-P%`).execute();
-    assert.equal(orders.length, planned.filter((p) => p.action === 'payment').length, 'one order per payment row, no other');
+    for (const op of operations.filter((op) => op.status === 'approved'))
+      approved.set(op.reference, (approved.get(op.reference) ?? 0) + 1);
+    assert.ok(
+      [...approved.values()].every((n) => n === 1),
+      'the acquirer approved no operation twice',
+    );
+    const orders = await db()
+      .selectFrom('orders')
+      .select(['id', 'reference_number', 'paid_total', 'correspondence_state'])
+      .where('reference_number', 'like', `${run}-P%`)
+      .execute();
+    assert.equal(
+      orders.length,
+      planned.filter((p) => p.action === 'payment').length,
+      'one order per payment row, no other',
+    );
     const orderByReference = new Map(orders.map((order) => [order.reference_number, order]));
     const ofOrder = new Map<string, typeof transactions>();
     for (const tr of transactions) ofOrder.set(tr.order_id, [...(ofOrder.get(tr.order_id) ?? []), tr]);
     const refundsOf = new Map<string, typeof transactions>();
-    for (const tr of transactions.filter((tr) => tr.type === 'Refund')) refundsOf.set(tr.original_transaction_id!, [...(refundsOf.get(tr.original_transaction_id!) ?? []), tr]);
+    for (const tr of transactions.filter((tr) => tr.type === 'Refund'))
+      refundsOf.set(tr.original_transaction_id!, [...(refundsOf.get(tr.original_transaction_id!) ?? []), tr]);
     const saleAmounts = new Map(transactions.map((tr) => [tr.id, tr.amount]));
 
     const cutOff = { payments: 0, refunds: 0 };
@@ -341,14 +518,21 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
         // Paid once, whatever the kills did: every attempt under the row's key (`.1`, `.2`... for one sent again after
         // a kill cut the one before off before the acquirer had it), at most one succeeded.
         const sales = [...(ofOrder.get(order.id) ?? [])].sort((a, b) => a.payment_uuid!.localeCompare(b.payment_uuid!));
-        assert.deepEqual(sales.map((tr) => [tr.type, tr.amount, tr.payment_uuid]),
-          sales.map((_, i) => ['Sales', plan.amount, `batch:${batchId}:${plan.row}${i === 0 ? '' : `.${i}`}`]), `${what}: each attempt a Sales transaction under the row's key`);
+        assert.deepEqual(
+          sales.map((tr) => [tr.type, tr.amount, tr.payment_uuid]),
+          sales.map((_, i) => ['Sales', plan.amount, `batch:${batchId}:${plan.row}${i === 0 ? '' : `.${i}`}`]),
+          `${what}: each attempt a Sales transaction under the row's key`,
+        );
         const paid = sales.filter((tr) => tr.status === 'succeeded');
         assert.ok(paid.length <= 1, `${what}: paid at most once`);
         for (const cut of sales.filter((tr) => tr.status !== 'succeeded')) {
           // A payment cut off before the acquirer had it: recovery cancelled it there (nothing charged).
           assert.equal(cut.status, 'failed');
-          assert.equal((JSON.parse(cut.payment_data) as { resp_code?: string }).resp_code, '91', `${what}: a failed attempt is one recovery cancelled`);
+          assert.equal(
+            (JSON.parse(cut.payment_data) as { resp_code?: string }).resp_code,
+            '91',
+            `${what}: a failed attempt is one recovery cancelled`,
+          );
           assert.equal(approved.get(cut.id) ?? 0, 0, `${what}: a cancelled attempt charged nothing`);
           cutOff.payments += 1;
         }
@@ -368,47 +552,89 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
         // Refunded once: one Refund of the sale, under the row's key.
         const refunds = refundsOf.get(plan.original) ?? [];
         const amount = plan.amount ?? saleAmounts.get(plan.original);
-        assert.deepEqual(refunds.map((tr) => [tr.amount, tr.idempotency_key]), [[amount, `batch:${batchId}:${plan.row}`]], `${what}: one Refund of ${plan.original}, under the row's key`);
+        assert.deepEqual(
+          refunds.map((tr) => [tr.amount, tr.idempotency_key]),
+          [[amount, `batch:${batchId}:${plan.row}`]],
+          `${what}: one Refund of ${plan.original}, under the row's key`,
+        );
         const refund = refunds[0]!;
-        assert.equal(approved.get(refund.id) ?? 0, refund.status === 'succeeded' ? 1 : 0, `${what}: refunded once at the acquirer if it succeeded, else not at all`);
+        assert.equal(
+          approved.get(refund.id) ?? 0,
+          refund.status === 'succeeded' ? 1 : 0,
+          `${what}: refunded once at the acquirer if it succeeded, else not at all`,
+        );
         assert.equal(row.transaction_id, refund.id, `${what}: the row names its refund`);
         if (refund.status === 'succeeded') {
           assert.equal(row.state, 'succeeded', `${what}: the row succeeded as its refund did`);
           made.refunds += 1;
         } else {
           assert.equal(refund.status, 'failed');
-          assert.equal((JSON.parse(refund.payment_data) as { resp_code?: string }).resp_code, '91', `${what}: a failed refund is one recovery cancelled`);
+          assert.equal(
+            (JSON.parse(refund.payment_data) as { resp_code?: string }).resp_code,
+            '91',
+            `${what}: a failed refund is one recovery cancelled`,
+          );
           assert.equal(row.state, 'failed', `${what}: the row failed as its refund did`);
           cutOff.refunds += 1;
         }
       }
     }
     // The acquirer did nothing else with this run's transactions: each operation is a row's, or a sale refunded.
-    const ours = new Set([...rows.map((row) => row.transaction_id!), ...transactions.map((tr) => tr.id), ...planned.flatMap((p) => (p.action === 'refund' ? [p.original] : []))]);
-    assert.deepEqual(operations.filter((op) => !ours.has(op.reference)), [], 'no other operation at the acquirer');
+    const ours = new Set([
+      ...rows.map((row) => row.transaction_id!),
+      ...transactions.map((tr) => tr.id),
+      ...planned.flatMap((p) => (p.action === 'refund' ? [p.original] : [])),
+    ]);
+    assert.deepEqual(
+      operations.filter((op) => !ours.has(op.reference)),
+      [],
+      'no other operation at the acquirer',
+    );
 
     // The counters: each row counted once, as it ended.
-    const counters = `successful_records ${batch.successful_records} and failed_records ${batch.failed_records}, `
-      + `for ${byState('succeeded')} rows succeeded and ${byState('failed')} failed of ${planned.length}`;
-    assert.equal(batch.successful_records + batch.failed_records, planned.length, `successful_records + failed_records = total_records: ${counters}`);
-    assert.deepEqual([batch.successful_records, batch.failed_records], [byState('succeeded'), byState('failed')], `the counters are the rows' states: ${counters}`);
-    assert.equal(batch.successful_records, made.payments + made.refunds, 'successful_records = payments made + refunds made');
+    const counters =
+      `successful_records ${batch.successful_records} and failed_records ${batch.failed_records}, ` +
+      `for ${byState('succeeded')} rows succeeded and ${byState('failed')} failed of ${planned.length}`;
+    assert.equal(
+      batch.successful_records + batch.failed_records,
+      planned.length,
+      `successful_records + failed_records = total_records: ${counters}`,
+    );
+    assert.deepEqual(
+      [batch.successful_records, batch.failed_records],
+      [byState('succeeded'), byState('failed')],
+      `the counters are the rows' states: ${counters}`,
+    );
+    assert.equal(
+      batch.successful_records,
+      made.payments + made.refunds,
+      'successful_records = payments made + refunds made',
+    );
 
     // One batch.completed event, whichever process finished last.
     const events = await db().selectFrom('events').select('action').where('subject_id', '=', batchId).execute();
-    assert.deepEqual(events.map((e) => e.action), ['batch.completed']);
-    return `${made.payments} payments made, ${made.refunds} refunds made; cut off by a kill before the acquirer had them `
-      + `(cancelled by recovery): ${cutOff.payments} payment attempts (sent again under the next key), ${cutOff.refunds} refunds (the rows failed)`;
+    assert.deepEqual(
+      events.map((e) => e.action),
+      ['batch.completed'],
+    );
+    return (
+      `${made.payments} payments made, ${made.refunds} refunds made; cut off by a kill before the acquirer had them ` +
+      `(cancelled by recovery): ${cutOff.payments} payment attempts (sent again under the next key), ${cutOff.refunds} refunds (the rows failed)`
+    );
   }
 
   /** The API tells what the database does: the counters, and the errors are the failed rows. */
   async function checkApi(client: PaygateClient, batch: BatchInfo): Promise<void> {
     const { batch_info: info } = await client.batches.get(batch.id, { limit: 1 });
-    assert.deepEqual([info.upload_status, info.successful_records, info.failed_records], ['success', batch.successful_records, batch.failed_records]);
+    assert.deepEqual(
+      [info.upload_status, info.successful_records, info.failed_records],
+      ['success', batch.successful_records, batch.failed_records],
+    );
     assert.equal((await client.batches.errors(batch.id, { limit: 1 })).total, batch.failed_records);
   }
 
-  const rowsAtLeast = async (batchId: string, more: [number, number]) => (await endedRows(batchId)) + randomInt(...more);
+  const rowsAtLeast = async (batchId: string, more: [number, number]) =>
+    (await endedRows(batchId)) + randomInt(...more);
   const rowsTotal = BLOCKS * (PAYMENTS_PER_BLOCK + REFUNDS_PER_BLOCK);
   /** How many more rows end between two kills: three kills land well within the batch. */
   const spacing: [number, number] = [Math.round(rowsTotal / 20), Math.round(rowsTotal / 8)];
@@ -435,15 +661,27 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     const batch = await finishedBatch(t, server.client, created.id, 120_000);
     t.diagnostic(await checkExactlyOnce(batch, run, planned));
     await checkApi(server.client, batch);
-    t.diagnostic(`${planned.length} rows; ${Date.now() - uploaded} ms from the upload to the checks' end; ${Date.now() - started} ms in all`);
+    t.diagnostic(
+      `${planned.length} rows; ${Date.now() - uploaded} ms from the upload to the checks' end; ${Date.now() - started} ms in all`,
+    );
   });
 
   /** A batch that did not finish (a test failed) is given up, so that its chunk jobs do not run on in later tests. */
   async function giveUp(batchId: string): Promise<void> {
     if (FINISHED.includes(await uploadStatus(batchId))) return;
-    const jobs = await db().selectFrom('jobs').select(['id', 'payload']).where('kind', '=', 'batches.run').where('state', 'in', ['pending', 'running']).execute();
+    const jobs = await db()
+      .selectFrom('jobs')
+      .select(['id', 'payload'])
+      .where('kind', '=', 'batches.run')
+      .where('state', 'in', ['pending', 'running'])
+      .execute();
     const ids = jobs.filter((job) => job.payload.includes(batchId)).map((job) => job.id);
-    if (ids.length > 0) await db().updateTable('jobs').set({ state: 'dead', lease_owner: null, lease_token: null, lease_expires_at: null }).where('id', 'in', ids).execute();
+    if (ids.length > 0)
+      await db()
+        .updateTable('jobs')
+        .set({ state: 'dead', lease_owner: null, lease_token: null, lease_expires_at: null })
+        .where('id', 'in', ids)
+        .execute();
   }
 
   test('card rows whose payments the acquirer made, killed before their answers were recorded: each paid once, succeeded, its card erased', async (t) => {
@@ -451,22 +689,49 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     const run = `BCC-${randomUUID().slice(0, 8)}`;
     // The slow card is approved at once and answered 3 s later: the kill lands while the round waits for its answers.
     const cards = [CARDS.slow, CARDS.visa, CARDS.slow];
-    const planned: Planned[] = cards.map((_, i) => ({ row: i + 2, action: 'payment', reference: `${run}-P${i}`, amount: 3000 }));
-    const created = await server.client.batches.upload(csv([HEADER, ...cards.map((card, i) => ['payment', `${run}-P${i}`, '', '', '30.00', '', card, '12', '40', '123', 'card'])]), { kind: 'csv' });
+    const planned: Planned[] = cards.map((_, i) => ({
+      row: i + 2,
+      action: 'payment',
+      reference: `${run}-P${i}`,
+      amount: 3000,
+    }));
+    const created = await server.client.batches.upload(
+      csv([
+        HEADER,
+        ...cards.map((card, i) => ['payment', `${run}-P${i}`, '', '', '30.00', '', card, '12', '40', '123', 'card']),
+      ]),
+      { kind: 'csv' },
+    );
     try {
       await running(created.id);
       const kill = await killMidRun(server, created.id, 0, 'Sales', { made: true });
       t.diagnostic(kill.line);
       // Begun: the card stays sealed (encrypted) in the row until the row ends, in case the acquirer never had it.
-      const begun = await db().selectFrom('batch_rows').select(['state', 'card_sealed']).where('batch_id', '=', created.id).execute();
-      assert.deepEqual(begun.map((row) => [row.state, row.card_sealed?.startsWith('v1.')]), cards.map(() => ['running', true]), 'the rows were begun, their cards sealed');
+      const begun = await db()
+        .selectFrom('batch_rows')
+        .select(['state', 'card_sealed'])
+        .where('batch_id', '=', created.id)
+        .execute();
+      assert.deepEqual(
+        begun.map((row) => [row.state, row.card_sealed?.startsWith('v1.')]),
+        cards.map(() => ['running', true]),
+        'the rows were begun, their cards sealed',
+      );
       server.serve = await startServe(server.env);
       await afterPostgresKill(kill.owners);
       const batch = await finishedBatch(t, server.client, created.id, 20_000, { failFast: true });
       t.diagnostic(await checkExactlyOnce(batch, run, planned));
       assert.deepEqual([batch.successful_records, batch.failed_records], [3, 0], 'the three payments were made');
-      const masked = await db().selectFrom('batch_rows').select('card_masked').where('batch_id', '=', created.id).orderBy('row_number').execute();
-      assert.deepEqual(masked.map((row) => row.card_masked), cards.map((card) => `${card.slice(0, 6)}******${card.slice(-4)}`));
+      const masked = await db()
+        .selectFrom('batch_rows')
+        .select('card_masked')
+        .where('batch_id', '=', created.id)
+        .orderBy('row_number')
+        .execute();
+      assert.deepEqual(
+        masked.map((row) => row.card_masked),
+        cards.map((card) => `${card.slice(0, 6)}******${card.slice(-4)}`),
+      );
       await checkApi(server.client, batch);
     } finally {
       await giveUp(created.id);
@@ -478,12 +743,18 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     const run = `BCR-${randomUUID().slice(0, 8)}`;
     // Sales by the slow card: their refunds are approved at once and answered 3 s later, the window the kill lands in.
     const sales = await settledSales(t, server.client, run, 2, CARDS.slow);
-    const planned: Planned[] = [{ row: 2, action: 'refund', original: sales[0]!, amount: null }, { row: 3, action: 'refund', original: sales[1]!, amount: PART }];
-    const created = await server.client.batches.upload(csv([
-      HEADER,
-      ['refund', '', sales[0]!, '', '', '', '', '', '', '', 'all'],
-      ['refund', '', sales[1]!, '', (PART / 100).toFixed(2), '', '', '', '', '', 'part'],
-    ]), { kind: 'csv' });
+    const planned: Planned[] = [
+      { row: 2, action: 'refund', original: sales[0]!, amount: null },
+      { row: 3, action: 'refund', original: sales[1]!, amount: PART },
+    ];
+    const created = await server.client.batches.upload(
+      csv([
+        HEADER,
+        ['refund', '', sales[0]!, '', '', '', '', '', '', '', 'all'],
+        ['refund', '', sales[1]!, '', (PART / 100).toFixed(2), '', '', '', '', '', 'part'],
+      ]),
+      { kind: 'csv' },
+    );
     try {
       await running(created.id);
       const kill = await killMidRun(server, created.id, 0, 'Refund', { made: true });
@@ -499,14 +770,23 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     }
   });
 
-  test(`two PostgreSQL processes share a batch of ${rowsTotal} rows: each takes it over from the other, killed mid-run`, { skip: PG ? false : 'PostgreSQL only (DATABASE_URL)' }, async (t) => {
+  test(`two PostgreSQL processes share a batch of ${rowsTotal} rows: each takes it over from the other, killed mid-run`, {
+    skip: PG ? false : 'PostgreSQL only (DATABASE_URL)',
+  }, async (t) => {
     const started = Date.now();
     const [a, b] = servers as [CrashServer, CrashServer];
     const run = `BC2-${randomUUID().slice(0, 8)}`;
     const sales = await settledSales(t, a.client, run, BLOCKS * REFUNDS_PER_BLOCK);
     // The second half's card payments use the slow card (3 s at the acquirer): B, once it has taken the batch over,
     // cannot finish it before its own kill is due, however fast rows run.
-    const { text, planned } = crashFile(run, sales, BLOCKS, PAYMENTS_PER_BLOCK, REFUNDS_PER_BLOCK, (BLOCKS * PAYMENTS_PER_BLOCK) / 2);
+    const { text, planned } = crashFile(
+      run,
+      sales,
+      BLOCKS,
+      PAYMENTS_PER_BLOCK,
+      REFUNDS_PER_BLOCK,
+      (BLOCKS * PAYMENTS_PER_BLOCK) / 2,
+    );
     // A takes the batch (its claim leases every chunk job), then B starts beside it.
     const created = await a.client.batches.upload(text, { kind: 'csv', batchName: 'shared' });
     const ownersA = await running(created.id);
@@ -527,7 +807,9 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
     // B is killed in turn, with a refund at the acquirer (waiting up to a second for one); A, restarted, recovers what
     // it left and takes the batch over again. A restarts only then: while its start took seconds, B once ran the
     // whole rest of the batch before its kill was due.
-    const killB = await killMidRun(b, created.id, await rowsAtLeast(created.id, spacing), 'Refund', { owners: ownersB });
+    const killB = await killMidRun(b, created.id, await rowsAtLeast(created.id, spacing), 'Refund', {
+      owners: ownersB,
+    });
     const byB = (await endedRows(created.id)) - byA;
     a.serve = await startServe(a.env);
     await afterPostgresKill(killB.owners);
@@ -567,7 +849,9 @@ describe('a batch across SIGKILLs in the middle of its run', () => {
       b.serve.child.kill('SIGCONT');
     }
     try {
-      await until('the last round waits on the acquirer', async () => ((await endedRows(created.id)) >= 400 && (await unanswered('Sales')) > 0 ? true : undefined));
+      await until('the last round waits on the acquirer', async () =>
+        (await endedRows(created.id)) >= 400 && (await unanswered('Sales')) > 0 ? true : undefined,
+      );
       // A stalls past its lease (held still, it cannot finish the chunk meanwhile, however fast this machine is); B
       // takes the chunk; then A wakes and runs on beside it with the token it holds.
       const tries = await stallOutsideTransactions(a);

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { csv, customerWithToken, finished, startFileServer, type FileServer } from './support.js';
+import { csv, customerWithToken, type FileServer, finished, startFileServer } from './support.js';
 
 // One merchant's slow files stall no one else (issue 34, finding 1): while merchant A has ten batches whose file_url
 // never answers, merchant B's 100-row batch runs to its end and B's sandbox clock moves, each while all of A's
@@ -32,7 +32,13 @@ async function hundredRows(client: PaygateClient, label: string): Promise<string
   const { customer, token } = await customerWithToken(client);
   return csv([
     ['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Token ID'],
-    ...Array.from({ length: 100 }, (_, i) => ['payment', `${label}-${i}-${randomUUID().slice(0, 8)}`, customer, '1.00', token]),
+    ...Array.from({ length: 100 }, (_, i) => [
+      'payment',
+      `${label}-${i}-${randomUUID().slice(0, 8)}`,
+      customer,
+      '1.00',
+      token,
+    ]),
   ]);
 }
 
@@ -47,7 +53,8 @@ describe('fair job lanes', () => {
     assert.deepEqual([idle.upload_status, idle.successful_records], ['success', 100]);
 
     const stalled = [];
-    for (let n = 0; n < 10; n += 1) stalled.push((await a.batches.create({ file_url: `${files.url}/never/${n}.csv` })).id);
+    for (let n = 0; n < 10; n += 1)
+      stalled.push((await a.batches.create({ file_url: `${files.url}/never/${n}.csv` })).id);
     // A's fetches have begun: its share of the network slots is asking, and waiting.
     for (let i = 0; i < 400 && hanging.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
     assert.ok(hanging.length >= 2, `A's fetches began (${hanging.length} waiting)`);
@@ -63,8 +70,17 @@ describe('fair job lanes', () => {
     const moveMs = performance.now() - moveStarted;
 
     // Everything of B's ended while every one of A's fetches still waited for its file.
-    for (const id of stalled) assert.ok(['pending', 'processing'].includes((await a.batches.get(id)).batch_info.upload_status), `A's batch ${id} still waits`);
-    assert.ok(hanging.every((response) => !response.writableEnded), 'no file was ever sent to A');
-    t.diagnostic(`B's 100 rows: ${Math.round(idleMs)} ms idle, ${Math.round(besideMs)} ms beside A's ten stalled files; B's clock move: ${Math.round(moveMs)} ms`);
+    for (const id of stalled)
+      assert.ok(
+        ['pending', 'processing'].includes((await a.batches.get(id)).batch_info.upload_status),
+        `A's batch ${id} still waits`,
+      );
+    assert.ok(
+      hanging.every((response) => !response.writableEnded),
+      'no file was ever sent to A',
+    );
+    t.diagnostic(
+      `B's 100 rows: ${Math.round(idleMs)} ms idle, ${Math.round(besideMs)} ms beside A's ten stalled files; B's clock move: ${Math.round(moveMs)} ms`,
+    );
   });
 });

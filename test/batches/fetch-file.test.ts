@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fetchBatchFile, type FetchLimits } from '../../src/batches/fetch-file.js';
+import { type FetchLimits, fetchBatchFile } from '../../src/batches/fetch-file.js';
 import { BatchFileError } from '../../src/batches/sheet-row.js';
 import type { Mode } from '../../src/platform/config.js';
 
@@ -55,7 +55,10 @@ describe('fetching a batch file', () => {
   });
 
   async function failure(url: string, options = limits): Promise<{ message: string }> {
-    const error = await fetchBatchFile(url, collector().write, options).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await fetchBatchFile(url, collector().write, options).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     assert.ok(error instanceof BatchFileError, `expected a refusal, got ${String(error)}`);
     return { message: error.message };
   }
@@ -68,23 +71,48 @@ describe('fetching a batch file', () => {
 
   test("what the writer throws is the writer's: passed on as it is, not taken for the file's fault", async () => {
     const refusal = new Error('the batch was cancelled');
-    const error = await fetchBatchFile(`${base}/file.csv`, async () => { throw refusal; }, limits).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await fetchBatchFile(
+      `${base}/file.csv`,
+      async () => {
+        throw refusal;
+      },
+      limits,
+    ).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     assert.equal(error, refusal);
   });
 
   test('a 404, a redirect, a file too large (declared or counted) and a server that stalls each fail with the reason', async () => {
     assert.match((await failure(`${base}/missing.csv`)).message, /answered 404, not 200/);
-    assert.match((await failure(`${base}/moved`)).message, /answered 302, a redirect: paygate does not follow redirects/);
+    assert.match(
+      (await failure(`${base}/moved`)).message,
+      /answered 302, a redirect: paygate does not follow redirects/,
+    );
     assert.match((await failure(`${base}/large-declared`)).message, /larger than 4096 bytes/);
     assert.match((await failure(`${base}/large-chunked`)).message, /larger than 4096 bytes/);
-    assert.match((await failure(`${base}/slow`, { ...limits, timeoutMs: 300 })).message, /did not give the whole file within 300 ms/);
+    assert.match(
+      (await failure(`${base}/slow`, { ...limits, timeoutMs: 300 })).message,
+      /did not give the whole file within 300 ms/,
+    );
   });
 
   test('only http and https; in live mode not this machine, nor a name that resolves to it', async () => {
     assert.match((await failure('ftp://example.com/file.csv')).message, /must be an http or https URL/);
     assert.match((await failure('not a url')).message, /is not a URL/);
-    assert.match((await failure(`${base}/file.csv`, { ...limits, mode: 'live' })).message, /address paygate may not fetch from/);
-    assert.match((await failure(`${base.replace('127.0.0.1', 'localhost')}/file.csv`, { ...limits, mode: 'live' })).message, /address paygate may not fetch from/);
-    assert.match((await failure('http://169.254.169.254/latest/meta-data')).message, /address paygate may not fetch from/, 'metadata services are refused even in the sandbox');
+    assert.match(
+      (await failure(`${base}/file.csv`, { ...limits, mode: 'live' })).message,
+      /address paygate may not fetch from/,
+    );
+    assert.match(
+      (await failure(`${base.replace('127.0.0.1', 'localhost')}/file.csv`, { ...limits, mode: 'live' })).message,
+      /address paygate may not fetch from/,
+    );
+    assert.match(
+      (await failure('http://169.254.169.254/latest/meta-data')).message,
+      /address paygate may not fetch from/,
+      'metadata services are refused even in the sandbox',
+    );
   });
 });

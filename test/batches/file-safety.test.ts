@@ -4,14 +4,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { PaygateClient } from '@paygate/client';
-import type { PaygateError } from '@paygate/client';
-import { CARDS } from '../support/fixtures.js';
-import { cardNumbersAtRest as atRest, filesUnder, uniqueCardNumber } from './at-rest.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-import { csv, customerWithToken, finished, parseCsv, startFileServer, type FileServer } from './support.js';
-import { sheetXml, TOKEN_HEADER, xlsxOf, xlsxWithRows, zip } from './sheets.js';
 import { deflateRawSync } from 'node:zlib';
+import type { PaygateClient, PaygateError } from '@paygate/client';
+import { CARDS } from '../support/fixtures.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { cardNumbersAtRest as atRest, filesUnder, uniqueCardNumber } from './at-rest.js';
+import { sheetXml, TOKEN_HEADER, xlsxOf, xlsxWithRows, zip } from './sheets.js';
+import { csv, customerWithToken, type FileServer, finished, parseCsv, startFileServer } from './support.js';
 
 // Hostile files (issue 34): misnumbered rows and cells are refused before anything is stored or charged, nothing a
 // file holds is ever kept readable (database files, write-ahead log, data folder), and a batch that ends, however
@@ -41,14 +40,18 @@ after(async () => {
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const payment = (r: string) => ['payment', `STRICT-${r}-${randomUUID().slice(0, 8)}`, customer, '1.00', token];
-const serve = (path: string, bytes: Buffer) => served.set(path, (response) => response.writeHead(200, { 'content-type': XLSX }).end(bytes));
+const serve = (path: string, bytes: Buffer) =>
+  served.set(path, (response) => response.writeHead(200, { 'content-type': XLSX }).end(bytes));
 
 async function batchesOfMerchant(): Promise<number> {
-  return (await server.platform.db.selectFrom('batches').select('id').where('merchant_id', '=', merchantId).execute()).length;
+  return (await server.platform.db.selectFrom('batches').select('id').where('merchant_id', '=', merchantId).execute())
+    .length;
 }
 
 async function partsOf(batchId: string): Promise<number> {
-  return (await server.platform.db.selectFrom('batch_file_parts').select('part').where('batch_id', '=', batchId).execute()).length;
+  return (
+    await server.platform.db.selectFrom('batch_file_parts').select('part').where('batch_id', '=', batchId).execute()
+  ).length;
 }
 
 describe('strict rows through HTTP (findings 2, 3, 5 and 7)', () => {
@@ -74,8 +77,20 @@ describe('strict rows through HTTP (findings 2, 3, 5 and 7)', () => {
       });
     }
     assert.equal(await batchesOfMerchant(), before);
-    assert.equal((await server.platform.db.selectFrom('batch_file_parts').select('part').where('merchant_id', '=', merchantId).execute()).length, 0);
-    assert.equal((await client.orders.list({})).orders.filter((order) => order.reference_number.startsWith('STRICT-')).length, 0);
+    assert.equal(
+      (
+        await server.platform.db
+          .selectFrom('batch_file_parts')
+          .select('part')
+          .where('merchant_id', '=', merchantId)
+          .execute()
+      ).length,
+      0,
+    );
+    assert.equal(
+      (await client.orders.list({})).orders.filter((order) => order.reference_number.startsWith('STRICT-')).length,
+      0,
+    );
   });
 
   test('fetched from a file_url: the batch fails with the same reason; it reads back (never a 500) and keeps nothing', async () => {
@@ -88,10 +103,17 @@ describe('strict rows through HTTP (findings 2, 3, 5 and 7)', () => {
       assert.equal(batch.total_records, 0, what);
       const read = await client.batches.get(batch.id);
       assert.deepEqual(read.transactions, [], what);
-      assert.deepEqual(parseCsv(await client.batches.resultFile(batch.id)).length, 1, `${what}: the result file has its header only`);
+      assert.deepEqual(
+        parseCsv(await client.batches.resultFile(batch.id)).length,
+        1,
+        `${what}: the result file has its header only`,
+      );
       assert.equal(await partsOf(batch.id), 0, `${what}: no part of the file is kept`);
     }
-    assert.equal((await client.orders.list({})).orders.filter((order) => order.reference_number.startsWith('STRICT-')).length, 0);
+    assert.equal(
+      (await client.orders.list({})).orders.filter((order) => order.reference_number.startsWith('STRICT-')).length,
+      0,
+    );
   });
 
   test('every row that is charged appears in result.csv, numbered as the sheet numbers it', async () => {
@@ -99,7 +121,15 @@ describe('strict rows through HTTP (findings 2, 3, 5 and 7)', () => {
     const batch = await finished(client, (await client.batches.upload(bytes, { kind: 'xlsx' })).id);
     assert.deepEqual([batch.upload_status, batch.total_records, batch.successful_records], ['success', 4, 4]);
     const rows = parseCsv(await client.batches.resultFile(batch.id)).slice(1);
-    assert.deepEqual(rows.map((row) => [row[0], row[10]]), [['2', 'succeeded'], ['5', 'succeeded'], ['9', 'succeeded'], ['1048576', 'succeeded']]);
+    assert.deepEqual(
+      rows.map((row) => [row[0], row[10]]),
+      [
+        ['2', 'succeeded'],
+        ['5', 'succeeded'],
+        ['9', 'succeeded'],
+        ['1048576', 'succeeded'],
+      ],
+    );
     const charged = (await client.batches.get(batch.id, { limit: 100 })).transactions.length;
     assert.equal(charged, rows.length);
   });
@@ -108,15 +138,38 @@ describe('strict rows through HTTP (findings 2, 3, 5 and 7)', () => {
 /** A sheet whose one payment row has, after its five cells, one more at `reference`. */
 function wideCell(reference: string): Buffer {
   const cells = payment('2').map((text, i) => ({ ref: `${'ABCDE'[i]}2`, text }));
-  return xlsxOf(sheetXml([{ r: '1', cells: TOKEN_HEADER.map((text, i) => ({ ref: `${'ABCDE'[i]}1`, text })) }, { r: '2', cells: [...cells, { ref: reference, text: 'far' }] }]));
+  return xlsxOf(
+    sheetXml([
+      { r: '1', cells: TOKEN_HEADER.map((text, i) => ({ ref: `${'ABCDE'[i]}1`, text })) },
+      { r: '2', cells: [...cells, { ref: reference, text: 'far' }] },
+    ]),
+  );
 }
 
 // ---- card data at rest ----
 
 const cardNumbersAtRest = (numbers: string[]) => atRest(server, numbers);
 
-const CARD_HEADER = ['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Card Number', 'Expiry Month', 'Expiry Year', 'CVC'];
-const cardRow = (number: string) => ['payment', `CARD-${randomUUID().slice(0, 8)}`, '', '2.00', number, '12', '2040', String(100 + randomInt(900))];
+const CARD_HEADER = [
+  'Action',
+  'Reference Number',
+  'Customer UUID',
+  'Amount',
+  'Card Number',
+  'Expiry Month',
+  'Expiry Year',
+  'CVC',
+];
+const cardRow = (number: string) => [
+  'payment',
+  `CARD-${randomUUID().slice(0, 8)}`,
+  '',
+  '2.00',
+  number,
+  '12',
+  '2040',
+  String(100 + randomInt(900)),
+];
 
 describe('card data encrypted from the first byte (finding 3)', () => {
   test('a CSV of card rows sent as the body: no card number readable anywhere, as stored, while it runs, and after', async () => {
@@ -139,31 +192,44 @@ describe('card data encrypted from the first byte (finding 3)', () => {
     assert.deepEqual(await cardNumbersAtRest(numbers), [], 'after it ran');
     assert.equal(await partsOf(batch.id), 0);
     // The result file shows a card by its first six and last four digits only.
-    const shown = parseCsv(await client.batches.resultFile(batch.id)).slice(2).map((row) => row[8]);
-    assert.deepEqual(shown, numbers.map((n) => `${n.slice(0, 6)}******${n.slice(-4)}`));
+    const shown = parseCsv(await client.batches.resultFile(batch.id))
+      .slice(2)
+      .map((row) => row[8]);
+    assert.deepEqual(
+      shown,
+      numbers.map((n) => `${n.slice(0, 6)}******${n.slice(-4)}`),
+    );
   });
 
   test('an XLSX of card rows fetched from a file_url: nothing readable, and nothing in the data folder', async () => {
     const numbers = Array.from({ length: 10 }, uniqueCardNumber);
-    const bytes = xlsxOf(sheetXml([
-      { r: '1', cells: CARD_HEADER.map((text) => ({ text })) },
-      ...numbers.map((number, i) => ({ r: String(i + 2), cells: cardRow(number).map((text) => ({ text })) })),
-    ]));
+    const bytes = xlsxOf(
+      sheetXml([
+        { r: '1', cells: CARD_HEADER.map((text) => ({ text })) },
+        ...numbers.map((number, i) => ({ r: String(i + 2), cells: cardRow(number).map((text) => ({ text })) })),
+      ]),
+    );
     const path = `/cards/${randomUUID()}.xlsx`;
     serve(path, bytes);
     const batch = await finished(client, (await client.batches.create({ file_url: `${filesUrl}${path}` })).id);
     assert.deepEqual([batch.upload_status, batch.successful_records], ['success', numbers.length]);
     assert.deepEqual(await cardNumbersAtRest(numbers), []);
-    assert.deepEqual(filesUnder(server.dataDir).filter((file) => file.includes('batch')), [], 'no file of a batch is spooled to the data folder');
+    assert.deepEqual(
+      filesUnder(server.dataDir).filter((file) => file.includes('batch')),
+      [],
+      'no file of a batch is spooled to the data folder',
+    );
   });
 
   test('a batch that fails, or is cancelled before it is read, keeps nothing of its file', async () => {
     const numbers = Array.from({ length: 5 }, uniqueCardNumber);
     // Misnumbered, and fetched (so that it is not refused at the door): the load fails it.
-    const broken = xlsxOf(sheetXml([
-      { r: '1', cells: CARD_HEADER.map((text) => ({ text })) },
-      ...numbers.map((number) => ({ r: '2', cells: cardRow(number).map((text) => ({ text })) })),
-    ]));
+    const broken = xlsxOf(
+      sheetXml([
+        { r: '1', cells: CARD_HEADER.map((text) => ({ text })) },
+        ...numbers.map((number) => ({ r: '2', cells: cardRow(number).map((text) => ({ text })) })),
+      ]),
+    );
     const path = `/broken/${randomUUID()}.xlsx`;
     serve(path, broken);
     const failed = await finished(client, (await client.batches.create({ file_url: `${filesUrl}${path}` })).id);
@@ -177,16 +243,25 @@ describe('card data encrypted from the first byte (finding 3)', () => {
       release = () => response.writeHead(200, { 'content-type': 'text/csv' }).end(text);
     });
     const created = await client.batches.create({ file_url: `${filesUrl}${held}` });
-    for (let i = 0; i < 200 && (await client.batches.get(created.id)).batch_info.upload_status === 'pending'; i += 1) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await client.batches.get(created.id)).batch_info.upload_status === 'pending'; i += 1)
+      await new Promise((r) => setTimeout(r, 25));
     assert.equal((await client.batches.cancel(created.id)).upload_status, 'cancelled');
     release();
     // Read once it arrives, to show each row skipped; then its file is gone.
-    for (let i = 0; i < 200 && (await client.batches.get(created.id)).batch_info.total_records === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await client.batches.get(created.id)).batch_info.total_records === 0; i += 1)
+      await new Promise((r) => setTimeout(r, 25));
     const cancelled = (await client.batches.get(created.id)).batch_info;
     assert.deepEqual([cancelled.upload_status, cancelled.skipped_records], ['cancelled', numbers.length]);
     assert.equal(await partsOf(created.id), 0);
-    const cards = await server.platform.db.selectFrom('batch_rows').select('card_sealed').where('batch_id', '=', created.id).execute();
-    assert.ok(cards.every((row) => row.card_sealed === null), 'no skipped row keeps its card, even sealed');
+    const cards = await server.platform.db
+      .selectFrom('batch_rows')
+      .select('card_sealed')
+      .where('batch_id', '=', created.id)
+      .execute();
+    assert.ok(
+      cards.every((row) => row.card_sealed === null),
+      'no skipped row keeps its card, even sealed',
+    );
     assert.deepEqual(await cardNumbersAtRest(numbers), []);
   });
 });
@@ -210,20 +285,46 @@ describe('held when tried, and kept held (issue 34)', () => {
   /** A workbook whose sheet, its headers say, unpacks to `stated` bytes; it holds `inflated` bytes of spaces. */
   function bomb(inflated: number, stated: number): Buffer {
     return zip([
-      ['[Content_Types].xml', Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>')],
-      ['xl/workbook.xml', Buffer.from('<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>')],
-      ['xl/_rels/workbook.xml.rels', Buffer.from('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="t" Target="worksheets/sheet1.xml"/></Relationships>')],
-      { name: 'xl/worksheets/sheet1.xml', compressed: deflateRawSync(Buffer.alloc(inflated, 0x20)), crc: 0, statedSize: stated },
+      [
+        '[Content_Types].xml',
+        Buffer.from(
+          '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+        ),
+      ],
+      [
+        'xl/workbook.xml',
+        Buffer.from(
+          '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        ),
+      ],
+      [
+        'xl/_rels/workbook.xml.rels',
+        Buffer.from(
+          '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="t" Target="worksheets/sheet1.xml"/></Relationships>',
+        ),
+      ],
+      {
+        name: 'xl/worksheets/sheet1.xml',
+        compressed: deflateRawSync(Buffer.alloc(inflated, 0x20)),
+        crc: 0,
+        statedSize: stated,
+      },
     ]);
   }
 
   test('a zip bomb, its sizes stated truly or understated, fails its batch with a reason; nothing is kept', async () => {
     // Stated: 1.5 GiB, refused from the zip's directory before anything is inflated.
-    const stated = await finished(client, (await client.batches.upload(bomb(64 * 1024, 1.5 * 2 ** 30), { kind: 'xlsx' })).id);
+    const stated = await finished(
+      client,
+      (await client.batches.upload(bomb(64 * 1024, 1.5 * 2 ** 30), { kind: 'xlsx' })).id,
+    );
     assert.equal(stated.upload_status, 'failed');
     assert.match(stated.failure_reason, /unpacks to more than this server reads \(512 MiB in all, 256 MiB a part\)/);
     // Understated: 100 KiB said, 4 MiB held; refused as soon as inflating passes what was said.
-    const understated = await finished(client, (await client.batches.upload(bomb(4 * 2 ** 20, 100 * 1024), { kind: 'xlsx' })).id);
+    const understated = await finished(
+      client,
+      (await client.batches.upload(bomb(4 * 2 ** 20, 100 * 1024), { kind: 'xlsx' })).id,
+    );
     assert.equal(understated.upload_status, 'failed');
     assert.match(understated.failure_reason, /a part of it unpacks to more than the workbook says it holds/);
     for (const batch of [stated, understated]) assert.equal(await partsOf(batch.id), 0);
@@ -231,7 +332,10 @@ describe('held when tried, and kept held (issue 34)', () => {
 
   test('a 50 MB upload is answered 413, and nothing is stored', async () => {
     const before = await batchesOfMerchant();
-    await assert.rejects(client.batches.upload(Buffer.alloc(50 * 10 ** 6, 'payment,R,c,1.00,t\n'), { kind: 'csv' }), (error: PaygateError) => error.status === 413 && error.errorCode === '100205');
+    await assert.rejects(
+      client.batches.upload(Buffer.alloc(50 * 10 ** 6, 'payment,R,c,1.00,t\n'), { kind: 'csv' }),
+      (error: PaygateError) => error.status === 413 && error.errorCode === '100205',
+    );
     assert.equal(await batchesOfMerchant(), before);
   });
 });

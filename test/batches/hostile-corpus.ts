@@ -23,7 +23,8 @@ import { columnLetters } from './sheets.js';
  *   every file stays under a few hundred kilobytes: the point is structure, not volume.
  *
  * Some damage puts one of the case's card numbers where a reader's error message may quote it (a zip entry's name, an
- * XML element or attribute name, a relationship's target): a reason must never hold a card number in clear. A misaligned
+ * XML element or attribute name, a relationship's target): a reason must never hold a card number in clear. A
+ * misaligned
  * row never moves a card number under a column paygate keeps as the file gives it (Reference Number, Remark, Customer
  * UUID, Token ID): there it would be the merchant's reference or remark, not a card paygate was given.
  *
@@ -92,7 +93,10 @@ class Builder {
   readonly cards: string[] = [];
   readonly tag: string;
 
-  constructor(readonly seed: number, readonly world: CorpusWorld) {
+  constructor(
+    readonly seed: number,
+    readonly world: CorpusWorld,
+  ) {
     this.rng = new Rng(seed);
     this.tag = `HF${seed.toString(36)}`;
   }
@@ -137,14 +141,62 @@ interface Table {
   rows: string[][];
 }
 
-const COLUMNS = ['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Remark', 'Token ID', 'Card Number', 'Expiry Month', 'Expiry Year', 'CVC', 'Currency', 'Notes'] as const;
+const COLUMNS = [
+  'Action',
+  'Reference Number',
+  'Customer UUID',
+  'Amount',
+  'Remark',
+  'Token ID',
+  'Card Number',
+  'Expiry Month',
+  'Expiry Year',
+  'CVC',
+  'Currency',
+  'Notes',
+] as const;
 type Column = (typeof COLUMNS)[number];
 
 /** Amounts a row may be given: odd ones the row rules must refuse (or read exactly), and a few good ones. */
 export const HOSTILE_AMOUNTS = [
-  '1e3', '1E3', '1e-2', ' 5', '5 ', '-0', '-0.00', '0', '0.00', '-1', '99999999999999999999', '9007199254740993',
-  '92233720368547758.07', '1.0000000001', '12.345', '0.001', '.5', '5.', '+5', '1,000', '１２', '١٢', '0x10', 'Infinity',
-  'NaN', '1_000', '00012', '1.', '12.50', '0.1', '1/2', '$5', '5HKD', '\t5', '5\u00a0', '1e400', '-1e3', '٫5',
+  '1e3',
+  '1E3',
+  '1e-2',
+  ' 5',
+  '5 ',
+  '-0',
+  '-0.00',
+  '0',
+  '0.00',
+  '-1',
+  '99999999999999999999',
+  '9007199254740993',
+  '92233720368547758.07',
+  '1.0000000001',
+  '12.345',
+  '0.001',
+  '.5',
+  '5.',
+  '+5',
+  '1,000',
+  '１２',
+  '١٢',
+  '0x10',
+  'Infinity',
+  'NaN',
+  '1_000',
+  '00012',
+  '1.',
+  '12.50',
+  '0.1',
+  '1/2',
+  '$5',
+  '5HKD',
+  '\t5',
+  '5\u00a0',
+  '1e400',
+  '-1e3',
+  '٫5',
 ];
 
 const ACTIONS = ['payment', 'payment', 'authorize', 'PAYMENT', ' Payment '];
@@ -163,36 +215,72 @@ function baseTable(b: Builder): Table {
   if (rng.chance(0.4)) columns.push('Notes');
   // Shuffled columns may put a card number, shifted by a misaligned row, under Remark: a shuffled sheet has none.
   if (rng.chance(0.15)) columns = b.shuffle(columns.filter((c) => c !== 'Remark'));
-  const header = columns.map((name) => rng.weighted<string>([
-    [8, () => name],
-    [1, () => name.toUpperCase()],
-    [1, () => `  ${name.toLowerCase().replace(' ', '   ')} `],
-  ]));
+  const header = columns.map((name) =>
+    rng.weighted<string>([
+      [8, () => name],
+      [1, () => name.toUpperCase()],
+      [1, () => `  ${name.toLowerCase().replace(' ', '   ')} `],
+    ]),
+  );
   let reference = 0;
   const ref = () => `${b.tag}-${++reference}`;
   const row = (values: Partial<Record<Column, string>>) => columns.map((column) => values[column] ?? '');
   const rows: string[][] = [];
   const tokens = rng.int(1, 2);
   for (let i = 0; i < tokens; i += 1) {
-    rows.push(row({ Action: rng.pick(ACTIONS), 'Reference Number': ref(), 'Customer UUID': b.world.customer, Amount: rng.pick(['1.00', '2.5', '10']), 'Token ID': b.world.token, Remark: 'dues', Currency: rng.pick(['HKD', '', 'hkd']) }));
+    rows.push(
+      row({
+        Action: rng.pick(ACTIONS),
+        'Reference Number': ref(),
+        'Customer UUID': b.world.customer,
+        Amount: rng.pick(['1.00', '2.5', '10']),
+        'Token ID': b.world.token,
+        Remark: 'dues',
+        Currency: rng.pick(['HKD', '', 'hkd']),
+      }),
+    );
   }
   const cards = rng.int(1, 3);
   for (let i = 0; i < cards; i += 1) {
     const number = b.card();
-    rows.push(row({
-      Action: rng.pick(ACTIONS), 'Reference Number': ref(), 'Customer UUID': rng.chance(0.5) ? b.world.customer : '', Amount: '2.00',
-      'Card Number': rng.chance(0.1) ? `${number.slice(0, 4)} ${number.slice(4, 8)} ${number.slice(8, 12)} ${number.slice(12)}` : number,
-      'Expiry Month': rng.pick(['12', '1', '06']), 'Expiry Year': rng.pick(['2040', '40', '2041']), CVC: String(rng.int(100, 999)), Remark: 'card',
-      // An unknown column is ignored: a card number there must not be kept either.
-      Notes: rng.chance(0.3) ? number : 'note',
-    }));
+    rows.push(
+      row({
+        Action: rng.pick(ACTIONS),
+        'Reference Number': ref(),
+        'Customer UUID': rng.chance(0.5) ? b.world.customer : '',
+        Amount: '2.00',
+        'Card Number': rng.chance(0.1)
+          ? `${number.slice(0, 4)} ${number.slice(4, 8)} ${number.slice(8, 12)} ${number.slice(12)}`
+          : number,
+        'Expiry Month': rng.pick(['12', '1', '06']),
+        'Expiry Year': rng.pick(['2040', '40', '2041']),
+        CVC: String(rng.int(100, 999)),
+        Remark: 'card',
+        // An unknown column is ignored: a card number there must not be kept either.
+        Notes: rng.chance(0.3) ? number : 'note',
+      }),
+    );
   }
-  if (rng.chance(0.3)) rows.splice(rng.int(0, rows.length), 0, row({ Action: rng.pick(['charge', '', 'void', 'refund']), 'Reference Number': ref(), 'Customer UUID': b.world.customer, Amount: '1.00', 'Token ID': b.world.token }));
-  b.step(`sheet: header [${header.join('|')}], ${tokens} token payment(s), ${cards} card payment(s), ${rows.length} rows`);
+  if (rng.chance(0.3))
+    rows.splice(
+      rng.int(0, rows.length),
+      0,
+      row({
+        Action: rng.pick(['charge', '', 'void', 'refund']),
+        'Reference Number': ref(),
+        'Customer UUID': b.world.customer,
+        Amount: '1.00',
+        'Token ID': b.world.token,
+      }),
+    );
+  b.step(
+    `sheet: header [${header.join('|')}], ${tokens} token payment(s), ${cards} card payment(s), ${rows.length} rows`,
+  );
   return { header, rows };
 }
 
-const columnOf = (table: Table, name: Column) => table.header.findIndex((h) => h.trim().replace(/\s+/g, ' ').toLowerCase() === name.toLowerCase());
+const columnOf = (table: Table, name: Column) =>
+  table.header.findIndex((h) => h.trim().replace(/\s+/g, ' ').toLowerCase() === name.toLowerCase());
 
 /** Puts hostile amounts in some rows. */
 function hostileAmounts(b: Builder, table: Table): void {
@@ -247,7 +335,8 @@ interface Workbook {
 
 const NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function workbookOf(b: Builder, table: Table): Workbook {
   const rows: XRow[] = [];
@@ -262,7 +351,16 @@ function workbookOf(b: Builder, table: Table): Workbook {
     });
     rows.push({ r, cells });
   });
-  return { header: table.header, rows, shared: [], sharedPart: 'normal', prefix: '', sheetTarget: 'worksheets/sheet1.xml', sheetPath: 'xl/worksheets/sheet1.xml', between: [] };
+  return {
+    header: table.header,
+    rows,
+    shared: [],
+    sharedPart: 'normal',
+    prefix: '',
+    sheetTarget: 'worksheets/sheet1.xml',
+    sheetPath: 'xl/worksheets/sheet1.xml',
+    between: [],
+  };
 }
 
 function cellForm(b: Builder, text: string): XCell['form'] {
@@ -288,27 +386,35 @@ function cellXml(cell: XCell, shared: string[]): string {
       if (index < 0) index = shared.push(cell.text) - 1;
       return `<c${r} t="s"${attrs}><v>${index}</v></c>`;
     }
-    case 'number': return `<c${r}${attrs}><v>${text}</v></c>`;
-    case 'boolean': return `<c${r} t="b"${attrs}><v>${text}</v></c>`;
-    case 'formula': return `<c${r} t="str"${attrs}><f>CONCATENATE("${text.replace(/"/g, '""')}")</f><v>${text}</v></c>`;
-    case 'cdata': return `<c${r} t="inlineStr"${attrs}><is><t><![CDATA[${cell.text.replace(/]]>/g, ']]]]><![CDATA[>')}]]></t></is></c>`;
+    case 'number':
+      return `<c${r}${attrs}><v>${text}</v></c>`;
+    case 'boolean':
+      return `<c${r} t="b"${attrs}><v>${text}</v></c>`;
+    case 'formula':
+      return `<c${r} t="str"${attrs}><f>CONCATENATE("${text.replace(/"/g, '""')}")</f><v>${text}</v></c>`;
+    case 'cdata':
+      return `<c${r} t="inlineStr"${attrs}><is><t><![CDATA[${cell.text.replace(/]]>/g, ']]]]><![CDATA[>')}]]></t></is></c>`;
     case 'rich': {
       const cut = Math.floor(cell.text.length / 2);
       return `<c${r} t="inlineStr"${attrs}><is><r><t xml:space="preserve">${escapeXml(cell.text.slice(0, cut))}</t></r><r><rPr><b/></rPr><t xml:space="preserve">${escapeXml(cell.text.slice(cut))}</t></r></is></c>`;
     }
-    case 'charrefs': return `<c${r} t="inlineStr"${attrs}><is><t>${[...cell.text].map((ch) => `&#${ch.codePointAt(0)};`).join('')}</t></is></c>`;
-    case 'inline': return `<c${r} t="inlineStr"${attrs}><is><t xml:space="preserve">${text}</t></is></c>`;
+    case 'charrefs':
+      return `<c${r} t="inlineStr"${attrs}><is><t>${[...cell.text].map((ch) => `&#${ch.codePointAt(0)};`).join('')}</t></is></c>`;
+    case 'inline':
+      return `<c${r} t="inlineStr"${attrs}><is><t xml:space="preserve">${text}</t></is></c>`;
   }
 }
 
 function sheetXmlOf(w: Workbook): string {
   const p = w.prefix;
-  const rows = w.rows.map((row, i) => {
-    const between = w.between[i] ?? '';
-    if (row.raw !== undefined) return between + row.raw;
-    const r = row.r === undefined ? '' : ` r="${escapeXml(row.r)}"`;
-    return `${between}<${p}row${r}${row.attrs ?? ''}>${row.cells.map((cell) => cellXml(cell, w.shared).replace(/<(\/?)(c|v|is|t|r|rPr|b|f)([ >/])/g, `<$1${p}$2$3`)).join('')}</${p}row>`;
-  }).join('');
+  const rows = w.rows
+    .map((row, i) => {
+      const between = w.between[i] ?? '';
+      if (row.raw !== undefined) return between + row.raw;
+      const r = row.r === undefined ? '' : ` r="${escapeXml(row.r)}"`;
+      return `${between}<${p}row${r}${row.attrs ?? ''}>${row.cells.map((cell) => cellXml(cell, w.shared).replace(/<(\/?)(c|v|is|t|r|rPr|b|f)([ >/])/g, `<$1${p}$2$3`)).join('')}</${p}row>`;
+    })
+    .join('');
   const xmlns = p === '' ? `xmlns="${NS}"` : `xmlns:${p.slice(0, -1)}="${NS}"`;
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${p}worksheet ${xmlns}><${p}dimension ref="A1:L${w.rows.length}"/><${p}sheetData>${rows}${w.between[w.rows.length] ?? ''}</${p}sheetData></${p}worksheet>`;
 }
@@ -319,23 +425,31 @@ function sharedXmlOf(w: Workbook): string {
       const cut = Math.ceil(text.length / 3);
       return `<si><r><t xml:space="preserve">${escapeXml(text.slice(0, cut))}</t></r><r><rPr><i/></rPr><t xml:space="preserve">${escapeXml(text.slice(cut))}</t></r></si>`;
     }
-    if (w.sharedPart === 'phonetic') return `<si><t xml:space="preserve">${escapeXml(text)}</t><rPh sb="0" eb="1"><t>ふりがな</t></rPh><phoneticPr fontId="1"/></si>`;
+    if (w.sharedPart === 'phonetic')
+      return `<si><t xml:space="preserve">${escapeXml(text)}</t><rPh sb="0" eb="1"><t>ふりがな</t></rPh><phoneticPr fontId="1"/></si>`;
     return `<si><t xml:space="preserve">${escapeXml(text)}</t></si>`;
   };
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst xmlns="${NS}" count="${w.shared.length}" uniqueCount="${w.shared.length}">${w.shared.map(item).join('')}</sst>`;
 }
 
-const contentTypesXml = () => '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>';
-const workbookXml = (sheets = '<sheet name="Payments" sheetId="1" r:id="rId1"/>') => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="${NS}" xmlns:r="${REL_NS}"><sheets>${sheets}</sheets></workbook>`;
-const relsXml = (relations: string) => `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relations}</Relationships>`;
-const sheetRelation = (id: string, target: string) => `<Relationship Id="${escapeXml(id)}" Type="${REL_NS}/worksheet" Target="${escapeXml(target)}"/>`;
+const contentTypesXml = () =>
+  '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>';
+const workbookXml = (sheets = '<sheet name="Payments" sheetId="1" r:id="rId1"/>') =>
+  `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="${NS}" xmlns:r="${REL_NS}"><sheets>${sheets}</sheets></workbook>`;
+const relsXml = (relations: string) =>
+  `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relations}</Relationships>`;
+const sheetRelation = (id: string, target: string) =>
+  `<Relationship Id="${escapeXml(id)}" Type="${REL_NS}/worksheet" Target="${escapeXml(target)}"/>`;
 
 /** The parts of a workbook, named, in the order the zip holds them. */
 function partsOf(w: Workbook): Array<[string, Buffer]> {
   const sheet = sheetXmlOf(w);
   const parts: Array<[string, Buffer]> = [
     ['[Content_Types].xml', Buffer.from(contentTypesXml())],
-    ['_rels/.rels', Buffer.from(relsXml(`<Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/>`))],
+    [
+      '_rels/.rels',
+      Buffer.from(relsXml(`<Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/>`)),
+    ],
     ['xl/workbook.xml', Buffer.from(w.workbookXml ?? workbookXml())],
     ['xl/_rels/workbook.xml.rels', Buffer.from(w.relsXml ?? relsXml(sheetRelation('rId1', w.sheetTarget)))],
     [w.sheetPath, Buffer.from(sheet)],
@@ -361,7 +475,11 @@ function xlsxCase(b: Builder, family: string): Buffer {
   const xmlText: Array<(parts: Array<[string, Buffer]>) => void> = [];
   const zipLevel: Array<(entries: ZipEntry[]) => ZipEntry[]> = [];
   const byteLevel: Array<(bytes: Buffer) => Buffer> = [];
-  const family2 = b.rng.chance(0.2) ? b.rng.pick(['xlsx/zip', 'xlsx/parts', 'xlsx/xml', 'xlsx/numbers', 'xlsx/cells', 'xlsx/sizes'].filter((f) => f !== family)) : undefined;
+  const family2 = b.rng.chance(0.2)
+    ? b.rng.pick(
+        ['xlsx/zip', 'xlsx/parts', 'xlsx/xml', 'xlsx/numbers', 'xlsx/cells', 'xlsx/sizes'].filter((f) => f !== family),
+      )
+    : undefined;
   for (const [i, f] of [family, family2].entries()) {
     if (f === undefined) continue;
     const count = i === 0 ? main : 1;
@@ -392,13 +510,63 @@ function xlsxCase(b: Builder, family: string): Buffer {
 }
 
 const ROW_NUMBERS = [
-  '2.5', '2.0', '1e1', '1E1', '-1', '-5', '0', '00', '02', ' 2', '2 ', '+2', '0x2', '２', '1048576', '1048577', '99999999999',
-  '9'.repeat(400), '', 'abc', 'NaN', 'Infinity', '2\u00a0', '１', '٢', '3.', '.3', '4e0', '1048575.9', '2147483648', '1,2',
+  '2.5',
+  '2.0',
+  '1e1',
+  '1E1',
+  '-1',
+  '-5',
+  '0',
+  '00',
+  '02',
+  ' 2',
+  '2 ',
+  '+2',
+  '0x2',
+  '２',
+  '1048576',
+  '1048577',
+  '99999999999',
+  '9'.repeat(400),
+  '',
+  'abc',
+  'NaN',
+  'Infinity',
+  '2\u00a0',
+  '１',
+  '٢',
+  '3.',
+  '.3',
+  '4e0',
+  '1048575.9',
+  '2147483648',
+  '1,2',
 ];
 const CELL_REFS = (row: string) => [
-  `a${row}`, `b${row}`, `XFD${row}`, `XFE${row}`, `ZZZZZZZ${row}`, `ZZZZZZZZ${row}`, `AAAA${row}`, 'A', row, `A0${row}`, `A${row}.0`,
-  `A${Number(row) + 1}`, `A-${row}`, `A ${row}`, `A${row} `, `Ａ${row}`, '', `$A$${row}`, `A${row}:B${row}`, `R${row}C1`, `A1e1`,
-  `xfd${row}`, `A${'0'.repeat(20)}${row}`, `${'A'.repeat(200)}${row}`,
+  `a${row}`,
+  `b${row}`,
+  `XFD${row}`,
+  `XFE${row}`,
+  `ZZZZZZZ${row}`,
+  `ZZZZZZZZ${row}`,
+  `AAAA${row}`,
+  'A',
+  row,
+  `A0${row}`,
+  `A${row}.0`,
+  `A${Number(row) + 1}`,
+  `A-${row}`,
+  `A ${row}`,
+  `A${row} `,
+  `Ａ${row}`,
+  '',
+  `$A$${row}`,
+  `A${row}:B${row}`,
+  `R${row}C1`,
+  `A1e1`,
+  `xfd${row}`,
+  `A${'0'.repeat(20)}${row}`,
+  `${'A'.repeat(200)}${row}`,
 ];
 
 function numberingMutations(b: Builder, w: Workbook): Array<() => void> {
@@ -409,13 +577,17 @@ function numberingMutations(b: Builder, w: Workbook): Array<() => void> {
     () => {
       const row = dataRow();
       const r = rng.pick(ROW_NUMBERS);
-      b.step(`row ${row.r} renumbered r=${JSON.stringify(r.length > 30 ? `${r.slice(0, 10)}…(${r.length})` : r)} (its cells keep their refs)`);
+      b.step(
+        `row ${row.r} renumbered r=${JSON.stringify(r.length > 30 ? `${r.slice(0, 10)}…(${r.length})` : r)} (its cells keep their refs)`,
+      );
       row.r = r;
     },
     () => {
       const row = dataRow();
       const r = rng.pick(ROW_NUMBERS);
-      b.step(`row ${row.r} renumbered r=${JSON.stringify(r.length > 30 ? `${r.slice(0, 10)}…(${r.length})` : r)}, its cells' refs following`);
+      b.step(
+        `row ${row.r} renumbered r=${JSON.stringify(r.length > 30 ? `${r.slice(0, 10)}…(${r.length})` : r)}, its cells' refs following`,
+      );
       for (const cell of row.cells) if (cell.ref !== undefined) cell.ref = cell.ref.replace(/[0-9]+$/, r);
       row.r = r;
     },
@@ -439,14 +611,18 @@ function numberingMutations(b: Builder, w: Workbook): Array<() => void> {
         if (which !== 'cells') row.r = undefined;
         if (which !== 'rows') row.cells = withoutRefs(row.cells);
       }
-      b.step(`no r attribute on ${which === 'both' ? 'rows or cells' : which}${which === 'rows' ? '' : ' (empty cells written, each keeping its column)'}`);
+      b.step(
+        `no r attribute on ${which === 'both' ? 'rows or cells' : which}${which === 'rows' ? '' : ' (empty cells written, each keeping its column)'}`,
+      );
     },
     () => {
       const row = dataRow();
       const cell = row.cells.length > 0 ? row.cells[rng.int(0, row.cells.length - 1)]! : undefined;
       if (!cell) return;
       const ref = rng.pick(CELL_REFS(row.r ?? '2'));
-      b.step(`row ${row.r}: cell ${cell.ref} named ${JSON.stringify(ref.length > 30 ? `${ref.slice(0, 10)}…(${ref.length})` : ref)}`);
+      b.step(
+        `row ${row.r}: cell ${cell.ref} named ${JSON.stringify(ref.length > 30 ? `${ref.slice(0, 10)}…(${ref.length})` : ref)}`,
+      );
       cell.ref = ref;
     },
     () => {
@@ -490,7 +666,21 @@ function cellMutations(b: Builder, w: Workbook): Array<() => void> {
     () => {
       const found = someCell();
       if (!found) return;
-      const v = rng.pick(['999999', '-1', '1.5', '1e2', 'NaN', '', ' 0', '0x0', '__proto__', 'constructor', 'length', '4294967296', '1'.repeat(40)]);
+      const v = rng.pick([
+        '999999',
+        '-1',
+        '1.5',
+        '1e2',
+        'NaN',
+        '',
+        ' 0',
+        '0x0',
+        '__proto__',
+        'constructor',
+        'length',
+        '4294967296',
+        '1'.repeat(40),
+      ]);
       found.cell.form = 'raw';
       found.cell.raw = `<c${found.cell.ref === undefined ? '' : ` r="${found.cell.ref}"`} t="s"><v>${v}</v></c>`;
       b.step(`row ${found.row.r}: cell ${found.cell.ref} a shared string at index ${JSON.stringify(v)}`);
@@ -506,15 +696,39 @@ function cellMutations(b: Builder, w: Workbook): Array<() => void> {
     () => {
       const found = someCell();
       if (!found) return;
-      const t = rng.pick(['__proto__', 'constructor', 'e', 'd', 'n', 'b', 'str', 'inlineStr', 'S', '', 'x'.repeat(5000), 's s', 'hasOwnProperty']);
+      const t = rng.pick([
+        '__proto__',
+        'constructor',
+        'e',
+        'd',
+        'n',
+        'b',
+        'str',
+        'inlineStr',
+        'S',
+        '',
+        'x'.repeat(5000),
+        's s',
+        'hasOwnProperty',
+      ]);
       found.cell.attrs = ` t="${escapeXml(t)}"`;
       found.cell.form = 'number';
-      b.step(`row ${found.row.r}: cell ${found.cell.ref} of type t=${JSON.stringify(t.slice(0, 20))} holding <v>${found.cell.text.slice(0, 20)}</v>`);
+      b.step(
+        `row ${found.row.r}: cell ${found.cell.ref} of type t=${JSON.stringify(t.slice(0, 20))} holding <v>${found.cell.text.slice(0, 20)}</v>`,
+      );
     },
     () => {
       const found = someCell();
       if (!found) return;
-      const attrs = rng.pick([' s="999999"', ' s="-1"', ' cm="1" vm="4294967296"', ` foo="${'&#x41;'.repeat(200)}"`, ' r2="A2"', ' xml:space="preserve"', ' t=""']);
+      const attrs = rng.pick([
+        ' s="999999"',
+        ' s="-1"',
+        ' cm="1" vm="4294967296"',
+        ` foo="${'&#x41;'.repeat(200)}"`,
+        ' r2="A2"',
+        ' xml:space="preserve"',
+        ' t=""',
+      ]);
       found.cell.attrs = `${found.cell.attrs ?? ''}${attrs}`;
       b.step(`row ${found.row.r}: cell ${found.cell.ref} with attributes${attrs.slice(0, 40)}`);
     },
@@ -549,10 +763,17 @@ function cellMutations(b: Builder, w: Workbook): Array<() => void> {
       // (a card number may land in another column, and that column's rules must not keep it in clear).
       const row = w.rows.find((r) => r !== w.rows[0] && r.cells.some((c) => /^[0-9]{16}$/.test(c.text))) ?? dataRow();
       const cells = withoutRefs(row.cells);
-      const at = misalignAt(b, w.header, cells.map((cell) => cell.text), -1);
+      const at = misalignAt(
+        b,
+        w.header,
+        cells.map((cell) => cell.text),
+        -1,
+      );
       const gone = cells.splice(at, 1)[0];
       row.cells = cells;
-      b.step(`row ${row.r} misaligned: its cells without r, cell ${at + 1} (${JSON.stringify(gone?.text.slice(0, 20) ?? '')}) left out`);
+      b.step(
+        `row ${row.r} misaligned: its cells without r, cell ${at + 1} (${JSON.stringify(gone?.text.slice(0, 20) ?? '')}) left out`,
+      );
     },
     () => {
       // Whitespace and a card number's digits spread over a rich string.
@@ -571,7 +792,10 @@ function sizeMutations(b: Builder, w: Workbook): Array<() => void> {
     () => {
       // Many empty rows before the rows that pay.
       const count = rng.int(1_000, 20_000);
-      const rows: XRow[] = Array.from({ length: count }, (_, i) => ({ r: String(i + 2), cells: rng.chance(0.5) ? [] : [{ ref: `A${i + 2}`, text: '', form: 'inline' }] }));
+      const rows: XRow[] = Array.from({ length: count }, (_, i) => ({
+        r: String(i + 2),
+        cells: rng.chance(0.5) ? [] : [{ ref: `A${i + 2}`, text: '', form: 'inline' }],
+      }));
       const moved = w.rows.slice(1).map((row, i) => renumber(row, count + 2 + i));
       w.rows = [w.rows[0]!, ...rows, ...moved];
       b.step(`${count} empty rows (rows 2 to ${count + 1}), the sheet's rows after them`);
@@ -581,7 +805,8 @@ function sizeMutations(b: Builder, w: Workbook): Array<() => void> {
       const width = rng.pick([16_383, 16_384, 16_385, 20_000]);
       const start = row.cells.length;
       const named = rng.chance(0.5);
-      for (let column = start; column < width; column += 1) row.cells.push({ ref: named ? `${columnLetters(column + 1)}${row.r}` : undefined, text: '', form: 'number' });
+      for (let column = start; column < width; column += 1)
+        row.cells.push({ ref: named ? `${columnLetters(column + 1)}${row.r}` : undefined, text: '', form: 'number' });
       b.step(`row ${row.r} widened to ${width} cells (${named ? 'named' : 'without r'})`);
     },
     () => {
@@ -599,7 +824,13 @@ function sizeMutations(b: Builder, w: Workbook): Array<() => void> {
       const last = Number(template.r ?? w.rows.length);
       for (let i = 1; i <= count; i += 1) {
         const r = last + i;
-        w.rows.push({ r: String(r), cells: [{ ref: `A${r}`, text: 'charge', form: 'inline' }, { ref: `B${r}`, text: `${b.tag}-x${i}`, form: 'inline' }] });
+        w.rows.push({
+          r: String(r),
+          cells: [
+            { ref: `A${r}`, text: 'charge', form: 'inline' },
+            { ref: `B${r}`, text: `${b.tag}-x${i}`, form: 'inline' },
+          ],
+        });
       }
       b.step(`${count} more rows, each an unknown action`);
     },
@@ -633,44 +864,92 @@ const KEPT_AS_GIVEN = ['reference number', 'remark', 'customer uuid', 'token id'
  */
 function misalignAt(b: Builder, header: string[], cells: string[], shift: -1 | 1): number {
   const numbers = cells.flatMap((cell, i) => (/^[0-9 ]{16,19}$/.test(cell) ? [i] : []));
-  const landing = (at: number, k: number) => (shift === -1 ? (at < k ? k - 1 : at === k ? -1 : k) : at <= k ? k + 1 : k);
-  const kept = (column: number) => column >= 0 && KEPT_AS_GIVEN.includes((header[column] ?? '').trim().replace(/\s+/g, ' ').toLowerCase());
-  const places = Array.from({ length: cells.length + (shift === 1 ? 1 : 0) }, (_, at) => at).filter((at) => numbers.every((k) => !kept(landing(at, k))));
+  const landing = (at: number, k: number) =>
+    shift === -1 ? (at < k ? k - 1 : at === k ? -1 : k) : at <= k ? k + 1 : k;
+  const kept = (column: number) =>
+    column >= 0 && KEPT_AS_GIVEN.includes((header[column] ?? '').trim().replace(/\s+/g, ' ').toLowerCase());
+  const places = Array.from({ length: cells.length + (shift === 1 ? 1 : 0) }, (_, at) => at).filter((at) =>
+    numbers.every((k) => !kept(landing(at, k))),
+  );
   return places.length > 0 ? b.rng.pick(places) : cells.length - (shift === -1 ? 1 : 0);
 }
 
 function renumber(row: XRow, r: number): XRow {
-  return { ...row, r: String(r), cells: row.cells.map((cell) => ({ ...cell, ref: cell.ref?.replace(/[0-9]+$/, String(r)) })) };
+  return {
+    ...row,
+    r: String(r),
+    cells: row.cells.map((cell) => ({ ...cell, ref: cell.ref?.replace(/[0-9]+$/, String(r)) })),
+  };
 }
 
 function workbookMutations(b: Builder, w: Workbook): Array<() => void> {
   const { rng } = b;
   return [
     () => {
-      const target = rng.pick(['worksheets/sheet2.xml', '/xl/worksheets/sheet9.xml', '', 'worksheets/../worksheets/sheet1.xml', './worksheets/sheet1.xml', 'worksheets\\sheet1.xml', 'WORKSHEETS/SHEET1.XML', `worksheets/${b.someCard()}.xml`, 'http://127.0.0.1:1/sheet.xml', '../../../etc/passwd']);
+      const target = rng.pick([
+        'worksheets/sheet2.xml',
+        '/xl/worksheets/sheet9.xml',
+        '',
+        'worksheets/../worksheets/sheet1.xml',
+        './worksheets/sheet1.xml',
+        'worksheets\\sheet1.xml',
+        'WORKSHEETS/SHEET1.XML',
+        `worksheets/${b.someCard()}.xml`,
+        'http://127.0.0.1:1/sheet.xml',
+        '../../../etc/passwd',
+      ]);
       w.sheetTarget = target;
       b.step(`the first sheet's relationship targets ${JSON.stringify(target)} (the sheet stays at ${w.sheetPath})`);
     },
     () => {
       w.sheetTarget = '/xl/worksheets/sheet1.xml';
-      b.step('the first sheet\'s target is absolute: /xl/worksheets/sheet1.xml');
+      b.step("the first sheet's target is absolute: /xl/worksheets/sheet1.xml");
     },
     () => {
-      w.workbookXml = workbookXml(rng.pick(['', '<sheet name="Payments" sheetId="1"/>', '<sheet name="Payments" sheetId="1" id="rId1"/>', '<sheet name="Missing" sheetId="2" r:id="rId9"/><sheet name="Payments" sheetId="1" r:id="rId1"/>', `<sheet name="Payments" sheetId="1" r:id="${b.someCard()}"/>`]));
-      b.step(`workbook.xml sheets: ${w.workbookXml.slice(w.workbookXml.indexOf('<sheets>'), w.workbookXml.indexOf('</sheets>') + 9)}`);
+      w.workbookXml = workbookXml(
+        rng.pick([
+          '',
+          '<sheet name="Payments" sheetId="1"/>',
+          '<sheet name="Payments" sheetId="1" id="rId1"/>',
+          '<sheet name="Missing" sheetId="2" r:id="rId9"/><sheet name="Payments" sheetId="1" r:id="rId1"/>',
+          `<sheet name="Payments" sheetId="1" r:id="${b.someCard()}"/>`,
+        ]),
+      );
+      b.step(
+        `workbook.xml sheets: ${w.workbookXml.slice(w.workbookXml.indexOf('<sheets>'), w.workbookXml.indexOf('</sheets>') + 9)}`,
+      );
     },
     () => {
-      w.relsXml = relsXml(rng.pick(['', sheetRelation('rId2', w.sheetTarget), `${sheetRelation('rId1', 'worksheets/missing.xml')}${sheetRelation('rId1', w.sheetTarget)}`, `<Relationship Id="rId1" Target="worksheets/sheet1.xml"/>`]));
+      w.relsXml = relsXml(
+        rng.pick([
+          '',
+          sheetRelation('rId2', w.sheetTarget),
+          `${sheetRelation('rId1', 'worksheets/missing.xml')}${sheetRelation('rId1', w.sheetTarget)}`,
+          `<Relationship Id="rId1" Target="worksheets/sheet1.xml"/>`,
+        ]),
+      );
       b.step(`workbook.xml.rels: ${w.relsXml.slice(w.relsXml.indexOf('<Relationships'))}`);
     },
     () => {
       // The first sheet is another part of the workbook.
-      const target = rng.pick(['workbook.xml', 'sharedStrings.xml', '_rels/workbook.xml.rels', '/[Content_Types].xml', '/_rels/.rels']);
+      const target = rng.pick([
+        'workbook.xml',
+        'sharedStrings.xml',
+        '_rels/workbook.xml.rels',
+        '/[Content_Types].xml',
+        '/_rels/.rels',
+      ]);
       w.sheetTarget = target;
       b.step(`the first sheet's relationship targets another part, ${target}`);
     },
     () => {
-      w.sheetPath = rng.pick(['xl/worksheets/deep/er/still/sheet1.xml', 'xl/worksheets/sheet1.XML', 'xl/worksheets/sheet 1.xml', 'xl/worksheets/ŝheet1.xml', `xl/worksheets/${'d/'.repeat(100)}sheet1.xml`]);
+      w.sheetPath = rng.pick([
+        'xl/worksheets/deep/er/still/sheet1.xml',
+        'xl/worksheets/sheet1.XML',
+        'xl/worksheets/sheet 1.xml',
+        'xl/worksheets/ŝheet1.xml',
+        `xl/worksheets/${'d/'.repeat(100)}sheet1.xml`,
+      ]);
       w.sheetTarget = w.sheetPath.slice(3);
       b.step(`the sheet lives at ${w.sheetPath}, its relationship following`);
     },
@@ -699,7 +978,13 @@ function xmlMutation(b: Builder, w: Workbook): (parts: Array<[string, Buffer]>) 
     // A card number of the case in an XML name: the parser quotes the name of a tag left open, or of an attribute
     // given twice (not of a mismatched tag, an undefined entity or an unbound prefix).
     const card = b.someCard();
-    const how = rng.pick(['left open, the sheet ending there', 'an attribute twice', 'a mismatched tag', 'an undefined entity', 'an unbound prefix']);
+    const how = rng.pick([
+      'left open, the sheet ending there',
+      'an attribute twice',
+      'a mismatched tag',
+      'an undefined entity',
+      'an unbound prefix',
+    ]);
     return sheetOnly((xml) => {
       const at = firstRowEnd(xml);
       if (how === 'left open, the sheet ending there') return `${xml.slice(0, at)}<n${card}>`;
@@ -712,7 +997,10 @@ function xmlMutation(b: Builder, w: Workbook): (parts: Array<[string, Buffer]>) 
   const choices: Array<() => (parts: Array<[string, Buffer]>) => void> = [
     () => {
       const fraction = rng.int(1, 99) / 100;
-      return anyPart((xml) => xml.slice(0, Math.floor(xml.length * fraction)), `truncated at ${Math.round(fraction * 100)}% of its text`);
+      return anyPart(
+        (xml) => xml.slice(0, Math.floor(xml.length * fraction)),
+        `truncated at ${Math.round(fraction * 100)}% of its text`,
+      );
     },
     () => {
       const depth = rng.pick([100, 1_000, 10_000, 30_000]);
@@ -731,22 +1019,48 @@ function xmlMutation(b: Builder, w: Workbook): (parts: Array<[string, Buffer]>) 
         '<!DOCTYPE worksheet [<!ENTITY xxe SYSTEM "http://127.0.0.1:9/x">]>',
         '<!DOCTYPE worksheet [<!ELEMENT worksheet ANY><!ATTLIST c r CDATA "A2">]>',
       ]);
-      const use = rng.pick(['&c;', '&xxe;', '&a;', '', '&lt;&gt;&amp;&apos;&quot;', '&#x1F600;', '&#0;', '&#xD800;', '&unknown;']);
-      return sheetOnly((xml) => xml.replace('?>', `?>${doctype}`).replace('</t>', `${use}</t>`), `DOCTYPE ${doctype.slice(0, 60)}…, a cell holding ${use || 'no entity'}`);
+      const use = rng.pick([
+        '&c;',
+        '&xxe;',
+        '&a;',
+        '',
+        '&lt;&gt;&amp;&apos;&quot;',
+        '&#x1F600;',
+        '&#0;',
+        '&#xD800;',
+        '&unknown;',
+      ]);
+      return sheetOnly(
+        (xml) => xml.replace('?>', `?>${doctype}`).replace('</t>', `${use}</t>`),
+        `DOCTYPE ${doctype.slice(0, 60)}…, a cell holding ${use || 'no entity'}`,
+      );
     },
     () => {
       const tag = rng.pick(['row', 'c', 'sheetData', 'worksheet']);
       return sheetOnly((xml) => xml.replace(`</${tag}>`, `</${tag}x>`), `the first </${tag}> misspelt </${tag}x>`);
     },
     echoName,
-    () => sheetOnly((xml) => xml.replace(/<c r="([A-Z]+[0-9]+)"/, '<c r="$1" r="$1"'), 'a cell with its r attribute twice'),
+    () =>
+      sheetOnly((xml) => xml.replace(/<c r="([A-Z]+[0-9]+)"/, '<c r="$1" r="$1"'), 'a cell with its r attribute twice'),
     () => {
       const bad = rng.pick(['\u0001', '\u0000', '\uFFFE', '&', '<', '&#1;', '&#xFFFF;', ']]>', '\u001b[31m']);
       return sheetOnly((xml) => xml.replace('</t>', `${bad}</t>`), `a text holding ${JSON.stringify(bad)}`);
     },
     () => {
-      const declaration = rng.pick(['<?xml version="1.1" encoding="UTF-8"?>', '<?xml version="1.0" encoding="UTF-16"?>', '<?xml version="1.0" encoding="ISO-8859-1"?>', ' <?xml version="1.0"?>', '\uFEFF<?xml version="1.0"?>', '<?xml version="2.0"?>', '', '<?xml?>']);
-      return anyPart((xml) => xml.replace(/^<\?xml[^>]*\?>/, declaration), `declaration ${JSON.stringify(declaration)}`);
+      const declaration = rng.pick([
+        '<?xml version="1.1" encoding="UTF-8"?>',
+        '<?xml version="1.0" encoding="UTF-16"?>',
+        '<?xml version="1.0" encoding="ISO-8859-1"?>',
+        ' <?xml version="1.0"?>',
+        '\uFEFF<?xml version="1.0"?>',
+        '<?xml version="2.0"?>',
+        '',
+        '<?xml?>',
+      ]);
+      return anyPart(
+        (xml) => xml.replace(/^<\?xml[^>]*\?>/, declaration),
+        `declaration ${JSON.stringify(declaration)}`,
+      );
     },
     () => {
       const encoding = rng.pick(['utf16le', 'latin1']);
@@ -754,17 +1068,35 @@ function xmlMutation(b: Builder, w: Workbook): (parts: Array<[string, Buffer]>) 
         const entry = parts.find(([name]) => name === w.sheetPath);
         if (!entry) return;
         const text = entry[1].toString('utf8').replace('</t>', 'é</t>');
-        entry[1] = encoding === 'utf16le' ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]) : Buffer.from(text, 'latin1');
+        entry[1] =
+          encoding === 'utf16le'
+            ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])
+            : Buffer.from(text, 'latin1');
         b.step(`the sheet's XML in ${encoding}`);
       };
     },
-    () => sheetOnly((xml) => xml.replace('<sheetData>', '<sheetData><!-- a comment --><?pi data?>').replace(/<sheetData>([\s\S]*)<\/sheetData>/, '<sheetData>$1</sheetData><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Action</t></is></c></row></sheetData>'), 'a comment, a processing instruction, and a second sheetData'),
-    () => sheetOnly((xml) => xml.replace(/<row /, '<row><row ').replace('</row>', '</row></row>'), 'rows nested in a row'),
+    () =>
+      sheetOnly(
+        (xml) =>
+          xml
+            .replace('<sheetData>', '<sheetData><!-- a comment --><?pi data?>')
+            .replace(
+              /<sheetData>([\s\S]*)<\/sheetData>/,
+              '<sheetData>$1</sheetData><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Action</t></is></c></row></sheetData>',
+            ),
+        'a comment, a processing instruction, and a second sheetData',
+      ),
+    () =>
+      sheetOnly((xml) => xml.replace(/<row /, '<row><row ').replace('</row>', '</row></row>'), 'rows nested in a row'),
     () => {
       const huge = 'A'.repeat(rng.pick([10_000, 100_000]));
-      return sheetOnly((xml) => xml.replace('<row ', `<row x="${huge}" `), `a row attribute ${huge.length} characters long`);
+      return sheetOnly(
+        (xml) => xml.replace('<row ', `<row x="${huge}" `),
+        `a row attribute ${huge.length} characters long`,
+      );
     },
-    () => sheetOnly((xml) => xml.replace(/ r="([0-9]+)"/, ' r="&#5$1;"'), 'a row number written as a character reference'),
+    () =>
+      sheetOnly((xml) => xml.replace(/ r="([0-9]+)"/, ' r="&#5$1;"'), 'a row number written as a character reference'),
     () => anyPart((xml) => `${xml}<trailing/>`, 'a second root element after the first'),
     () => anyPart((xml) => xml.replace(/xmlns="[^"]*"/, 'xmlns="urn:other"'), 'another default namespace'),
     () => anyPart(() => rng.bytes(rng.int(1, 400)).toString('latin1'), 'replaced by random bytes'),
@@ -858,7 +1190,8 @@ function zip64Extra(size: bigint, compressed?: bigint): Buffer {
 function entryMutation(b: Builder, w: Workbook): (entries: ZipEntry[]) => ZipEntry[] {
   const { rng } = b;
   const named = (entries: ZipEntry[], name: string) => entries.find((e) => e.name.toString() === name);
-  const someEntry = (entries: ZipEntry[]) => named(entries, w.sheetPath) && rng.chance(0.6) ? named(entries, w.sheetPath)! : rng.pick(entries);
+  const someEntry = (entries: ZipEntry[]) =>
+    named(entries, w.sheetPath) && rng.chance(0.6) ? named(entries, w.sheetPath)! : rng.pick(entries);
   const echoPath = () => (entries: ZipEntry[]) => {
     // A card number of the case in an odd path: a reader that refuses the path may quote it.
     const card = b.someCard();
@@ -875,8 +1208,14 @@ function entryMutation(b: Builder, w: Workbook): (entries: ZipEntry[]) => ZipEnt
     },
     () => (entries) => {
       const twice = someEntry(entries);
-      const other = rng.chance(0.5) ? Buffer.from(`<?xml version="1.0"?><worksheet xmlns="${NS}"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Nothing</t></is></c></row></sheetData></worksheet>`) : twice.data;
-      b.step(`zip: entry ${twice.name.toString()} twice (the second ${other === twice.data ? 'the same' : 'a sheet without the columns'})`);
+      const other = rng.chance(0.5)
+        ? Buffer.from(
+            `<?xml version="1.0"?><worksheet xmlns="${NS}"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Nothing</t></is></c></row></sheetData></worksheet>`,
+          )
+        : twice.data;
+      b.step(
+        `zip: entry ${twice.name.toString()} twice (the second ${other === twice.data ? 'the same' : 'a sheet without the columns'})`,
+      );
       return rng.chance(0.5) ? [...entries, { ...twice, data: other }] : [{ ...twice, data: other }, ...entries];
     },
     () => (entries) => {
@@ -915,7 +1254,13 @@ function entryMutation(b: Builder, w: Workbook): (entries: ZipEntry[]) => ZipEnt
     },
     () => (entries) => {
       const entry = someEntry(entries);
-      const how = rng.pick(['random bytes', 'flipped bytes', 'cut short', 'a stored block', 'a dynamic block that never ends']);
+      const how = rng.pick([
+        'random bytes',
+        'flipped bytes',
+        'cut short',
+        'a stored block',
+        'a dynamic block that never ends',
+      ]);
       const deflated = deflateRawSync(entry.data);
       if (how === 'random bytes') entry.payload = rng.bytes(rng.int(1, 2_000));
       else if (how === 'flipped bytes') {
@@ -926,7 +1271,8 @@ function entryMutation(b: Builder, w: Workbook): (entries: ZipEntry[]) => ZipEnt
           entry.payload[at] = entry.payload[at]! ^ (1 << rng.int(0, 7));
         }
       } else if (how === 'cut short') entry.payload = deflated.subarray(0, rng.int(0, deflated.length - 1));
-      else if (how === 'a stored block') entry.payload = Buffer.concat([Buffer.from([0x00, 0xff, 0xff, 0x00, 0x00]), entry.data.subarray(0, 100)]);
+      else if (how === 'a stored block')
+        entry.payload = Buffer.concat([Buffer.from([0x00, 0xff, 0xff, 0x00, 0x00]), entry.data.subarray(0, 100)]);
       else entry.payload = Buffer.from([0x04, 0xc0, 0x81, 0x08, 0x00, 0x00]);
       b.step(`zip: entry ${entry.name.toString()}'s deflate data is ${how}`);
       return entries;
@@ -936,7 +1282,9 @@ function entryMutation(b: Builder, w: Workbook): (entries: ZipEntry[]) => ZipEnt
       const method = rng.pick([0, 0, 1, 9, 12, 14, 93, 99, 65535]);
       entry.method = method;
       if (method === 0 && rng.chance(0.3)) entry.size = entry.data.length + 1;
-      b.step(`zip: entry ${entry.name.toString()} with compression method ${method}${method === 0 ? ' (stored)' : ''}${entry.size !== undefined ? ', its size one more than the data' : ''}`);
+      b.step(
+        `zip: entry ${entry.name.toString()} with compression method ${method}${method === 0 ? ' (stored)' : ''}${entry.size !== undefined ? ', its size one more than the data' : ''}`,
+      );
       return entries;
     },
     () => (entries) => {
@@ -955,23 +1303,43 @@ function entryMutation(b: Builder, w: Workbook): (entries: ZipEntry[]) => ZipEnt
       const entry = someEntry(entries);
       const was = entry.name.toString();
       const odd = rng.pick([
-        `../${was}`, `/${was}`, `C:/${was}`, was.replace(/\//g, '\\'), `${was}/`, `./${was}`, `xl//${was.slice(3)}`, `${was}\u0000.txt`,
-        `${'a/'.repeat(300)}${was}`, `xl/../${was}`,
+        `../${was}`,
+        `/${was}`,
+        `C:/${was}`,
+        was.replace(/\//g, '\\'),
+        `${was}/`,
+        `./${was}`,
+        `xl//${was.slice(3)}`,
+        `${was}\u0000.txt`,
+        `${'a/'.repeat(300)}${was}`,
+        `xl/../${was}`,
       ]);
       entry.name = Buffer.from(odd);
-      b.step(`zip: entry ${was} renamed ${JSON.stringify(odd.length > 60 ? `${odd.slice(0, 30)}…${odd.slice(-20)}` : odd)}`);
+      b.step(
+        `zip: entry ${was} renamed ${JSON.stringify(odd.length > 60 ? `${odd.slice(0, 30)}…${odd.slice(-20)}` : odd)}`,
+      );
       return entries;
     },
     echoPath,
     () => (entries) => {
       const entry = someEntry(entries);
-      entry.name = rng.pick([Buffer.from([0x78, 0x6c, 0x2f, 0xff, 0xfe, 0x2e, 0x78, 0x6d, 0x6c]), Buffer.alloc(0), Buffer.from('xl/\u00e9.xml', 'latin1')]);
+      entry.name = rng.pick([
+        Buffer.from([0x78, 0x6c, 0x2f, 0xff, 0xfe, 0x2e, 0x78, 0x6d, 0x6c]),
+        Buffer.alloc(0),
+        Buffer.from('xl/\u00e9.xml', 'latin1'),
+      ]);
       entry.flags = (entry.flags ?? 0) | (rng.chance(0.5) ? 0x0800 : 0);
-      b.step(`zip: entry renamed with the bytes ${entry.name.toString('hex')} (flags 0x${(entry.flags ?? 0).toString(16)})`);
+      b.step(
+        `zip: entry renamed with the bytes ${entry.name.toString('hex')} (flags 0x${(entry.flags ?? 0).toString(16)})`,
+      );
       return entries;
     },
     () => (entries) => {
-      const extra = rng.pick([Buffer.from([0x01, 0x00, 0xff, 0xff]), Buffer.from([0x75, 0x70, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00]), rng.bytes(rng.int(1, 60))]);
+      const extra = rng.pick([
+        Buffer.from([0x01, 0x00, 0xff, 0xff]),
+        Buffer.from([0x75, 0x70, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00]),
+        rng.bytes(rng.int(1, 60)),
+      ]);
       const entry = someEntry(entries);
       entry.extra = extra;
       b.step(`zip: entry ${entry.name.toString()} with the extra field ${extra.toString('hex')}`);
@@ -979,7 +1347,8 @@ function entryMutation(b: Builder, w: Workbook): (entries: ZipEntry[]) => ZipEnt
     },
     () => (entries) => {
       const count = rng.int(2_001, 2_100);
-      for (let i = 0; i < count; i += 1) entries.push({ name: Buffer.from(`xl/media/e${i}.bin`), data: Buffer.alloc(0), method: 0 });
+      for (let i = 0; i < count; i += 1)
+        entries.push({ name: Buffer.from(`xl/media/e${i}.bin`), data: Buffer.alloc(0), method: 0 });
       b.step(`zip: ${count} more empty entries (over 2,000 parts)`);
       return entries;
     },
@@ -1028,7 +1397,9 @@ function byteMutation(b: Builder): (bytes: Buffer) => Buffer {
       const copy = Buffer.from(bytes);
       const byte = at + rng.int(0, 3);
       copy[byte] = copy[byte]! ^ 0x20;
-      b.step(`bytes: the ${signature.toString(16)} signature at ${at} broken${at === 0 ? ' (the file no longer starts as a zip)' : ''}`);
+      b.step(
+        `bytes: the ${signature.toString(16)} signature at ${at} broken${at === 0 ? ' (the file no longer starts as a zip)' : ''}`,
+      );
       return copy;
     },
     () => (bytes) => {
@@ -1065,122 +1436,220 @@ function csvCase(b: Builder, family: string): Buffer {
   const byteSteps: Array<(bytes: Buffer) => Buffer> = [];
   const layoutEncoding: { value: 'utf8' | 'utf16le' | 'utf16be' | 'latin1' } = { value: 'utf8' };
   const families = [family];
-  if (rng.chance(0.2)) families.push(rng.pick(['csv/encoding', 'csv/quotes', 'csv/numbers', 'csv/sizes'].filter((f) => f !== family)));
+  if (rng.chance(0.2))
+    families.push(rng.pick(['csv/encoding', 'csv/quotes', 'csv/numbers', 'csv/sizes'].filter((f) => f !== family)));
   for (const [i, f] of families.entries()) {
     const count = i === 0 && rng.chance(0.25) ? 2 : 1;
     for (let n = 0; n < count; n += 1) {
       if (f === 'csv/encoding') {
         rng.weighted<void>([
-          [2, () => {
-            layout.bom = true;
-            b.step('UTF-8 byte order mark');
-          }],
-          [1, () => byteSteps.push((bytes) => {
-            b.step('two UTF-8 byte order marks');
-            return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf]), bytes]);
-          })],
-          [2, () => {
-            layoutEncoding.value = rng.pick(['utf16le', 'utf16be'] as const);
-            layout.bom = rng.chance(0.6);
-            b.step(`encoded ${layoutEncoding.value}${layout.bom ? ' with a byte order mark' : ' without a byte order mark'}`);
-          }],
-          [2, () => {
-            layoutEncoding.value = 'latin1';
-            textSteps.push((rows) => {
-              const row = rows[filledRow(rng, rows, 0)]!;
-              const at = rng.int(0, row.length - 1);
-              row[at] = `${row[at]}é`;
-              b.step(`Latin-1 bytes: é after cell ${at + 1} of row ${rows.indexOf(row) + 1}`);
-            });
-          }],
-          [3, () => byteSteps.push((bytes) => {
-            const bad = rng.pick([[0xff], [0xfe], [0x80], [0xc3], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98]]);
-            const at = rng.chance(0.3) ? bytes.length : rng.int(0, bytes.length);
-            b.step(`invalid UTF-8 ${Buffer.from(bad).toString('hex')} at byte ${at} of ${bytes.length}`);
-            return Buffer.concat([bytes.subarray(0, at), Buffer.from(bad), bytes.subarray(at)]);
-          })],
-          [4, () => textSteps.push((rows) => {
-            // Mostly in a row's cells (in the header, it only renames a column).
-            const r = filledRow(rng, rows, rng.chance(0.8) ? 1 : 0);
-            const row = rows[r]!;
-            const at = rng.int(0, row.length - 1);
-            const where = rng.pick(['end', 'start', 'middle']);
-            const cell = row[at]!;
-            row[at] = where === 'end' ? `${cell}\u0000` : where === 'start' ? `\u0000${cell}` : `${cell.slice(0, 1)}\u0000${cell.slice(1)}`;
-            b.step(`a NUL byte at the ${where} of cell ${at + 1} ("${(table.header[at] ?? '').replaceAll('\u0000', '\\0')}") of row ${r + 1}`);
-          })],
-          [1, () => byteSteps.push((bytes) => {
-            const at = rng.int(0, bytes.length);
-            b.step(`a NUL byte between bytes at ${at} of ${bytes.length}`);
-            return Buffer.concat([bytes.subarray(0, at), Buffer.from([0]), bytes.subarray(at)]);
-          })],
-          [2, () => {
-            layout.eol = '\r';
-            b.step('CR-only line ends');
-          }],
-          [1, () => {
-            layout.eol = rng.pick(['\n', '\n\r', '\r\r\n', '\u2028', '\u0085']);
-            b.step(`line ends ${JSON.stringify(layout.eol)}`);
-          }],
-          [1, () => byteSteps.push((bytes) => {
-            let i = 0;
-            const text = bytes.toString('latin1').replace(/\r\n/g, () => (++i % 2 === 0 ? '\n' : '\r'));
-            b.step('mixed line ends: CR and LF by turns');
-            return Buffer.from(text, 'latin1');
-          })],
+          [
+            2,
+            () => {
+              layout.bom = true;
+              b.step('UTF-8 byte order mark');
+            },
+          ],
+          [
+            1,
+            () =>
+              byteSteps.push((bytes) => {
+                b.step('two UTF-8 byte order marks');
+                return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf]), bytes]);
+              }),
+          ],
+          [
+            2,
+            () => {
+              layoutEncoding.value = rng.pick(['utf16le', 'utf16be'] as const);
+              layout.bom = rng.chance(0.6);
+              b.step(
+                `encoded ${layoutEncoding.value}${layout.bom ? ' with a byte order mark' : ' without a byte order mark'}`,
+              );
+            },
+          ],
+          [
+            2,
+            () => {
+              layoutEncoding.value = 'latin1';
+              textSteps.push((rows) => {
+                const row = rows[filledRow(rng, rows, 0)]!;
+                const at = rng.int(0, row.length - 1);
+                row[at] = `${row[at]}é`;
+                b.step(`Latin-1 bytes: é after cell ${at + 1} of row ${rows.indexOf(row) + 1}`);
+              });
+            },
+          ],
+          [
+            3,
+            () =>
+              byteSteps.push((bytes) => {
+                const bad = rng.pick([
+                  [0xff],
+                  [0xfe],
+                  [0x80],
+                  [0xc3],
+                  [0xc0, 0xaf],
+                  [0xe0, 0x80, 0xaf],
+                  [0xed, 0xa0, 0x80],
+                  [0xf4, 0x90, 0x80, 0x80],
+                  [0xe2, 0x82],
+                  [0xf0, 0x9f, 0x98],
+                ]);
+                const at = rng.chance(0.3) ? bytes.length : rng.int(0, bytes.length);
+                b.step(`invalid UTF-8 ${Buffer.from(bad).toString('hex')} at byte ${at} of ${bytes.length}`);
+                return Buffer.concat([bytes.subarray(0, at), Buffer.from(bad), bytes.subarray(at)]);
+              }),
+          ],
+          [
+            4,
+            () =>
+              textSteps.push((rows) => {
+                // Mostly in a row's cells (in the header, it only renames a column).
+                const r = filledRow(rng, rows, rng.chance(0.8) ? 1 : 0);
+                const row = rows[r]!;
+                const at = rng.int(0, row.length - 1);
+                const where = rng.pick(['end', 'start', 'middle']);
+                const cell = row[at]!;
+                row[at] =
+                  where === 'end'
+                    ? `${cell}\u0000`
+                    : where === 'start'
+                      ? `\u0000${cell}`
+                      : `${cell.slice(0, 1)}\u0000${cell.slice(1)}`;
+                b.step(
+                  `a NUL byte at the ${where} of cell ${at + 1} ("${(table.header[at] ?? '').replaceAll('\u0000', '\\0')}") of row ${r + 1}`,
+                );
+              }),
+          ],
+          [
+            1,
+            () =>
+              byteSteps.push((bytes) => {
+                const at = rng.int(0, bytes.length);
+                b.step(`a NUL byte between bytes at ${at} of ${bytes.length}`);
+                return Buffer.concat([bytes.subarray(0, at), Buffer.from([0]), bytes.subarray(at)]);
+              }),
+          ],
+          [
+            2,
+            () => {
+              layout.eol = '\r';
+              b.step('CR-only line ends');
+            },
+          ],
+          [
+            1,
+            () => {
+              layout.eol = rng.pick(['\n', '\n\r', '\r\r\n', '\u2028', '\u0085']);
+              b.step(`line ends ${JSON.stringify(layout.eol)}`);
+            },
+          ],
+          [
+            1,
+            () =>
+              byteSteps.push((bytes) => {
+                let i = 0;
+                const text = bytes.toString('latin1').replace(/\r\n/g, () => (++i % 2 === 0 ? '\n' : '\r'));
+                b.step('mixed line ends: CR and LF by turns');
+                return Buffer.from(text, 'latin1');
+              }),
+          ],
         ]);
       }
       if (f === 'csv/quotes') {
         rng.weighted<void>([
-          [3, () => textSteps.push((rows) => {
-            // The commit before this one: a card number just before a stray quote reached failure_reason.
-            const r = rows.findIndex((row) => row.some((cell) => /^[0-9]{16}$/.test(cell)));
-            if (r < 0) return;
-            const at = rows[r]!.findIndex((cell) => /^[0-9]{16}$/.test(cell));
-            const how = rng.pick(['x"', '"', '" ', '""', '"x"']);
-            rows[r]![at] = `${rows[r]![at]}${RAW}${how}`;
-            b.step(`row ${r + 1}: the card number followed by ${JSON.stringify(how)} unquoted`);
-          })],
-          [2, () => textSteps.push((rows) => {
-            const r = filledRow(rng, rows, 0);
-            const at = rng.int(0, rows[r]!.length - 1);
-            const how = rng.pick([`${RAW}"abc"x`, `${RAW}a"b`, `${RAW}"abc`, `${RAW}"`, `${RAW}""`, `${RAW}"a""b"`, `${RAW}" "`, `${RAW}"a\r\nb"`, `${RAW}"a\rb"`]);
-            rows[r]![at] = how;
-            b.step(`row ${r + 1}, cell ${at + 1}: ${JSON.stringify(how.slice(RAW.length))} unquoted`);
-          })],
-          [2, () => byteSteps.push((bytes) => {
-            const at = rng.int(0, bytes.length);
-            b.step(`a quote inserted at byte ${at} of ${bytes.length}`);
-            return Buffer.concat([bytes.subarray(0, at), Buffer.from('"'), bytes.subarray(at)]);
-          })],
-          [1, () => {
-            layout.quoteAll = true;
-            b.step('every cell quoted');
-          }],
-          [1, () => textSteps.push((rows) => {
-            // A misaligned row: a cell left out or one too many, shifting the card number to another column.
-            const r = rows.findIndex((row) => row.some((cell) => /^[0-9]{16}$/.test(cell)));
-            if (r < 0) return;
-            const shift = rng.chance(0.5) ? -1 : 1;
-            const at = misalignAt(b, table.header, rows[r]!, shift);
-            if (shift === -1) rows[r]!.splice(at, 1);
-            else rows[r]!.splice(at, 0, rng.pick(['', 'x', '12']));
-            b.step(`row ${r + 1}: misaligned at cell ${at + 1} (a cell ${rows[r]!.length < table.header.length ? 'left out' : 'too many'})`);
-          })],
-          [1, () => byteSteps.push((bytes) => {
-            const at = rng.int(1, bytes.length - 1);
-            b.step(`truncated to ${at} of ${bytes.length} bytes`);
-            return bytes.subarray(0, at);
-          })],
-          [1, () => {
-            layout.finalEol = false;
-            b.step('no line end after the last row');
-          }],
-          [1, () => textSteps.push((rows) => {
-            const sep = rng.pick(['\t', ';', '|']);
-            for (let i = 0; i < rows.length; i += 1) rows[i] = [rows[i]!.join(sep)];
-            b.step(`cells separated by ${JSON.stringify(sep)}, not commas`);
-          })],
+          [
+            3,
+            () =>
+              textSteps.push((rows) => {
+                // The commit before this one: a card number just before a stray quote reached failure_reason.
+                const r = rows.findIndex((row) => row.some((cell) => /^[0-9]{16}$/.test(cell)));
+                if (r < 0) return;
+                const at = rows[r]!.findIndex((cell) => /^[0-9]{16}$/.test(cell));
+                const how = rng.pick(['x"', '"', '" ', '""', '"x"']);
+                rows[r]![at] = `${rows[r]![at]}${RAW}${how}`;
+                b.step(`row ${r + 1}: the card number followed by ${JSON.stringify(how)} unquoted`);
+              }),
+          ],
+          [
+            2,
+            () =>
+              textSteps.push((rows) => {
+                const r = filledRow(rng, rows, 0);
+                const at = rng.int(0, rows[r]!.length - 1);
+                const how = rng.pick([
+                  `${RAW}"abc"x`,
+                  `${RAW}a"b`,
+                  `${RAW}"abc`,
+                  `${RAW}"`,
+                  `${RAW}""`,
+                  `${RAW}"a""b"`,
+                  `${RAW}" "`,
+                  `${RAW}"a\r\nb"`,
+                  `${RAW}"a\rb"`,
+                ]);
+                rows[r]![at] = how;
+                b.step(`row ${r + 1}, cell ${at + 1}: ${JSON.stringify(how.slice(RAW.length))} unquoted`);
+              }),
+          ],
+          [
+            2,
+            () =>
+              byteSteps.push((bytes) => {
+                const at = rng.int(0, bytes.length);
+                b.step(`a quote inserted at byte ${at} of ${bytes.length}`);
+                return Buffer.concat([bytes.subarray(0, at), Buffer.from('"'), bytes.subarray(at)]);
+              }),
+          ],
+          [
+            1,
+            () => {
+              layout.quoteAll = true;
+              b.step('every cell quoted');
+            },
+          ],
+          [
+            1,
+            () =>
+              textSteps.push((rows) => {
+                // A misaligned row: a cell left out or one too many, shifting the card number to another column.
+                const r = rows.findIndex((row) => row.some((cell) => /^[0-9]{16}$/.test(cell)));
+                if (r < 0) return;
+                const shift = rng.chance(0.5) ? -1 : 1;
+                const at = misalignAt(b, table.header, rows[r]!, shift);
+                if (shift === -1) rows[r]!.splice(at, 1);
+                else rows[r]!.splice(at, 0, rng.pick(['', 'x', '12']));
+                b.step(
+                  `row ${r + 1}: misaligned at cell ${at + 1} (a cell ${rows[r]!.length < table.header.length ? 'left out' : 'too many'})`,
+                );
+              }),
+          ],
+          [
+            1,
+            () =>
+              byteSteps.push((bytes) => {
+                const at = rng.int(1, bytes.length - 1);
+                b.step(`truncated to ${at} of ${bytes.length} bytes`);
+                return bytes.subarray(0, at);
+              }),
+          ],
+          [
+            1,
+            () => {
+              layout.finalEol = false;
+              b.step('no line end after the last row');
+            },
+          ],
+          [
+            1,
+            () =>
+              textSteps.push((rows) => {
+                const sep = rng.pick(['\t', ';', '|']);
+                for (let i = 0; i < rows.length; i += 1) rows[i] = [rows[i]!.join(sep)];
+                b.step(`cells separated by ${JSON.stringify(sep)}, not commas`);
+              }),
+          ],
         ]);
       }
       if (f === 'csv/numbers') {
@@ -1188,40 +1657,77 @@ function csvCase(b: Builder, family: string): Buffer {
           const at = columnOf(table, rng.pick(['Expiry Month', 'Expiry Year', 'CVC', 'Currency', 'Amount']));
           if (at < 0) return;
           const r = filledRow(rng, rows, 1);
-          const value = rng.pick(['1e1', '-1', '0', '13', '2.5', '99', '1e3', ' 12', '12 ', '٠٦', '2040.0', '+40', '0x0C', '', 'HKD ', 'XXX', 'hkd', '12345678901234567890']);
+          const value = rng.pick([
+            '1e1',
+            '-1',
+            '0',
+            '13',
+            '2.5',
+            '99',
+            '1e3',
+            ' 12',
+            '12 ',
+            '٠٦',
+            '2040.0',
+            '+40',
+            '0x0C',
+            '',
+            'HKD ',
+            'XXX',
+            'hkd',
+            '12345678901234567890',
+          ]);
           b.step(`row ${r + 1}: "${table.header[at]}" ${JSON.stringify(value)}`);
           rows[r]![at] = value;
         });
       }
       if (f === 'csv/sizes') {
         rng.weighted<void>([
-          [2, () => textSteps.push((rows) => {
-            // Each blank record costs the reader tens of microseconds: 10,000 keep a case well under a second.
-            const count = rng.int(1_000, 10_000);
-            const blank = Array.from({ length: count }, () => (rng.chance(0.7) ? [] : table.header.map(() => rng.pick(['', ' ']))));
-            const after = rows.splice(1);
-            for (const row of blank) rows.push(row);
-            for (const row of after) rows.push(row);
-            b.step(`${count} empty or blank rows after the header`);
-          })],
-          [1, () => textSteps.push((rows) => {
-            const width = rng.pick([16_383, 16_384, 16_385, 30_000]);
-            const r = filledRow(rng, rows, 1);
-            while (rows[r]!.length < width) rows[r]!.push('');
-            b.step(`row ${r + 1} widened to ${width} cells`);
-          })],
-          [2, () => textSteps.push((rows) => {
-            const r = filledRow(rng, rows, 0);
-            const at = rng.int(0, rows[r]!.length - 1);
-            const length = rng.pick([256, 65_000, 65_536, 70_000, 200_000]);
-            rows[r]![at] = rng.chance(0.7) ? 'x'.repeat(length) : '😀'.repeat(Math.ceil(length / 4));
-            b.step(`row ${r + 1}, cell ${at + 1} ("${table.header[at] ?? ''}") ${length} bytes long`);
-          })],
-          [1, () => textSteps.push((rows) => {
-            const count = rng.int(200, 2_000);
-            for (let i = 0; i < count; i += 1) rows.push(['charge', `${b.tag}-x${i}`]);
-            b.step(`${count} more rows, each an unknown action`);
-          })],
+          [
+            2,
+            () =>
+              textSteps.push((rows) => {
+                // Each blank record costs the reader tens of microseconds: 10,000 keep a case well under a second.
+                const count = rng.int(1_000, 10_000);
+                const blank = Array.from({ length: count }, () =>
+                  rng.chance(0.7) ? [] : table.header.map(() => rng.pick(['', ' '])),
+                );
+                const after = rows.splice(1);
+                for (const row of blank) rows.push(row);
+                for (const row of after) rows.push(row);
+                b.step(`${count} empty or blank rows after the header`);
+              }),
+          ],
+          [
+            1,
+            () =>
+              textSteps.push((rows) => {
+                const width = rng.pick([16_383, 16_384, 16_385, 30_000]);
+                const r = filledRow(rng, rows, 1);
+                while (rows[r]!.length < width) rows[r]!.push('');
+                b.step(`row ${r + 1} widened to ${width} cells`);
+              }),
+          ],
+          [
+            2,
+            () =>
+              textSteps.push((rows) => {
+                const r = filledRow(rng, rows, 0);
+                const at = rng.int(0, rows[r]!.length - 1);
+                const length = rng.pick([256, 65_000, 65_536, 70_000, 200_000]);
+                rows[r]![at] = rng.chance(0.7) ? 'x'.repeat(length) : '😀'.repeat(Math.ceil(length / 4));
+                b.step(`row ${r + 1}, cell ${at + 1} ("${table.header[at] ?? ''}") ${length} bytes long`);
+              }),
+          ],
+          [
+            1,
+            () =>
+              textSteps.push((rows) => {
+                const count = rng.int(200, 2_000);
+                for (let i = 0; i < count; i += 1) rows.push(['charge', `${b.tag}-x${i}`]);
+                b.step(`${count} more rows, each an unknown action`);
+              }),
+          ],
         ]);
       }
     }

@@ -3,13 +3,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { after, before, test } from 'node:test';
-import { PaygateConnectionError, PaygateError, type BatchInfo, type PaygateClient } from '@paygate/client';
+import { Worker } from 'node:worker_threads';
+import { type BatchInfo, type PaygateClient, PaygateConnectionError, PaygateError } from '@paygate/client';
 import { sql } from 'kysely';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { cardNumbersAtRest } from './at-rest.js';
-import { hostileFile, type CorpusWorld, type HostileFile } from './hostile-corpus.js';
+import { type CorpusWorld, type HostileFile, hostileFile } from './hostile-corpus.js';
 import { customerWithToken, FINISHED } from './support.js';
 
 /**
@@ -21,7 +21,8 @@ import { customerWithToken, FINISHED } from './support.js';
  *
  * - the request answers 200, or a 4xx in the envelope with a code docs/errors.md lists under that status (600104 for
  *   a misnumbered workbook sent as the body); never a 5xx;
- * - the batch reaches success, failed or cancelled within HOSTILE_TERMINAL_MS (120 s, generous so that a busy machine does
+ * - the batch reaches success, failed or cancelled within HOSTILE_TERMINAL_MS (120 s, generous so that a busy machine
+ * does
  *   not fail it: the property is "never left pending or processing", not a speed; the bench times it);
  * - its GET, its /errors and its result.csv answer 200 (never a 5xx) while it runs and once it has ended;
  * - once it has ended, no row of batch_file_parts is left for it;
@@ -41,7 +42,10 @@ import { customerWithToken, FINISHED } from './support.js';
  * outcomes.
  */
 const SEED = Number(process.env.HOSTILE_SEED ?? process.env.FUZZ_SEED ?? 20260611) >>> 0;
-const DEFAULT_CASES = process.env.FUZZ_DEFAULT_CASES === undefined ? 120 : Math.max(50, Math.ceil(Number(process.env.FUZZ_DEFAULT_CASES) / 5));
+const DEFAULT_CASES =
+  process.env.FUZZ_DEFAULT_CASES === undefined
+    ? 120
+    : Math.max(50, Math.ceil(Number(process.env.FUZZ_DEFAULT_CASES) / 5));
 const CASES = process.env.HOSTILE_FILE_CASES === undefined ? DEFAULT_CASES : Number(process.env.HOSTILE_FILE_CASES);
 const ONLY = process.env.HOSTILE_ONLY?.split(',').filter(Boolean).map(Number);
 const CONCURRENCY = Number(process.env.HOSTILE_CONCURRENCY ?? 6);
@@ -51,9 +55,18 @@ const DUMP = process.env.HOSTILE_DUMP;
 /** HOSTILE_TRACE=1: each case's steps and outcomes, as diagnostics. */
 const TRACE = process.env.HOSTILE_TRACE === '1';
 
-assert.ok(Number.isInteger(CASES) && CASES > 0, `HOSTILE_FILE_CASES must be a positive whole number, not ${process.env.HOSTILE_FILE_CASES}`);
-assert.ok(ONLY === undefined || ONLY.every((i) => Number.isInteger(i) && i >= 0), `HOSTILE_ONLY must list case indexes, not ${process.env.HOSTILE_ONLY}`);
-assert.ok(Number.isInteger(CONCURRENCY) && CONCURRENCY > 0, `HOSTILE_CONCURRENCY must be a positive whole number, not ${process.env.HOSTILE_CONCURRENCY}`);
+assert.ok(
+  Number.isInteger(CASES) && CASES > 0,
+  `HOSTILE_FILE_CASES must be a positive whole number, not ${process.env.HOSTILE_FILE_CASES}`,
+);
+assert.ok(
+  ONLY === undefined || ONLY.every((i) => Number.isInteger(i) && i >= 0),
+  `HOSTILE_ONLY must list case indexes, not ${process.env.HOSTILE_ONLY}`,
+);
+assert.ok(
+  Number.isInteger(CONCURRENCY) && CONCURRENCY > 0,
+  `HOSTILE_CONCURRENCY must be a positive whole number, not ${process.env.HOSTILE_CONCURRENCY}`,
+);
 
 /** docs/errors.md's closed list: each code and its HTTP status. */
 const DOCUMENTED = new Map(
@@ -79,7 +92,10 @@ before(async () => {
   }
   files = createServer((request, response) => {
     const bytes = served.get(request.url ?? '');
-    if (bytes) response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length }).end(bytes);
+    if (bytes)
+      response
+        .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length })
+        .end(bytes);
     else response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
@@ -109,13 +125,17 @@ async function answerOf<T>(call: () => Promise<T>, batchOf?: (value: T) => Batch
     const value = await call();
     return { status: 200, ...(batchOf && { batch: batchOf(value) }) };
   } catch (error) {
-    if (error instanceof PaygateError) return { status: error.status, errorCode: error.errorCode, message: error.message };
+    if (error instanceof PaygateError)
+      return { status: error.status, errorCode: error.errorCode, message: error.message };
     if (error instanceof PaygateConnectionError) return { status: 0, connection: error.message };
     return { status: -1, connection: (error as Error).message };
   }
 }
 
-const told = (answer: Answer) => (answer.connection !== undefined ? `no answer (${answer.connection})` : `${answer.status}${answer.errorCode ? ` ${answer.errorCode}` : ''}${answer.message ? ` "${answer.message.slice(0, 200)}"` : ''}`);
+const told = (answer: Answer) =>
+  answer.connection !== undefined
+    ? `no answer (${answer.connection})`
+    : `${answer.status}${answer.errorCode ? ` ${answer.errorCode}` : ''}${answer.message ? ` "${answer.message.slice(0, 200)}"` : ''}`;
 
 /** Why a creation's answer breaks the contract, or undefined. */
 function creationProblem(answer: Answer): string | undefined {
@@ -148,26 +168,49 @@ interface Sent {
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Asks for the batch, its errors and its result file; each must answer 200. Returns the batch, when it was read. */
-async function lookAt(client: PaygateClient, id: string, when: string, problems: string[]): Promise<BatchInfo | undefined> {
+async function lookAt(
+  client: PaygateClient,
+  id: string,
+  when: string,
+  problems: string[],
+): Promise<BatchInfo | undefined> {
   const [batch, errors, result] = await Promise.all([
-    answerOf(() => client.batches.get(id, { limit: 5 }), (reply) => reply.batch_info),
+    answerOf(
+      () => client.batches.get(id, { limit: 5 }),
+      (reply) => reply.batch_info,
+    ),
     answerOf(() => client.batches.errors(id, { limit: 5 })),
     answerOf(() => client.batches.resultFile(id)),
   ]);
-  for (const [what, answer] of [['GET', batch], ['GET /errors', errors], ['GET result.csv', result]] as const) {
+  for (const [what, answer] of [
+    ['GET', batch],
+    ['GET /errors', errors],
+    ['GET result.csv', result],
+  ] as const) {
     if (answer.status !== 200) problems.push(`${what} ${when}: ${told(answer)}`);
   }
   return batch.batch;
 }
 
-async function send(file: HostileFile, how: 'body' | 'file_url', client: PaygateClient, fail: (f: Omit<Failure, 'file' | 'how'>) => void): Promise<Sent> {
+async function send(
+  file: HostileFile,
+  how: 'body' | 'file_url',
+  client: PaygateClient,
+  fail: (f: Omit<Failure, 'file' | 'how'>) => void,
+): Promise<Sent> {
   let created: Answer;
   if (how === 'body') {
-    created = await answerOf(() => client.batches.upload(file.bytes, { kind: file.kind, batchName: `hostile ${file.index}` }), (batch) => batch);
+    created = await answerOf(
+      () => client.batches.upload(file.bytes, { kind: file.kind, batchName: `hostile ${file.index}` }),
+      (batch) => batch,
+    );
   } else {
     const path = `/case/${file.index}/${SEED}.${file.kind}`;
     served.set(path, file.bytes);
-    created = await answerOf(() => client.batches.create({ file_url: `${filesUrl}${path}`, batch_name: `hostile ${file.index}` }), (batch) => batch);
+    created = await answerOf(
+      () => client.batches.create({ file_url: `${filesUrl}${path}`, batch_name: `hostile ${file.index}` }),
+      (batch) => batch,
+    );
   }
   const problem = creationProblem(created);
   if (problem) fail({ property: 'the request answers 200 or a documented 4xx', detail: problem });
@@ -186,16 +229,40 @@ async function send(file: HostileFile, how: 'body' | 'file_url', client: Paygate
   // Fetched by now, or never will be.
   if (how === 'file_url') served.delete(`/case/${file.index}/${SEED}.${file.kind}`);
   const ended = batch !== undefined && FINISHED.includes(batch.upload_status);
-  const parts = await server.platform.db.selectFrom('batch_file_parts').select('part').where('batch_id', '=', id).execute();
+  const parts = await server.platform.db
+    .selectFrom('batch_file_parts')
+    .select('part')
+    .where('batch_id', '=', id)
+    .execute();
   if (!ended) {
-    fail({ property: 'the batch reaches success, failed or cancelled in time', detail: `still ${batch?.upload_status ?? 'unread'} after ${TERMINAL_MS} ms, ${parts.length} file part(s) kept${await jobsOf(id)}`, batchId: id });
+    fail({
+      property: 'the batch reaches success, failed or cancelled in time',
+      detail: `still ${batch?.upload_status ?? 'unread'} after ${TERMINAL_MS} ms, ${parts.length} file part(s) kept${await jobsOf(id)}`,
+      batchId: id,
+    });
   } else {
     await lookAt(client, id, `once ${batch!.upload_status}`, problems);
-    if (parts.length > 0) fail({ property: 'no batch_file_parts row is left once it has ended', detail: `${parts.length} part(s) left, the batch ${batch!.upload_status}${await jobsOf(id)}`, batchId: id });
+    if (parts.length > 0)
+      fail({
+        property: 'no batch_file_parts row is left once it has ended',
+        detail: `${parts.length} part(s) left, the batch ${batch!.upload_status}${await jobsOf(id)}`,
+        batchId: id,
+      });
   }
   // Only the first few: a failing GET fails on every poll.
-  if (problems.length > 0) fail({ property: 'GET of the batch, /errors and result.csv answer 200', detail: [...new Set(problems)].slice(0, 4).join('; '), batchId: id });
-  return { how, batchId: id, outcome: batch ? `${batch.upload_status}${batch.failure_reason ? ` "${batch.failure_reason.slice(0, 120)}"` : ` ${batch.successful_records}/${batch.total_records} succeeded`}` : 'unread' };
+  if (problems.length > 0)
+    fail({
+      property: 'GET of the batch, /errors and result.csv answer 200',
+      detail: [...new Set(problems)].slice(0, 4).join('; '),
+      batchId: id,
+    });
+  return {
+    how,
+    batchId: id,
+    outcome: batch
+      ? `${batch.upload_status}${batch.failure_reason ? ` "${batch.failure_reason.slice(0, 120)}"` : ` ${batch.successful_records}/${batch.total_records} succeeded`}`
+      : 'unread',
+  };
 }
 
 /** cardNumbersAtRest in a worker thread: each message is a list of numbers, each reply its hits. */
@@ -213,8 +280,14 @@ import(workerData.atRest).then(({ cardNumbersAtRest }) => {
 
 /** The jobs of a batch, as the report wants them. */
 async function jobsOf(batchId: string): Promise<string> {
-  const jobs = await server.platform.db.selectFrom('jobs').select(['kind', 'state', 'attempts', 'last_error']).where('payload', 'like', `%${batchId}%`).execute();
-  return jobs.length === 0 ? '; no job' : `; jobs: ${jobs.map((job) => `${job.kind} ${job.state} after ${job.attempts} attempt(s)${job.last_error ? `: ${job.last_error.slice(0, 300)}` : ''}`).join(' | ')}`;
+  const jobs = await server.platform.db
+    .selectFrom('jobs')
+    .select(['kind', 'state', 'attempts', 'last_error'])
+    .where('payload', 'like', `%${batchId}%`)
+    .execute();
+  return jobs.length === 0
+    ? '; no job'
+    : `; jobs: ${jobs.map((job) => `${job.kind} ${job.state} after ${job.attempts} attempt(s)${job.last_error ? `: ${job.last_error.slice(0, 300)}` : ''}`).join(' | ')}`;
 }
 
 /**
@@ -238,7 +311,10 @@ class AtRest {
     if (server.platform.database.engine !== 'sqlite') return;
     this.worker = new Worker(SCAN_WORKER, {
       eval: true,
-      workerData: { atRest: new URL('./at-rest.js', import.meta.url).href, server: { dataDir: server.dataDir, platform: { database: { engine: 'sqlite' } } } },
+      workerData: {
+        atRest: new URL('./at-rest.js', import.meta.url).href,
+        server: { dataDir: server.dataDir, platform: { database: { engine: 'sqlite' } } },
+      },
     });
     this.worker.unref();
     this.worker.on('error', (error) => this.failScan?.(error));
@@ -256,7 +332,9 @@ class AtRest {
     if (!worker) return cardNumbersAtRest(this.server, numbers);
     return new Promise((resolve, reject) => {
       this.failScan = reject;
-      worker.once('message', (reply: { hits?: string[]; error?: string }) => (reply.hits ? resolve(reply.hits) : reject(new Error(reply.error))));
+      worker.once('message', (reply: { hits?: string[]; error?: string }) =>
+        reply.hits ? resolve(reply.hits) : reject(new Error(reply.error)),
+      );
       worker.postMessage(numbers);
     });
   }
@@ -292,7 +370,8 @@ class AtRest {
         this.scans += 1;
         this.scanMs += took;
         this.longestMs = Math.max(this.longestMs, took);
-        for (const ask of asking) ask.resolve(hits.filter((hit) => ask.numbers.some((number) => hit.includes(`: ${number} as `))));
+        for (const ask of asking)
+          ask.resolve(hits.filter((hit) => ask.numbers.some((number) => hit.includes(`: ${number} as `))));
       }
     } finally {
       this.running = false;
@@ -300,7 +379,11 @@ class AtRest {
   }
 }
 
-async function runCase(file: HostileFile, client: PaygateClient, atRest: AtRest): Promise<{ failures: Failure[]; sent: Sent[] }> {
+async function runCase(
+  file: HostileFile,
+  client: PaygateClient,
+  atRest: AtRest,
+): Promise<{ failures: Failure[]; sent: Sent[] }> {
   const failures: Failure[] = [];
   const sent: Sent[] = [];
   for (const how of ['body', 'file_url'] as const) {
@@ -310,11 +393,22 @@ async function runCase(file: HostileFile, client: PaygateClient, atRest: AtRest)
   if (hits.length > 0) {
     const tables = server.platform.database.engine === 'sqlite' ? await sqliteTablesHolding(file.cardNumbers) : [];
     const ids = sent.flatMap((s) => (s.batchId ? [s.batchId] : []));
-    const why = await Promise.all(ids.map(async (id) => {
-      const batch = await server.platform.db.selectFrom('batches').select(['upload_status', 'failure_reason']).where('id', '=', id).executeTakeFirst();
-      return `batch ${id}: ${batch?.upload_status} ${JSON.stringify(batch?.failure_reason ?? '')}`;
-    }));
-    failures.push({ file, how: 'both', property: 'no card number of the file readable at rest', detail: `${[...new Set(hits)].slice(0, 6).join('; ')}${tables.length > 0 ? ` (tables: ${tables.join(', ')})` : ''} (${why.join('; ')})` });
+    const why = await Promise.all(
+      ids.map(async (id) => {
+        const batch = await server.platform.db
+          .selectFrom('batches')
+          .select(['upload_status', 'failure_reason'])
+          .where('id', '=', id)
+          .executeTakeFirst();
+        return `batch ${id}: ${batch?.upload_status} ${JSON.stringify(batch?.failure_reason ?? '')}`;
+      }),
+    );
+    failures.push({
+      file,
+      how: 'both',
+      property: 'no card number of the file readable at rest',
+      detail: `${[...new Set(hits)].slice(0, 6).join('; ')}${tables.length > 0 ? ` (tables: ${tables.join(', ')})` : ''} (${why.join('; ')})`,
+    });
   }
   return { failures, sent };
 }
@@ -357,11 +451,21 @@ test(`hostile batch files: ${ONLY ? `cases ${ONLY.join(', ')}` : `${CASES} cases
       const merchant = merchants[index % merchants.length]!;
       const file = hostileFile(SEED, index, merchant.world);
       const result = await runCase(file, merchant.client, atRest).catch((error: unknown) => ({
-        failures: [{ file, how: 'both' as const, property: 'the case could be checked', detail: `the test itself failed: ${(error as Error).stack ?? String(error)}` }],
+        failures: [
+          {
+            file,
+            how: 'both' as const,
+            property: 'the case could be checked',
+            detail: `the test itself failed: ${(error as Error).stack ?? String(error)}`,
+          },
+        ],
         sent: [] as Sent[],
       }));
       failures.push(...result.failures);
-      if (TRACE) t.diagnostic(`case ${index} ${file.family} ${file.kind} ${file.bytes.length} B: ${result.sent.map((sent) => `${sent.how} ${sent.outcome}`).join(' | ')}\n    ${file.steps.join('; ')}`);
+      if (TRACE)
+        t.diagnostic(
+          `case ${index} ${file.family} ${file.kind} ${file.bytes.length} B: ${result.sent.map((sent) => `${sent.how} ${sent.outcome}`).join(' | ')}\n    ${file.steps.join('; ')}`,
+        );
       for (const sent of result.sent) {
         const outcome = `${sent.how}: ${sent.outcome.replace(/[0-9]+/g, 'N').slice(0, 90)}`;
         outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
@@ -376,16 +480,25 @@ test(`hostile batch files: ${ONLY ? `cases ${ONLY.join(', ')}` : `${CASES} cases
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, indexes.length) }, worker));
 
   // Nothing waits, nothing of a file is kept: every batch of the run has ended.
-  const open = await server.platform.db.selectFrom('batches').select(['id', 'upload_status']).where('upload_status', 'in', ['pending', 'processing']).execute();
+  const open = await server.platform.db
+    .selectFrom('batches')
+    .select(['id', 'upload_status'])
+    .where('upload_status', 'in', ['pending', 'processing'])
+    .execute();
   const parts = await server.platform.db.selectFrom('batch_file_parts').select('batch_id').execute();
 
-  t.diagnostic(`${indexes.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s on ${server.platform.database.engine}; ${atRest.scans} scans for card numbers at rest took ${(atRest.scanMs / 1000).toFixed(1)} s, the longest ${atRest.longestMs} ms`);
-  for (const [outcome, count] of [...outcomes].sort((a, b) => b[1] - a[1]).slice(0, 25)) t.diagnostic(`${String(count).padStart(4)}  ${outcome}`);
+  t.diagnostic(
+    `${indexes.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s on ${server.platform.database.engine}; ${atRest.scans} scans for card numbers at rest took ${(atRest.scanMs / 1000).toFixed(1)} s, the longest ${atRest.longestMs} ms`,
+  );
+  for (const [outcome, count] of [...outcomes].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    t.diagnostic(`${String(count).padStart(4)}  ${outcome}`);
 
-  const report = failures
-    .sort((a, b) => a.file.index - b.file.index)
-    .map(describeFailure);
-  assert.equal(failures.length, 0, `${failures.length} failure(s) in the hostile-file corpus (seed ${SEED}):\n\n${report.join('\n\n')}\n`);
+  const report = failures.sort((a, b) => a.file.index - b.file.index).map(describeFailure);
+  assert.equal(
+    failures.length,
+    0,
+    `${failures.length} failure(s) in the hostile-file corpus (seed ${SEED}):\n\n${report.join('\n\n')}\n`,
+  );
   assert.deepEqual(open, [], 'batches left pending or processing');
   assert.equal(parts.length, 0, 'batch_file_parts rows left');
 });

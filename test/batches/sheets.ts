@@ -80,7 +80,10 @@ export async function zipBomb(inflatedBytes: number, statedBytes = inflatedBytes
   deflate.end();
   await done;
   const workbook = xlsxParts();
-  return zip([...workbook, { name: 'xl/worksheets/sheet1.xml', compressed: Buffer.concat(chunks), crc: 0, statedSize: statedBytes }]);
+  return zip([
+    ...workbook,
+    { name: 'xl/worksheets/sheet1.xml', compressed: Buffer.concat(chunks), crc: 0, statedSize: statedBytes },
+  ]);
 }
 
 /** The header of every sheet below: the columns a token payment needs. */
@@ -98,12 +101,14 @@ export interface HandRow {
   cells: HandCell[];
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Column letters of a column number from 1 ("A"), as far as "ZZZZZZZ" and beyond any sheet's limit. */
 export function columnLetters(column: number): string {
   let letters = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   return letters;
 }
 
@@ -114,8 +119,10 @@ export function cellsOf(row: number, texts: string[]): HandCell[] {
 
 /** The XML of a worksheet holding these rows, every cell an inline string. */
 export function sheetXml(rows: HandRow[]): string {
-  const cell = (c: HandCell) => `<c${c.ref === undefined ? '' : ` r="${escapeXml(c.ref)}"`} t="inlineStr"><is><t>${escapeXml(c.text)}</t></is></c>`;
-  const row = (r: HandRow) => `<row${r.r === undefined ? '' : ` r="${escapeXml(r.r)}"`}>${r.cells.map(cell).join('')}</row>`;
+  const cell = (c: HandCell) =>
+    `<c${c.ref === undefined ? '' : ` r="${escapeXml(c.ref)}"`} t="inlineStr"><is><t>${escapeXml(c.text)}</t></is></c>`;
+  const row = (r: HandRow) =>
+    `<row${r.r === undefined ? '' : ` r="${escapeXml(r.r)}"`}>${r.cells.map(cell).join('')}</row>`;
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows.map(row).join('')}</sheetData></worksheet>`;
 }
 
@@ -127,16 +134,33 @@ export function xlsxOf(sheet: string): Buffer {
 /** A workbook's parts but its sheet. */
 function xlsxParts(): Array<[string, Buffer]> {
   return [
-    ['[Content_Types].xml', Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>')],
-    ['xl/workbook.xml', Buffer.from('<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Payments" sheetId="1" r:id="rId1"/></sheets></workbook>')],
-    ['xl/_rels/workbook.xml.rels', Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>')],
+    [
+      '[Content_Types].xml',
+      Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>',
+      ),
+    ],
+    [
+      'xl/workbook.xml',
+      Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Payments" sheetId="1" r:id="rId1"/></sheets></workbook>',
+      ),
+    ],
+    [
+      'xl/_rels/workbook.xml.rels',
+      Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+      ),
+    ],
   ];
 }
 
 /** A workbook whose rows carry these `r` attributes, in this order, each a token payment (the header is row "1"). */
 export function xlsxWithRows(numbers: string[], payment: (number: string) => string[]): Buffer {
-  return xlsxOf(sheetXml([
-    { r: '1', cells: cellsOf(1, TOKEN_HEADER) },
-    ...numbers.map((r) => ({ r, cells: payment(r).map((text) => ({ text })) })),
-  ]));
+  return xlsxOf(
+    sheetXml([
+      { r: '1', cells: cellsOf(1, TOKEN_HEADER) },
+      ...numbers.map((r) => ({ r, cells: payment(r).map((text) => ({ text })) })),
+    ]),
+  );
 }

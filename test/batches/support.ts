@@ -31,9 +31,19 @@ export async function finished(client: PaygateClient, id: string, timeoutMs = 30
 }
 
 /** A customer of the merchant with a frictionless card bound: its uuid and the token's value. */
-export async function customerWithToken(client: PaygateClient, card: string = CARDS.frictionless): Promise<{ customer: string; token: string }> {
-  const customer = await client.customers.create({ reference_number: `C-${randomUUID()}`, name: 'Chan Tai Man', phone: '91234567' });
-  const token = await client.customers.bindCard(customer.uuid, bindingCard(card, { exp_month: '12', exp_year: '2040' }));
+export async function customerWithToken(
+  client: PaygateClient,
+  card: string = CARDS.frictionless,
+): Promise<{ customer: string; token: string }> {
+  const customer = await client.customers.create({
+    reference_number: `C-${randomUUID()}`,
+    name: 'Chan Tai Man',
+    phone: '91234567',
+  });
+  const token = await client.customers.bindCard(
+    customer.uuid,
+    bindingCard(card, { exp_month: '12', exp_year: '2040' }),
+  );
   assert.equal(token.state, 'success');
   return { customer: customer.uuid, token: token.token };
 }

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { categoryOf, summarize, type CpuProfile } from '../../bench/profile-summary.js';
+import { type CpuProfile, categoryOf, summarize } from '../../bench/profile-summary.js';
 
-const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url }, children });
+const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
+  id,
+  callFrame: { functionName, url },
+  children,
+});
 
 describe('npm run bench:profile', () => {
   test('a native function counts for its nearest caller with a source file; idle is left out of the shares', () => {
@@ -32,11 +36,17 @@ describe('npm run bench:profile', () => {
 
   test('--last: only the samples of the last seconds of the profile', () => {
     const profile: CpuProfile = {
-      nodes: [frame(1, '(root)', '', [2, 3]), frame(2, 'boot', 'node:internal/modules/esm/loader'), frame(3, 'findCustomer', 'file:///x/dist/src/customers/store.js')],
+      nodes: [
+        frame(1, '(root)', '', [2, 3]),
+        frame(2, 'boot', 'node:internal/modules/esm/loader'),
+        frame(3, 'findCustomer', 'file:///x/dist/src/customers/store.js'),
+      ],
       samples: [2, 2, 3, 3],
       timeDeltas: [1_000_000, 1_000_000, 500_000, 500_000],
     };
-    assert.deepEqual(summarize(profile, 0.9).categories, [{ category: 'paygate customers/ (a capability)', ms: 1000, share: 100 }]);
+    assert.deepEqual(summarize(profile, 0.9).categories, [
+      { category: 'paygate customers/ (a capability)', ms: 1000, share: 100 },
+    ]);
     assert.equal(summarize(profile).busyMs, 3000);
   });
 

@@ -6,18 +6,33 @@ const today = { year: 2026, month: 11 };
 
 describe('card input', () => {
   test('Luhn and brands of the sandbox numbers', () => {
-    for (const number of ['4242424242424242', '5555555555554444', '3530111333300000', '4000000000000002', '4000000000003220']) {
+    for (const number of [
+      '4242424242424242',
+      '5555555555554444',
+      '3530111333300000',
+      '4000000000000002',
+      '4000000000003220',
+    ]) {
       assert.ok(passesLuhn(number), number);
     }
     assert.equal(passesLuhn('4242424242424241'), false);
-    assert.deepEqual(['4242424242424242', '5555555555554444', '2223003122003222', '3530111333300000', '378282246310005'].map(brandOf),
-      ['VISA', 'MASTERCARD', 'MASTERCARD', 'JCB', 'AMEX']);
+    assert.deepEqual(
+      ['4242424242424242', '5555555555554444', '2223003122003222', '3530111333300000', '378282246310005'].map(brandOf),
+      ['VISA', 'MASTERCARD', 'MASTERCARD', 'JCB', 'AMEX'],
+    );
   });
 
   test('reads the forms clients send and refuses the rest, naming the field', () => {
-    const ok = readCard({ number: '4242 4242 4242 4242', exp_month: '01', exp_year: 28, cvv: '123' }, today, 'payment.credit_card');
+    const ok = readCard(
+      { number: '4242 4242 4242 4242', exp_month: '01', exp_year: 28, cvv: '123' },
+      today,
+      'payment.credit_card',
+    );
     assert.deepEqual(ok, { number: '4242424242424242', expMonth: 1, expYear: 2028, cvv: '123', holderName: undefined });
-    assert.ok('number' in readCard({ number: '4242424242424242', exp_month: 11, exp_year: '2026' }, today, 'c'), 'this month is still valid');
+    assert.ok(
+      'number' in readCard({ number: '4242424242424242', exp_month: 11, exp_year: '2026' }, today, 'c'),
+      'this month is still valid',
+    );
     const problems: Array<[Parameters<typeof readCard>[0], string]> = [
       [{ number: '4242424242424241', exp_month: 1, exp_year: 2030 }, 'c.number'],
       [{ number: '4242', exp_month: 1, exp_year: 2030 }, 'c.number'],
@@ -34,8 +49,14 @@ describe('card input', () => {
 
   test('free text keeps no card number: every run of 12 to 19 digits, spaced or dashed, is masked', () => {
     assert.equal(withoutCardNumbers('pay 4242424242424242 now'), 'pay 424242******4242 now');
-    assert.equal(withoutCardNumbers('4242 4242 4242 4242 and 4000-0000-0000-3055'), '424242******4242 and 400000******3055');
-    assert.equal(withoutCardNumbers('order 12345678901 of 2026-12-06, 1500.00 HKD'), 'order 12345678901 of 2026-12-06, 1500.00 HKD');
+    assert.equal(
+      withoutCardNumbers('4242 4242 4242 4242 and 4000-0000-0000-3055'),
+      '424242******4242 and 400000******3055',
+    );
+    assert.equal(
+      withoutCardNumbers('order 12345678901 of 2026-12-06, 1500.00 HKD'),
+      'order 12345678901 of 2026-12-06, 1500.00 HKD',
+    );
     assert.equal(maskCardNumber('3530111333300000'), '353011******0000');
   });
 });

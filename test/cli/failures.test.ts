@@ -9,7 +9,7 @@ import { ConfigError } from '../../src/platform/config.js';
 import { AppError } from '../../src/platform/errors.js';
 import { runInProcess } from '../support/cli.js';
 import { errorNamed } from '../support/errors.js';
-import { freePort, inParallel, runCli, type CliResult } from '../support/processes.js';
+import { type CliResult, freePort, inParallel, runCli } from '../support/processes.js';
 
 // How `paygate` fails. A usage error (unknown option, missing value, argument or command) is one line and the help
 // command to run, exit 2. An expected failure (a server or database that does not answer, a file that is not
@@ -37,14 +37,24 @@ describe('usage errors', () => {
     ];
     for (const [args, at, message] of cases) {
       const result = await runInProcess(args);
-      assert.deepEqual(result, { code: 2, stdout: '', stderr: `paygate ${at}: ${message}\n${hint(at)}` }, args.join(' '));
+      assert.deepEqual(
+        result,
+        { code: 2, stdout: '', stderr: `paygate ${at}: ${message}\n${hint(at)}` },
+        args.join(' '),
+      );
     }
-    assert.deepEqual(await runInProcess(['frobnicate']),
-      { code: 2, stdout: '', stderr: 'paygate: unknown command "frobnicate"\nRun "paygate --help" for the commands.\n' });
+    assert.deepEqual(await runInProcess(['frobnicate']), {
+      code: 2,
+      stdout: '',
+      stderr: 'paygate: unknown command "frobnicate"\nRun "paygate --help" for the commands.\n',
+    });
   });
 
   test('in a process: an unknown option of paygate serve or paygate call, exit 2 and no stack', async () => {
-    for (const [args, at] of [[['serve', '--bogus'], 'serve'], [['call', '--bogus', 'GET', '/'], 'call']] as const) {
+    for (const [args, at] of [
+      [['serve', '--bogus'], 'serve'],
+      [['call', '--bogus', 'GET', '/'], 'call'],
+    ] as const) {
       const result = await runCli([...args], {});
       assert.equal(result.code, 2, result.stderr);
       assert.equal(result.stderr, `paygate ${at}: unknown option --bogus\n${hint(at)}`);
@@ -88,14 +98,30 @@ describe('expected failures', () => {
 
   test('paygate call to a server that is not running, a host that does not exist, or one that does not answer: one line, exit 1', async () => {
     const signed = ['--app', 'any-app', '--key', PRIVATE_KEY];
-    const [refused, unknownHost, hanging] = await inParallel([
-      ['call', 'POST', ECHO, '{"message":"hi"}', ...signed],
-      ['call', 'GET', ECHO, ...signed, '--base-url', 'http://paygate.invalid'],
-      ['call', 'GET', ECHO, ...signed, '--base-url', `http://127.0.0.1:${silentPort}`, '--timeout', '1'],
-    ], 3, (args) => runCli(args, env));
-    assertOneLine(refused!, `cannot reach paygate at http://127.0.0.1:${env.PORT}: connection refused (is "paygate serve" running?)`, 'refused');
-    assertOneLine(unknownHost!, /^cannot reach paygate at http:\/\/paygate\.invalid: (host not found|host name lookup failed)\n$/, 'unknown host');
-    assertOneLine(hanging!, `no answer from paygate at http://127.0.0.1:${silentPort} within 1 s (--timeout)`, 'no answer');
+    const [refused, unknownHost, hanging] = await inParallel(
+      [
+        ['call', 'POST', ECHO, '{"message":"hi"}', ...signed],
+        ['call', 'GET', ECHO, ...signed, '--base-url', 'http://paygate.invalid'],
+        ['call', 'GET', ECHO, ...signed, '--base-url', `http://127.0.0.1:${silentPort}`, '--timeout', '1'],
+      ],
+      3,
+      (args) => runCli(args, env),
+    );
+    assertOneLine(
+      refused!,
+      `cannot reach paygate at http://127.0.0.1:${env.PORT}: connection refused (is "paygate serve" running?)`,
+      'refused',
+    );
+    assertOneLine(
+      unknownHost!,
+      /^cannot reach paygate at http:\/\/paygate\.invalid: (host not found|host name lookup failed)\n$/,
+      'unknown host',
+    );
+    assertOneLine(
+      hanging!,
+      `no answer from paygate at http://127.0.0.1:${silentPort} within 1 s (--timeout)`,
+      'no answer',
+    );
   });
 
   test('a file that is not there, a key that is not a key, a body that is not JSON: one line, exit 1, nothing sent', async () => {
@@ -103,8 +129,14 @@ describe('expected failures', () => {
     const cases: Array<[string[], string]> = [
       [['call', 'GET', ECHO, '--app', 'a', '--key', missing], `--key: cannot read ${missing}: no such file or folder`],
       [['call', 'GET', ECHO, '--app', 'a', '--key', PUBLIC_KEY], `--key: ${PUBLIC_KEY} is not a PEM private key`],
-      [['call', 'POST', ECHO, `@${missing}`, '--app', 'a', '--key', PRIVATE_KEY], `the body: cannot read ${missing}: no such file or folder`],
-      [['app', 'create', '--merchant', 'm', '--public-key', missing], `--public-key: cannot read ${missing}: no such file or folder`],
+      [
+        ['call', 'POST', ECHO, `@${missing}`, '--app', 'a', '--key', PRIVATE_KEY],
+        `the body: cannot read ${missing}: no such file or folder`,
+      ],
+      [
+        ['app', 'create', '--merchant', 'm', '--public-key', missing],
+        `--public-key: cannot read ${missing}: no such file or folder`,
+      ],
     ];
     const results = await inParallel(cases, 4, ([args]) => runCli(args, env));
     for (const [index, [args, line]] of cases.entries()) assertOneLine(results[index]!, line, args.join(' '));
@@ -114,13 +146,26 @@ describe('expected failures', () => {
   });
 
   test('paygate serve on a port another server holds: one line naming the address, exit 1', async () => {
-    const result = await runCli(['serve'], { ...env, PORT: String(silentPort), PAYGATE_DATA_DIR: join(dataDir, 'serve'), PAYGATE_DEMO: '0', LOG_LEVEL: 'silent' });
-    assertOneLine(result, `cannot listen on 127.0.0.1:${silentPort}: the address is already in use (another server on this PORT?)`, 'port taken');
+    const result = await runCli(['serve'], {
+      ...env,
+      PORT: String(silentPort),
+      PAYGATE_DATA_DIR: join(dataDir, 'serve'),
+      PAYGATE_DEMO: '0',
+      LOG_LEVEL: 'silent',
+    });
+    assertOneLine(
+      result,
+      `cannot listen on 127.0.0.1:${silentPort}: the address is already in use (another server on this PORT?)`,
+      'port taken',
+    );
   });
 
   test('a database that does not answer: one line naming where it was looked for, exit 1', async () => {
     const port = await freePort();
-    const result = await runCli(['merchant', 'list'], { ...env, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/paygate` });
+    const result = await runCli(['merchant', 'list'], {
+      ...env,
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/paygate`,
+    });
     assertOneLine(result, `cannot connect to 127.0.0.1:${port}: connection refused`, 'database');
   });
 });
@@ -128,25 +173,49 @@ describe('expected failures', () => {
 describe('how a failure is reported', () => {
   test("the platform's refusals in a line, as JSON on stdout with --json; configuration and the command's own failures as said", () => {
     const refusal = new AppError(errorNamed('merchantNotFound'), 'merchant m not found');
-    assert.deepEqual(reportFailure(refusal, { json: false }), { stderr: `error ${refusal.definition.code}: merchant m not found\n` });
-    assert.deepEqual(reportFailure(refusal, { json: true }),
-      { stdout: `${JSON.stringify({ error: { code: refusal.definition.code, message: 'merchant m not found' } })}\n`, stderr: '' });
-    assert.deepEqual(reportFailure(new CommandFailure('cannot reach paygate'), { json: true }), { stderr: 'cannot reach paygate\n' });
-    assert.deepEqual(reportFailure(new ConfigError(['PORT: bad']), { json: false }), { stderr: 'Invalid configuration:\n  - PORT: bad\n' });
+    assert.deepEqual(reportFailure(refusal, { json: false }), {
+      stderr: `error ${refusal.definition.code}: merchant m not found\n`,
+    });
+    assert.deepEqual(reportFailure(refusal, { json: true }), {
+      stdout: `${JSON.stringify({ error: { code: refusal.definition.code, message: 'merchant m not found' } })}\n`,
+      stderr: '',
+    });
+    assert.deepEqual(reportFailure(new CommandFailure('cannot reach paygate'), { json: true }), {
+      stderr: 'cannot reach paygate\n',
+    });
+    assert.deepEqual(reportFailure(new ConfigError(['PORT: bad']), { json: false }), {
+      stderr: 'Invalid configuration:\n  - PORT: bad\n',
+    });
     // PostgreSQL that accepts the connection and never answers (the pool gives up after 10 s), or stays busy.
-    assert.deepEqual(reportFailure(new Error('Connection terminated due to connection timeout'), { json: false }),
-      { stderr: 'the database did not answer in time: Connection terminated due to connection timeout\n' });
-    assert.deepEqual(reportFailure(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), { json: false }),
-      { stderr: 'the database did not answer in time: database is locked\n' });
-    assert.deepEqual(reportFailure(Object.assign(new Error('database "x" does not exist'), { code: '3D000', severity: 'FATAL' }), { json: false }),
-      { stderr: 'PostgreSQL: database "x" does not exist\n' });
+    assert.deepEqual(reportFailure(new Error('Connection terminated due to connection timeout'), { json: false }), {
+      stderr: 'the database did not answer in time: Connection terminated due to connection timeout\n',
+    });
+    assert.deepEqual(
+      reportFailure(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), { json: false }),
+      { stderr: 'the database did not answer in time: database is locked\n' },
+    );
+    assert.deepEqual(
+      reportFailure(Object.assign(new Error('database "x" does not exist'), { code: '3D000', severity: 'FATAL' }), {
+        json: false,
+      }),
+      { stderr: 'PostgreSQL: database "x" does not exist\n' },
+    );
   });
 
   test('a refused connection is found however deeply it is wrapped (fetch, then an AggregateError for IPv4 and IPv6)', () => {
-    const refused = Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED', address: '::1', port: 5432 });
-    const wrapped = new Error('fetch failed', { cause: Object.assign(new AggregateError([refused]), { code: 'ECONNREFUSED' }) });
+    const refused = Object.assign(new Error('connect ECONNREFUSED ::1:5432'), {
+      code: 'ECONNREFUSED',
+      address: '::1',
+      port: 5432,
+    });
+    const wrapped = new Error('fetch failed', {
+      cause: Object.assign(new AggregateError([refused]), { code: 'ECONNREFUSED' }),
+    });
     assert.deepEqual(networkFailure(wrapped), { reason: 'connection refused', timedOut: false, address: '::1:5432' });
-    assert.deepEqual(networkFailure(new Error('x', { cause: new DOMException('aborted', 'TimeoutError') })), { reason: 'no answer in time', timedOut: true });
+    assert.deepEqual(networkFailure(new Error('x', { cause: new DOMException('aborted', 'TimeoutError') })), {
+      reason: 'no answer in time',
+      timedOut: true,
+    });
     assert.equal(networkFailure(new Error('plain')), undefined);
   });
 

@@ -16,7 +16,10 @@ import { inParallel, runCli } from '../support/processes.js';
 const LEAVES = leafCommands(COMMANDS);
 const GROUPS = COMMANDS.filter((entry) => entry.kind === 'group');
 /** Help must open nothing: a database here would refuse, and the data folder must not appear. */
-const NOWHERE = { PAYGATE_DATA_DIR: join(tmpdir(), `paygate-help-${randomUUID()}`), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+const NOWHERE = {
+  PAYGATE_DATA_DIR: join(tmpdir(), `paygate-help-${randomUUID()}`),
+  DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+};
 const flat = (text: string) => text.replace(/\s+/g, ' ');
 
 function assertCommandHelp(path: string[], result: { code: number; stdout: string; stderr: string }) {
@@ -25,13 +28,19 @@ function assertCommandHelp(path: string[], result: { code: number; stdout: strin
   assert.equal(result.code, 0, shown);
   assert.equal(result.stderr, '', shown);
   assert.ok(result.stdout.startsWith(`Usage: paygate ${path.join(' ')}`), result.stdout);
-  assert.ok(flat(result.stdout).toLowerCase().includes(flat(command.summary).toLowerCase()), `${path.join(' ')} shows its summary`);
+  assert.ok(
+    flat(result.stdout).toLowerCase().includes(flat(command.summary).toLowerCase()),
+    `${path.join(' ')} shows its summary`,
+  );
   for (const [name, spec] of Object.entries(command.options)) {
     assert.ok(result.stdout.includes(`--${name}`), `${path.join(' ')} --help shows --${name}`);
     assert.ok(flat(result.stdout).includes(flat(spec.description)), `${path.join(' ')} --help describes --${name}`);
   }
   for (const argument of command.arguments) {
-    assert.ok(flat(result.stdout).includes(flat(argument.description)), `${path.join(' ')} --help describes ${argument.name}`);
+    assert.ok(
+      flat(result.stdout).includes(flat(argument.description)),
+      `${path.join(' ')} --help describes ${argument.name}`,
+    );
   }
 }
 
@@ -42,25 +51,43 @@ describe('every paygate command answers --help', () => {
       const result = await runInProcess(args);
       assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stdout, /^paygate: .*\n\nUsage: paygate COMMAND/);
-      for (const { path, command } of LEAVES) assert.ok(flat(result.stdout).includes(`${path.join(' ')} ${flat(command.summary)}`), path.join(' '));
+      for (const { path, command } of LEAVES)
+        assert.ok(flat(result.stdout).includes(`${path.join(' ')} ${flat(command.summary)}`), path.join(' '));
     }
     for (const group of GROUPS) {
-      for (const args of [[group.name, '--help'], [group.name, '-h'], [group.name, 'help'], ['help', group.name]]) {
+      for (const args of [
+        [group.name, '--help'],
+        [group.name, '-h'],
+        [group.name, 'help'],
+        ['help', group.name],
+      ]) {
         const result = await runInProcess(args);
         assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
         assert.ok(result.stdout.startsWith(`Usage: paygate ${group.name} COMMAND`), result.stdout);
-        for (const command of group.commands) assert.ok(flat(result.stdout).includes(`${command.name} ${flat(command.summary)}`), `${group.name} ${command.name}`);
+        for (const command of group.commands)
+          assert.ok(
+            flat(result.stdout).includes(`${command.name} ${flat(command.summary)}`),
+            `${group.name} ${command.name}`,
+          );
       }
     }
     for (const { path } of LEAVES) {
-      for (const args of [[...path, '--help'], [...path, '-h'], [...path, 'help'], ['help', ...path]]) {
+      for (const args of [
+        [...path, '--help'],
+        [...path, '-h'],
+        [...path, 'help'],
+        ['help', ...path],
+      ]) {
         assertCommandHelp(path, await runInProcess(args));
       }
     }
   });
 
   test('--help wins over any other mistake on the line, but not after --', async () => {
-    assertCommandHelp(['merchant', 'create'], await runInProcess(['merchant', 'create', '--bogus', '--name', '--help']));
+    assertCommandHelp(
+      ['merchant', 'create'],
+      await runInProcess(['merchant', 'create', '--bogus', '--name', '--help']),
+    );
     assertCommandHelp(['app', 'webhook'], await runInProcess(['app', 'webhook', 'a', 'b', 'c', '-h']));
     const afterTerminator = await runInProcess(['app', 'disable', '--', '--help', 'more']);
     assert.equal(afterTerminator.code, 2, 'after -- it is an argument like any other');
@@ -76,7 +103,8 @@ describe('every paygate command answers --help', () => {
       assert.equal(result.stderr, '', shown);
       assert.doesNotMatch(result.stdout, /^\s+at /m, shown);
       if (path.length === 0) assert.match(result.stdout, /^paygate: /);
-      else if (GROUPS.some((group) => group.name === path[0] && path.length === 1)) assert.ok(result.stdout.startsWith(`Usage: paygate ${path[0]} COMMAND`), shown);
+      else if (GROUPS.some((group) => group.name === path[0] && path.length === 1))
+        assert.ok(result.stdout.startsWith(`Usage: paygate ${path[0]} COMMAND`), shown);
       else assertCommandHelp(path, result);
     });
     assert.ok(!existsSync(NOWHERE.PAYGATE_DATA_DIR), 'no command made the data folder');
@@ -87,7 +115,14 @@ describe('every paygate command answers --help', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, '');
     assert.match(result.stdout, /^Usage: paygate call METHOD PATH \[JSON \| @FILE \| -\]/);
-    for (const option of ['--app APP_ID', '--key PRIVATE_KEY.pem', '--base-url URL', '--idempotency-key KEY', '-i, --include', '--json']) {
+    for (const option of [
+      '--app APP_ID',
+      '--key PRIVATE_KEY.pem',
+      '--base-url URL',
+      '--idempotency-key KEY',
+      '-i, --include',
+      '--json',
+    ]) {
       assert.ok(result.stdout.includes(option), option);
     }
   });

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Command, CommandEntry } from '../../src/cli/command.js';
 import { COMMANDS } from '../../src/modules.js';
 import { xlsxWithRows } from '../batches/sheets.js';
-import { inParallel, runCli, type CliResult } from '../support/processes.js';
+import { type CliResult, inParallel, runCli } from '../support/processes.js';
 import { startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
 // Issue 35's defects: a command's refusal is one line and exit 1, whether the server it calls refused (no stack
@@ -41,16 +41,21 @@ function assertRefusal(result: CliResult, line: RegExp, what: string): void {
 
 /** Every command, wherever it is in the groups, by its full name. */
 function commands(entries: readonly CommandEntry[], prefix: string[] = []): Array<{ name: string; command: Command }> {
-  return entries.flatMap((entry) => entry.kind === 'command'
-    ? [{ name: [...prefix, entry.name].join(' '), command: entry }]
-    : commands(entry.commands, [...prefix, entry.name]));
+  return entries.flatMap((entry) =>
+    entry.kind === 'command'
+      ? [{ name: [...prefix, entry.name].join(' '), command: entry }]
+      : commands(entry.commands, [...prefix, entry.name]),
+  );
 }
 
 describe('a server that refuses what a command asked', () => {
   test('every command that calls the API says the refusal in one line, its code and message, and exits 1', async () => {
     const signed = ['--app', merchant.appId, '--key', PRIVATE_KEY, '--base-url', server.url];
     const misnumbered = join(folder, 'misnumbered.xlsx');
-    writeFileSync(misnumbered, xlsxWithRows(['2', '2'], (r) => ['payment', `R-${r}`, randomUUID(), '1.00', 'tok']));
+    writeFileSync(
+      misnumbered,
+      xlsxWithRows(['2', '2'], (r) => ['payment', `R-${r}`, randomUUID(), '1.00', 'tok']),
+    );
     const cases: Array<[string, string[], RegExp]> = [
       ['issuing authorize', ['issuing', 'authorize', randomUUID(), '10.00'], /^error \d+: Card not found\.\n$/],
       ['issuing endpoint', ['issuing', 'endpoint', '--url', 'ftp://decisions.example.com'], /^error 100207: .*url/],
@@ -58,7 +63,10 @@ describe('a server that refuses what a command asked', () => {
       ['batch show', ['batch', 'show', randomUUID()], /^error 600101: Batch not found\.\n$/],
     ];
     // `paygate call` prints what the server answered, whatever it was: that is what it is for.
-    const callers = commands(COMMANDS).filter(({ command }) => 'base-url' in command.options).map(({ name }) => name).filter((name) => name !== 'call');
+    const callers = commands(COMMANDS)
+      .filter(({ command }) => 'base-url' in command.options)
+      .map(({ name }) => name)
+      .filter((name) => name !== 'call');
     assert.deepEqual(callers.sort(), cases.map(([name]) => name).sort(), 'a case for every command that calls the API');
     const results = await inParallel(cases, 4, ([, args]) => runCli([...args, ...signed], server.env));
     for (const [index, [name, , line]] of cases.entries()) assertRefusal(results[index]!, line, name);
@@ -87,12 +95,24 @@ describe("an operator's command and the merchant it names", () => {
   ];
 
   test('every command that takes --merchant refuses one the database does not have: one line, exit 1', async () => {
-    const takers = commands(COMMANDS).filter(({ command }) => 'merchant' in command.options).map(({ name }) => name);
-    assert.deepEqual(takers.sort(), OPERATORS.map(([name]) => name).sort(), 'a case for every command that takes --merchant');
-    const cases = [randomUUID(), 'nope'].flatMap((unknown) => OPERATORS.map(([name, args]) => ({ name, args, unknown })));
+    const takers = commands(COMMANDS)
+      .filter(({ command }) => 'merchant' in command.options)
+      .map(({ name }) => name);
+    assert.deepEqual(
+      takers.sort(),
+      OPERATORS.map(([name]) => name).sort(),
+      'a case for every command that takes --merchant',
+    );
+    const cases = [randomUUID(), 'nope'].flatMap((unknown) =>
+      OPERATORS.map(([name, args]) => ({ name, args, unknown })),
+    );
     const results = await inParallel(cases, 4, ({ args, unknown }) => operator([...args, '--merchant', unknown]));
     for (const [index, { name, unknown }] of cases.entries()) {
-      assertRefusal(results[index]!, new RegExp(`^error 100501: merchant ${unknown} not found\n$`), `${name} --merchant ${unknown}`);
+      assertRefusal(
+        results[index]!,
+        new RegExp(`^error 100501: merchant ${unknown} not found\n$`),
+        `${name} --merchant ${unknown}`,
+      );
     }
   });
 
@@ -102,7 +122,10 @@ describe("an operator's command and the merchant it names", () => {
     assert.deepEqual(JSON.parse(listed.stdout), { payout_requests: [], limit: 50, total: 0 });
     const apps = await operator(['app', 'list', '--json']);
     assert.equal(apps.code, 0, apps.stderr);
-    assert.deepEqual((JSON.parse(apps.stdout) as { apps: Array<{ app_id: string }> }).apps.map((app) => app.app_id), [merchant.appId]);
+    assert.deepEqual(
+      (JSON.parse(apps.stdout) as { apps: Array<{ app_id: string }> }).apps.map((app) => app.app_id),
+      [merchant.appId],
+    );
     const balance = await operator(['balance', '--merchant', merchant.merchantId, '--json']);
     assert.equal(balance.code, 0, balance.stderr);
     await server.newMerchant({ name: 'A second merchant' });

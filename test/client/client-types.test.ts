@@ -13,7 +13,9 @@ interface Generator {
   generateClientTypes(): Promise<string>;
 }
 
-const generator = (await import(pathToFileURL(join(PROJECT_ROOT, 'scripts', 'generate-client-types.js')).href)) as Generator;
+const generator = (await import(
+  pathToFileURL(join(PROJECT_ROOT, 'scripts', 'generate-client-types.js')).href
+)) as Generator;
 
 test("the client's generated types are what the server's route declarations make today", async () => {
   const generated = await generator.generateClientTypes();
@@ -33,6 +35,10 @@ test("the client's generated types are what the server's route declarations make
 test('the generated types do not depend on the machine that made them', async () => {
   const committed = readFileSync(generator.OUTPUT, 'utf8');
   assert.ok(!committed.includes(tmpdir()), 'no temporary path');
-  assert.doesNotMatch(committed, /(127\.0\.0\.1|localhost|\[::1\]):\d+/, 'no address of the server that served the document');
+  assert.doesNotMatch(
+    committed,
+    /(127\.0\.0\.1|localhost|\[::1\]):\d+/,
+    'no address of the server that served the document',
+  );
   assert.doesNotMatch(committed, /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/, 'no time of generation');
 });

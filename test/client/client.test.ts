@@ -7,13 +7,13 @@ import { after, before, describe, test } from 'node:test';
 import {
   IDEMPOTENCY_IN_PROGRESS,
   PaygateClient,
+  type PaygateClientOptions,
   PaygateConnectionError,
   PaygateError,
   parseRequestTime,
+  type RetryPolicy,
   signingMessage,
   verifyMessage,
-  type PaygateClientOptions,
-  type RetryPolicy,
 } from '@paygate/client';
 import { PLATFORM_ERRORS } from '../../src/platform/errors.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from '../support/keys.js';
@@ -93,7 +93,7 @@ describe('the client against a paygate server', () => {
     assert.deepEqual(await merchant.client.customers.get(created.uuid), updated);
   });
 
-  test('an error reply throws PaygateError with status, code, message and the reply\'s request id', async () => {
+  test("an error reply throws PaygateError with status, code, message and the reply's request id", async () => {
     const recorder = requestIdRecorder();
     const client = server.client(merchant, { fetch: recorder.fetch });
 
@@ -117,13 +117,19 @@ describe('the client against a paygate server', () => {
     assert.deepEqual(recorder.sent, ['client-fixed-id', 'client-fixed-id']);
     assert.deepEqual(recorder.received, ['client-fixed-id', 'client-fixed-id']);
 
-    const perCall = await rejectionOf(client.customers.get('no-such-customer', { requestId: 'per-call-id' }), PaygateError);
+    const perCall = await rejectionOf(
+      client.customers.get('no-such-customer', { requestId: 'per-call-id' }),
+      PaygateError,
+    );
     assert.equal(perCall.requestId, 'per-call-id');
   });
 
   test('a client with the wrong private key is refused with 100104', async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const client = server.client({ appId: merchant.appId, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string });
+    const client = server.client({
+      appId: merchant.appId,
+      privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    });
 
     const error = await rejectionOf(client.echo('hi'), PaygateError);
     assert.equal(error.status, 401);
@@ -145,7 +151,9 @@ describe('the client against a paygate server', () => {
   });
 
   test('a target with spaces, quotes and non-ASCII is signed as it goes on the wire', async () => {
-    const data = await merchant.client.call<{ message: string }>('POST', `${ECHO}?note=O'Brien Smith&city=香港`, { message: 'encoded' });
+    const data = await merchant.client.call<{ message: string }>('POST', `${ECHO}?note=O'Brien Smith&city=香港`, {
+      message: 'encoded',
+    });
     assert.deepEqual(data, { message: 'encoded' });
   });
 
@@ -174,7 +182,13 @@ interface RecordedRequest {
 type Scripted =
   | number
   | 'drop'
-  | { status: number; headers?: Record<string, string>; errorCode?: string; withoutRequestId?: boolean; delayMs?: number };
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      errorCode?: string;
+      withoutRequestId?: boolean;
+      delayMs?: number;
+    };
 
 interface FakePaygate {
   url: string;
@@ -208,8 +222,13 @@ async function startFakePaygate(): Promise<FakePaygate> {
         req.socket.destroy();
         return;
       }
-      const { status, headers = {}, errorCode = String(status), withoutRequestId = false, delayMs = 0 } =
-        typeof answer === 'number' ? { status: answer } : answer;
+      const {
+        status,
+        headers = {},
+        errorCode = String(status),
+        withoutRequestId = false,
+        delayMs = 0,
+      } = typeof answer === 'number' ? { status: answer } : answer;
       const attempt = requests.length;
       const envelope =
         status === 200
@@ -260,7 +279,10 @@ function assertSignedAnew(request: RecordedRequest): void {
     target: request.target,
     body: request.body,
   });
-  assert.ok(verifyMessage(message, String(request.headers.signature), TEST_PUBLIC_KEY), `signature of ${request.method} ${request.target}`);
+  assert.ok(
+    verifyMessage(message, String(request.headers.signature), TEST_PUBLIC_KEY),
+    `signature of ${request.method} ${request.target}`,
+  );
 }
 
 /** Milliseconds between consecutive requests' arrivals. */
@@ -411,7 +433,8 @@ describe('the client retries safely (against a scripted fake)', () => {
     const gaps = gapsBetween(fake.requests);
     assert.equal(gaps.length, 3);
     const floors = [20, 45, 95];
-    for (const [index, gap] of gaps.entries()) assert.ok(gap >= floors[index]!, `gap ${index + 1} was ${gap} ms: ${gaps.join(', ')}`);
+    for (const [index, gap] of gaps.entries())
+      assert.ok(gap >= floors[index]!, `gap ${index + 1} was ${gap} ms: ${gaps.join(', ')}`);
   });
 
   test('the backoff is capped at maxDelayMs', async () => {
@@ -439,10 +462,15 @@ describe('the client retries safely (against a scripted fake)', () => {
 
   test('a 409 "still being processed" (100303) is retried when a key was sent: the first attempt may have timed out', async () => {
     fake.script({ status: 409, errorCode: '100303' }, 200);
-    assert.deepEqual(await fakeClient().call('POST', ECHO, { message: 'm' }, { idempotencyKey: 'key-busy' }), { attempt: 2 });
+    assert.deepEqual(await fakeClient().call('POST', ECHO, { message: 'm' }, { idempotencyKey: 'key-busy' }), {
+      attempt: 2,
+    });
 
     fake.script({ status: 409, errorCode: '100302' }, 200);
-    const reused = await rejectionOf(fakeClient().call('POST', ECHO, { message: 'm' }, { idempotencyKey: 'key-reused' }), PaygateError);
+    const reused = await rejectionOf(
+      fakeClient().call('POST', ECHO, { message: 'm' }, { idempotencyKey: 'key-reused' }),
+      PaygateError,
+    );
     assert.equal(reused.errorCode, '100302');
     assert.equal(fake.requests.length, 1, 'a key reused for another request is final');
   });
@@ -457,18 +485,26 @@ describe('the client retries safely (against a scripted fake)', () => {
     assert.equal(fake.requests.length, 1);
   });
 
-  test("an error from a proxy without X-Request-ID still carries the id the client sent", async () => {
+  test('an error from a proxy without X-Request-ID still carries the id the client sent', async () => {
     fake.script({ status: 502, withoutRequestId: true });
-    const error = await rejectionOf(fakeClient({ maxAttempts: 1 }, { requestId: 'sent-id' }).call('GET', `${CUSTOMERS}/c1`), PaygateError);
+    const error = await rejectionOf(
+      fakeClient({ maxAttempts: 1 }, { requestId: 'sent-id' }).call('GET', `${CUSTOMERS}/c1`),
+      PaygateError,
+    );
     assert.equal(error.status, 502);
     assert.equal(error.requestId, 'sent-id');
   });
 
   test("the caller's headers cannot replace the signature or content type, whatever their case", async () => {
     fake.script(200);
-    await fakeClient().call('POST', ECHO, { message: 'm' }, {
-      headers: { Signature: 'forged', NONCE: 'forged', 'Content-Type': 'text/plain', 'X-Custom': 'kept' },
-    });
+    await fakeClient().call(
+      'POST',
+      ECHO,
+      { message: 'm' },
+      {
+        headers: { Signature: 'forged', NONCE: 'forged', 'Content-Type': 'text/plain', 'X-Custom': 'kept' },
+      },
+    );
     const [request] = fake.requests;
     assert.equal(request!.headers['content-type'], 'application/json');
     assert.equal(request!.headers['x-custom'], 'kept');

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
-import { csv, startFileServer, type FileServer } from '../batches/support.js';
-import { bindingCard, card, CARDS } from '../support/fixtures.js';
-import { signedOperations, type Operation } from '../support/openapi-document.js';
+import { csv, type FileServer, startFileServer } from '../batches/support.js';
+import { bindingCard, CARDS, card } from '../support/fixtures.js';
+import { type Operation, signedOperations } from '../support/openapi-document.js';
 import { TestReceiver } from '../support/receiver.js';
 import { startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
-import { operationOf, readDocs, Substitutions, type DocExample, type DocFile } from './doc-examples.js';
+import { type DocExample, type DocFile, operationOf, readDocs, Substitutions } from './doc-examples.js';
 
 // Issue 35: every operation of the API has an example in docs/, and every example there runs as written. What
 // counts as an example (a ```http block, `npx paygate call` in a ```sh block, the ```json reply after a ```http
@@ -39,7 +39,12 @@ interface Bed {
 const CUSTOMER = '5fbed7a6-112c-410f-91d1-45fbc2155bb9';
 
 async function newCustomer(client: PaygateClient, reference: string) {
-  return client.customers.create({ reference_number: reference, name: 'Chan Tai Man', phone: '91234567', dial_code: '852' });
+  return client.customers.create({
+    reference_number: reference,
+    name: 'Chan Tai Man',
+    phone: '91234567',
+    dial_code: '852',
+  });
 }
 
 /**
@@ -62,7 +67,10 @@ const SETUPS: Record<string, (bed: Bed) => Promise<void>> = {
   'payment-tokens.md': async ({ client, give }) => {
     const customer = await newCustomer(client, 'CUSTOMER-1001');
     give(CUSTOMER, customer.uuid);
-    await client.orders.create({ reference_number: 'R-2001', currency: 'HKD', charge_fee: '50.00' }, { customerUuid: customer.uuid });
+    await client.orders.create(
+      { reference_number: 'R-2001', currency: 'HKD', charge_fee: '50.00' },
+      { customerUuid: customer.uuid },
+    );
   },
 
   // A customer with a card bound as its default token, for the plans to charge (docs/payment-tokens.md binds cards;
@@ -71,7 +79,11 @@ const SETUPS: Record<string, (bed: Bed) => Promise<void>> = {
     const customer = await newCustomer(client, 'CUSTOMER-1001');
     const token = await client.customers.bindCard(customer.uuid, bindingCard(CARDS.frictionless));
     assert.equal(token.state, 'success');
-    await client.customers.update(customer.uuid, { name: customer.name, phone: customer.phone, default_payment_token: token.token });
+    await client.customers.update(customer.uuid, {
+      name: customer.name,
+      phone: customer.phone,
+      default_payment_token: token.token,
+    });
     give(CUSTOMER, customer.uuid);
   },
 
@@ -88,15 +100,25 @@ const SETUPS: Record<string, (bed: Bed) => Promise<void>> = {
       ['payment', 'DUES-2026-12-001', customer.uuid, '120.00', 'HKD', token.token, 'December dues'],
       ['payment', 'DUES-2026-12-002', customer.uuid, '-5.00', 'HKD', token.token, 'A row refused by its own cells'],
     ]);
-    files.served.set('/dues/2026-12.csv', (response) => response.writeHead(200, { 'content-type': 'text/csv' }).end(dues));
-    files.served.set('/dues/2027-01.csv', (response) => void response.writeHead(200, { 'content-type': 'text/csv' }).write('Action,'));
+    files.served.set('/dues/2026-12.csv', (response) =>
+      response.writeHead(200, { 'content-type': 'text/csv' }).end(dues),
+    );
+    files.served.set(
+      '/dues/2027-01.csv',
+      (response) => void response.writeHead(200, { 'content-type': 'text/csv' }).write('Action,'),
+    );
     give('https://files.example.com/dues/2026-12.csv', `${files.url}/dues/2026-12.csv`);
     give('https://files.example.com/dues/2027-01.csv', `${files.url}/dues/2027-01.csv`);
   },
 
   // A paid order, ORDER-2041, whose events the doc lists and redelivers (docs/orders.md makes and pays orders).
   'webhooks.md': async ({ client }) => {
-    await client.orders.create({ reference_number: 'ORDER-2041', currency: 'HKD', charge_fee: '50.00', callback_url: 'https://shop.example.com/paygate/webhooks?shop=1' });
+    await client.orders.create({
+      reference_number: 'ORDER-2041',
+      currency: 'HKD',
+      charge_fee: '50.00',
+      callback_url: 'https://shop.example.com/paygate/webhooks?shop=1',
+    });
     await client.orders.pay({ reference_number: 'ORDER-2041' }, { credit_card: card(CARDS.visa) });
   },
 
@@ -124,7 +146,8 @@ interface Envelope {
   data?: unknown;
 }
 
-const isRefusal = (shown: unknown): shown is Envelope => typeof shown === 'object' && shown !== null && 'error_code' in shown;
+const isRefusal = (shown: unknown): shown is Envelope =>
+  typeof shown === 'object' && shown !== null && 'error_code' in shown;
 
 describe('the examples in docs/', () => {
   const docs = readDocs();
@@ -138,21 +161,45 @@ describe('the examples in docs/', () => {
   after(() => server.close());
 
   test('every request to the signed API in docs/ is written as an example that runs', () => {
-    assert.deepEqual(docs.flatMap((doc) => doc.strays), [], 'write these as ```http blocks (see test/docs/doc-examples.ts)');
+    assert.deepEqual(
+      docs.flatMap((doc) => doc.strays),
+      [],
+      'write these as ```http blocks (see test/docs/doc-examples.ts)',
+    );
     for (const doc of docs) {
       for (const example of doc.examples) {
-        assert.ok(operationOf(operations, example.method, example.target), `${where(example)} names no operation of the API`);
+        assert.ok(
+          operationOf(operations, example.method, example.target),
+          `${where(example)} names no operation of the API`,
+        );
       }
     }
-    for (const name of Object.keys(SETUPS)) assert.ok(docs.some((doc) => doc.name === name && doc.examples.length > 0), `docs/${name} has examples`);
+    for (const name of Object.keys(SETUPS))
+      assert.ok(
+        docs.some((doc) => doc.name === name && doc.examples.length > 0),
+        `docs/${name} has examples`,
+      );
   });
 
   test('every operation of the OpenAPI document has an example in docs/, or is listed as documented elsewhere', () => {
-    const shown = new Set(docs.flatMap((doc) => doc.examples.map((example) => operationOf(operations, example.method, example.target)?.operationId)));
-    const missing = operations.filter((operation) => !shown.has(operation.operationId) && !(operation.operationId in DOCUMENTED_ELSEWHERE));
-    assert.deepEqual(missing.map((operation) => `${operation.operationId}: ${operation.method} ${operation.path}`), [], 'operations without an example in docs/');
+    const shown = new Set(
+      docs.flatMap((doc) =>
+        doc.examples.map((example) => operationOf(operations, example.method, example.target)?.operationId),
+      ),
+    );
+    const missing = operations.filter(
+      (operation) => !shown.has(operation.operationId) && !(operation.operationId in DOCUMENTED_ELSEWHERE),
+    );
+    assert.deepEqual(
+      missing.map((operation) => `${operation.operationId}: ${operation.method} ${operation.path}`),
+      [],
+      'operations without an example in docs/',
+    );
     for (const id of Object.keys(DOCUMENTED_ELSEWHERE)) {
-      assert.ok(operations.some((operation) => operation.operationId === id), `${id} is an operation of the document`);
+      assert.ok(
+        operations.some((operation) => operation.operationId === id),
+        `${id} is an operation of the document`,
+      );
       assert.ok(!shown.has(id), `${id} has an example in docs/ now: take it off the list`);
     }
   });
@@ -191,8 +238,12 @@ async function runExample(client: PaygateClient, substitutions: Substitutions, e
   const body = example.body === undefined ? undefined : substitutions.apply(example.body);
   // The body's bytes as written (ids replaced), as `npx paygate call` sends them. A long clock move takes seconds.
   const started = Date.now();
-  const reply = await client.send(example.method, target, undefined, { ...(body !== undefined && { rawBody: body }), timeoutMs: 120_000 });
-  if (process.env.DOC_EXAMPLES_TRACE) console.error(`${where(example)} -> ${reply.status} in ${Date.now() - started} ms: ${reply.text.slice(0, 2000)}`);
+  const reply = await client.send(example.method, target, undefined, {
+    ...(body !== undefined && { rawBody: body }),
+    timeoutMs: 120_000,
+  });
+  if (process.env.DOC_EXAMPLES_TRACE)
+    console.error(`${where(example)} -> ${reply.status} in ${Date.now() - started} ms: ${reply.text.slice(0, 2000)}`);
   const envelope = reply.json as Envelope | undefined;
   const shown = example.reply?.value;
   const answered = `${where(example)}: answered ${reply.status} ${reply.text.slice(0, 500)}`;
@@ -200,16 +251,22 @@ async function runExample(client: PaygateClient, substitutions: Substitutions, e
     assert.ok(reply.status >= 400, `${answered}\nThe doc shows it refused with ${String(shown.error_code)}`);
     assert.equal(envelope?.error_code, shown.error_code, answered);
     assert.equal(envelope?.code, shown.code, answered);
-    if (shown.message !== undefined) assert.equal(envelope?.message, substitutions.apply(String(shown.message)), answered);
+    if (shown.message !== undefined)
+      assert.equal(envelope?.message, substitutions.apply(String(shown.message)), answered);
     return;
   }
   assert.ok(reply.status >= 200 && reply.status < 300, answered);
   if (envelope === undefined) {
-    assert.equal(shown, undefined, `${where(example)}: the reply is not JSON (${reply.headers.get('content-type')}), the doc shows JSON`);
+    assert.equal(
+      shown,
+      undefined,
+      `${where(example)}: the reply is not JSON (${reply.headers.get('content-type')}), the doc shows JSON`,
+    );
     return;
   }
   assert.equal(envelope.code, 200, answered);
-  if (shown !== undefined) substitutions.learn(shown, envelope.data, `${where(example)} (the reply at line ${example.reply!.line}) data`);
+  if (shown !== undefined)
+    substitutions.learn(shown, envelope.data, `${where(example)} (the reply at line ${example.reply!.line}) data`);
 }
 
 const where = (example: DocExample) => `docs/${example.file}:${example.line} ${example.method} ${example.target}`;

@@ -78,8 +78,15 @@ export function parseDoc(name: string, text: string): DocFile {
     if (language === 'http') {
       const requests = httpRequests(name, fence);
       const next = fences[index + 1];
-      if (next && next.info.trim() === 'json' && !lines.slice(fence.end, next.line - 1).some((line) => line.startsWith('#'))) {
-        requests[requests.length - 1]!.reply = { line: next.line, value: parseJson(name, next.line, next.lines.join('\n')) };
+      if (
+        next &&
+        next.info.trim() === 'json' &&
+        !lines.slice(fence.end, next.line - 1).some((line) => line.startsWith('#'))
+      ) {
+        requests[requests.length - 1]!.reply = {
+          line: next.line,
+          value: parseJson(name, next.line, next.lines.join('\n')),
+        };
       }
       examples.push(...requests);
       return;
@@ -121,7 +128,10 @@ function httpRequests(file: string, fence: Fence): DocExample[] {
       requests.push({ file, line, method: request[1]!, target: request[2]!, bodyLines: [] });
       return;
     }
-    assert.ok(requests.length > 0 || text.trim() === '', `${file}:${line}: an http block begins with a request line (METHOD /path), not "${text}"`);
+    assert.ok(
+      requests.length > 0 || text.trim() === '',
+      `${file}:${line}: an http block begins with a request line (METHOD /path), not "${text}"`,
+    );
     requests.at(-1)?.bodyLines.push(text);
   });
   assert.ok(requests.length > 0, `${file}:${fence.line}: an http block with no request line`);
@@ -140,9 +150,13 @@ function shellCalls(file: string, fence: Fence): DocExample[] {
     const line = fence.line + 1 + index;
     // A quoted body may run over several lines: take lines until the quotes close.
     let command = fence.lines[index]!.trim();
-    while ((command.match(/'/g) ?? []).length % 2 === 1 && index + 1 < fence.lines.length) command += `\n${fence.lines[++index]!}`;
+    while ((command.match(/'/g) ?? []).length % 2 === 1 && index + 1 < fence.lines.length)
+      command += `\n${fence.lines[++index]!}`;
     const [method, target, body, ...rest] = shellWords(`${file}:${line}`, command.slice(SHELL_CALL.length));
-    assert.ok(method && target && rest.length === 0, `${file}:${line}: npx paygate call METHOD TARGET ['JSON'], not ${command}`);
+    assert.ok(
+      method && target && rest.length === 0,
+      `${file}:${line}: npx paygate call METHOD TARGET ['JSON'], not ${command}`,
+    );
     if (body !== undefined) parseJson(file, line, body);
     calls.push({ file, line, method, target, ...(body !== undefined && { body }) });
   }
@@ -162,7 +176,10 @@ function shellWords(where: string, command: string): string[] {
         word += rest.slice(1, end);
         rest = rest.slice(end + 1);
       } else {
-        assert.ok(!/[?*[\]$`"\\&;|<>(){}]/.test(rest[0]!), `${where}: quote ${rest[0]} (sh would not pass it as written)`);
+        assert.ok(
+          !/[?*[\]$`"\\&;|<>(){}]/.test(rest[0]!),
+          `${where}: quote ${rest[0]} (sh would not pass it as written)`,
+        );
         word += rest[0];
         rest = rest.slice(1);
       }
@@ -185,7 +202,8 @@ function parseJson(file: string, line: number, text: string): unknown {
 export function operationOf(operations: readonly Operation[], method: string, target: string): Operation | undefined {
   const path = target.split('?')[0]!;
   const matching = operations.filter(
-    (operation) => operation.method === method && new RegExp(`^${operation.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+    (operation) =>
+      operation.method === method && new RegExp(`^${operation.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
   );
   // A literal segment wins over a parameter (none collide today; this keeps it so if one is added).
   return matching.sort((a, b) => a.pathParameters.length - b.pathParameters.length)[0];
@@ -218,7 +236,8 @@ export class Substitutions {
   apply(text: string): string {
     let result = text;
     // Longest first, so that no value is replaced inside a longer one.
-    for (const [shown, real] of [...this.real].sort(([a], [b]) => b.length - a.length)) result = result.replaceAll(shown, real);
+    for (const [shown, real] of [...this.real].sort(([a], [b]) => b.length - a.length))
+      result = result.replaceAll(shown, real);
     return result;
   }
 
@@ -242,15 +261,25 @@ export class Substitutions {
       return;
     }
     if (typeof shown === 'object') {
-      assert.ok(typeof real === 'object' && real !== null && !Array.isArray(real), `${where}: the doc shows an object, the reply has ${JSON.stringify(real)}`);
+      assert.ok(
+        typeof real === 'object' && real !== null && !Array.isArray(real),
+        `${where}: the doc shows an object, the reply has ${JSON.stringify(real)}`,
+      );
       for (const [key, value] of Object.entries(shown)) {
         if (key === ELIDED) continue;
-        assert.ok(key in real, `${where}.${key}: the doc shows it, the reply has no such field (it has ${Object.keys(real).join(', ')})`);
+        assert.ok(
+          key in real,
+          `${where}.${key}: the doc shows it, the reply has no such field (it has ${Object.keys(real).join(', ')})`,
+        );
         this.learn(value, (real as Record<string, unknown>)[key], `${where}.${key}`);
       }
       return;
     }
-    assert.equal(typeof real, typeof shown, `${where}: the doc shows ${JSON.stringify(shown)}, the reply has ${JSON.stringify(real)}`);
+    assert.equal(
+      typeof real,
+      typeof shown,
+      `${where}: the doc shows ${JSON.stringify(shown)}, the reply has ${JSON.stringify(real)}`,
+    );
     if (typeof shown === 'string' && isId(shown)) {
       this.give(shown, real as string);
       return;

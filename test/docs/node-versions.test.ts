@@ -42,7 +42,10 @@ function lines(range: string): { lowest: semver.SemVer; below?: semver.SemVer }[
 
 /** How the README says one line: `24` (all of it), `20 (20.19 or newer)`, `24 up to 24.18`. */
 function inWords({ lowest, below }: { lowest: semver.SemVer; below?: semver.SemVer }): string {
-  const from = lowest.minor === 0 && lowest.patch === 0 ? `${lowest.major}` : `${lowest.major} (${lowest.major}.${lowest.minor} or newer)`;
+  const from =
+    lowest.minor === 0 && lowest.patch === 0
+      ? `${lowest.major}`
+      : `${lowest.major} (${lowest.major}.${lowest.minor} or newer)`;
   if (!below || below.major > lowest.major) return from;
   assert.ok(below.minor > 0 && below.patch === 0, `an upper bound the README can say in words: <${below.version}`);
   return `${from} up to ${below.major}.${below.minor - 1}`;
@@ -51,7 +54,10 @@ function inWords({ lowest, below }: { lowest: semver.SemVer; below?: semver.SemV
 describe('the Node versions paygate supports', () => {
   test('package.json names a bounded range of long-term Node lines', () => {
     assert.ok(semver.validRange(supported), `engines.node is a valid range: ${supported}`);
-    assert.ok(!semver.satisfies('999.0.0', supported), `${supported} has an upper bound: a future Node is not supported before it is tested`);
+    assert.ok(
+      !semver.satisfies('999.0.0', supported),
+      `${supported} has an upper bound: a future Node is not supported before it is tested`,
+    );
     for (const { lowest } of lines(supported)) {
       assert.equal(lowest.major % 2, 0, `${lowest.version}: odd Node lines are never long-term supported`);
     }
@@ -59,7 +65,11 @@ describe('the Node versions paygate supports', () => {
 
   test('every package the lock installs runs on every Node version package.json names', () => {
     const refusing = Object.entries(lock.packages)
-      .map(([path, locked]) => ({ name: path.replace(/^.*node_modules\//, '') || '(root)', locked, range: nodeRange(locked.engines) }))
+      .map(([path, locked]) => ({
+        name: path.replace(/^.*node_modules\//, '') || '(root)',
+        locked,
+        range: nodeRange(locked.engines),
+      }))
       .filter(({ range }) => range !== undefined && !semver.subset(supported, range))
       .map(({ name, locked, range }) => `${name}@${locked.version ?? '?'} needs node ${range}`);
     assert.deepEqual(refusing, [], `npm ci warns EBADENGINE on part of ${supported}`);
@@ -79,24 +89,33 @@ describe('the Node versions paygate supports', () => {
     // 24.19's node_object_wrap.h adds cleanup hooks that abort the process when better-sqlite3 12 is built with it.
     const driver = lock.packages['node_modules/better-sqlite3']?.version;
     assert.ok(driver, 'better-sqlite3 is in the lock');
-    if (semver.major(driver) < 13) assert.ok(!semver.intersects(supported, '>=24.19.0'), `${supported} admits Node 24.19 or newer`);
+    if (semver.major(driver) < 13)
+      assert.ok(!semver.intersects(supported, '>=24.19.0'), `${supported} admits Node 24.19 or newer`);
     assert.ok(semver.satisfies('24.18.1', supported), 'Node 24 up to 24.18, where the whole suite passes, stays in');
   });
 
   test('docs/architecture.md says why each override in package.json is there', () => {
-    const section = read('docs/architecture.md').split('\n## ').find((part) => part.startsWith('Overrides'));
+    const section = read('docs/architecture.md')
+      .split('\n## ')
+      .find((part) => part.startsWith('Overrides'));
     assert.ok(section, 'docs/architecture.md has an "Overrides" section');
     const overridden = Object.entries(manifest.overrides ?? {}).flatMap(([parent, value]) =>
       typeof value === 'string' ? [parent] : Object.keys(value).map((child) => `${parent} → ${child}`),
     );
     for (const entry of overridden) {
       const [parent, child] = entry.split(' → ');
-      assert.ok(section.includes(`\`${child ?? parent}\``) && (child === undefined || section.includes(`\`${parent}\``)), `${entry} is explained`);
+      assert.ok(
+        section.includes(`\`${child ?? parent}\``) && (child === undefined || section.includes(`\`${parent}\``)),
+        `${entry} is explained`,
+      );
     }
   });
 
   test('the Node running these tests, and the second one CI runs them on, are supported', () => {
-    assert.ok(semver.satisfies(process.versions.node, supported), `Node ${process.versions.node} is not in ${supported}`);
+    assert.ok(
+      semver.satisfies(process.versions.node, supported),
+      `Node ${process.versions.node} is not in ${supported}`,
+    );
     const pinned = /^NODE_VERSION="\$\{PAYGATE_CI_NODE_VERSION:-(\d+\.\d+\.\d+)\}"$/m.exec(read('.ci/other-node'))?.[1];
     assert.ok(pinned, '.ci/other-node pins the Node version it installs');
     assert.ok(semver.satisfies(pinned, supported), `.ci/other-node installs Node ${pinned}, outside ${supported}`);

@@ -9,12 +9,47 @@ import { TestReceiver } from '../support/receiver.js';
 
 describe('posting webhooks', () => {
   test('live mode refuses loopback, private, link-local and metadata hosts, in every spelling', () => {
-    for (const host of ['127.0.0.1', 'localhost', 'localhost.', 'LOCALHOST', 'api.localhost', 'api.localhost..', '10.1.2.3', '172.16.0.1', '192.168.1.1',
-      '169.254.169.254', '100.64.0.1', '100.100.100.200', '[::1]', '[fe80::1]', '[fd00::1]', '[fd00:ec2::254]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]',
-      '[::ffff:0:7f00:1]', '[::ffff:0:127.0.0.1]', '[::ffff:0:a9fe:a9fe]', '[64:ff9b::a00:1]', '[2002:7f00:1::]', '0.0.0.0', '[::]', '198.18.0.1', '224.0.0.1']) {
+    for (const host of [
+      '127.0.0.1',
+      'localhost',
+      'localhost.',
+      'LOCALHOST',
+      'api.localhost',
+      'api.localhost..',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '100.100.100.200',
+      '[::1]',
+      '[fe80::1]',
+      '[fd00::1]',
+      '[fd00:ec2::254]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[::ffff:0:7f00:1]',
+      '[::ffff:0:127.0.0.1]',
+      '[::ffff:0:a9fe:a9fe]',
+      '[64:ff9b::a00:1]',
+      '[2002:7f00:1::]',
+      '0.0.0.0',
+      '[::]',
+      '198.18.0.1',
+      '224.0.0.1',
+    ]) {
       assert.equal(isForbiddenHost(host, 'live'), true, host);
     }
-    for (const host of ['203.0.113.7', 'shop.example.com', 'shop.example.com.', '[2001:db8::1]', '8.8.8.8', '[::ffff:203.0.113.7]', '[::ffff:cb00:7107]', '[::ffff:0:cb00:7107]']) {
+    for (const host of [
+      '203.0.113.7',
+      'shop.example.com',
+      'shop.example.com.',
+      '[2001:db8::1]',
+      '8.8.8.8',
+      '[::ffff:203.0.113.7]',
+      '[::ffff:cb00:7107]',
+      '[::ffff:0:cb00:7107]',
+    ]) {
       assert.equal(isForbiddenHost(host, 'live'), false, host);
     }
   });
@@ -23,7 +58,18 @@ describe('posting webhooks', () => {
     for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '192.168.1.1', '[::1]', '[fd00::1]', '[::ffff:7f00:1]']) {
       assert.equal(isForbiddenHost(host, 'sandbox'), false, host);
     }
-    for (const host of ['169.254.169.254', '169.254.0.1', '100.100.100.200', '[fe80::1]', '[fd00:ec2::254]', '[::ffff:169.254.169.254]', '[::ffff:0:a9fe:a9fe]', '0.0.0.0', '[::]', '224.0.0.1']) {
+    for (const host of [
+      '169.254.169.254',
+      '169.254.0.1',
+      '100.100.100.200',
+      '[fe80::1]',
+      '[fd00:ec2::254]',
+      '[::ffff:169.254.169.254]',
+      '[::ffff:0:a9fe:a9fe]',
+      '0.0.0.0',
+      '[::]',
+      '224.0.0.1',
+    ]) {
       assert.equal(isForbiddenHost(host, 'sandbox'), true, host);
     }
   });
@@ -40,7 +86,10 @@ describe('posting webhooks', () => {
         assert.equal(judgeAttempt(refused.status, refused.final), 'failed');
       }
       const metadata = await sandbox.post('http://169.254.169.254/latest/meta-data/', {}, '{}');
-      assert.deepEqual([metadata.status, metadata.final, metadata.error], [undefined, true, 'refused: the host is, or resolves to, an address paygate may not call']);
+      assert.deepEqual(
+        [metadata.status, metadata.final, metadata.error],
+        [undefined, true, 'refused: the host is, or resolves to, an address paygate may not call'],
+      );
       assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
 
       const answered = await sandbox.post(`${receiver.url}/hook`, { 'content-type': 'application/json' }, '{}');
@@ -73,9 +122,18 @@ describe('posting webhooks', () => {
     } finally {
       poster.close();
     }
-    assert.deepEqual([200, 204, 299].map((s) => judgeAttempt(s)), ['delivered', 'delivered', 'delivered']);
-    assert.deepEqual([408, 429, 500, 503].map((s) => judgeAttempt(s)), ['retry', 'retry', 'retry', 'retry']);
-    assert.deepEqual([301, 400, 401, 403, 404, 410].map((s) => judgeAttempt(s)), Array(6).fill('failed'));
+    assert.deepEqual(
+      [200, 204, 299].map((s) => judgeAttempt(s)),
+      ['delivered', 'delivered', 'delivered'],
+    );
+    assert.deepEqual(
+      [408, 429, 500, 503].map((s) => judgeAttempt(s)),
+      ['retry', 'retry', 'retry', 'retry'],
+    );
+    assert.deepEqual(
+      [301, 400, 401, 403, 404, 410].map((s) => judgeAttempt(s)),
+      Array(6).fill('failed'),
+    );
   });
 
   test('in live mode a refused, reset or silent connection are told in the same words: paygate says nothing of which ports are open', () => {
@@ -83,13 +141,30 @@ describe('posting webhooks', () => {
     const sandbox = failureWords(10_000, 'sandbox');
     const merged = 'no answer: the connection failed, or nothing came back within 10000 ms';
     const error = (code: string, message = code) => Object.assign(new Error(message), { code });
-    assert.deepEqual([live.timedOut, live.of(error('ECONNREFUSED'), 'h'), live.of(error('ECONNRESET'), 'h'), live.of(error('EHOSTUNREACH'), 'h')], [merged, merged, merged, merged]);
+    assert.deepEqual(
+      [
+        live.timedOut,
+        live.of(error('ECONNREFUSED'), 'h'),
+        live.of(error('ECONNRESET'), 'h'),
+        live.of(error('EHOSTUNREACH'), 'h'),
+      ],
+      [merged, merged, merged, merged],
+    );
     assert.notEqual(sandbox.of(error('ECONNREFUSED'), 'h'), sandbox.of(error('ECONNRESET'), 'h'));
     // What says nothing of a port is told in every mode: a name, and the receiver's certificate.
     for (const words of [live, sandbox]) {
-      assert.equal(words.of(error('ENOTFOUND'), 'hooks.example.com'), 'no answer: the name hooks.example.com does not resolve to an address');
-      assert.equal(words.of(error('CERT_HAS_EXPIRED'), 'h'), 'no answer: TLS refused the receiver: its certificate has expired');
-      assert.equal(words.of(error('ERR_TLS_CERT_ALTNAME_INVALID'), 'h'), 'no answer: TLS refused the receiver: its certificate is not for this host name');
+      assert.equal(
+        words.of(error('ENOTFOUND'), 'hooks.example.com'),
+        'no answer: the name hooks.example.com does not resolve to an address',
+      );
+      assert.equal(
+        words.of(error('CERT_HAS_EXPIRED'), 'h'),
+        'no answer: TLS refused the receiver: its certificate has expired',
+      );
+      assert.equal(
+        words.of(error('ERR_TLS_CERT_ALTNAME_INVALID'), 'h'),
+        'no answer: TLS refused the receiver: its certificate is not for this host name',
+      );
     }
   });
 });

@@ -28,13 +28,20 @@ describe('webhook event retention', () => {
 
   const db = () => server.platform.db;
   const eventsOf = async (orderNumber: string) => {
-    const order = await db().selectFrom('orders').select('id').where('number', '=', orderNumber).executeTakeFirstOrThrow();
+    const order = await db()
+      .selectFrom('orders')
+      .select('id')
+      .where('number', '=', orderNumber)
+      .executeTakeFirstOrThrow();
     return db().selectFrom('events').select('id').where('subject_id', '=', order.id).execute();
   };
 
   async function orderNotifying(path: string) {
     return client.orders.create({
-      reference_number: `RET-${randomUUID()}`, currency: 'HKD', charge_fee: '1.00', callback_url: `${receiver.url}${path}`,
+      reference_number: `RET-${randomUUID()}`,
+      currency: 'HKD',
+      charge_fee: '1.00',
+      callback_url: `${receiver.url}${path}`,
     });
   }
 
@@ -52,10 +59,25 @@ describe('webhook event retention', () => {
     await receiver.waitFor({ path: '/ok' });
     await receiver.waitFor({ path: '/failing' });
     // The failing one has its first attempt recorded and waits for its retry.
-    await until(async () => (await db().selectFrom('webhook_attempts').select('id').where('url', '=', `${receiver.url}/failing`).execute()).length > 0, 'the failing attempt is recorded');
+    await until(
+      async () =>
+        (await db().selectFrom('webhook_attempts').select('id').where('url', '=', `${receiver.url}/failing`).execute())
+          .length > 0,
+      'the failing attempt is recorded',
+    );
     const [deliveredEvent] = await eventsOf(delivered.number);
     const [retryingEvent] = await eventsOf(retrying.number);
-    await until(async () => (await db().selectFrom('webhook_deliveries').select('state').where('event_id', '=', deliveredEvent!.id).executeTakeFirst())?.state === 'delivered', 'delivered');
+    await until(
+      async () =>
+        (
+          await db()
+            .selectFrom('webhook_deliveries')
+            .select('state')
+            .where('event_id', '=', deliveredEvent!.id)
+            .executeTakeFirst()
+        )?.state === 'delivered',
+      'delivered',
+    );
 
     // Nothing is old enough yet: nothing goes.
     assert.equal(await purgeSettledEvents(db(), Date.now() - 60_000), 0);
@@ -64,16 +86,31 @@ describe('webhook event retention', () => {
     const purged = await purgeSettledEvents(db(), Date.now() + 60_000);
     assert.ok(purged >= 1);
     assert.equal((await eventsOf(delivered.number)).length, 0, 'the delivered event is gone');
-    assert.equal((await db().selectFrom('webhook_deliveries').select('id').where('event_id', '=', deliveredEvent!.id).execute()).length, 0);
-    assert.equal((await db().selectFrom('webhook_attempts').select('id').where('event_id', '=', deliveredEvent!.id).execute()).length, 0);
+    assert.equal(
+      (await db().selectFrom('webhook_deliveries').select('id').where('event_id', '=', deliveredEvent!.id).execute())
+        .length,
+      0,
+    );
+    assert.equal(
+      (await db().selectFrom('webhook_attempts').select('id').where('event_id', '=', deliveredEvent!.id).execute())
+        .length,
+      0,
+    );
     assert.equal((await eventsOf(retrying.number)).length, 1, 'the event still being retried stays');
-    assert.ok((await db().selectFrom('webhook_attempts').select('id').where('event_id', '=', retryingEvent!.id).execute()).length >= 1);
+    assert.ok(
+      (await db().selectFrom('webhook_attempts').select('id').where('event_id', '=', retryingEvent!.id).execute())
+        .length >= 1,
+    );
     // The merchant's history no longer lists what was forgotten.
     assert.deepEqual(await client.orders.events({ order: { number: delivered.number } }), []);
   });
 
   test('the purge runs as an hourly platform job of the scheduler', async () => {
-    const job = await db().selectFrom('jobs').select(['kind', 'merchant_id']).where('kind', '=', 'purge-webhook-events').executeTakeFirst();
+    const job = await db()
+      .selectFrom('jobs')
+      .select(['kind', 'merchant_id'])
+      .where('kind', '=', 'purge-webhook-events')
+      .executeTakeFirst();
     assert.deepEqual(job, { kind: 'purge-webhook-events', merchant_id: null });
   });
 });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { PaygateError, verifyWebhook, type WebhookDelivery, type WebhookEvent } from '@paygate/client';
 import { RETRY_DELAYS_MINUTES } from '../../src/events/retry-schedule.js';
 import { freePort, runCli } from '../support/processes.js';
-import { TestReceiver, type Answer, type ReceivedWebhook } from '../support/receiver.js';
+import { type Answer, type ReceivedWebhook, TestReceiver } from '../support/receiver.js';
 import { sleep } from '../support/refusal.js';
 import { startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
@@ -63,8 +63,15 @@ class RoutedReceiver {
   }
 }
 
-/** The order's only event (order.created), once its one delivery has `attempts` recorded attempts and is not mid-attempt. */
-async function settled(merchant: TestMerchant, reference: string, attempts: number): Promise<{ event: WebhookEvent; delivery: WebhookDelivery }> {
+/**
+ * The order's only event (order.created), once its one delivery has `attempts` recorded attempts and is not
+ * mid-attempt.
+ */
+async function settled(
+  merchant: TestMerchant,
+  reference: string,
+  attempts: number,
+): Promise<{ event: WebhookEvent; delivery: WebhookDelivery }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const events = await merchant.client.orders.events({ order: { reference_number: reference } });
@@ -82,7 +89,12 @@ async function settled(merchant: TestMerchant, reference: string, attempts: numb
 }
 
 function assertSignedBy(merchant: TestMerchant, receiverUrl: string, request: ReceivedWebhook, eventId: string): void {
-  const verified = verifyWebhook(request.headers, request.rawBody, merchant.webhookPublicKey, `${receiverUrl}${request.target}`);
+  const verified = verifyWebhook(
+    request.headers,
+    request.rawBody,
+    merchant.webhookPublicKey,
+    `${receiverUrl}${request.target}`,
+  );
   assert.equal(verified.appId, merchant.appId);
   assert.equal(verified.eventId, eventId);
   assert.equal(request.headers['x-event-id'], eventId);
@@ -123,14 +135,25 @@ describe('webhook delivery retries', { concurrency: true }, () => {
       const merchant = await server.newMerchant();
       const path = receiver.route((_, n) => (n === 1 ? 'hang' : 200));
       const reference = `WR-SLOW-${randomUUID()}`;
-      await merchant.client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '1.00', callback_url: `${receiver.url}${path}` });
+      await merchant.client.orders.create({
+        reference_number: reference,
+        currency: 'HKD',
+        charge_fee: '1.00',
+        callback_url: `${receiver.url}${path}`,
+      });
       await receiver.waitFor(path);
       // The first attempt is in flight in this very process, and ends (timed out) within SLOW_TIMEOUT_MS; its retry
       // is due a minute after that, so within the 2 minutes the clock is moved.
       await merchant.client.sandbox.advanceClock(120);
       assert.equal(receiver.received(path).length, 2, 'the retry ran before the move returned');
       const { delivery } = await settled(merchant, reference, 2);
-      assert.deepEqual(delivery.attempts.map((a) => [a.status_code, a.outcome]), [[null, 'retry'], [200, 'delivered']]);
+      assert.deepEqual(
+        delivery.attempts.map((a) => [a.status_code, a.outcome]),
+        [
+          [null, 'retry'],
+          [200, 'delivered'],
+        ],
+      );
       assert.match(delivery.attempts[0]!.error ?? '', new RegExp(`${SLOW_TIMEOUT_MS} ms`));
     });
   });
@@ -155,13 +178,16 @@ describe('webhook delivery retries', { concurrency: true }, () => {
 
       const cli = async (args: string[]) => {
         const result = await runCli(args, server.env);
-        return { ...result, json: (() => {
-          try {
-            return JSON.parse(result.stdout) as any;
-          } catch {
-            return undefined;
-          }
-        })() };
+        return {
+          ...result,
+          json: (() => {
+            try {
+              return JSON.parse(result.stdout) as any;
+            } catch {
+              return undefined;
+            }
+          })(),
+        };
       };
 
       test('app webhook sets and clears an endpoint; webhooks list shows deliveries and attempts; redeliver sends again', async () => {
@@ -198,8 +224,14 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         assert.equal(detail.code, 0, detail.stderr);
         assert.equal(detail.json.event.event_id, eventId);
         assert.equal(detail.json.event.deliveries.length, 1);
-        assert.deepEqual((detail.json.event.deliveries[0].attempts as Array<Record<string, unknown>>).map((a) => [a.attempt, a.status_code, a.outcome]),
-          [[1, 200, 'delivered']]);
+        assert.deepEqual(
+          (detail.json.event.deliveries[0].attempts as Array<Record<string, unknown>>).map((a) => [
+            a.attempt,
+            a.status_code,
+            a.outcome,
+          ]),
+          [[1, 200, 'delivered']],
+        );
 
         const redeliver = await cli(['webhooks', 'redeliver', eventId, '--json']);
         assert.equal(redeliver.code, 0, redeliver.stderr);
@@ -208,7 +240,13 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         assertSignedBy(merchant, receiver.url, requests[1]!, eventId);
         assert.ok(requests[1]!.rawBody.equals(requests[0]!.rawBody));
         const again = await settled(merchant, reference, 2);
-        assert.deepEqual(again.delivery.attempts.map((a) => [a.attempt, a.outcome]), [[1, 'delivered'], [2, 'delivered']]);
+        assert.deepEqual(
+          again.delivery.attempts.map((a) => [a.attempt, a.outcome]),
+          [
+            [1, 'delivered'],
+            [2, 'delivered'],
+          ],
+        );
 
         const cleared = await cli(['app', 'webhook', merchant.appId, '--clear', '--json']);
         assert.equal(cleared.code, 0, cleared.stderr);
@@ -228,12 +266,19 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         const human = await cli(['app', 'webhook', merchant.appId, 'ftp://x']);
         assert.equal(human.code, 1);
         assert.match(human.stderr, /400402/);
-        const app = await server.platform.db.selectFrom('apps').select('webhook_url').where('id', '=', merchant.appId).executeTakeFirstOrThrow();
+        const app = await server.platform.db
+          .selectFrom('apps')
+          .select('webhook_url')
+          .where('id', '=', merchant.appId)
+          .executeTakeFirstOrThrow();
         assert.equal(app.webhook_url, null, 'nothing was stored');
       });
 
       test('webhooks list --event and webhooks redeliver refuse an unknown event', async () => {
-        for (const args of [['webhooks', 'redeliver', randomUUID(), '--json'], ['webhooks', 'list', '--event', 'not-a-uuid', '--json']]) {
+        for (const args of [
+          ['webhooks', 'redeliver', randomUUID(), '--json'],
+          ['webhooks', 'list', '--event', 'not-a-uuid', '--json'],
+        ]) {
           const result = await cli(args);
           assert.equal(result.code, 1, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
           assert.equal(result.json.error.code, '400401');
@@ -261,19 +306,36 @@ describe('webhook delivery retries', { concurrency: true }, () => {
       });
 
       /** An order of `merchant` notifying `url`; returns once its first attempt is recorded. */
-      async function orderNotifying(merchant: TestMerchant, url: string): Promise<{ reference: string; eventId: string; event: WebhookEvent; delivery: WebhookDelivery }> {
+      async function orderNotifying(
+        merchant: TestMerchant,
+        url: string,
+      ): Promise<{ reference: string; eventId: string; event: WebhookEvent; delivery: WebhookDelivery }> {
         const reference = `WR-${randomUUID()}`;
-        await merchant.client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '10.00', callback_url: url });
+        await merchant.client.orders.create({
+          reference_number: reference,
+          currency: 'HKD',
+          charge_fee: '10.00',
+          callback_url: url,
+        });
         const { event, delivery } = await settled(merchant, reference, 1);
         return { reference, eventId: event.event_id, event, delivery };
       }
 
       async function attemptRows(eventId: string) {
-        return server.platform.db.selectFrom('webhook_attempts').selectAll().where('event_id', '=', eventId).orderBy('attempt').execute();
+        return server.platform.db
+          .selectFrom('webhook_attempts')
+          .selectAll()
+          .where('event_id', '=', eventId)
+          .orderBy('attempt')
+          .execute();
       }
 
       async function deliveryRow(eventId: string) {
-        return server.platform.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
+        return server.platform.db
+          .selectFrom('webhook_deliveries')
+          .selectAll()
+          .where('event_id', '=', eventId)
+          .executeTakeFirstOrThrow();
       }
 
       test('a 500 is retried after 1 minute of business time, signed anew each time, until the receiver answers 200', async () => {
@@ -286,8 +348,15 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         assert.equal(receiver.received(path).length, 1, 'the first attempt is made at once, without moving the clock');
         assert.equal(delivery.state, 'pending');
         assert.equal(delivery.last_status, 500);
-        assert.deepEqual(delivery.attempts.map((a) => [a.attempt, a.status_code, a.error, a.outcome]), [[1, 500, null, 'retry']]);
-        assert.equal(delivery.next_attempt_at, iso(eventAt + MINUTE_MS), 'due 1 minute after the event, in business time');
+        assert.deepEqual(
+          delivery.attempts.map((a) => [a.attempt, a.status_code, a.error, a.outcome]),
+          [[1, 500, null, 'retry']],
+        );
+        assert.equal(
+          delivery.next_attempt_at,
+          iso(eventAt + MINUTE_MS),
+          'due 1 minute after the event, in business time',
+        );
 
         await merchant.client.sandbox.advanceClock(59);
         assert.equal(receiver.received(path).length, 1, 'nothing is sent before the minute is up');
@@ -296,8 +365,18 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         await merchant.client.sandbox.advanceClock(1);
         assert.equal(receiver.received(path).length, 2, 'the second attempt is made once the minute is up');
         const second = await settled(merchant, reference, 2);
-        assert.deepEqual(second.delivery.attempts.map((a) => [a.attempt, a.status_code, a.outcome]), [[1, 500, 'retry'], [2, 500, 'retry']]);
-        assert.equal(second.delivery.next_attempt_at, iso(eventAt + (1 + 2) * MINUTE_MS), 'then 2 minutes after the second attempt');
+        assert.deepEqual(
+          second.delivery.attempts.map((a) => [a.attempt, a.status_code, a.outcome]),
+          [
+            [1, 500, 'retry'],
+            [2, 500, 'retry'],
+          ],
+        );
+        assert.equal(
+          second.delivery.next_attempt_at,
+          iso(eventAt + (1 + 2) * MINUTE_MS),
+          'then 2 minutes after the second attempt',
+        );
 
         recovered = true;
         await merchant.client.sandbox.advanceClock(2 * 60 - 1);
@@ -310,17 +389,30 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         assert.equal(done.delivery.next_attempt_at, null);
         assert.notEqual(done.delivery.delivered_at, null);
         assert.equal(done.delivery.last_status, 200);
-        assert.deepEqual(done.delivery.attempts.map((a) => [a.attempt, a.status_code, a.outcome]), [[1, 500, 'retry'], [2, 500, 'retry'], [3, 200, 'delivered']]);
+        assert.deepEqual(
+          done.delivery.attempts.map((a) => [a.attempt, a.status_code, a.outcome]),
+          [
+            [1, 500, 'retry'],
+            [2, 500, 'retry'],
+            [3, 200, 'delivered'],
+          ],
+        );
 
         for (const request of requests) assertSignedBy(merchant, receiver.url, request, eventId);
         assert.equal(new Set(requests.map((r) => String(r.headers.nonce))).size, 3, 'a new Nonce for each attempt');
-        assert.ok(requests.every((r) => r.rawBody.equals(requests[0]!.rawBody)), 'the same body each attempt');
+        assert.ok(
+          requests.every((r) => r.rawBody.equals(requests[0]!.rawBody)),
+          'the same body each attempt',
+        );
 
         await merchant.client.sandbox.advanceClock(DAY);
         assert.equal(receiver.received(path).length, 3, 'nothing more once delivered');
 
         const rows = await attemptRows(eventId);
-        assert.deepEqual(rows.map((r) => r.business_at - eventAt), [0, 1, 3].map((m) => m * MINUTE_MS));
+        assert.deepEqual(
+          rows.map((r) => r.business_at - eventAt),
+          [0, 1, 3].map((m) => m * MINUTE_MS),
+        );
         const stored = await deliveryRow(eventId);
         assert.equal(stored.state, 'delivered');
         assert.equal(stored.attempts, 3);
@@ -337,9 +429,17 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         for (const [index, minutes] of RETRY_DELAYS_MINUTES.entries()) {
           const made = index + 1;
           await merchant.client.sandbox.advanceClock(minutes * 60 - 1);
-          assert.equal(receiver.received(path).length, made, `retry ${made} is not sent a second before its ${minutes} min`);
+          assert.equal(
+            receiver.received(path).length,
+            made,
+            `retry ${made} is not sent a second before its ${minutes} min`,
+          );
           await merchant.client.sandbox.advanceClock(1);
-          assert.equal(receiver.received(path).length, made + 1, `retry ${made} is sent once its ${minutes} min are up`);
+          assert.equal(
+            receiver.received(path).length,
+            made + 1,
+            `retry ${made} is sent once its ${minutes} min are up`,
+          );
           elapsedMs += minutes * MINUTE_MS;
           const { delivery } = await settled(merchant, reference, made + 1);
           const following = RETRY_DELAYS_MINUTES[index + 1];
@@ -357,9 +457,15 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         assert.equal(delivery.next_attempt_at, null);
         assert.equal(delivery.delivered_at, null);
         assert.equal(delivery.last_status, 503);
-        assert.deepEqual(delivery.attempts.map((a) => a.attempt), Array.from({ length: 16 }, (_, i) => i + 1));
+        assert.deepEqual(
+          delivery.attempts.map((a) => a.attempt),
+          Array.from({ length: 16 }, (_, i) => i + 1),
+        );
         assert.ok(delivery.attempts.every((a) => a.status_code === 503 && a.error === null));
-        assert.deepEqual(delivery.attempts.map((a) => a.outcome), [...Array<string>(15).fill('retry'), 'failed']);
+        assert.deepEqual(
+          delivery.attempts.map((a) => a.outcome),
+          [...Array<string>(15).fill('retry'), 'failed'],
+        );
 
         await merchant.client.sandbox.advanceClock(DAY);
         assert.equal(receiver.received(path).length, 16, 'nothing is sent after the last attempt');
@@ -385,7 +491,10 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         const rows = await attemptRows(eventId);
         let at = Date.parse(event.created_at);
         const expected = [at, ...RETRY_DELAYS_MINUTES.map((minutes) => (at += minutes * MINUTE_MS))];
-        assert.deepEqual(rows.map((r) => r.business_at), expected);
+        assert.deepEqual(
+          rows.map((r) => r.business_at),
+          expected,
+        );
       });
 
       test('a receiver that does not answer within PAYGATE_WEBHOOK_TIMEOUT_MS is retried', async () => {
@@ -396,7 +505,10 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         assert.equal(attempt!.status_code, null);
         assert.match(attempt!.error ?? '', new RegExp(`${TIMEOUT_MS} ms`), 'the error names the timeout');
         assert.equal(attempt!.outcome, 'retry');
-        assert.ok(attempt!.duration_ms >= TIMEOUT_MS - 20 && attempt!.duration_ms < 5_000, `gave up after about ${TIMEOUT_MS} ms, not ${attempt!.duration_ms}`);
+        assert.ok(
+          attempt!.duration_ms >= TIMEOUT_MS - 20 && attempt!.duration_ms < 5_000,
+          `gave up after about ${TIMEOUT_MS} ms, not ${attempt!.duration_ms}`,
+        );
         assert.equal(delivery.state, 'pending');
         assert.equal(delivery.last_status, null);
         assert.equal(delivery.last_error, attempt!.error);
@@ -406,14 +518,23 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         assert.equal(receiver.received(path).length, 2);
         const done = await settled(merchant, reference, 2);
         assert.equal(done.delivery.state, 'delivered');
-        assert.deepEqual(done.delivery.attempts.map((a) => [a.status_code, a.outcome]), [[null, 'retry'], [200, 'delivered']]);
+        assert.deepEqual(
+          done.delivery.attempts.map((a) => [a.status_code, a.outcome]),
+          [
+            [null, 'retry'],
+            [200, 'delivered'],
+          ],
+        );
       });
 
       test('a refused connection is recorded and retried, and reaches the receiver once it listens', async () => {
         const merchant = await server.newMerchant();
         const port = await freePort();
         const { reference, event, delivery } = await orderNotifying(merchant, `http://127.0.0.1:${port}/refused`);
-        assert.deepEqual(delivery.attempts.map((a) => [a.status_code, a.outcome]), [[null, 'retry']]);
+        assert.deepEqual(
+          delivery.attempts.map((a) => [a.status_code, a.outcome]),
+          [[null, 'retry']],
+        );
         assert.match(delivery.attempts[0]!.error ?? '', /^no answer: the connection failed/);
         assert.equal(delivery.next_attempt_at, iso(Date.parse(event.created_at) + MINUTE_MS));
 
@@ -456,11 +577,14 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         const orders = [];
         for (const status of [408, 429]) {
           const path = receiver.route((_, n) => (n === 1 ? status : 200));
-          orders.push({ status, path, ...await orderNotifying(merchant, `${receiver.url}${path}`) });
+          orders.push({ status, path, ...(await orderNotifying(merchant, `${receiver.url}${path}`)) });
         }
         for (const { status, delivery } of orders) {
           assert.equal(delivery.state, 'pending', `${status} is worth retrying`);
-          assert.deepEqual(delivery.attempts.map((a) => [a.status_code, a.outcome]), [[status, 'retry']]);
+          assert.deepEqual(
+            delivery.attempts.map((a) => [a.status_code, a.outcome]),
+            [[status, 'retry']],
+          );
           assert.notEqual(delivery.next_attempt_at, null);
         }
         await merchant.client.sandbox.advanceClock(60);
@@ -486,15 +610,22 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         const orders = [];
         for (const status of [400, 404, 410]) {
           const path = receiver.route(() => status);
-          orders.push({ status, path: path as string | undefined, ...await orderNotifying(merchant, `${receiver.url}${path}`) });
+          orders.push({
+            status,
+            path: path as string | undefined,
+            ...(await orderNotifying(merchant, `${receiver.url}${path}`)),
+          });
         }
-        orders.push({ status: 301, path: undefined, ...await orderNotifying(merchant, redirectorUrl) });
+        orders.push({ status: 301, path: undefined, ...(await orderNotifying(merchant, redirectorUrl)) });
 
         for (const { status, delivery } of orders) {
           assert.equal(delivery.state, 'failed', `${status} is final`);
           assert.equal(delivery.next_attempt_at, null);
           assert.equal(delivery.last_status, status);
-          assert.deepEqual(delivery.attempts.map((a) => [a.attempt, a.status_code, a.error, a.outcome]), [[1, status, null, 'failed']]);
+          assert.deepEqual(
+            delivery.attempts.map((a) => [a.attempt, a.status_code, a.error, a.outcome]),
+            [[1, status, null, 'failed']],
+          );
         }
 
         await merchant.client.sandbox.advanceClock(DAY);
@@ -528,9 +659,19 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         assert.notEqual(again!.headers.nonce, first!.headers.nonce);
 
         const second = await settled(merchant, reference, 2);
-        assert.deepEqual(second.delivery.attempts.map((a) => [a.attempt, a.status_code, a.outcome]), [[1, 404, 'failed'], [2, 503, 'retry']]);
+        assert.deepEqual(
+          second.delivery.attempts.map((a) => [a.attempt, a.status_code, a.outcome]),
+          [
+            [1, 404, 'failed'],
+            [2, 503, 'retry'],
+          ],
+        );
         assert.equal(second.delivery.state, 'pending');
-        assert.equal(second.delivery.next_attempt_at, iso(redeliveredAt + MINUTE_MS), 'the schedule starts again at 1 minute');
+        assert.equal(
+          second.delivery.next_attempt_at,
+          iso(redeliveredAt + MINUTE_MS),
+          'the schedule starts again at 1 minute',
+        );
 
         await merchant.client.sandbox.advanceClock(59);
         assert.equal(receiver.received(path).length, 2);
@@ -541,12 +682,22 @@ describe('webhook delivery retries', { concurrency: true }, () => {
         await merchant.client.sandbox.advanceClock(2 * 60);
         const done = await settled(merchant, reference, 4);
         assert.equal(done.delivery.state, 'delivered');
-        assert.deepEqual(done.delivery.attempts.map((a) => [a.attempt, a.status_code, a.outcome]),
-          [[1, 404, 'failed'], [2, 503, 'retry'], [3, 503, 'retry'], [4, 200, 'delivered']]);
+        assert.deepEqual(
+          done.delivery.attempts.map((a) => [a.attempt, a.status_code, a.outcome]),
+          [
+            [1, 404, 'failed'],
+            [2, 503, 'retry'],
+            [3, 503, 'retry'],
+            [4, 200, 'delivered'],
+          ],
+        );
         assert.equal(receiver.received(path).length, 4);
 
         const rows = await attemptRows(eventId);
-        assert.deepEqual(rows.map((r) => r.business_at - redeliveredAt), [-60, 0, 1, 3].map((m) => m * MINUTE_MS));
+        assert.deepEqual(
+          rows.map((r) => r.business_at - redeliveredAt),
+          [-60, 0, 1, 3].map((m) => m * MINUTE_MS),
+        );
         const stored = await deliveryRow(eventId);
         assert.equal(stored.attempts, 4);
         assert.equal(stored.attempts_before_redelivery, 1);

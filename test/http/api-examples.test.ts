@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PaygateClient } from '@paygate/client';
 import type { TSchema } from 'typebox';
-import { clientMethod, PHP_SDK_CALLS, SAMPLE_LABELS, type CodeSample } from '../../src/http/examples.js';
+import { type CodeSample, clientMethod, PHP_SDK_CALLS, SAMPLE_LABELS } from '../../src/http/examples.js';
 import type { AnyRoute } from '../../src/http/route.js';
 import { validatorCompiler } from '../../src/http/validation.js';
 import { modulesFor } from '../../src/modules.js';
@@ -35,7 +35,9 @@ describe('the worked examples of the API reference', () => {
   let merchant: TestMerchant;
   let document: Document;
   const operation = (operationId: string): Operation => {
-    const found = Object.values(document.paths).flatMap((methods) => Object.values(methods)).find((op) => op.operationId === operationId);
+    const found = Object.values(document.paths)
+      .flatMap((methods) => Object.values(methods))
+      .find((op) => op.operationId === operationId);
     assert.ok(found, `the document has ${operationId}`);
     return found;
   };
@@ -53,7 +55,9 @@ describe('the worked examples of the API reference', () => {
   after(() => server.close());
 
   test('every operation of the document has its success reply in the envelope the routes answer with: code 200, as live', async () => {
-    const live = (await server.client(merchant).send('POST', '/svc/payment/api/v1/openapi/echo', { message: 'Hello, paygate' })).json as { code: number; message: string };
+    const live = (
+      await server.client(merchant).send('POST', '/svc/payment/api/v1/openapi/echo', { message: 'Hello, paygate' })
+    ).json as { code: number; message: string };
     assert.equal(live.code, 200);
     let operations = 0;
     for (const [path, methods] of Object.entries(document.paths)) {
@@ -70,7 +74,9 @@ describe('the worked examples of the API reference', () => {
           assert.equal(file[1].example, declared?.example.reply, where);
           continue;
         }
-        const reply = op.responses['200']?.content?.['application/json']?.example as { code: number; message: string; data: unknown } | undefined;
+        const reply = op.responses['200']?.content?.['application/json']?.example as
+          | { code: number; message: string; data: unknown }
+          | undefined;
         assert.ok(reply, `${where} has a success example`);
         assert.deepEqual(Object.keys(reply), ['code', 'message', 'data'], where);
         assert.equal(reply.code, live.code, `${where}: code ${live.code}, as a live reply`);
@@ -79,22 +85,36 @@ describe('the worked examples of the API reference', () => {
         assert.ok((op['x-codeSamples'] ?? []).length > 0, `${where} has code samples`);
         const declared = ROUTES.find((route) => route.operationId === op.operationId);
         if (declared) assert.deepEqual(reply.data, declared.example.reply, `${where} carries its route's example`);
-        if (declared?.body) assert.deepEqual(op.requestBody?.content['application/json']?.example, declared.example.request.body, where);
+        if (declared?.body)
+          assert.deepEqual(op.requestBody?.content['application/json']?.example, declared.example.request.body, where);
       }
     }
-    assert.ok(operations > ROUTES.length, 'every route, and the operators\' own');
+    assert.ok(operations > ROUTES.length, "every route, and the operators' own");
   });
 
   test('each signed operation is shown with @paygate/client, the PHP SDK where it has the call, and npx paygate call', () => {
     for (const route of ROUTES) {
       const labels = (operation(route.operationId)['x-codeSamples'] ?? []).map((s) => s.label);
-      assert.deepEqual(labels, [SAMPLE_LABELS.client, ...(route.example.php ? [SAMPLE_LABELS.php] : []), SAMPLE_LABELS.cli], route.operationId);
-      assert.ok(sample(route.operationId, SAMPLE_LABELS.client).startsWith(`await paygate.${route.example.client!.method}(`));
-      if (route.example.php) assert.ok(sample(route.operationId, SAMPLE_LABELS.php).startsWith(`$reply = $sdk->${route.example.php.method}([`));
+      assert.deepEqual(
+        labels,
+        [SAMPLE_LABELS.client, ...(route.example.php ? [SAMPLE_LABELS.php] : []), SAMPLE_LABELS.cli],
+        route.operationId,
+      );
+      assert.ok(
+        sample(route.operationId, SAMPLE_LABELS.client).startsWith(`await paygate.${route.example.client!.method}(`),
+      );
+      if (route.example.php)
+        assert.ok(
+          sample(route.operationId, SAMPLE_LABELS.php).startsWith(`$reply = $sdk->${route.example.php.method}([`),
+        );
     }
     // The SDK's calls, each on the operation it sends (its voidTransaction goes to orders/void as well).
-    assert.deepEqual(ROUTES.filter((route) => route.example.php).map((route) => route.example.php!.method).sort(),
-      ['createPaymentLink', 'queryOrder', 'refundTransaction', 'voidOrder']);
+    assert.deepEqual(
+      ROUTES.filter((route) => route.example.php)
+        .map((route) => route.example.php!.method)
+        .sort(),
+      ['createPaymentLink', 'queryOrder', 'refundTransaction', 'voidOrder'],
+    );
   });
 
   test("the examples fit their routes: requests and replies pass the route's schemas, each call sends its operation", async () => {
@@ -104,17 +124,26 @@ describe('the worked examples of the API reference', () => {
       const paths = [route.url, ...(route.aliases ?? [])];
       if (route.body) assertValid(route.body, 'body', example.request.body, `${id}: the example's body`);
       else assert.equal(example.request.body, undefined, `${id} takes no body`);
-      if (route.params) assertValid(route.params, 'params', example.request.params, `${id}: the example's path parameters`);
+      if (route.params)
+        assertValid(route.params, 'params', example.request.params, `${id}: the example's path parameters`);
       if (example.request.query) {
         assert.ok(route.querystring, `${id} takes a query`);
         assertValid(route.querystring, 'querystring', { ...example.request.query }, `${id}: the example's query`);
       }
-      assertValid(strict(route.data), 'body', example.reply, `${id}: the example's reply (no field a real reply would not carry)`);
+      assertValid(
+        strict(route.data),
+        'body',
+        example.reply,
+        `${id}: the example's reply (no field a real reply would not carry)`,
+      );
 
       // The client call sends this operation, with a body the route takes.
       const sent = await recordClientCall(example.client!.method, example.client!.args, example.reply);
       assert.equal(sent.method, route.method, id);
-      assert.ok(paths.some((url) => matches(url, sent.path)), `${id}: the client call sends ${sent.path}`);
+      assert.ok(
+        paths.some((url) => matches(url, sent.path)),
+        `${id}: the client call sends ${sent.path}`,
+      );
       if (route.body) assertValid(route.body, 'body', sent.body, `${id}: the client call's body`);
 
       // The shell example is the example's request, word for word.
@@ -131,7 +160,11 @@ describe('the worked examples of the API reference', () => {
       if (example.php) {
         const [phpMethod, phpTarget] = PHP_SDK_CALLS[example.php.method].split(' ') as [string, string];
         assert.equal(phpMethod, route.method, id);
-        assert.equal(phpTarget.split('?')[0], route.url, `${id}: the SDK's ${example.php.method} posts to ${phpTarget}`);
+        assert.equal(
+          phpTarget.split('?')[0],
+          route.url,
+          `${id}: the SDK's ${example.php.method} posts to ${phpTarget}`,
+        );
         assertValid(route.body!, 'body', example.php.params ?? example.request.body, `${id}: the PHP SDK's array`);
       }
     }
@@ -153,7 +186,7 @@ describe('the worked examples of the API reference', () => {
     }
   });
 
-  test('the operators\' unsigned routes are shown as a plain request to this server', () => {
+  test("the operators' unsigned routes are shown as a plain request to this server", () => {
     for (const id of ['health', 'ready', 'metrics']) {
       assert.match(sample(id, SAMPLE_LABELS.shell), /^curl http:\/\/127\.0\.0\.1:\d+\/(healthz|readyz|metrics)$/);
     }
@@ -190,7 +223,9 @@ function shellWords(command: string): string[] {
 }
 
 function assertValid(schema: TSchema, part: string, value: unknown, what: string): void {
-  const validate = validatorCompiler({ schema, httpPart: part, method: 'POST', url: '/' } as never) as ((data: unknown) => boolean) & { errors?: unknown };
+  const validate = validatorCompiler({ schema, httpPart: part, method: 'POST', url: '/' } as never) as ((
+    data: unknown,
+  ) => boolean) & { errors?: unknown };
   assert.ok(validate(structuredClone(value)), `${what}: ${JSON.stringify(validate.errors)}`);
 }
 
@@ -198,7 +233,9 @@ function assertValid(schema: TSchema, part: string, value: unknown, what: string
 function strict(schema: unknown): TSchema {
   if (Array.isArray(schema)) return schema.map(strict) as never;
   if (typeof schema !== 'object' || schema === null) return schema as never;
-  const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, strict(value)]));
+  const copy: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, strict(value)]),
+  );
   if (copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
   return copy as never;
 }
@@ -209,13 +246,30 @@ function matches(url: string, path: string): boolean {
 }
 
 /** What a client call sends, through a fetch that answers with the example's reply. */
-async function recordClientCall(method: string, args: readonly unknown[], reply: unknown): Promise<{ method: string; path: string; body: unknown }> {
+async function recordClientCall(
+  method: string,
+  args: readonly unknown[],
+  reply: unknown,
+): Promise<{ method: string; path: string; body: unknown }> {
   let sent: { method: string; path: string; body: unknown } | undefined;
   const fetch = (async (url: URL, init: RequestInit) => {
-    sent = { method: String(init.method), path: url.pathname, body: init.body === undefined ? undefined : JSON.parse(String(init.body)) };
-    return new Response(JSON.stringify({ code: 200, message: 'success', data: reply }), { status: 200, headers: { 'content-type': 'application/json' } });
+    sent = {
+      method: String(init.method),
+      path: url.pathname,
+      body: init.body === undefined ? undefined : JSON.parse(String(init.body)),
+    };
+    return new Response(JSON.stringify({ code: 200, message: 'success', data: reply }), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
   }) as typeof globalThis.fetch;
-  const client = new PaygateClient({ baseUrl: 'http://paygate.test', appId: 'app', privateKey: TEST_PRIVATE_KEY, fetch, retry: { maxAttempts: 1 } });
+  const client = new PaygateClient({
+    baseUrl: 'http://paygate.test',
+    appId: 'app',
+    privateKey: TEST_PRIVATE_KEY,
+    fetch,
+    retry: { maxAttempts: 1 },
+  });
   await clientMethod(client, method)(...args);
   assert.ok(sent, `${method} sent a request`);
   return sent;
@@ -232,8 +286,17 @@ function assertSameShape(live: unknown, example: unknown, where: string): void {
   }
   if (typeof live === 'object' && live !== null && typeof example === 'object' && example !== null) {
     assert.deepEqual(Object.keys(live).sort(), Object.keys(example).sort(), `${where} has the example's fields`);
-    for (const key of Object.keys(live)) assertSameShape((live as Record<string, unknown>)[key], (example as Record<string, unknown>)[key], `${where}.${key}`);
+    for (const key of Object.keys(live))
+      assertSameShape(
+        (live as Record<string, unknown>)[key],
+        (example as Record<string, unknown>)[key],
+        `${where}.${key}`,
+      );
     return;
   }
-  assert.equal(live === null ? 'null' : typeof live, example === null ? 'null' : typeof example, `${where} is of the example's type`);
+  assert.equal(
+    live === null ? 'null' : typeof live,
+    example === null ? 'null' : typeof example,
+    `${where} is of the example's type`,
+  );
 }

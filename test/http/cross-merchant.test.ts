@@ -3,10 +3,25 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { errorNamed } from '../support/errors.js';
 import { MerchantWorld } from '../support/merchant-world.js';
-import { namingLocations, signedOperations, targetOf, valueAt, withValueAt, type Location, type Operation, type OperationRequest } from '../support/openapi-document.js';
+import {
+  type Location,
+  namingLocations,
+  type Operation,
+  type OperationRequest,
+  signedOperations,
+  targetOf,
+  valueAt,
+  withValueAt,
+} from '../support/openapi-document.js';
 import { TestReceiver } from '../support/receiver.js';
-import { registryGaps, ROUTE_FIXTURES, type Lookup, type NaturalKey, type RouteFixture } from '../support/route-fixtures.js';
-import { startTestServer, type RawReply } from '../support/server.js';
+import {
+  type Lookup,
+  type NaturalKey,
+  ROUTE_FIXTURES,
+  type RouteFixture,
+  registryGaps,
+} from '../support/route-fixtures.js';
+import { type RawReply, startTestServer } from '../support/server.js';
 
 /**
  * Tenancy, for every operation of the served OpenAPI document that names an object (DESIGN.md 2.5): merchant
@@ -26,17 +41,26 @@ interface Sent {
   replayed: boolean;
 }
 
-async function send(world: MerchantWorld, operation: Operation, request: OperationRequest, headers: Record<string, string> = {}): Promise<Sent> {
+async function send(
+  world: MerchantWorld,
+  operation: Operation,
+  request: OperationRequest,
+  headers: Record<string, string> = {},
+): Promise<Sent> {
   const body = request.body === undefined ? undefined : JSON.stringify(request.body);
   const reply: RawReply = await world.sendRaw(operation.method, targetOf(operation, request), body, headers);
   // A file (result.csv) answers its owner with the file itself.
-  if (operation.fileType !== undefined && reply.status === 200) return { status: reply.status, envelope: { code: 200, data: reply.text }, replayed: false };
+  if (operation.fileType !== undefined && reply.status === 200)
+    return { status: reply.status, envelope: { code: 200, data: reply.text }, replayed: false };
   assert.ok(reply.json !== undefined, `${operation.operationId}: the reply is JSON: ${reply.text.slice(0, 200)}`);
   return { status: reply.status, envelope: reply.json, replayed: reply.headers['idempotent-replayed'] === 'true' };
 }
 
 function assertSucceeded(sent: Sent, what: string): void {
-  assert.ok(sent.status >= 200 && sent.status < 300, `${what}: got ${sent.status} ${JSON.stringify(sent.envelope).slice(0, 400)}`);
+  assert.ok(
+    sent.status >= 200 && sent.status < 300,
+    `${what}: got ${sent.status} ${JSON.stringify(sent.envelope).slice(0, 400)}`,
+  );
 }
 
 /** The reply with the value the request named written as `<named>`: replies may echo what they were asked. */
@@ -53,7 +77,10 @@ const MADE_VALUES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\d{12,}$/, '<number>'],
 ];
 
-/** What the acquirer makes up for each transaction (derived from its uuid), and the issuer for each card (its number, drawn at random). */
+/**
+ * What the acquirer makes up for each transaction (derived from its uuid), and the issuer for each card (its number,
+ * drawn at random).
+ */
 const ACQUIRER_MADE_FIELDS = new Set(['auth_code', 'receipt_id', 'rrn', 'last_4_digits', 'pan']);
 
 /** A reply with the values that a freshly made object has of its own replaced by their kind. */
@@ -61,17 +88,26 @@ function withMadeValuesHidden(value: unknown): unknown {
   if (typeof value === 'string') return MADE_VALUES.find(([pattern]) => pattern.test(value))?.[1] ?? value;
   if (Array.isArray(value)) return value.map(withMadeValuesHidden);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value)
-      .map(([key, item]) => [key, ACQUIRER_MADE_FIELDS.has(key) ? `<${key}>` : withMadeValuesHidden(item)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        ACQUIRER_MADE_FIELDS.has(key) ? `<${key}>` : withMadeValuesHidden(item),
+      ]),
+    );
   }
   return value;
 }
 
 /** The identifiers in a read-back object (uuids, order numbers, tokens): none may show in another merchant's reply. */
 function identifiersIn(value: unknown, found = new Set<string>()): Set<string> {
-  if (typeof value === 'string' && MADE_VALUES.some(([pattern, kind]) => kind !== '<time>' && kind !== '<url>' && pattern.test(value))) found.add(value);
+  if (
+    typeof value === 'string' &&
+    MADE_VALUES.some(([pattern, kind]) => kind !== '<time>' && kind !== '<url>' && pattern.test(value))
+  )
+    found.add(value);
   else if (Array.isArray(value)) for (const item of value) identifiersIn(item, found);
-  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) identifiersIn(item, found);
+  else if (value !== null && typeof value === 'object')
+    for (const item of Object.values(value)) identifiersIn(item, found);
   return found;
 }
 
@@ -108,7 +144,10 @@ describe("another merchant's objects are answered exactly as unknown ones", () =
       // The fixture says why such a place names nothing of a merchant's (a card number, say).
       if (naming?.kind === 'not-an-object') continue;
       test(`${operation.operationId} (${operation.method} ${operation.path}) ${location}`, async () => {
-        assert.ok(fixture, `operationId ${operation.operationId} names objects and needs a fixture in test/support/route-fixtures.ts`);
+        assert.ok(
+          fixture,
+          `operationId ${operation.operationId} names objects and needs a fixture in test/support/route-fixtures.ts`,
+        );
         assert.ok(naming, `operationId ${operation.operationId}: say what ${location} names in its fixture's names`);
         if (naming.kind === 'lookup') await checkLookup(operation, fixture, location, naming);
         else await checkNaturalKey(operation, fixture, location, naming);
@@ -116,11 +155,20 @@ describe("another merchant's objects are answered exactly as unknown ones", () =
     }
   }
 
-  async function checkLookup(operation: Operation, fixture: RouteFixture, location: Location, naming: Lookup): Promise<void> {
+  async function checkLookup(
+    operation: Operation,
+    fixture: RouteFixture,
+    location: Location,
+    naming: Lookup,
+  ): Promise<void> {
     const build = naming.request ?? fixture.valid;
     const ownersRequest = await build(owner);
     const ownersValue = valueAt(ownersRequest, location);
-    assert.equal(typeof ownersValue, 'string', `the owner's valid request of ${operation.operationId} names an object at ${location}`);
+    assert.equal(
+      typeof ownersValue,
+      'string',
+      `the owner's valid request of ${operation.operationId} names an object at ${location}`,
+    );
     const named = ownersValue as string;
     const before = await owner.readBack(named);
 
@@ -130,29 +178,47 @@ describe("another merchant's objects are answered exactly as unknown ones", () =
     const asOwners = await send(other, operation, withValueAt(othersRequest, location, named));
 
     if (naming.answer === 'success') assertSucceeded(asUnknown, 'a filter naming nothing');
-    else assert.equal(asUnknown.envelope.error_code, errorNamed(naming.answer).code, `an unknown value is answered ${naming.answer}: ${JSON.stringify(asUnknown.envelope)}`);
+    else
+      assert.equal(
+        asUnknown.envelope.error_code,
+        errorNamed(naming.answer).code,
+        `an unknown value is answered ${naming.answer}: ${JSON.stringify(asUnknown.envelope)}`,
+      );
     assert.equal(asOwners.status, asUnknown.status, 'the same status as for an unknown value');
-    assert.deepEqual(withNamedValueHidden(asOwners.envelope, named), withNamedValueHidden(asUnknown.envelope, unknownValue), 'the same reply as for an unknown value');
+    assert.deepEqual(
+      withNamedValueHidden(asOwners.envelope, named),
+      withNamedValueHidden(asUnknown.envelope, unknownValue),
+      'the same reply as for an unknown value',
+    );
     assert.deepEqual(await owner.readBack(named), before, "the owner's object is unchanged");
 
     // The value named a live object: the owner's own request with it still succeeds.
     assertSucceeded(await send(owner, operation, ownersRequest), `${operation.operationId} by the owner`);
   }
 
-  async function checkNaturalKey(operation: Operation, fixture: RouteFixture, location: Location, naming: NaturalKey): Promise<void> {
+  async function checkNaturalKey(
+    operation: Operation,
+    fixture: RouteFixture,
+    location: Location,
+    naming: NaturalKey,
+  ): Promise<void> {
     const build = naming.request ?? fixture.valid;
     const ownersRequest = await build(owner);
     const ownersReply = await send(owner, operation, ownersRequest);
     assertSucceeded(ownersReply, `${operation.operationId} by the owner`);
     const key = valueAt(ownersRequest, location);
-    assert.equal(typeof key, 'string', `the owner's valid request of ${operation.operationId} has a key at ${location}`);
+    assert.equal(
+      typeof key,
+      'string',
+      `the owner's valid request of ${operation.operationId} has a key at ${location}`,
+    );
     const before = await naming.readBack(owner, ownersReply.envelope.data);
 
     const unusedKey = naming.unused();
     const withUnusedKey = await send(other, operation, withValueAt(await build(other), location, unusedKey));
     const withOwnersKey = await send(other, operation, withValueAt(await build(other), location, key as string));
     assertSucceeded(withUnusedKey, `${operation.operationId} with an unused key`);
-    assert.equal(withOwnersKey.status, withUnusedKey.status, "the same status as with an unused key");
+    assert.equal(withOwnersKey.status, withUnusedKey.status, 'the same status as with an unused key');
     assert.deepEqual(
       withMadeValuesHidden(withNamedValueHidden(withOwnersKey.envelope, key as string)),
       withMadeValuesHidden(withNamedValueHidden(withUnusedKey.envelope, unusedKey)),
@@ -161,7 +227,11 @@ describe("another merchant's objects are answered exactly as unknown ones", () =
     const reply = JSON.stringify(withOwnersKey.envelope);
     const shown = [...identifiersIn(before)].filter((identifier) => identifier !== key && reply.includes(identifier));
     assert.deepEqual(shown, [], "the reply shows nothing of the owner's object");
-    assert.deepEqual(await naming.readBack(owner, ownersReply.envelope.data), before, "the owner's object is unchanged");
+    assert.deepEqual(
+      await naming.readBack(owner, ownersReply.envelope.data),
+      before,
+      "the owner's object is unchanged",
+    );
   }
 
   // An Idempotency-Key names a stored reply, per merchant: another merchant's key is an unused one.

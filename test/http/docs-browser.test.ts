@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { NO_BROWSER, phoneBrowser, type PhoneBrowser } from '../support/browser.js';
+import { NO_BROWSER, type PhoneBrowser, phoneBrowser } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // The API reference at /docs in headless Chromium (issue 11, point 7): it loads with no console error (a blocked
@@ -23,17 +23,28 @@ describe('the API reference in Chromium', { skip: NO_BROWSER }, () => {
     // No full-page screenshots: the page is long, and a phone-sized picture of all of it takes half a minute.
     const { page } = await browser.tab('docs');
     const problems: string[] = [];
-    page.on('console', (message) => { if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`); });
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning')
+        problems.push(`console ${message.type()}: ${message.text()}`);
+    });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
-    page.on('response', (response) => { if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`); });
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+    });
 
     const response = await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
     assert.equal(response?.status(), 200);
     assert.equal(await page.title(), 'paygate API reference');
     // The stylesheet applied (a style blocked by the policy would leave the bar unpainted).
-    assert.equal(await page.evaluate('getComputedStyle(document.querySelector(".topbar")).backgroundColor'), 'rgb(31, 58, 138)');
-    assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'no horizontal scrolling on a phone');
+    assert.equal(
+      await page.evaluate('getComputedStyle(document.querySelector(".topbar")).backgroundColor'),
+      'rgb(31, 58, 138)',
+    );
+    assert.ok(
+      await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+      'no horizontal scrolling on a phone',
+    );
     assert.equal(await page.getByRole('button').count(), 0, 'no "Try it" or any other button');
 
     await page.locator('nav a[href="#op-createOrder"]').click();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { renderDocsPage, type OpenApiDocument, type Operation } from '../../src/web/docs-page.js';
+import { type OpenApiDocument, type Operation, renderDocsPage } from '../../src/web/docs-page.js';
 import { ICON_PATH } from '../../src/web/icon.js';
 import { rawRequest, startTestServer, type TestServer } from '../support/server.js';
 
@@ -47,7 +47,8 @@ describe('the API reference at /docs', () => {
 
   test('says how to sign, and that a browser cannot, so there is no "Try it"', () => {
     const signing = section(page.text, 'signing');
-    for (const header of ['Credential', 'Nonce', 'Signature']) assert.ok(signing.includes(`<code>${header}</code>`), header);
+    for (const header of ['Credential', 'Nonce', 'Signature'])
+      assert.ok(signing.includes(`<code>${header}</code>`), header);
     assert.match(signing, /Wonder-RSA-SHA256/);
     assert.match(text(signing), /HMAC-SHA256\(key = Nonce, message = request time\)/);
     assert.match(text(signing), /No "Try it" here, on purpose\..* answers with 401/);
@@ -63,7 +64,10 @@ describe('the API reference at /docs', () => {
       for (const [method, operation] of Object.entries(methods) as Array<[string, Operation]>) {
         const aliasOf = operation['x-alias-of'];
         if (aliasOf !== undefined) {
-          assert.ok(text(article(page.text, aliasOf)).includes(`Also answered at ${method.toUpperCase()} ${path}`), `${path} beside ${aliasOf}`);
+          assert.ok(
+            text(article(page.text, aliasOf)).includes(`Also answered at ${method.toUpperCase()} ${path}`),
+            `${path} beside ${aliasOf}`,
+          );
           continue;
         }
         shown += 1;
@@ -74,15 +78,22 @@ describe('the API reference at /docs', () => {
         assert.ok(page.text.includes(`<a href="#op-${id}">`), `the contents lead to ${id}`);
         const samples = operation['x-codeSamples'] ?? [];
         assert.ok(samples.length > 0, id);
-        assert.deepEqual([...samplesOf(html)], samples.map((s) => [s.label, s.source]), `${id} shows its examples`);
-        const reply = operation.responses?.['200']?.content?.['application/json']?.example as { code: number } | undefined;
+        assert.deepEqual(
+          [...samplesOf(html)],
+          samples.map((s) => [s.label, s.source]),
+          `${id} shows its examples`,
+        );
+        const reply = operation.responses?.['200']?.content?.['application/json']?.example as
+          | { code: number }
+          | undefined;
         if (reply !== undefined) {
           const onPage = /data-testid="success-example"><code>([^<]*)<\/code>/.exec(html)?.[1];
           assert.ok(onPage, `${id} shows its success reply`);
           assert.deepEqual(JSON.parse(unescapeHtml(onPage)), reply, id);
           assert.equal(reply.code, 200, id);
         }
-        if (operation.requestBody) assert.match(html, /<h4>Request body<\/h4>\s*<ul class="fields">/, `${id} lists its body's fields`);
+        if (operation.requestBody)
+          assert.match(html, /<h4>Request body<\/h4>\s*<ul class="fields">/, `${id} lists its body's fields`);
       }
     }
     assert.ok(shown >= 25, `${shown} operations`);
@@ -90,31 +101,54 @@ describe('the API reference at /docs', () => {
 
   test('the page escapes whatever the document holds', () => {
     const hostile = '<img src=x onerror=alert(1)>"\'&';
-    const rendered = renderDocsPage({
-      info: { title: 'paygate', version: hostile },
-      tags: [{ name: hostile, description: hostile }],
-      paths: {
-        [`/svc/${hostile}`]: {
-          post: {
-            operationId: hostile,
-            summary: hostile,
-            description: hostile,
-            tags: [hostile],
-            parameters: [{ name: hostile, in: 'query', description: hostile, schema: { type: 'string', pattern: hostile } }],
-            requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { [hostile]: { type: 'string', description: hostile, enum: [hostile] } } } } } },
-            responses: { 200: { content: { 'application/json': { example: { data: hostile } } } } },
-            'x-codeSamples': [{ lang: 'Shell', label: hostile, source: hostile, note: hostile }],
+    const rendered = renderDocsPage(
+      {
+        info: { title: 'paygate', version: hostile },
+        tags: [{ name: hostile, description: hostile }],
+        paths: {
+          [`/svc/${hostile}`]: {
+            post: {
+              operationId: hostile,
+              summary: hostile,
+              description: hostile,
+              tags: [hostile],
+              parameters: [
+                { name: hostile, in: 'query', description: hostile, schema: { type: 'string', pattern: hostile } },
+              ],
+              requestBody: {
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: { [hostile]: { type: 'string', description: hostile, enum: [hostile] } },
+                    },
+                  },
+                },
+              },
+              responses: { 200: { content: { 'application/json': { example: { data: hostile } } } } },
+              'x-codeSamples': [{ lang: 'Shell', label: hostile, source: hostile, note: hostile }],
+            },
           },
         },
       },
-    }, { baseUrl: hostile, errors: [{ code: hostile, status: 400, message: hostile }], successEnvelope: { code: 200, message: hostile }, errorExample: hostile, sandbox: true });
+      {
+        baseUrl: hostile,
+        errors: [{ code: hostile, status: 400, message: hostile }],
+        successEnvelope: { code: 200, message: hostile },
+        errorExample: hostile,
+        sandbox: true,
+      },
+    );
     assert.ok(!rendered.includes('<img src=x'), 'no markup from the document');
     assert.ok(!/onerror=alert\(1\)>["']/.test(rendered), 'no attribute breaks out');
     assert.ok(rendered.includes('&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;'));
   });
 
   test('the addresses of the page it replaced lead here', async () => {
-    for (const [from, to] of [['/docs/', '/docs'], ['/docs/json', '/openapi.json']] as const) {
+    for (const [from, to] of [
+      ['/docs/', '/docs'],
+      ['/docs/json', '/openapi.json'],
+    ] as const) {
       const reply = await rawRequest(server.url, { method: 'GET', target: from });
       assert.equal(reply.status, 301, from);
       assert.equal(reply.headers.location, to);
@@ -138,7 +172,9 @@ function article(html: string, operationId: string): string {
 /** The code samples of an operation, by label, their text unescaped. */
 function samplesOf(html: string): Map<string, string> {
   const samples = new Map<string, string>();
-  for (const [, label, code] of html.matchAll(/<figure class="sample" data-sample="([^"]*)">[\s\S]*?<code[^>]*>([\s\S]*?)<\/code>/g)) {
+  for (const [, label, code] of html.matchAll(
+    /<figure class="sample" data-sample="([^"]*)">[\s\S]*?<code[^>]*>([\s\S]*?)<\/code>/g,
+  )) {
     samples.set(unescapeHtml(label!), unescapeHtml(code!));
   }
   return samples;
@@ -146,6 +182,7 @@ function samplesOf(html: string): Map<string, string> {
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 const unescapeHtml = (html: string) => html.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!);
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => Object.entries(ENTITIES).find(([, v]) => v === c)![0]);
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => Object.entries(ENTITIES).find(([, v]) => v === c)![0]);
 /** The text a reader sees: tags removed, entities read, spaces collapsed. */
 const text = (html: string) => unescapeHtml(html.replace(/<[^>]+>/g, '')).replace(/\s+/g, ' ');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '../../src/modules.js';
 import { envelopeCode } from '../../src/platform/errors.js';
-import { errorNamed, type ErrorName } from '../support/errors.js';
+import { type ErrorName, errorNamed } from '../support/errors.js';
 import {
   decoyMember,
   deepArrays,
@@ -15,21 +15,25 @@ import {
   jsonText,
   NOT_JSON_TEXT,
   POLLUTION_KEY,
-  pollutingMember,
   PROTO_IN_TEXT,
   PROTO_OBJECT,
-  randomQuery,
-  randomUnicode,
+  pollutingMember,
   RawJson,
   RawMember,
-  refusedByHttpParser,
   Rng,
+  randomQuery,
+  randomUnicode,
+  refusedByHttpParser,
   WHOLE_BODY_SCALARS,
   withInvalidUtf8,
 } from '../support/hostile-input.js';
 import { MerchantWorld } from '../support/merchant-world.js';
 import {
   isRecord,
+  type Location,
+  type Operation,
+  type OperationRequest,
+  type SchemaSite,
   schemaSites,
   signedOperations,
   targetOf,
@@ -37,15 +41,25 @@ import {
   valueAt,
   wellFormed,
   withValueAt,
-  type Location,
-  type Operation,
-  type OperationRequest,
-  type SchemaSite,
 } from '../support/openapi-document.js';
 import { TestReceiver } from '../support/receiver.js';
-import { fixtureOf, operationsWithoutFixture, type Lookup, type NaturalKey, type RouteFixture } from '../support/route-fixtures.js';
-import { bodyCandidates, exactValueOf, holdsNul, limitBreakers, SchemaJudge, textCandidates, type Candidate } from '../support/schema-values.js';
-import { signedRaw, startTestServer, type RawReply } from '../support/server.js';
+import {
+  fixtureOf,
+  type Lookup,
+  type NaturalKey,
+  operationsWithoutFixture,
+  type RouteFixture,
+} from '../support/route-fixtures.js';
+import {
+  bodyCandidates,
+  type Candidate,
+  exactValueOf,
+  holdsNul,
+  limitBreakers,
+  SchemaJudge,
+  textCandidates,
+} from '../support/schema-values.js';
+import { type RawReply, signedRaw, startTestServer } from '../support/server.js';
 
 /**
  * Signed, hostile requests to every operation of the served OpenAPI document (every path under /svc/, sandbox
@@ -89,9 +103,18 @@ const MEDIA_UNSUPPORTED = codeOf('mediaTypeUnsupported');
 const REQUEST_MALFORMED = codeOf('requestMalformed');
 const SIGNATURE_INVALID = codeOf('signatureInvalid');
 
-assert.ok(Number.isInteger(DEFAULT_CASES) && DEFAULT_CASES > 0, `FUZZ_DEFAULT_CASES must be a positive whole number, not ${process.env.FUZZ_DEFAULT_CASES}`);
-assert.ok(SHARD && Number(SHARD[1]) >= 1 && Number(SHARD[1]) <= Number(SHARD[2]), `FUZZ_SHARD must be k/n with 1 <= k <= n, not ${process.env.FUZZ_SHARD}`);
-assert.ok(CASES === undefined || (Number.isInteger(CASES) && CASES > 0), `FUZZ_CASES must be a positive whole number, not ${process.env.FUZZ_CASES}`);
+assert.ok(
+  Number.isInteger(DEFAULT_CASES) && DEFAULT_CASES > 0,
+  `FUZZ_DEFAULT_CASES must be a positive whole number, not ${process.env.FUZZ_DEFAULT_CASES}`,
+);
+assert.ok(
+  SHARD && Number(SHARD[1]) >= 1 && Number(SHARD[1]) <= Number(SHARD[2]),
+  `FUZZ_SHARD must be k/n with 1 <= k <= n, not ${process.env.FUZZ_SHARD}`,
+);
+assert.ok(
+  CASES === undefined || (Number.isInteger(CASES) && CASES > 0),
+  `FUZZ_CASES must be a positive whole number, not ${process.env.FUZZ_CASES}`,
+);
 
 interface FuzzCase {
   /** What kind of input this is, for the failure message. */
@@ -142,9 +165,16 @@ const answerOf = (naming: Lookup): readonly number[] => (naming.answer === 'succ
  * The codes a request must get when its input alone decides, else `semantic` (what its case kind implies for
  * a request the schema accepts). The body is judged only when the test knows exactly what the server decodes.
  */
-function expected(route: Route, request: OperationRequest, target: string, body: string | undefined, semantic: Codes): Codes {
+function expected(
+  route: Route,
+  request: OperationRequest,
+  target: string,
+  body: string | undefined,
+  semantic: Codes,
+): Codes {
   if (refusedByHttpParser(target)) return [REQUEST_MALFORMED];
-  if (Object.values(request.path).some((value) => wellFormed(value).length > MAX_PATH_PARAMETER)) return [REQUEST_MALFORMED];
+  if (Object.values(request.path).some((value) => wellFormed(value).length > MAX_PATH_PARAMETER))
+    return [REQUEST_MALFORMED];
   // A GET's body is not read: a signature over one does not verify.
   if (route.operation.method === 'GET' && body) return [SIGNATURE_INVALID];
   if (body !== undefined && Buffer.byteLength(body) > BODY_LIMIT) return [TOO_LARGE];
@@ -163,21 +193,46 @@ function requestCase(route: Route, label: string, request: OperationRequest, sem
   // A query the operation does not declare is ignored; one merged into declared parameters may change the answer.
   const knownQuery = rawQuery === '' || route.operation.queryParameters.length === 0;
   const expect = expected(route, request, target, body, knownQuery ? semantic : undefined);
-  return { label: rawQuery ? `${label} + hostile query` : label, target, ...(body !== undefined && { body }), ...(expect && { expect }) };
+  return {
+    label: rawQuery ? `${label} + hostile query` : label,
+    target,
+    ...(body !== undefined && { body }),
+    ...(expect && { expect }),
+  };
 }
 
 /** A case with a body written as given (text or bytes). */
-function bodyCase(route: Route, label: string, request: OperationRequest, body: string | Buffer, expect: Codes, headers?: Record<string, string>): FuzzCase {
+function bodyCase(
+  route: Route,
+  label: string,
+  request: OperationRequest,
+  body: string | Buffer,
+  expect: Codes,
+  headers?: Record<string, string>,
+): FuzzCase {
   const target = targetOf(route.operation, request);
-  const codes = refusedByHttpParser(target) ? [REQUEST_MALFORMED] : route.operation.method === 'GET' && body.length > 0 ? [SIGNATURE_INVALID] : expect;
+  const codes = refusedByHttpParser(target)
+    ? [REQUEST_MALFORMED]
+    : route.operation.method === 'GET' && body.length > 0
+      ? [SIGNATURE_INVALID]
+      : expect;
   return { label, target, body, ...(headers && { headers }), ...(codes && { expect: codes }) };
 }
 
 /** A JSON text body: judged when exact; otherwise `fallback`. */
-function jsonBodyCase(route: Route, label: string, request: OperationRequest, text: string, semantic: Codes, fallback: Codes): FuzzCase {
+function jsonBodyCase(
+  route: Route,
+  label: string,
+  request: OperationRequest,
+  text: string,
+  semantic: Codes,
+  fallback: Codes,
+): FuzzCase {
   const target = targetOf(route.operation, request);
   const exact = exactValueOf(text) !== undefined;
-  const expect = exact ? expected(route, request, target, text, semantic) : bodyCase(route, label, request, text, fallback).expect;
+  const expect = exact
+    ? expected(route, request, target, text, semantic)
+    : bodyCase(route, label, request, text, fallback).expect;
   return { label, target, body: text, ...(expect && { expect }) };
 }
 
@@ -185,8 +240,11 @@ function jsonBodyCase(route: Route, label: string, request: OperationRequest, te
 // Case kinds
 
 function withFreshNaturalKeys(route: Route, request: OperationRequest): OperationRequest {
-  return route.naturalKeys.reduce((result, { location, naming }) =>
-    (valueAt(result, location) === undefined ? result : withValueAt(result, location, naming.unused())), request);
+  return route.naturalKeys.reduce(
+    (result, { location, naming }) =>
+      valueAt(result, location) === undefined ? result : withValueAt(result, location, naming.unused()),
+    request,
+  );
 }
 
 function validCase(rng: Rng, route: Route): FuzzCase {
@@ -197,7 +255,13 @@ function validCase(rng: Rng, route: Route): FuzzCase {
 /** Another merchant's object, an unknown one, or the own one in other letter case: all name nothing. */
 function lookupCase(rng: Rng, route: Route, place = rng.pick(route.lookups), which?: 'foreign' | 'unknown'): FuzzCase {
   const upper = place.own.toUpperCase();
-  const choice = which ?? rng.weighted<'foreign' | 'unknown' | 'upper'>([[2, () => 'foreign'], [1, () => 'unknown'], [upper === place.own ? 0 : 1, () => 'upper']]);
+  const choice =
+    which ??
+    rng.weighted<'foreign' | 'unknown' | 'upper'>([
+      [2, () => 'foreign'],
+      [1, () => 'unknown'],
+      [upper === place.own ? 0 : 1, () => 'upper'],
+    ]);
   const value = { foreign: place.foreign, unknown: place.naming.unknown(), upper }[choice];
   const label = { foreign: "another merchant's", unknown: 'unknown', upper: 'upper-case' }[choice];
   const request = withFreshNaturalKeys(route, withValueAt(rng.pick(place.templates), place.location, value));
@@ -208,19 +272,23 @@ function lookupCase(rng: Rng, route: Route, place = rng.pick(route.lookups), whi
 /** One value from the place's schema: a violation, an edge, or a value within the limits. */
 function schemaCase(rng: Rng, route: Route): FuzzCase {
   const site = rng.pick(route.sites);
-  const candidates = (site.location.startsWith('body') ? bodyCandidates(rng, site) : textCandidates(rng, site))
-    .filter((candidate) => fitsSite(site, candidate));
+  const candidates = (site.location.startsWith('body') ? bodyCandidates(rng, site) : textCandidates(rng, site)).filter(
+    (candidate) => fitsSite(site, candidate),
+  );
   return siteCase(route, rng.pick(route.templates), site, rng.pick(candidates));
 }
 
 /** A path parameter is always there, as text. */
-const fitsSite = (site: SchemaSite, { value }: Candidate): boolean => !site.location.startsWith('path.') || typeof value === 'string';
+const fitsSite = (site: SchemaSite, { value }: Candidate): boolean =>
+  !site.location.startsWith('path.') || typeof value === 'string';
 
 /** For every place of the schema, once: a value of a wrong type, and each value just past a documented limit. */
 function limitCases(route: Route): FuzzCase[] {
-  return route.sites.flatMap((site) => limitBreakers(site, !site.location.startsWith('body'))
-    .filter((candidate) => fitsSite(site, candidate))
-    .map((candidate) => siteCase(route, route.templates[0]!, site, candidate)));
+  return route.sites.flatMap((site) =>
+    limitBreakers(site, !site.location.startsWith('body'))
+      .filter((candidate) => fitsSite(site, candidate))
+      .map((candidate) => siteCase(route, route.templates[0]!, site, candidate)),
+  );
 }
 
 /**
@@ -228,7 +296,12 @@ function limitCases(route: Route): FuzzCase[] {
  * cases made (an order with reference "x"), so only lookupCase says what a name that names nothing gets.
  */
 function siteCase(route: Route, template: OperationRequest, site: SchemaSite, candidate: Candidate): FuzzCase {
-  return requestCase(route, `${site.location}: ${candidate.label}`, withValueAt(template, site.location, candidate.value), undefined);
+  return requestCase(
+    route,
+    `${site.location}: ${candidate.label}`,
+    withValueAt(template, site.location, candidate.value),
+    undefined,
+  );
 }
 
 /** Where an object sits in a body, for members put into it (raw text is no object to put members in). */
@@ -252,16 +325,32 @@ function mutatedCase(rng: Rng, route: Route): FuzzCase {
   for (let changes = rng.int(1, 3); changes > 0; changes -= 1) {
     const present = objectLocations(request.body).slice(1);
     rng.weighted<void>([
-      [bodySites.length > 0 ? 5 : 0, () => { request = withValueAt(request, rng.pick(bodySites).location, new RawJson(hostileValue(rng))); }],
-      [present.length > 0 ? 1 : 0, () => { request = withValueAt(request, rng.pick(present), undefined); }],
-      [isRecord(request.body) ? 1 : 0, () => {
-        const key = rng.pick(Object.keys(request.body as object).concat('name'));
-        request = withMember(rng, request, `${json(key)}:${hostileValue(rng)}`);
-      }],
-      [1, () => {
-        const key = rng.chance(0.5) ? rng.pick(HOSTILE_KEYS) : randomUnicode(rng, 20);
-        request = withMember(rng, request, `${json(key)}:${hostileValue(rng)}`);
-      }],
+      [
+        bodySites.length > 0 ? 5 : 0,
+        () => {
+          request = withValueAt(request, rng.pick(bodySites).location, new RawJson(hostileValue(rng)));
+        },
+      ],
+      [
+        present.length > 0 ? 1 : 0,
+        () => {
+          request = withValueAt(request, rng.pick(present), undefined);
+        },
+      ],
+      [
+        isRecord(request.body) ? 1 : 0,
+        () => {
+          const key = rng.pick(Object.keys(request.body as object).concat('name'));
+          request = withMember(rng, request, `${json(key)}:${hostileValue(rng)}`);
+        },
+      ],
+      [
+        1,
+        () => {
+          const key = rng.chance(0.5) ? rng.pick(HOSTILE_KEYS) : randomUnicode(rng, 20);
+          request = withMember(rng, request, `${json(key)}:${hostileValue(rng)}`);
+        },
+      ],
     ]);
   }
   const ignored = takesBody(route) ? undefined : acceptedIfRepeatable(route);
@@ -276,8 +365,12 @@ type GrowingSite = { location: Location; kind: 'free text' | 'text field' | 'unr
 
 function growingSite(rng: Rng, route: Route, request: OperationRequest): GrowingSite {
   if (route.fixture.freeText) return { location: route.fixture.freeText, kind: 'free text' };
-  const texts = route.sites.filter((site) => site.location.startsWith('body.') && typesOf(site.schema).has('string') &&
-    typeof valueAt(request, site.location) === 'string');
+  const texts = route.sites.filter(
+    (site) =>
+      site.location.startsWith('body.') &&
+      typesOf(site.schema).has('string') &&
+      typeof valueAt(request, site.location) === 'string',
+  );
   if (texts.length > 0) return { location: rng.pick(texts).location, kind: 'text field' };
   return { location: 'body.padding', kind: 'unread key' };
 }
@@ -299,7 +392,11 @@ function deepAnswer(route: Route, shape: 'array' | 'object' | GrowingSite): Code
 }
 
 /** A valid request's body grown to exactly `size` bytes. */
-function bodyOfSize(rng: Rng, route: Route, size: number): { request: OperationRequest; body: string; site: GrowingSite } {
+function bodyOfSize(
+  rng: Rng,
+  route: Route,
+  size: number,
+): { request: OperationRequest; body: string; site: GrowingSite } {
   const template = route.templates[0]!;
   const site = growingSite(rng, route, template);
   const empty = jsonText(withValueAt(template, site.location, '').body);
@@ -311,7 +408,12 @@ function hugeStringCase(rng: Rng, route: Route): FuzzCase {
   const template = rng.pick(route.templates);
   const site = growingSite(rng, route, template);
   const request = withValueAt(template, site.location, hugeString(rng));
-  return requestCase(route, `huge string at ${site.location}`, request, takesAnyText(site) ? acceptedIfRepeatable(route) : undefined);
+  return requestCase(
+    route,
+    `huge string at ${site.location}`,
+    request,
+    takesAnyText(site) ? acceptedIfRepeatable(route) : undefined,
+  );
 }
 
 function pollutedCase(rng: Rng, route: Route): FuzzCase {
@@ -319,11 +421,20 @@ function pollutedCase(rng: Rng, route: Route): FuzzCase {
   const bodySites = route.sites.filter(({ location }) => location.startsWith('body.'));
   const { label, request } = rng.weighted<{ label: string; request: OperationRequest }>([
     [1, () => ({ label: '__proto__ as the whole body', request: { ...template, body: new RawJson(PROTO_OBJECT) } })],
-    [bodySites.length > 0 ? 2 : 0, () => ({ label: '__proto__ as a field value', request: withValueAt(template, rng.pick(bodySites).location, new RawJson(PROTO_OBJECT)) })],
-    [7, () => {
-      const { label: memberLabel, member } = pollutingMember(rng);
-      return { label: memberLabel, request: withMember(rng, template, member) };
-    }],
+    [
+      bodySites.length > 0 ? 2 : 0,
+      () => ({
+        label: '__proto__ as a field value',
+        request: withValueAt(template, rng.pick(bodySites).location, new RawJson(PROTO_OBJECT)),
+      }),
+    ],
+    [
+      7,
+      () => {
+        const { label: memberLabel, member } = pollutingMember(rng);
+        return { label: memberLabel, request: withMember(rng, template, member) };
+      },
+    ],
   ]);
   return bodyCase(route, label, request, jsonText(request.body), [FORBIDDEN_KEY]);
 }
@@ -334,7 +445,12 @@ function decoyCase(rng: Rng, route: Route): FuzzCase {
   if (rng.chance(0.33)) {
     const site = growingSite(rng, route, template);
     const request = withValueAt(template, site.location, PROTO_IN_TEXT);
-    return requestCase(route, '__proto__ inside a string', request, takesAnyText(site) ? acceptedIfRepeatable(route) : undefined);
+    return requestCase(
+      route,
+      '__proto__ inside a string',
+      request,
+      takesAnyText(site) ? acceptedIfRepeatable(route) : undefined,
+    );
   }
   const { label, key, value } = decoyMember(rng);
   const body = { ...(isRecord(template.body) ? template.body : {}) };
@@ -358,7 +474,10 @@ function hostilePathCase(rng: Rng, route: Route): FuzzCase {
   const segment = hostileSegment(rng, template.path[parameter] ?? 'x');
   // The segment goes on the wire as written; the other parameters are encoded as usual.
   const marker = `\u0001${parameter}\u0001`;
-  const target = targetOf(route.operation, withValueAt(template, `path.${parameter}`, marker)).replace(encodeURIComponent(marker), segment);
+  const target = targetOf(route.operation, withValueAt(template, `path.${parameter}`, marker)).replace(
+    encodeURIComponent(marker),
+    segment,
+  );
   const body = template.body === undefined ? undefined : jsonText(template.body);
   const expect = refusedByHttpParser(target) ? [REQUEST_MALFORMED] : undefined;
   return { label: `hostile path ${parameter}`, target, ...(body !== undefined && { body }), ...(expect && { expect }) };
@@ -381,16 +500,26 @@ function randomBodyCase(rng: Rng, route: Route): FuzzCase {
     [2, () => text(`${depth} nested arrays`, deepArrays(depth), deepAnswer(route, 'array'))],
     [2, () => deepInFieldCase(rng, route, template, `${depth} nested in a field`, deepObjects(depth))],
     [1, () => text(`${depth} unbalanced brackets`, deepArrays(depth).slice(0, -1), [NOT_JSON])],
-    [6, () => {
-      const { label, body } = withInvalidUtf8(rng, valid);
-      return bodyCase(route, label, template, body, [NOT_UTF8]);
-    }],
+    [
+      6,
+      () => {
+        const { label, body } = withInvalidUtf8(rng, valid);
+        return bodyCase(route, label, template, body, [NOT_UTF8]);
+      },
+    ],
     [6, () => pollutedCase(rng, route)],
     [3, () => decoyCase(rng, route)],
     [5, () => text('truncated', valid.slice(0, rng.int(1, valid.length - 1)), [NOT_JSON])],
     [3, () => text('not JSON', rng.pick(NOT_JSON_TEXT), [NOT_JSON])],
     // '@' can start no JSON text, so random bytes after it are never valid JSON, and may not be UTF-8 either.
-    [2, () => bodyCase(route, 'random bytes', template, Buffer.concat([Buffer.from('@'), rng.bytes(rng.int(1, 2_000))]), [NOT_JSON, NOT_UTF8])],
+    [
+      2,
+      () =>
+        bodyCase(route, 'random bytes', template, Buffer.concat([Buffer.from('@'), rng.bytes(rng.int(1, 2_000))]), [
+          NOT_JSON,
+          NOT_UTF8,
+        ]),
+    ],
     [2, () => hugeStringCase(rng, route)],
     [2, () => duplicateKeyCase(rng, route)],
   ]);
@@ -404,7 +533,14 @@ function wholeBodyCase(route: Route, template: OperationRequest, label: string, 
   const ignored = takesBody(route) ? undefined : acceptedIfRepeatable(route);
   const notAnObject = takesBody(route) ? [INVALID] : ignored;
   const fallback = text.trimStart().startsWith('{') ? undefined : notAnObject;
-  return jsonBodyCase(route, label === 'scalar whole body' ? `whole body ${text}` : label, template, text, ignored, fallback);
+  return jsonBodyCase(
+    route,
+    label === 'scalar whole body' ? `whole body ${text}` : label,
+    template,
+    text,
+    ignored,
+    fallback,
+  );
 }
 
 function deepInFieldCase(rng: Rng, route: Route, template: OperationRequest, label: string, nested: string): FuzzCase {
@@ -424,13 +560,19 @@ function randomCase(rng: Rng, route: Route): FuzzCase {
     [hasBodyCases ? 40 : 0, () => randomBodyCase(rng, route)],
     [operation.pathParameters.length > 0 ? 8 : 0, () => hostilePathCase(rng, route)],
     [3, () => hostileQueryCase(rng, route)],
-    [hasBodyCases ? 0 : 2, () => bodyCase(route, 'a body on a GET', rng.pick(route.templates), hostileValue(rng), [SIGNATURE_INVALID])],
+    [
+      hasBodyCases ? 0 : 2,
+      () => bodyCase(route, 'a body on a GET', rng.pick(route.templates), hostileValue(rng), [SIGNATURE_INVALID]),
+    ],
   ]);
 }
 
 /** Inputs whose answer is known, sent once to every route. */
 function edgeCases(rng: Rng, route: Route): FuzzCase[] {
-  const lookups = route.lookups.flatMap((place) => [lookupCase(rng, route, place, 'foreign'), lookupCase(rng, route, place, 'unknown')]);
+  const lookups = route.lookups.flatMap((place) => [
+    lookupCase(rng, route, place, 'foreign'),
+    lookupCase(rng, route, place, 'unknown'),
+  ]);
   const limits = limitCases(route);
   const template = route.templates[0]!;
   if (route.operation.method === 'GET') {
@@ -446,14 +588,24 @@ function edgeCases(rng: Rng, route: Route): FuzzCase[] {
     requestCase(route, 'no body', withoutBody, acceptedIfRepeatable(route)),
     // Node's client sends an empty body as a chunked one (asked for, for a DELETE), and without a content type.
     bodyCase(route, 'empty chunked body', template, '', [MEDIA_UNSUPPORTED], { 'transfer-encoding': 'chunked' }),
-    jsonBodyCase(route, 'body of exactly the limit', exact.request, exact.body, takesAnyText(exact.site) ? acceptedIfRepeatable(route) : undefined, undefined),
+    jsonBodyCase(
+      route,
+      'body of exactly the limit',
+      exact.request,
+      exact.body,
+      takesAnyText(exact.site) ? acceptedIfRepeatable(route) : undefined,
+      undefined,
+    ),
     bodyCase(route, 'body one byte over the limit', over.request, over.body, [TOO_LARGE]),
     text(`${DEEP} nested arrays`, deepArrays(DEEP), deepAnswer(route, 'array')),
     text(`${DEEP * 10} nested arrays`, deepArrays(DEEP * 10), deepAnswer(route, 'array')),
     text(`${DEEP} nested objects`, deepObjects(DEEP), deepAnswer(route, 'object')),
     deepInFieldCase(rng, route, template, `${DEEP} nested arrays in a field`, deepArrays(DEEP)),
     text(`${DEEP} unclosed arrays`, '['.repeat(DEEP), [NOT_JSON]),
-    text(`__proto__ ${DEEP} deep`, jsonText(withMember(rng, template, `"x":${deepObjects(DEEP, PROTO_OBJECT)}`).body), [FORBIDDEN_KEY, NOT_JSON]),
+    text(`__proto__ ${DEEP} deep`, jsonText(withMember(rng, template, `"x":${deepObjects(DEEP, PROTO_OBJECT)}`).body), [
+      FORBIDDEN_KEY,
+      NOT_JSON,
+    ]),
     ...WHOLE_BODY_SCALARS.map((scalar) => wholeBodyCase(route, template, 'scalar whole body', scalar)),
   ];
 }
@@ -473,18 +625,23 @@ function replyProblem(reply: RawReply, fuzzCase: FuzzCase, fileType?: string): s
   if (!reply.headers['x-request-id']) return 'no x-request-id header';
   if (reply.status === 200 && fileType !== undefined) {
     // A file (result.csv) is its own success, in its media type; failures are still the envelope.
-    return reply.headers['content-type'] === fileType ? undefined : `a 200 reply of ${reply.headers['content-type']}, not the file (${fileType})`;
+    return reply.headers['content-type'] === fileType
+      ? undefined
+      : `a 200 reply of ${reply.headers['content-type']}, not the file (${fileType})`;
   }
   const envelope: unknown = reply.json;
   if (!isRecord(envelope)) return 'the reply is not a JSON object';
   if (!Number.isInteger(envelope.code)) return 'code is not an integer';
   if (reply.status === 200) {
     // Operation 3's data is the array of records itself (interface.md); every other reply's is an object.
-    if (envelope.code !== 200 || !(isRecord(envelope.data) || Array.isArray(envelope.data))) return 'a 200 reply without code 200 and an object (or array) as data';
+    if (envelope.code !== 200 || !(isRecord(envelope.data) || Array.isArray(envelope.data)))
+      return 'a 200 reply without code 200 and an object (or array) as data';
   } else {
     const errorCode = envelope.error_code;
-    if (typeof errorCode !== 'string' || !STATUS_OF_CODE.has(errorCode)) return `error_code ${json(errorCode)} is not in ERRORS`;
-    if (STATUS_OF_CODE.get(errorCode) !== reply.status) return `status ${reply.status} does not belong to error_code ${errorCode}`;
+    if (typeof errorCode !== 'string' || !STATUS_OF_CODE.has(errorCode))
+      return `error_code ${json(errorCode)} is not in ERRORS`;
+    if (STATUS_OF_CODE.get(errorCode) !== reply.status)
+      return `status ${reply.status} does not belong to error_code ${errorCode}`;
     if (envelope.data !== null) return 'data is not null';
     if (typeof envelope.message !== 'string') return 'message is not a string';
   }
@@ -496,7 +653,8 @@ function replyProblem(reply: RawReply, fuzzCase: FuzzCase, fileType?: string): s
 
 function preview(data: string | Buffer): string {
   const shown = 160;
-  if (typeof data === 'string') return data.length <= shown ? json(data) : `${json(data.slice(0, shown))}… (${data.length} chars)`;
+  if (typeof data === 'string')
+    return data.length <= shown ? json(data) : `${json(data.slice(0, shown))}… (${data.length} chars)`;
   const bytes = data.subarray(0, shown / 2).toString('hex');
   return data.length <= shown / 2 ? `hex ${bytes}` : `hex ${bytes}… (${data.length} bytes)`;
 }
@@ -535,7 +693,9 @@ function casesFor(fixture: RouteFixture): number {
 const receiver = await TestReceiver.start();
 const server = await startTestServer();
 const allOperations = await signedOperations(server.url);
-const only = process.env.FUZZ_ONLY?.split(',').map((id) => id.trim()).filter(Boolean);
+const only = process.env.FUZZ_ONLY?.split(',')
+  .map((id) => id.trim())
+  .filter(Boolean);
 const unknown = (only ?? []).filter((id) => !allOperations.some((operation) => operation.operationId === id));
 assert.deepEqual(unknown, [], 'FUZZ_ONLY names operations the document does not have');
 const chosen = only ? allOperations.filter((operation) => only.includes(operation.operationId)) : allOperations;
@@ -548,8 +708,16 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
   const fuzzed = new Set<string>();
 
   before(async () => {
-    world = await MerchantWorld.build(server, await server.newMerchant({ name: 'Fuzzed Merchant' }), `${receiver.url}/fuzzed`);
-    other = await MerchantWorld.build(server, await server.newMerchant({ name: 'Other Merchant' }), `${receiver.url}/other`);
+    world = await MerchantWorld.build(
+      server,
+      await server.newMerchant({ name: 'Fuzzed Merchant' }),
+      `${receiver.url}/fuzzed`,
+    );
+    other = await MerchantWorld.build(
+      server,
+      await server.newMerchant({ name: 'Other Merchant' }),
+      `${receiver.url}/other`,
+    );
   });
   after(async () => {
     // A failing close (a route that broke its contract) must not leave the receiver holding the process open.
@@ -563,24 +731,44 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
   const send = (on: MerchantWorld, method: string, fuzzCase: FuzzCase): Promise<RawReply> => {
     const { body, headers = {} } = fuzzCase;
     // Node's client writes a GET or DELETE body only with its length given (POST and PUT go chunked without).
-    const length: Record<string, string> = body !== undefined && (method === 'GET' || method === 'DELETE') && !headers['transfer-encoding']
-      ? { 'content-length': String(Buffer.byteLength(body)) }
-      : {};
-    return signedRaw(server.url, on.merchant, { method, target: fuzzCase.target, headers: { ...length, ...headers }, ...(body !== undefined && { body }) });
+    const length: Record<string, string> =
+      body !== undefined && (method === 'GET' || method === 'DELETE') && !headers['transfer-encoding']
+        ? { 'content-length': String(Buffer.byteLength(body)) }
+        : {};
+    return signedRaw(server.url, on.merchant, {
+      method,
+      target: fuzzCase.target,
+      headers: { ...length, ...headers },
+      ...(body !== undefined && { body }),
+    });
   };
 
   /** The operation's valid requests, its naming places, and its seed request sent: it must succeed. */
   async function prepare(operation: Operation, fixture: RouteFixture, cases: number): Promise<Route> {
     if (fixture.isolated && isolated === undefined) {
-      isolated = await MerchantWorld.build(server, await server.newMerchant({ name: 'Clock Merchant' }), `${receiver.url}/isolated`);
+      isolated = await MerchantWorld.build(
+        server,
+        await server.newMerchant({ name: 'Clock Merchant' }),
+        `${receiver.url}/isolated`,
+      );
     }
     const on = fixture.isolated ? isolated! : world;
     const seedRequest = await fixture.valid(on);
-    const seedRoute: Route = { operation, fixture, world: on, templates: [seedRequest], lookups: [], naturalKeys: [], sites: [] };
+    const seedRoute: Route = {
+      operation,
+      fixture,
+      world: on,
+      templates: [seedRequest],
+      lookups: [],
+      naturalKeys: [],
+      sites: [],
+    };
     const seed = requestCase(seedRoute, 'valid seed', seedRequest, undefined);
     const reply = await send(on, operation.method, seed);
-    assert.ok(reply.status >= 200 && reply.status < 300,
-      `${operation.operationId}: its fixture's valid request must succeed; got ${reply.status} ${reply.text.slice(0, 300)} for ${describeCase(seed)}`);
+    assert.ok(
+      reply.status >= 200 && reply.status < 300,
+      `${operation.operationId}: its fixture's valid request must succeed; got ${reply.status} ${reply.text.slice(0, 300)} for ${describeCase(seed)}`,
+    );
 
     // The seed used its objects up unless repeatable: a few fresh requests, for the cases to share.
     const templates = fixture.repeatable ? [seedRequest] : [];
@@ -591,10 +779,18 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
     for (const [location, naming] of Object.entries(fixture.names ?? {})) {
       if (naming.kind === 'natural-key') route.naturalKeys.push({ location, naming });
       if (naming.kind !== 'lookup') continue;
-      const own = naming.request ? [await naming.request(on)] : templates.filter((request) => valueAt(request, location) !== undefined);
+      const own = naming.request
+        ? [await naming.request(on)]
+        : templates.filter((request) => valueAt(request, location) !== undefined);
       if (naming.request) templates.push(own[0]!);
       const foreign = valueAt(await (naming.request ?? fixture.valid)(other), location);
-      route.lookups.push({ location, naming, templates: own, own: String(valueAt(own[0]!, location)), foreign: String(foreign) });
+      route.lookups.push({
+        location,
+        naming,
+        templates: own,
+        own: String(valueAt(own[0]!, location)),
+        foreign: String(foreign),
+      });
     }
     return route;
   }
@@ -622,12 +818,17 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
           const reply = await send(route.world, operation.method, fuzzCase);
           statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
           const problem = replyProblem(reply, fuzzCase, operation.fileType);
-          if (problem) problems.push(`#${index} ${describeCase(fuzzCase)}: ${problem}; got ${reply.status} ${preview(reply.text)}`);
+          if (problem)
+            problems.push(
+              `#${index} ${describeCase(fuzzCase)}: ${problem}; got ${reply.status} ${preview(reply.text)}`,
+            );
         } catch (error) {
           problems.push(`#${index} ${describeCase(fuzzCase)}: request failed: ${String(error)}`);
         }
       });
-      t.diagnostic(`${sent} requests (${certain} with a certain answer); statuses ${json(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
+      t.diagnostic(
+        `${sent} requests (${certain} with a certain answer); statuses ${json(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`,
+      );
       assert.ok(sent >= planned, `FUZZ_SEED=${SEED}: only ${sent} of ${planned} requests to ${operation.operationId}`);
       assert.equal(
         problems.length,
@@ -641,7 +842,10 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
   }
 
   test('every operation of the document was fuzzed', () => {
-    assert.deepEqual(operations.map((operation) => operation.operationId).filter((id) => !fuzzed.has(id)), []);
+    assert.deepEqual(
+      operations.map((operation) => operation.operationId).filter((id) => !fuzzed.has(id)),
+      [],
+    );
   });
 
   test('the server is healthy afterwards and nothing reached Object.prototype', async () => {

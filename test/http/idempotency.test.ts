@@ -7,24 +7,43 @@ import { createOrUpdateCustomer } from '../../src/customers/customers.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS } from '../../src/http/idempotency/idempotency.js';
 import { DEFAULT_TOKENS } from '../../src/payment-tokens/default-token.js';
 import { findMerchant } from '../../src/platform/tenants.js';
-import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from '../support/server.js';
+import { type RawReply, signedRaw, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
 const CUSTOMERS = '/svc/payment/api/v1/openapi/customers';
 
 describe('Idempotency-Key', () => {
   let server: TestServer;
   let merchant: TestMerchant;
-  const createCustomer = (key: string | undefined, customer: Record<string, unknown>, who: TestMerchant = merchant, extra: Record<string, string> = {}) =>
+  const createCustomer = (
+    key: string | undefined,
+    customer: Record<string, unknown>,
+    who: TestMerchant = merchant,
+    extra: Record<string, string> = {},
+  ) =>
     signedRaw(server.url, who, {
-      method: 'POST', target: CUSTOMERS, body: JSON.stringify({ customer }), at: server.clock.now(),
+      method: 'POST',
+      target: CUSTOMERS,
+      body: JSON.stringify({ customer }),
+      at: server.clock.now(),
       headers: { ...(key === undefined ? {} : { 'idempotency-key': key }), ...extra },
     });
   const customerCount = async (merchantId: string) =>
-    Number((await server.platform.db.selectFrom('customers').select((eb) => eb.fn.countAll().as('n'))
-      .where('merchant_id', '=', merchantId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await server.platform.db
+          .selectFrom('customers')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('merchant_id', '=', merchantId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const claimRow = (merchantId: string, key: string) =>
-    server.platform.db.selectFrom('idempotency_keys').selectAll()
-      .where('merchant_id', '=', merchantId).where('idempotency_key', '=', key).executeTakeFirst();
+    server.platform.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
 
   before(async () => {
     server = await startTestServer();
@@ -58,7 +77,8 @@ describe('Idempotency-Key', () => {
     assert.equal(other.status, 409);
     assert.equal(other.json.error_code, '100302');
     const sameBodyOtherPath = await signedRaw(server.url, merchant, {
-      method: 'POST', target: `${CUSTOMERS}?x=1`,
+      method: 'POST',
+      target: `${CUSTOMERS}?x=1`,
       body: JSON.stringify({ customer: { reference_number: `A-${key}`, name: 'A', phone: '1' } }),
       headers: { 'idempotency-key': key },
     });
@@ -69,7 +89,9 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const ref = `RACE-${key}`;
     const before = await customerCount(merchant.merchantId);
-    const replies = await Promise.all(Array.from({ length: 10 }, () => createCustomer(key, { reference_number: ref, name: 'R', phone: '1' })));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => createCustomer(key, { reference_number: ref, name: 'R', phone: '1' })),
+    );
     const fresh = replies.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined);
     assert.equal(fresh.length, 1, replies.map((r) => `${r.status} ${r.headers['idempotent-replayed']}`).join(','));
     for (const reply of replies) {
@@ -94,9 +116,19 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const target = `${CUSTOMERS}/${randomUUID()}`;
     const body = JSON.stringify({ name: 'A', phone: '1' });
-    const first = await signedRaw(server.url, merchant, { method: 'PUT', target, body, headers: { 'idempotency-key': key } });
+    const first = await signedRaw(server.url, merchant, {
+      method: 'PUT',
+      target,
+      body,
+      headers: { 'idempotency-key': key },
+    });
     assert.equal(first.status, 404);
-    const replay = await signedRaw(server.url, merchant, { method: 'PUT', target, body, headers: { 'idempotency-key': key } });
+    const replay = await signedRaw(server.url, merchant, {
+      method: 'PUT',
+      target,
+      body,
+      headers: { 'idempotency-key': key },
+    });
     assert.equal(replay.status, 404);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(replay.text, first.text);
@@ -123,8 +155,18 @@ describe('Idempotency-Key', () => {
 
   test('X-Request-ID is never an idempotency key: clients reuse it', async () => {
     const headers = { 'x-request-id': 'sdk-instance-1' };
-    const a = await createCustomer(undefined, { reference_number: `X-A-${randomUUID()}`, name: 'A', phone: '1' }, merchant, headers);
-    const b = await createCustomer(undefined, { reference_number: `X-B-${randomUUID()}`, name: 'B', phone: '1' }, merchant, headers);
+    const a = await createCustomer(
+      undefined,
+      { reference_number: `X-A-${randomUUID()}`, name: 'A', phone: '1' },
+      merchant,
+      headers,
+    );
+    const b = await createCustomer(
+      undefined,
+      { reference_number: `X-B-${randomUUID()}`, name: 'B', phone: '1' },
+      merchant,
+      headers,
+    );
     assert.equal(a.status, 200);
     assert.equal(b.status, 200);
     assert.notEqual(a.json.data.customer.uuid, b.json.data.customer.uuid);
@@ -155,19 +197,23 @@ describe('Idempotency-Key', () => {
     const ref = `CRASH-${key}`;
     const body = JSON.stringify({ customer: { reference_number: ref, name: 'C', phone: '1' } });
     const now = server.clock.now().getTime();
-    await server.platform.db.insertInto('idempotency_keys').values({
-      merchant_id: merchant.merchantId,
-      idempotency_key: key,
-      fingerprint: server.platform.secrets.fingerprint('POST', CUSTOMERS, body),
-      claim_token: 'crashed-process',
-      state: 'processing',
-      status_code: null,
-      response_body: null,
-      locked_until: now + IDEMPOTENCY_LOCK_MS,
-      expires_at: now + IDEMPOTENCY_TTL_MS,
-      created_at: now,
-    }).execute();
-    const send = () => signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS, body, headers: { 'idempotency-key': key } });
+    await server.platform.db
+      .insertInto('idempotency_keys')
+      .values({
+        merchant_id: merchant.merchantId,
+        idempotency_key: key,
+        fingerprint: server.platform.secrets.fingerprint('POST', CUSTOMERS, body),
+        claim_token: 'crashed-process',
+        state: 'processing',
+        status_code: null,
+        response_body: null,
+        locked_until: now + IDEMPOTENCY_LOCK_MS,
+        expires_at: now + IDEMPOTENCY_TTL_MS,
+        created_at: now,
+      })
+      .execute();
+    const send = () =>
+      signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS, body, headers: { 'idempotency-key': key } });
 
     const whileLocked = await send();
     assert.equal(whileLocked.status, 409);
@@ -196,9 +242,20 @@ describe('the reply and the change commit together', () => {
   test('if the reply cannot be stored, the change it describes is undone', async () => {
     const found = await findMerchant(server.platform.db, merchant.merchantId);
     const ctx = merchantContext(server.platform, found!, { kind: 'app', appId: merchant.appId }, 'test');
-    ctx.outcome = { record: async () => { throw new Error('storing the reply failed'); } };
-    await assert.rejects(createOrUpdateCustomer(ctx, DEFAULT_TOKENS, { reference_number: 'TOGETHER-1', name: 'A', phone: '1' }), /storing the reply failed/);
-    const rows = await server.platform.db.selectFrom('customers').select('id').where('reference_number', '=', 'TOGETHER-1').execute();
+    ctx.outcome = {
+      record: async () => {
+        throw new Error('storing the reply failed');
+      },
+    };
+    await assert.rejects(
+      createOrUpdateCustomer(ctx, DEFAULT_TOKENS, { reference_number: 'TOGETHER-1', name: 'A', phone: '1' }),
+      /storing the reply failed/,
+    );
+    const rows = await server.platform.db
+      .selectFrom('customers')
+      .select('id')
+      .where('reference_number', '=', 'TOGETHER-1')
+      .execute();
     assert.deepEqual(rows, []);
   });
 });
@@ -216,12 +273,17 @@ describe('Idempotency-Key and faults', () => {
     await sql`alter table customers rename to customers_away`.execute(server.platform.db);
     const key = randomUUID();
     const body = JSON.stringify({ customer: { reference_number: 'F-1', name: 'F', phone: '1' } });
-    const send = () => signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS, body, headers: { 'idempotency-key': key } });
+    const send = () =>
+      signedRaw(server.url, merchant, { method: 'POST', target: CUSTOMERS, body, headers: { 'idempotency-key': key } });
 
     const failed = await send();
     assert.equal(failed.status, 500);
-    const row = await server.platform.db.selectFrom('idempotency_keys').selectAll()
-      .where('merchant_id', '=', merchant.merchantId).where('idempotency_key', '=', key).executeTakeFirst();
+    const row = await server.platform.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('merchant_id', '=', merchant.merchantId)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
     assert.equal(row, undefined);
 
     await sql`alter table customers_away rename to customers`.execute(server.platform.db);

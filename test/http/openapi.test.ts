@@ -8,7 +8,10 @@ import { rawRequest, startTestServer, type TestServer } from '../support/server.
 interface Operation {
   operationId?: string;
   security?: unknown[];
-  responses: Record<string, { content?: { 'application/json'?: { schema?: { properties?: { error_code?: { enum?: string[] } } } } } }>;
+  responses: Record<
+    string,
+    { content?: { 'application/json'?: { schema?: { properties?: { error_code?: { enum?: string[] } } } } } }
+  >;
 }
 interface Document {
   openapi: string;
@@ -43,7 +46,9 @@ describe('the OpenAPI document', () => {
         assert.deepEqual(operation.security, [{ Credential: [], Nonce: [], Signature: [] }]);
         assert.ok(operation.responses['200'], `${path} documents its success`);
         for (const { code, status } of declaredErrors(route)) {
-          const codes = operation.responses[String(status)]?.content?.['application/json']?.schema?.properties?.error_code?.enum ?? [];
+          const codes =
+            operation.responses[String(status)]?.content?.['application/json']?.schema?.properties?.error_code?.enum ??
+            [];
           assert.ok(codes.includes(code), `${route.method} ${path} documents ${code} under ${status}`);
         }
       }
@@ -55,10 +60,16 @@ describe('the OpenAPI document', () => {
       for (const [method, operation] of Object.entries(methods)) {
         if (operation.operationId === 'metrics') continue; // Prometheus text, no envelope.
         if (operation.operationId === 'getBatchResultFile') continue; // A file, as itself: test/http/api-examples.test.ts.
-        const schema = operation.responses['200']?.content?.['application/json']?.schema as { properties?: { code?: { const?: unknown; enum?: unknown[] } } } | undefined;
+        const schema = operation.responses['200']?.content?.['application/json']?.schema as
+          | { properties?: { code?: { const?: unknown; enum?: unknown[] } } }
+          | undefined;
         // @fastify/swagger writes a `const` as a one-value `enum`, which every viewer understands.
         const code = schema?.properties?.code;
-        assert.equal(code?.const ?? (code?.enum?.length === 1 ? code.enum[0] : undefined), 200, `${method.toUpperCase()} ${path}`);
+        assert.equal(
+          code?.const ?? (code?.enum?.length === 1 ? code.enum[0] : undefined),
+          200,
+          `${method.toUpperCase()} ${path}`,
+        );
       }
     }
   });
@@ -69,7 +80,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('is browsable at /docs, as paygate\'s own page (docs-page.test.ts)', async () => {
+  test("is browsable at /docs, as paygate's own page (docs-page.test.ts)", async () => {
     const page = await rawRequest(server.url, { method: 'GET', target: '/docs' });
     assert.equal(page.status, 200);
     assert.match(String(page.headers['content-type']), /text\/html/);

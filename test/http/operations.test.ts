@@ -22,8 +22,16 @@ describe('health, readiness, metrics and logs', () => {
   after(() => server.close());
 
   test('/healthz and /readyz answer in the envelope', async () => {
-    assert.deepEqual((await rawRequest(server.url, { method: 'GET', target: '/healthz' })).json, { code: 200, message: 'success', data: { status: 'ok' } });
-    assert.deepEqual((await rawRequest(server.url, { method: 'GET', target: '/readyz' })).json, { code: 200, message: 'success', data: { status: 'ready' } });
+    assert.deepEqual((await rawRequest(server.url, { method: 'GET', target: '/healthz' })).json, {
+      code: 200,
+      message: 'success',
+      data: { status: 'ok' },
+    });
+    assert.deepEqual((await rawRequest(server.url, { method: 'GET', target: '/readyz' })).json, {
+      code: 200,
+      message: 'success',
+      data: { status: 'ready' },
+    });
   });
 
   test('/metrics counts requests by route pattern and status, in Prometheus format', async () => {
@@ -32,7 +40,10 @@ describe('health, readiness, metrics and logs', () => {
     const metrics = await rawRequest(server.url, { method: 'GET', target: '/metrics' });
     assert.equal(metrics.status, 200);
     assert.match(String(metrics.headers['content-type']), /^text\/plain/);
-    assert.match(metrics.text, /paygate_http_requests_total\{method="POST",route="\/svc\/payment\/api\/v1\/openapi\/echo",status="200"\} \d+/);
+    assert.match(
+      metrics.text,
+      /paygate_http_requests_total\{method="POST",route="\/svc\/payment\/api\/v1\/openapi\/echo",status="200"\} \d+/,
+    );
     assert.match(metrics.text, /paygate_http_requests_total\{method="GET",route="unmatched",status="404"\} \d+/);
     assert.match(metrics.text, /paygate_http_request_duration_seconds_bucket/);
     assert.match(metrics.text, /paygate_process_cpu_seconds_total/);
@@ -44,11 +55,23 @@ describe('health, readiness, metrics and logs', () => {
     const lines = logLines.filter((line) => line.client_request_id === requestId);
     assert.equal(lines.length, 1, JSON.stringify(lines));
     assert.deepEqual(
-      { route: lines[0]!.route, status: lines[0]!.status, merchant: lines[0]!.merchant_id, app: lines[0]!.app_id, msg: lines[0]!.msg },
-      { route: '/svc/payment/api/v1/openapi/customers', status: 200, merchant: merchant.merchantId, app: merchant.appId, msg: 'request' },
+      {
+        route: lines[0]!.route,
+        status: lines[0]!.status,
+        merchant: lines[0]!.merchant_id,
+        app: lines[0]!.app_id,
+        msg: lines[0]!.msg,
+      },
+      {
+        route: '/svc/payment/api/v1/openapi/customers',
+        status: 200,
+        merchant: merchant.merchantId,
+        app: merchant.appId,
+        msg: 'request',
+      },
     );
     assert.equal(typeof lines[0]!.duration_ms, 'number');
-    assert.match(String(lines[0]!.request_id), /^[0-9a-f-]{36}$/, 'our own id, beside the client\'s');
+    assert.match(String(lines[0]!.request_id), /^[0-9a-f-]{36}$/, "our own id, beside the client's");
     assert.doesNotMatch(JSON.stringify(logLines), /Wonder-RSA-SHA256|"signature"|"nonce"/i);
   });
 });
@@ -66,8 +89,14 @@ describe('graceful shutdown', () => {
     let received = '';
     socket.on('data', (chunk) => (received += chunk.toString()));
     const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    const head = [`POST ${ECHO} HTTP/1.1`, `Host: ${url.host}`, `Content-Length: ${Buffer.byteLength(body)}`,
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+    const head = [
+      `POST ${ECHO} HTTP/1.1`,
+      `Host: ${url.host}`,
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
+    ].join('\r\n');
     socket.write(head + body.slice(0, 5));
     await new Promise((resolve) => setTimeout(resolve, 100));
 
@@ -87,7 +116,10 @@ describe('graceful shutdown', () => {
     const schema = POSTGRES_URL ? await createTestSchema(POSTGRES_URL) : undefined;
     try {
       const serve = await startServe({
-        PAYGATE_DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', PAYGATE_DEMO: '0',
+        PAYGATE_DATA_DIR: dataDir,
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+        PAYGATE_DEMO: '0',
         ...(schema ? { DATABASE_URL: schema.url } : {}),
       });
       if (!schema) assert.throws(() => lockDataDir(dataDir), /Another paygate server/, 'held while serving');
@@ -108,10 +140,16 @@ describe('rate limiting per app', () => {
   });
   after(() => server.close());
 
-  const echo = (merchant: TestMerchant) => rawRequest(server.url, {
-    method: 'POST', target: ECHO, body: '{"message":"x"}',
-    headers: { ...signedHeaders(merchant, { method: 'POST', target: ECHO, body: '{"message":"x"}', at: server.clock.now() }), 'content-type': 'application/json' },
-  });
+  const echo = (merchant: TestMerchant) =>
+    rawRequest(server.url, {
+      method: 'POST',
+      target: ECHO,
+      body: '{"message":"x"}',
+      headers: {
+        ...signedHeaders(merchant, { method: 'POST', target: ECHO, body: '{"message":"x"}', at: server.clock.now() }),
+        'content-type': 'application/json',
+      },
+    });
 
   test('an app past its burst gets 429 with Retry-After; the bucket refills; other apps are not affected', async () => {
     const busy = await server.newMerchant();

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { signingSteps, signMessage, verifyMessage, parseRequestTime, formatRequestTime } from '@paygate/client';
+import { formatRequestTime, parseRequestTime, signingSteps, signMessage, verifyMessage } from '@paygate/client';
 import { createAuthenticator } from '../../src/http/auth/authenticate.js';
-import { openNonceStore, type NonceStore } from '../../src/http/auth/nonce-store.js';
+import { type NonceStore, openNonceStore } from '../../src/http/auth/nonce-store.js';
 import { HTTP_ERRORS } from '../../src/http/errors.js';
 import { createMerchant } from '../../src/merchants/merchants.js';
 import { insertApp } from '../../src/merchants/store.js';
 import { AppError } from '../../src/platform/errors.js';
-import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY, VECTORS, type SigningVector } from '../support/keys.js';
+import { type SigningVector, TEST_PRIVATE_KEY, TEST_PUBLIC_KEY, VECTORS } from '../support/keys.js';
 import { rawRequest, startTestServer, TestClock, type TestServer } from '../support/server.js';
 
 const timeOf = (vector: SigningVector) => vector.credential.split('/')[1]!;
@@ -79,14 +79,22 @@ describe("the server's authenticator verifies the vectors", () => {
     const at = parseRequestTime(timeOf(vector))!;
     return createAuthenticator({ database: server.platform.database, nonces, wallClock: { now: () => at } });
   };
-  const requestOf = (vector: SigningVector, change: Partial<{ method: string; target: string; body: string; nonce: string; credential: string }> = {}) => ({
+  const requestOf = (
+    vector: SigningVector,
+    change: Partial<{ method: string; target: string; body: string; nonce: string; credential: string }> = {},
+  ) => ({
     method: change.method ?? vector.method,
     target: change.target ?? vector.uri,
     body: Buffer.from(change.body ?? vector.body),
     ip: '127.0.0.1',
-    headers: { credential: change.credential ?? vector.credential, nonce: change.nonce ?? vector.nonce, signature: vector.signature },
+    headers: {
+      credential: change.credential ?? vector.credential,
+      nonce: change.nonce ?? vector.nonce,
+      signature: vector.signature,
+    },
   });
-  const refusedAs = (kind: keyof typeof HTTP_ERRORS) => (error: unknown) => error instanceof AppError && error.definition === HTTP_ERRORS[kind];
+  const refusedAs = (kind: keyof typeof HTTP_ERRORS) => (error: unknown) =>
+    error instanceof AppError && error.definition === HTTP_ERRORS[kind];
 
   test('all five vectors verify, and changing method, path, query, body, nonce or time makes each fail', async () => {
     for (const vector of VECTORS.vectors) {
@@ -97,10 +105,19 @@ describe("the server's authenticator verifies the vectors", () => {
         { target: vector.uri.includes('?') ? `${vector.uri}&x=1` : `${vector.uri}?x=1` },
         { body: vector.body === '' ? '{}' : vector.body.replace('}', ' }') },
         { nonce: `${vector.nonce.slice(0, -1)}${vector.nonce.endsWith('0') ? '1' : '0'}` },
-        { credential: vector.credential.replace(/(\d{13})(\d)\//, (_, head: string, last: string) => `${head}${(Number(last) + 1) % 10}/`) },
+        {
+          credential: vector.credential.replace(
+            /(\d{13})(\d)\//,
+            (_, head: string, last: string) => `${head}${(Number(last) + 1) % 10}/`,
+          ),
+        },
       ];
       for (const change of changes) {
-        await assert.rejects(authenticate(requestOf(vector, change)), refusedAs('signatureInvalid'), `${vector.uri} ${JSON.stringify(change)}`);
+        await assert.rejects(
+          authenticate(requestOf(vector, change)),
+          refusedAs('signatureInvalid'),
+          `${vector.uri} ${JSON.stringify(change)}`,
+        );
       }
       const caller = await authenticate(requestOf(vector));
       assert.equal(caller.appId, VECTORS.app_id);
@@ -120,20 +137,40 @@ describe('over HTTP, vectors pass byte for byte', () => {
 
   test('the echo vector answers 200 and the customer-edit vector gets past authentication', async () => {
     const [echo, , , edit] = VECTORS.vectors as [SigningVector, SigningVector, SigningVector, SigningVector];
-    for (const [vector, status, code] of [[echo, 200, 200], [edit, 404, 200101]] as const) {
+    for (const [vector, status, code] of [
+      [echo, 200, 200],
+      [edit, 404, 200101],
+    ] as const) {
       server.clock.set(parseRequestTime(timeOf(vector))!);
       const reply = await rawRequest(server.url, {
         method: vector.method,
         target: vector.uri,
         body: vector.body,
-        headers: { 'content-type': 'application/json', credential: vector.credential, nonce: vector.nonce, signature: vector.signature },
+        headers: {
+          'content-type': 'application/json',
+          credential: vector.credential,
+          nonce: vector.nonce,
+          signature: vector.signature,
+        },
       });
       assert.equal(reply.status, status, reply.text);
       assert.equal(reply.json.code, code);
     }
-    assert.deepEqual((await rawRequest(server.url, {
-      method: echo.method, target: echo.uri, body: echo.body,
-      headers: { 'content-type': 'application/json', credential: echo.credential, nonce: echo.nonce, signature: echo.signature },
-    })).json.error_code, '100105');
+    assert.deepEqual(
+      (
+        await rawRequest(server.url, {
+          method: echo.method,
+          target: echo.uri,
+          body: echo.body,
+          headers: {
+            'content-type': 'application/json',
+            credential: echo.credential,
+            nonce: echo.nonce,
+            signature: echo.signature,
+          },
+        })
+      ).json.error_code,
+      '100105',
+    );
   });
 });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PaygateError, type PaygateClient } from '@paygate/client';
+import { type PaygateClient, PaygateError } from '@paygate/client';
 import fc from 'fast-check';
 import { checkLedger } from '../../src/ledger/check.js';
 import { feeOf, SANDBOX_FEES } from '../../src/platform/money/fees.js';
-import { formatAmount, exponentOf } from '../../src/platform/money/money.js';
-import { card, CARDS, uniqueReference } from '../support/fixtures.js';
+import { exponentOf, formatAmount } from '../../src/platform/money/money.js';
+import { CARDS, card, uniqueReference } from '../support/fixtures.js';
 import { startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
 // Issue 14: random sequences of payments, captures, partial refunds, voids, settlements and top-ups, across merchants
@@ -27,12 +27,43 @@ type Step =
   | { kind: 'topUp'; merchant: number; currency: number; units: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('pay' as const), merchant: fc.nat(1), currency: fc.nat(2), units: fc.integer({ min: 1, max: 500_000 }), authorise: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('capture' as const), pick: fc.nat(), share: fc.integer({ min: 1, max: 100 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('pay' as const),
+      merchant: fc.nat(1),
+      currency: fc.nat(2),
+      units: fc.integer({ min: 1, max: 500_000 }),
+      authorise: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('capture' as const),
+      pick: fc.nat(),
+      share: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('void' as const), pick: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), share: fc.integer({ min: 1, max: 100 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('refund' as const),
+      pick: fc.nat(),
+      share: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('settle' as const), merchant: fc.nat(1) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('topUp' as const), merchant: fc.nat(1), currency: fc.nat(2), units: fc.integer({ min: 1, max: 1_000_000 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('topUp' as const),
+      merchant: fc.nat(1),
+      currency: fc.nat(2),
+      units: fc.integer({ min: 1, max: 1_000_000 }),
+    }),
+  },
 );
 
 /** What the model knows of a transaction that moved (or may move) money. */
@@ -75,10 +106,27 @@ async function run(client: (m: number) => PaygateClient, model: Model, s: Step):
     case 'pay': {
       const currency = CURRENCIES[s.currency]!;
       const total = formatAmount(s.units, exponentOf(currency));
-      const order = await client(s.merchant).orders.create({ reference_number: uniqueReference('P'), currency, charge_fee: total });
-      const paid = await client(s.merchant).orders.pay({ number: order.number }, { credit_card: card(CARDS.visa, { consume_mode: s.authorise ? 'pre_authorize' : 'sales' }) });
+      const order = await client(s.merchant).orders.create({
+        reference_number: uniqueReference('P'),
+        currency,
+        charge_fee: total,
+      });
+      const paid = await client(s.merchant).orders.pay(
+        { number: order.number },
+        { credit_card: card(CARDS.visa, { consume_mode: s.authorise ? 'pre_authorize' : 'sales' }) },
+      );
       assert.equal(paid.transaction.success, true);
-      model.held.push({ merchant: s.merchant, uuid: paid.transaction.uuid, currency, amount: s.units, kind: s.authorise ? 'auth' : 'sale', settled: false, voided: false, captured: false, refunded: 0 });
+      model.held.push({
+        merchant: s.merchant,
+        uuid: paid.transaction.uuid,
+        currency,
+        amount: s.units,
+        kind: s.authorise ? 'auth' : 'sale',
+        settled: false,
+        voided: false,
+        captured: false,
+        refunded: 0,
+      });
       if (!s.authorise) at(model, s.merchant, currency)[1] += s.units;
       return;
     }
@@ -87,10 +135,22 @@ async function run(client: (m: number) => PaygateClient, model: Model, s: Step):
       const auth = open[s.pick % Math.max(open.length, 1)];
       if (!auth) return;
       const amount = Math.max(1, Math.floor((auth.amount * s.share) / 100));
-      const captured = await refusedAsNothing(client(auth.merchant).transactions.capture(auth.uuid, formatAmount(amount, exponentOf(auth.currency))));
+      const captured = await refusedAsNothing(
+        client(auth.merchant).transactions.capture(auth.uuid, formatAmount(amount, exponentOf(auth.currency))),
+      );
       if (!captured?.transaction.success) return;
       auth.captured = true;
-      model.held.push({ merchant: auth.merchant, uuid: captured.transaction.uuid, currency: auth.currency, amount, kind: 'capture', settled: false, voided: false, captured: true, refunded: 0 });
+      model.held.push({
+        merchant: auth.merchant,
+        uuid: captured.transaction.uuid,
+        currency: auth.currency,
+        amount,
+        kind: 'capture',
+        settled: false,
+        voided: false,
+        captured: true,
+        refunded: 0,
+      });
       at(model, auth.merchant, auth.currency)[1] += amount;
       return;
     }
@@ -109,7 +169,11 @@ async function run(client: (m: number) => PaygateClient, model: Model, s: Step):
       const target = refundable[s.pick % Math.max(refundable.length, 1)];
       if (!target) return;
       const amount = Math.max(1, Math.floor(((target.amount - target.refunded) * s.share) / 100));
-      const refund = await refusedAsNothing(client(target.merchant).transactions.refund(target.uuid, { amount: formatAmount(amount, exponentOf(target.currency)) }));
+      const refund = await refusedAsNothing(
+        client(target.merchant).transactions.refund(target.uuid, {
+          amount: formatAmount(amount, exponentOf(target.currency)),
+        }),
+      );
       if (!refund?.transaction.success) return;
       target.refunded += amount;
       at(model, target.merchant, target.currency)[0] -= amount;
@@ -148,7 +212,10 @@ describe('the ledger under random sequences of money movements', () => {
   test(`every step keeps it balanced, equal to its entries, to its records and to the model (seed ${SEED}, ${RUNS} runs)`, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 18 }), async (steps) => {
-        const merchants = [await server.newMerchant({ timezone: 'Asia/Hong_Kong' }), await server.newMerchant({ timezone: 'America/New_York' })];
+        const merchants = [
+          await server.newMerchant({ timezone: 'Asia/Hong_Kong' }),
+          await server.newMerchant({ timezone: 'America/New_York' }),
+        ];
         const model: Model = { merchants, held: [], balances: [new Map(), new Map()] };
         const client = (m: number) => merchants[m]!.client;
         for (const [index, s] of steps.entries()) {
@@ -156,10 +223,16 @@ describe('the ledger under random sequences of money movements', () => {
           const check = await checkLedger(server.platform, { merchantIds: merchants.map((m) => m.merchantId) });
           assert.deepEqual(check.differences, [], `after step ${index + 1} (${JSON.stringify(s)})`);
           for (const [m, merchant] of merchants.entries()) {
-            const shown = new Map((await merchant.client.balances.get()).map((b) => [b.currency, [b.available, b.incoming]]));
+            const shown = new Map(
+              (await merchant.client.balances.get()).map((b) => [b.currency, [b.available, b.incoming]]),
+            );
             for (const [currency, [available, incoming]] of model.balances[m]!) {
               const exponent = exponentOf(currency);
-              assert.deepEqual(shown.get(currency), [formatAmount(available, exponent), formatAmount(incoming, exponent)], `merchant ${m} ${currency} after step ${index + 1} (${JSON.stringify(s)})`);
+              assert.deepEqual(
+                shown.get(currency),
+                [formatAmount(available, exponent), formatAmount(incoming, exponent)],
+                `merchant ${m} ${currency} after step ${index + 1} (${JSON.stringify(s)})`,
+              );
             }
           }
         }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { PaygateError, CardInput, PaygateClient } from '@paygate/client';
+import type { CardInput, PaygateClient, PaygateError } from '@paygate/client';
 import { localDate } from '../../src/platform/time-zone.js';
-import { card, CARDS, paidOrder as payNewOrder } from '../support/fixtures.js';
+import { CARDS, card, paidOrder as payNewOrder } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
 import { serverWithMerchant, startTestServer, type TestServer } from '../support/server.js';
 
@@ -32,7 +32,10 @@ describe('capture, void and refund', () => {
     assert.equal(captured.transaction.original_transaction_uuid, auth);
     assert.equal(captured.transaction.payment_data.last_4_digits, '4242');
     order = captured.order;
-    assert.deepEqual([order.state, order.correspondence_state, order.paid_total, order.unpaid_total], ['in_completed', 'partial_paid', '15.00', '6.00']);
+    assert.deepEqual(
+      [order.state, order.correspondence_state, order.paid_total, order.unpaid_total],
+      ['in_completed', 'partial_paid', '15.00', '6.00'],
+    );
     const authorisation = order.transactions.find((t) => t.uuid === auth)!;
     assert.deepEqual([authorisation.captured, authorisation.allow_void], [true, false]);
 
@@ -56,17 +59,27 @@ describe('capture, void and refund', () => {
     const { transaction: sale } = await paidOrder(client, '21.00');
     const voided = await client.transactions.void(sale);
     assert.deepEqual(
-      [voided.transaction.voided, voided.transaction.allow_void, voided.transaction.allow_refund, voided.transaction.void_is_pending],
+      [
+        voided.transaction.voided,
+        voided.transaction.allow_void,
+        voided.transaction.allow_refund,
+        voided.transaction.void_is_pending,
+      ],
       [true, false, false, false],
     );
-    assert.deepEqual([voided.order.state, voided.order.correspondence_state, voided.order.paid_total], ['completed', 'voided', '0.00']);
+    assert.deepEqual(
+      [voided.order.state, voided.order.correspondence_state, voided.order.paid_total],
+      ['completed', 'voided', '0.00'],
+    );
     assert.equal((await refusal(client.transactions.void(sale))).errorCode, '400202');
   });
 
   test('orders/void with a transaction voids the transaction, as the official SDK calls it', async () => {
     const { transaction: sale, number } = await paidOrder(client, '8.00');
     const reply = await client.call<{ order: { correspondence_state: string }; transaction: { voided: boolean } }>(
-      'POST', '/svc/payment/api/v1/openapi/orders/void', { order: { number }, transaction: { uuid: sale } },
+      'POST',
+      '/svc/payment/api/v1/openapi/orders/void',
+      { order: { number }, transaction: { uuid: sale } },
     );
     assert.equal(reply.transaction.voided, true);
     assert.equal(reply.order.correspondence_state, 'voided');
@@ -104,13 +117,19 @@ describe('capture, void and refund', () => {
     assert.equal(first.transaction.type, 'Refund');
     assert.equal(first.transaction.note, 'one dish missing');
     assert.equal(first.transaction.original_transaction_uuid, sale);
-    assert.deepEqual([first.order.state, first.order.correspondence_state, first.order.paid_total], ['in_completed', 'partial_paid', '16.00']);
+    assert.deepEqual(
+      [first.order.state, first.order.correspondence_state, first.order.paid_total],
+      ['in_completed', 'partial_paid', '16.00'],
+    );
     const second = await client.transactions.refund(sale, { amount: 6 });
     assert.equal(second.order.paid_total, '10.00');
 
     assert.equal((await refusal(client.transactions.refund(sale, { amount: '10.01' }))).errorCode, '400204');
     const last = await client.transactions.refund(sale, { amount: '10.00' });
-    assert.deepEqual([last.order.state, last.order.correspondence_state, last.order.paid_total, last.order.unpaid_total], ['completed', 'refunded', '0.00', '21.00']);
+    assert.deepEqual(
+      [last.order.state, last.order.correspondence_state, last.order.paid_total, last.order.unpaid_total],
+      ['completed', 'refunded', '0.00', '21.00'],
+    );
     assert.equal(last.order.transactions.find((t) => t.uuid === sale)!.allow_refund, false);
     assert.equal((await refusal(client.transactions.refund(sale, { amount: '0.01' }))).errorCode, '400204');
   });
@@ -140,7 +159,10 @@ describe('capture, void and refund', () => {
     const { transaction: sale } = await paidOrder(client, '20.00');
     await client.sandbox.advanceClock(DAY);
     const refund = await client.transactions.refund(sale, { amount: '1.00' });
-    assert.deepEqual(refund.order.transactions.map((t) => t.type), ['Sales', 'Refund']);
+    assert.deepEqual(
+      refund.order.transactions.map((t) => t.type),
+      ['Sales', 'Refund'],
+    );
   });
 });
 
@@ -155,17 +177,27 @@ describe('time: settlement, expiry and due dates on the business clock', () => {
     const merchant = await server.newMerchant({ timezone: 'Asia/Hong_Kong' });
     // The next 23:00 in Hong Kong (15:00 UTC) from business time `now`.
     const nextSettlement = (now: number) => {
-      const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate(), 15);
+      const today = Date.UTC(
+        new Date(now).getUTCFullYear(),
+        new Date(now).getUTCMonth(),
+        new Date(now).getUTCDate(),
+        15,
+      );
       return today > now ? today : today + DAY * 1000;
     };
     let now = Date.parse((await merchant.client.sandbox.clock()).now);
     // Run a few minutes before 23:00, and the payment could settle before the first check: start past it.
-    if (nextSettlement(now) - now < 10 * 60 * 1000) now = Date.parse((await merchant.client.sandbox.advanceClock(15 * 60)).now);
+    if (nextSettlement(now) - now < 10 * 60 * 1000)
+      now = Date.parse((await merchant.client.sandbox.advanceClock(15 * 60)).now);
     const settlement = nextSettlement(now);
     const { transaction } = await paidOrder(merchant.client, '21.00');
 
     await merchant.client.sandbox.advanceClock(Math.floor((settlement - now) / 1000) - 60);
-    assert.equal((await merchant.client.transactions.check(transaction)).transaction.allow_void, true, 'a minute before: not settled');
+    assert.equal(
+      (await merchant.client.transactions.check(transaction)).transaction.allow_void,
+      true,
+      'a minute before: not settled',
+    );
     await merchant.client.sandbox.advanceClock(120);
     const after = (await merchant.client.transactions.check(transaction)).transaction;
     assert.deepEqual([after.allow_void, after.allow_refund], [false, true], 'a minute after: settled');
@@ -175,7 +207,11 @@ describe('time: settlement, expiry and due dates on the business clock', () => {
     const merchant = await server.newMerchant();
     const { transaction: auth } = await paidOrder(merchant.client, '40.00', 'pre_authorize');
     await merchant.client.sandbox.advanceClock(7 * DAY - 60);
-    assert.equal((await merchant.client.transactions.check(auth)).transaction.allow_void, true, 'still open a minute before');
+    assert.equal(
+      (await merchant.client.transactions.check(auth)).transaction.allow_void,
+      true,
+      'still open a minute before',
+    );
     await merchant.client.sandbox.advanceClock(120);
     const { order, transaction } = await merchant.client.transactions.check(auth);
     assert.deepEqual([transaction.voided, transaction.allow_void, transaction.captured], [true, false, false]);
@@ -191,8 +227,18 @@ describe('time: settlement, expiry and due dates on the business clock', () => {
     const today = localDate(Date.parse(clock.now), 'Asia/Hong_Kong');
     const unpaid = `DUE-${randomUUID()}`;
     const partPaid = `DUE-${randomUUID()}`;
-    await merchant.client.orders.create({ reference_number: unpaid, currency: 'HKD', charge_fee: '10.00', due_date: today });
-    await merchant.client.orders.create({ reference_number: partPaid, currency: 'HKD', charge_fee: '10.00', due_date: today });
+    await merchant.client.orders.create({
+      reference_number: unpaid,
+      currency: 'HKD',
+      charge_fee: '10.00',
+      due_date: today,
+    });
+    await merchant.client.orders.create({
+      reference_number: partPaid,
+      currency: 'HKD',
+      charge_fee: '10.00',
+      due_date: today,
+    });
     await merchant.client.orders.pay({ reference_number: partPaid }, { amount: '4.00', credit_card: VISA });
 
     await merchant.client.sandbox.advanceClock(DAY);
@@ -212,7 +258,11 @@ describe('time: settlement, expiry and due dates on the business clock', () => {
     assert.equal(after.offset_seconds, before.offset_seconds);
     const { transaction } = await paidOrder(bystander.client, '5.00');
     await mover.client.sandbox.advanceClock(DAY);
-    assert.equal((await bystander.client.transactions.check(transaction)).transaction.allow_void, true, 'not settled by the other clock');
+    assert.equal(
+      (await bystander.client.transactions.check(transaction)).transaction.allow_void,
+      true,
+      'not settled by the other clock',
+    );
   });
 
   test('the clock only moves forward, by a sane amount', async () => {
@@ -261,7 +311,9 @@ describe('concurrent operations on one order', () => {
   test('five payments of the unpaid total at once: one pays, the others find nothing left', async () => {
     const reference = `RACE-${randomUUID()}`;
     await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '25.00' });
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => client.orders.pay({ reference_number: reference }, { credit_card: VISA })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => client.orders.pay({ reference_number: reference }, { credit_card: VISA })),
+    );
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
     for (const result of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
       assert.equal((result.reason as PaygateError).errorCode, '400106');
@@ -286,7 +338,10 @@ describe("another merchant's transactions", () => {
         () => stranger.client.transactions.refund(auth, { amount: '1.00' }),
       ]) {
         const error = await refusal(attempt());
-        assert.deepEqual([error.status, error.errorCode, error.message], [missing.status, missing.errorCode, missing.message]);
+        assert.deepEqual(
+          [error.status, error.errorCode, error.message],
+          [missing.status, missing.errorCode, missing.message],
+        );
       }
       assert.equal((await owner.client.transactions.check(auth)).transaction.voided, false, 'untouched');
     } finally {
@@ -315,12 +370,31 @@ describe('live mode', () => {
     const server = await startTestServer({ env: { PAYGATE_MODE: 'live', PAYGATE_SECRET: 'cd'.repeat(32) } });
     try {
       const merchant = await server.newMerchant();
-      for (const url of ['http://localhost./hook', 'http://LOCALHOST/hook', 'http://[::ffff:0:7f00:1]/', 'http://[::ffff:127.0.0.1]/', 'http://10.0.0.7/', 'http://169.254.169.254/']) {
-        const error = await refusal(merchant.client.orders.create({ reference_number: `LIVE-${randomUUID()}`, currency: 'HKD', charge_fee: '1.00', callback_url: url }));
+      for (const url of [
+        'http://localhost./hook',
+        'http://LOCALHOST/hook',
+        'http://[::ffff:0:7f00:1]/',
+        'http://[::ffff:127.0.0.1]/',
+        'http://10.0.0.7/',
+        'http://169.254.169.254/',
+      ]) {
+        const error = await refusal(
+          merchant.client.orders.create({
+            reference_number: `LIVE-${randomUUID()}`,
+            currency: 'HKD',
+            charge_fee: '1.00',
+            callback_url: url,
+          }),
+        );
         assert.deepEqual([error.status, error.errorCode], [400, '100207'], url);
         assert.match(error.message, /order\.callback_url must not point at an internal address/, url);
       }
-      const accepted = await merchant.client.orders.create({ reference_number: `LIVE-${randomUUID()}`, currency: 'HKD', charge_fee: '1.00', callback_url: 'https://shop.example/hook' });
+      const accepted = await merchant.client.orders.create({
+        reference_number: `LIVE-${randomUUID()}`,
+        currency: 'HKD',
+        charge_fee: '1.00',
+        callback_url: 'https://shop.example/hook',
+      });
       assert.equal(accepted.notify_url, 'https://shop.example/hook');
     } finally {
       await server.close();

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import type { Page } from 'playwright-core';
-import { fillCard, NO_BROWSER, browserBed, type BrowserBed, type PhoneBrowser } from '../support/browser.js';
+import { type BrowserBed, browserBed, fillCard, NO_BROWSER, type PhoneBrowser } from '../support/browser.js';
 import { futureExpiry } from '../support/fixtures.js';
 import type { TestReceiver } from '../support/receiver.js';
 import type { TestServer } from '../support/server.js';
@@ -61,7 +61,10 @@ describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
     assert.match(await page.getByTestId('items').innerText(), /Flat white × 2\s+HKD 56\.00/);
     // Fits the phone: nothing wider than the screen.
     // (A string, evaluated in the page: the test is compiled without the DOM's types.)
-    assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'no horizontal scrolling on a phone');
+    assert.ok(
+      await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+      'no horizontal scrolling on a phone',
+    );
     await shot('form');
     await fillCard(page, CARDS.visa);
     await shot('filled');
@@ -72,7 +75,10 @@ describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
     assert.equal(await orderState(order.number), 'paid');
     await page.getByTestId('return').click();
     await page.waitForURL(`${shop.url}/thanks`);
-    assert.ok(shop.received.some((r) => r.target === '/thanks'), 'the browser arrived at return_url');
+    assert.ok(
+      shop.received.some((r) => r.target === '/thanks'),
+      'the browser arrived at return_url',
+    );
     await page.close();
   });
 
@@ -84,7 +90,10 @@ describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
     await page.getByTestId('pay').click();
     await page.waitForURL(/\/pay\/3ds\//);
     assert.equal(await page.getByTestId('heading').innerText(), 'Card verification (3-D Secure)');
-    assert.match(await page.locator('main').innerText(), /Kowloon Coffee Roasters asks for HKD 68\.00 from your VISA card ending in 3220/);
+    assert.match(
+      await page.locator('main').innerText(),
+      /Kowloon Coffee Roasters asks for HKD 68\.00 from your VISA card ending in 3220/,
+    );
     await shot('challenge');
     await page.getByTestId('passed').click();
     await page.waitForURL(link);
@@ -119,7 +128,10 @@ describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
 
   test("the challenge page of an API payment leads to the order's return_url", async () => {
     const { order } = await newLink();
-    const paid = await client.orders.pay({ number: order.number }, { credit_card: { number: '4000000000003220', ...futureExpiry(), cvv: '123' } });
+    const paid = await client.orders.pay(
+      { number: order.number },
+      { credit_card: { number: '4000000000003220', ...futureExpiry(), cvv: '123' } },
+    );
     const redirect = paid.transaction['3ds']?.redirect_url;
     assert.ok(redirect);
     const { page, shot } = await payerPage('3ds-api');
@@ -141,7 +153,10 @@ describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
     await fillCard(page, CARDS.declined);
     await page.getByTestId('pay').click();
     await page.waitForURL(`${link}?notice=declined`);
-    assert.equal(await page.getByTestId('notice').innerText(), 'Your card was declined. (Do not honour) Try another card.');
+    assert.equal(
+      await page.getByTestId('notice').innerText(),
+      'Your card was declined. (Do not honour) Try another card.',
+    );
     await shot('declined');
     await fillCard(page, CARDS.visa);
     await page.getByTestId('pay').click();
@@ -149,7 +164,10 @@ describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
     assert.equal(await status(page), 'Payment received');
     await shot('paid');
     const checked = await client.orders.check({ order: { number: order.number } });
-    assert.deepEqual(checked.transactions.map((t) => t.success), [false, true]);
+    assert.deepEqual(
+      checked.transactions.map((t) => t.success),
+      [false, true],
+    );
     await page.close();
   });
 
@@ -182,7 +200,7 @@ describe('the hosted payment page in Chromium', { skip: NO_BROWSER }, () => {
     await page.getByTestId('wallet-fps').click();
     await page.waitForURL(link);
     assert.equal(await status(page), 'Scan to pay with FPS');
-    assert.ok(await page.getByTestId('simulate-wallet').isVisible(), 'the sandbox offers the payer\'s banking app');
+    assert.ok(await page.getByTestId('simulate-wallet').isVisible(), "the sandbox offers the payer's banking app");
     await shot('qr');
     const pending = (await client.orders.check({ order: { number: order.number } })).transactions[0]!;
     await client.sandbox.succeed(pending.uuid);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { merchantContext, type Context } from '../../src/context/context.js';
+import { type Context, merchantContext } from '../../src/context/context.js';
 import { createApp } from '../../src/merchants/apps.js';
-import { createOrder, OVERDUE_JOB, type CreateOrderInput } from '../../src/orders/create-order.js';
+import { type CreateOrderInput, createOrder, OVERDUE_JOB } from '../../src/orders/create-order.js';
 import { ORDER_ERRORS } from '../../src/orders/errors.js';
 import { AppError } from '../../src/platform/errors.js';
 import { findMerchant } from '../../src/platform/tenants.js';
@@ -43,20 +43,32 @@ const generatedInput = (overrides: Partial<CreateOrderInput['order']> = {}): Cre
 });
 
 const storedOrders = (referenceNumber: string) =>
-  server.platform.db.selectFrom('orders').selectAll()
-    .where('merchant_id', '=', merchant.merchantId).where('reference_number', '=', referenceNumber).execute();
+  server.platform.db
+    .selectFrom('orders')
+    .selectAll()
+    .where('merchant_id', '=', merchant.merchantId)
+    .where('reference_number', '=', referenceNumber)
+    .execute();
 
 /** The app whose key signs each delivery to the order's callback_url. */
 const notifySigners = async (orderId: string) =>
-  (await server.platform.db.selectFrom('webhook_deliveries')
-    .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
-    .select(['events.action', 'events.app_id as event_app', 'webhook_deliveries.app_id as signer'])
-    .where('events.subject_id', '=', orderId).where('webhook_deliveries.destination', '=', 'notify_url').execute())
-    .map((row) => [row.action, row.event_app, row.signer]);
+  (
+    await server.platform.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+      .select(['events.action', 'events.app_id as event_app', 'webhook_deliveries.app_id as signer'])
+      .where('events.subject_id', '=', orderId)
+      .where('webhook_deliveries.destination', '=', 'notify_url')
+      .execute()
+  ).map((row) => [row.action, row.event_app, row.signer]);
 
 const overdueJobs = (orderId: string) =>
-  server.platform.db.selectFrom('jobs').select('id').where('kind', '=', OVERDUE_JOB)
-    .where('dedupe_key', '=', `${OVERDUE_JOB}:${orderId}`).execute();
+  server.platform.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', OVERDUE_JOB)
+    .where('dedupe_key', '=', `${OVERDUE_JOB}:${orderId}`)
+    .execute();
 
 async function verbRefusal(promise: Promise<unknown>): Promise<AppError> {
   try {
@@ -72,7 +84,8 @@ before(async () => {
   server = await startTestServer();
   merchant = await server.newMerchant({ name: 'Gym' });
   server.clock.advance(1000); // strictly newer, whatever the timer's resolution: apps of one millisecond sort by random id
-  planAppId = (await createApp(server.platform, { merchantId: merchant.merchantId, publicKeyPem: TEST_PUBLIC_KEY })).app_id;
+  planAppId = (await createApp(server.platform, { merchantId: merchant.merchantId, publicKeyPem: TEST_PUBLIC_KEY }))
+    .app_id;
   const row = await findMerchant(server.platform.db, merchant.merchantId);
   assert.ok(row);
   // As in a scheduled job: the system acts, no app.
@@ -81,7 +94,7 @@ before(async () => {
 after(() => server.close());
 
 describe('generated orders: createOrder with discountLines and appId', () => {
-  test('a negative Charge line (the discount) is stored, the totals are the charge_fee, the plan\'s app signs its webhooks, no due date', async () => {
+  test("a negative Charge line (the discount) is stored, the totals are the charge_fee, the plan's app signs its webhooks, no due date", async () => {
     const input = generatedInput();
     await createOrder(ctx, input, { discountLines: true, appId: planAppId });
 
@@ -95,10 +108,13 @@ describe('generated orders: createOrder with discountLines and appId', () => {
     assert.equal(order.correspondence_state, 'unpaid');
     assert.equal(order.due_date, null);
     assert.equal(order.notify_url, NOTIFY_URL);
-    assert.deepEqual(order.line_items?.map(({ uuid: _uuid, ...item }) => item), [
-      { purchasable_type: 'Charge', price: 100, quantity: 1, total: 100, label: 'Gold plan, May 2025' },
-      { purchasable_type: 'Charge', price: -20, quantity: 1, total: -20, label: 'Discount' },
-    ]);
+    assert.deepEqual(
+      order.line_items?.map(({ uuid: _uuid, ...item }) => item),
+      [
+        { purchasable_type: 'Charge', price: 100, quantity: 1, total: 100, label: 'Gold plan, May 2025' },
+        { purchasable_type: 'Charge', price: -20, quantity: 1, total: -20, label: 'Discount' },
+      ],
+    );
 
     // The app id is not in the API's answer: it shows as the order's row and as the key that signs its webhooks.
     const [row] = await storedOrders(input.order.reference_number);
@@ -106,14 +122,18 @@ describe('generated orders: createOrder with discountLines and appId', () => {
     assert.equal(row.app_id, planAppId);
     assert.equal(row.due_date, null);
     assert.deepEqual(await notifySigners(row.id), [['order.created', planAppId, planAppId]]);
-    assert.deepEqual(await overdueJobs(row.id), [], 'no due date, so the overdue job never voids it while it waits for retries');
+    assert.deepEqual(
+      await overdueJobs(row.id),
+      [],
+      'no due date, so the overdue job never voids it while it waits for retries',
+    );
 
     // A crash-retried billing with the same content finds the same order.
     await createOrder(ctx, input, { discountLines: true, appId: planAppId });
     assert.equal((await storedOrders(input.order.reference_number)).length, 1);
   });
 
-  test('without appId a system actor\'s order has no app, and the merchant\'s oldest app signs', async () => {
+  test("without appId a system actor's order has no app, and the merchant's oldest app signs", async () => {
     const input = generatedInput();
     await createOrder(ctx, input, { discountLines: true });
     const [row] = await storedOrders(input.order.reference_number);
@@ -132,7 +152,7 @@ describe('generated orders: createOrder with discountLines and appId', () => {
     assert.equal((await overdueJobs(row.id)).length, 1);
   });
 
-  test('without discountLines the same input is refused with the HTTP route\'s error (400104, naming the line); nothing is stored', async () => {
+  test("without discountLines the same input is refused with the HTTP route's error (400104, naming the line); nothing is stored", async () => {
     const input = generatedInput();
     const viaVerb = await verbRefusal(createOrder(ctx, input, { appId: planAppId }));
     assert.equal(viaVerb.definition, ORDER_ERRORS.orderAmountsInvalid);
@@ -148,20 +168,32 @@ describe('generated orders: createOrder with discountLines and appId', () => {
 
   test('discountLines keeps every other amount rule: only Charge may go negative, the lines must add up, charge_fee above 0', async () => {
     const cases: Array<[string, CreateOrderInput, RegExp]> = [
-      ['a negative Listing line', generatedInput({
-        line_items: [
-          { purchasable_type: 'Listing', price: '100.00', quantity: 1 },
-          { purchasable_type: 'Listing', price: '-20.00', quantity: 1 },
-        ],
-      }), /order\.line_items\[1\]\.price/],
-      ['lines not adding up to charge_fee', generatedInput({ charge_fee: '100.00' }), /order\.line_items must add up to order\.charge_fee/],
-      ['a discount taking the whole charge', generatedInput({
-        charge_fee: '0.00',
-        line_items: [
-          { purchasable_type: 'Charge', price: '20.00', quantity: 1 },
-          { purchasable_type: 'Charge', price: '-20.00', quantity: 1, label: 'Discount' },
-        ],
-      }), /order\.charge_fee/],
+      [
+        'a negative Listing line',
+        generatedInput({
+          line_items: [
+            { purchasable_type: 'Listing', price: '100.00', quantity: 1 },
+            { purchasable_type: 'Listing', price: '-20.00', quantity: 1 },
+          ],
+        }),
+        /order\.line_items\[1\]\.price/,
+      ],
+      [
+        'lines not adding up to charge_fee',
+        generatedInput({ charge_fee: '100.00' }),
+        /order\.line_items must add up to order\.charge_fee/,
+      ],
+      [
+        'a discount taking the whole charge',
+        generatedInput({
+          charge_fee: '0.00',
+          line_items: [
+            { purchasable_type: 'Charge', price: '20.00', quantity: 1 },
+            { purchasable_type: 'Charge', price: '-20.00', quantity: 1, label: 'Discount' },
+          ],
+        }),
+        /order\.charge_fee/,
+      ],
     ];
     for (const [name, input, message] of cases) {
       const error = await verbRefusal(createOrder(ctx, input, { discountLines: true, appId: planAppId }));

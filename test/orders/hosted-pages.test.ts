@@ -48,14 +48,22 @@ describe('payment links and the hosted payment page', () => {
     assert.equal(again.order.number, created.order.number);
     assert.notEqual(again.payment_link, created.payment_link);
     // Without the query flag there is no link; only a hash of the token is stored.
-    const plain = await client.call<Record<string, unknown>>('POST', '/svc/payment/api/v1/openapi/orders/check', { order: { number: created.order.number } });
+    const plain = await client.call<Record<string, unknown>>('POST', '/svc/payment/api/v1/openapi/orders/check', {
+      order: { number: created.order.number },
+    });
     assert.deepEqual(Object.keys(plain).sort(), ['order']);
-    const rows = await server.platform.db.selectFrom('hosted_links').selectAll().where('subject_id', '=', (await orderRow(created.order.number)).id).execute();
+    const rows = await server.platform.db
+      .selectFrom('hosted_links')
+      .selectAll()
+      .where('subject_id', '=', (await orderRow(created.order.number)).id)
+      .execute();
     assert.equal(rows.length, 2);
-    for (const row of rows) assert.ok(!created.payment_link.includes(row.token_hash) && !again.payment_link.includes(row.token_hash));
+    for (const row of rows)
+      assert.ok(!created.payment_link.includes(row.token_hash) && !again.payment_link.includes(row.token_hash));
   });
 
-  const orderRow = (number: string) => server.platform.db.selectFrom('orders').selectAll().where('number', '=', number).executeTakeFirstOrThrow();
+  const orderRow = (number: string) =>
+    server.platform.db.selectFrom('orders').selectAll().where('number', '=', number).executeTakeFirstOrThrow();
 
   test('the page shows merchant, items and amount due, escaped, with a strict Content-Security-Policy and no caching', async () => {
     const { payment_link } = await orderWithLink('120.50', { note: '<img src=x onerror=alert(1)>' });
@@ -63,7 +71,12 @@ describe('payment links and the hosted payment page', () => {
     assert.equal(reply.status, 200);
     assert.match(reply.headers.get('content-type') ?? '', /^text\/html/);
     const csp = reply.headers.get('content-security-policy') ?? '';
-    for (const directive of ["default-src 'none'", "form-action 'self'", "frame-ancestors 'none'", "style-src 'self'"]) {
+    for (const directive of [
+      "default-src 'none'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+      "style-src 'self'",
+    ]) {
       assert.ok(csp.includes(directive), `CSP has ${directive}: ${csp}`);
     }
     assert.equal(reply.headers.get('cache-control'), 'no-store');
@@ -73,7 +86,10 @@ describe('payment links and the hosted payment page', () => {
     assert.ok(page.includes('Tea &amp; &lt;Cakes&gt; &quot;Shop&quot;'), 'merchant name escaped');
     assert.ok(page.includes('Oolong &lt;b&gt;tea&lt;/b&gt;'), 'item label escaped');
     assert.ok(page.includes('&lt;img src=x onerror=alert(1)&gt;'), 'note escaped');
-    assert.ok(!page.includes('<Cakes>') && !page.includes('<b>tea') && !page.includes('<img'), 'no merchant markup as markup');
+    assert.ok(
+      !page.includes('<Cakes>') && !page.includes('<b>tea') && !page.includes('<img'),
+      'no merchant markup as markup',
+    );
     assert.ok(!/<script/i.test(page), 'no script at all');
     assert.ok(page.includes('HKD 120.50'));
     const css = await fetch(`${server.url}/pay/assets/pages.css`);
@@ -86,7 +102,10 @@ describe('payment links and the hosted payment page', () => {
     const target = '/svc/payment/api/v1/openapi/orders/check?with_payment_link=true';
     const body = JSON.stringify({ order: { number: order.number } });
     const reply = await rawRequest(server.url, {
-      method: 'POST', target, body, headers: { ...signedHeaders(merchant, { method: 'POST', target, body }), host: 'evil.example' },
+      method: 'POST',
+      target,
+      body,
+      headers: { ...signedHeaders(merchant, { method: 'POST', target, body }), host: 'evil.example' },
     });
     assert.equal(reply.status, 200, reply.text);
     const link = (reply.json as { data: { payment_link: string } }).data.payment_link;
@@ -144,7 +163,9 @@ describe('payment links and the hosted payment page', () => {
   test('many cards sent at once, then one by one, still stop at exactly the cap', async () => {
     const limit = server.platform.config.pageDeclineLimit;
     const { order, payment_link } = await orderWithLink('31.00');
-    const burst = await Promise.all(Array.from({ length: limit * 3 }, () => postForm(`${payment_link}/card`, DECLINED_CARD)));
+    const burst = await Promise.all(
+      Array.from({ length: limit * 3 }, () => postForm(`${payment_link}/card`, DECLINED_CARD)),
+    );
     const tried = (await client.orders.check({ order: { number: order.number } })).transactions.length;
     assert.ok(tried >= 1 && tried <= limit, `${tried} of ${limit} tried in the burst`);
     // Refused only because others were in flight: told to try again, not that the order is locked.
@@ -152,10 +173,17 @@ describe('payment links and the hosted payment page', () => {
       assert.ok((await (await fetch(`${payment_link}?notice=locked`)).text()).includes('Please try again'));
     }
     for (let attempt = 0; attempt < limit * 2; attempt += 1) {
-      if ((await postForm(`${payment_link}/card`, DECLINED_CARD)).headers.get('location')?.endsWith('notice=locked')) break;
+      if ((await postForm(`${payment_link}/card`, DECLINED_CARD)).headers.get('location')?.endsWith('notice=locked'))
+        break;
     }
     assert.equal((await client.orders.check({ order: { number: order.number } })).transactions.length, limit);
-    assert.equal(await cardAttempts(server.platform.db, merchant.merchantId, { kind: 'order', id: (await orderRow(order.number)).id }), limit);
+    assert.equal(
+      await cardAttempts(server.platform.db, merchant.merchantId, {
+        kind: 'order',
+        id: (await orderRow(order.number)).id,
+      }),
+      limit,
+    );
   });
 
   test('a card sent to 3-D Secure counts against the cap, whatever becomes of the challenge', async () => {
@@ -168,8 +196,17 @@ describe('payment links and the hosted payment page', () => {
       const failed = await postForm(location, { outcome: 'failed' });
       assert.equal(failed.headers.get('location'), `${payment_link}?notice=declined`);
     }
-    assert.equal((await postForm(`${payment_link}/card`, GOOD_CARD)).headers.get('location'), `${payment_link}?notice=locked`);
-    assert.equal(await cardAttempts(server.platform.db, merchant.merchantId, { kind: 'order', id: (await orderRow(order.number)).id }), limit);
+    assert.equal(
+      (await postForm(`${payment_link}/card`, GOOD_CARD)).headers.get('location'),
+      `${payment_link}?notice=locked`,
+    );
+    assert.equal(
+      await cardAttempts(server.platform.db, merchant.merchantId, {
+        kind: 'order',
+        id: (await orderRow(order.number)).id,
+      }),
+      limit,
+    );
   });
 
   test('a wallet refused in the (sandbox) wallet app is told as such, not as a card decline', async () => {
@@ -199,7 +236,10 @@ describe('payment links and the hosted payment page', () => {
     const { payment_link } = await orderWithLink();
     for (const name of ['constructor', '__proto__', 'toString', '<b>x</b>']) {
       const page = await (await fetch(`${payment_link}?notice=${encodeURIComponent(name)}`)).text();
-      assert.ok(!page.includes('data-testid="notice"') && !page.includes('native code') && !page.includes('[object'), name);
+      assert.ok(
+        !page.includes('data-testid="notice"') && !page.includes('native code') && !page.includes('[object'),
+        name,
+      );
     }
     const css = await fetch(`${server.url}/pay/assets/pages.css`);
     assert.equal(css.headers.get('cache-control'), 'public, max-age=3600');
@@ -221,7 +261,11 @@ describe('payment links and the hosted payment page', () => {
 
   test('after a decline the page keeps the name the payer typed, never the number or the code', async () => {
     const { payment_link } = await orderWithLink('31.00');
-    const declined = await postForm(`${payment_link}/card`, { ...DECLINED_CARD, holder_name: 'Wong Siu Ming', cvv: '987' });
+    const declined = await postForm(`${payment_link}/card`, {
+      ...DECLINED_CARD,
+      holder_name: 'Wong Siu Ming',
+      cvv: '987',
+    });
     assert.equal(declined.headers.get('location'), `${payment_link}?notice=declined`);
     const page = await (await fetch(`${payment_link}?notice=declined`)).text();
     assert.ok(page.includes('value="Wong Siu Ming"'), 'the name is kept');
@@ -272,7 +316,11 @@ describe('payment links and the hosted payment page', () => {
       assert.equal(expired.status, 410);
       assert.ok((await expired.text()).includes('expired'));
       assert.equal((await postForm(`${payment_link}/card`, GOOD_CARD)).status, 410);
-      const stored = await server.platform.db.selectFrom('transactions').select('id').where('order_id', '=', (await orderRow(order.number)).id).execute();
+      const stored = await server.platform.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('order_id', '=', (await orderRow(order.number)).id)
+        .execute();
       assert.equal(stored.length, 0, 'nothing charged through an expired link');
     } finally {
       server.clock.advance(-(server.platform.config.paymentLinkTtlMs + MINUTE));
@@ -300,13 +348,21 @@ describe('the payment page in live mode without an acquirer', () => {
   after(() => server.close());
 
   test('says online payment is not available instead of offering forms that cannot work', async () => {
-    const { payment_link } = await client.orders.createWithPaymentLink({ reference_number: `LIVE-${randomUUID()}`, currency: 'HKD', charge_fee: '10.00' });
+    const { payment_link } = await client.orders.createWithPaymentLink({
+      reference_number: `LIVE-${randomUUID()}`,
+      currency: 'HKD',
+      charge_fee: '10.00',
+    });
     const page = await (await fetch(payment_link)).text();
     assert.ok(page.includes('Online payment is not available'));
     assert.ok(!page.includes('data-testid="card-form"') && !page.includes('Sandbox'));
     const wallet = await postForm(`${payment_link}/wallet`, { method: 'alipay' });
     assert.equal(wallet.headers.get('location'), `${payment_link}?notice=unavailable`);
-    assert.equal((await fetch(`${server.url}/pay/3ds/${'a'.repeat(22)}`)).status, 404, 'no sandbox stand-in pages in live mode');
+    assert.equal(
+      (await fetch(`${server.url}/pay/3ds/${'a'.repeat(22)}`)).status,
+      404,
+      'no sandbox stand-in pages in live mode',
+    );
   });
 });
 
@@ -323,13 +379,19 @@ describe('PDF receipts', () => {
   async function paidOrder() {
     const reference = `RCPT-${randomUUID()}`;
     await client.orders.create({
-      reference_number: reference, currency: 'HKD', charge_fee: '1234.50', tips: '34.50',
+      reference_number: reference,
+      currency: 'HKD',
+      charge_fee: '1234.50',
+      tips: '34.50',
       line_items: [
         { purchasable_type: 'Charge', price: '600.00', quantity: 2, label: 'Beef brisket noodles' },
         { purchasable_type: 'RearTips', price: '34.50', quantity: 1 },
       ] as never,
     });
-    await client.orders.pay({ reference_number: reference }, { amount: '1000.00', credit_card: { number: CARDS.mastercard, ...futureExpiry(), cvv: '123' } });
+    await client.orders.pay(
+      { reference_number: reference },
+      { amount: '1000.00', credit_card: { number: CARDS.mastercard, ...futureExpiry(), cvv: '123' } },
+    );
     return reference;
   }
 
@@ -340,13 +402,26 @@ describe('PDF receipts', () => {
     const reply = await fetch(download_link);
     assert.equal(reply.status, 200);
     assert.equal(reply.headers.get('content-type'), 'application/pdf');
-    assert.match(reply.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="receipt-${order.number}\\.pdf"`));
+    assert.match(
+      reply.headers.get('content-disposition') ?? '',
+      new RegExp(`attachment; filename="receipt-${order.number}\\.pdf"`),
+    );
     const bytes = new Uint8Array(await reply.arrayBuffer());
     assert.equal(Buffer.from(bytes.subarray(0, 5)).toString(), '%PDF-');
     const text = await pdfText(bytes);
     for (const expected of [
-      'Harbour Noodles', order.number, reference, 'Beef brisket noodles x 2 at HKD 600.00', 'HKD 1,200.00',
-      'HKD 34.50', 'HKD 1,234.50', 'HKD 1,000.00', 'HKD 234.50', 'ending 4444', order.transactions[0]!.uuid, 'partial paid',
+      'Harbour Noodles',
+      order.number,
+      reference,
+      'Beef brisket noodles x 2 at HKD 600.00',
+      'HKD 1,200.00',
+      'HKD 34.50',
+      'HKD 1,234.50',
+      'HKD 1,000.00',
+      'HKD 234.50',
+      'ending 4444',
+      order.transactions[0]!.uuid,
+      'partial paid',
     ]) {
       assert.ok(text.includes(expected), `the receipt holds ${JSON.stringify(expected)}:\n${text}`);
     }
@@ -355,14 +430,26 @@ describe('PDF receipts', () => {
   test('an attempt that moved no money states its amount in words, outside the column of money received', async () => {
     const reference = `RCPT-${randomUUID()}`;
     await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '77.00' });
-    await client.orders.pay({ reference_number: reference }, { amount: '77.00', credit_card: { number: CARDS.doNotHonour, ...futureExpiry(), cvv: '123' } })
+    await client.orders
+      .pay(
+        { reference_number: reference },
+        { amount: '77.00', credit_card: { number: CARDS.doNotHonour, ...futureExpiry(), cvv: '123' } },
+      )
       .catch(() => undefined);
-    await client.orders.pay({ reference_number: reference }, { amount: '77.00', credit_card: { number: CARDS.visa, ...futureExpiry(), cvv: '123' } });
+    await client.orders.pay(
+      { reference_number: reference },
+      { amount: '77.00', credit_card: { number: CARDS.visa, ...futureExpiry(), cvv: '123' } },
+    );
     const { download_link } = await client.orders.receiptLink({ order: { reference_number: reference } });
     const text = (await pdfText(new Uint8Array(await (await fetch(download_link)).arrayBuffer())))
-      .replace(/\s+/g, ' ').replace(/- /g, '-'); // lines wrap, ids at their hyphens too
+      .replace(/\s+/g, ' ')
+      .replace(/- /g, '-'); // lines wrap, ids at their hyphens too
     // The declined row ends with its id, and the next row's date follows: no amount in the money column.
-    assert.match(text, /card VISA ending 0002: failed, HKD 77\.00 not charged \([0-9a-f-]{36}\) \d{4}-\d\d-\d\d /, text);
+    assert.match(
+      text,
+      /card VISA ending 0002: failed, HKD 77\.00 not charged \([0-9a-f-]{36}\) \d{4}-\d\d-\d\d /,
+      text,
+    );
     assert.match(text, /card VISA ending 4242: succeeded \([0-9a-f-]{36}\) HKD 77\.00 /, text);
   });
 
@@ -383,22 +470,37 @@ describe('PDF receipts', () => {
     for (let i = 0; i < 24; i++) {
       const reference = `BUSY-${randomUUID()}`;
       await client.orders.create({
-        reference_number: reference, currency: 'HKD', charge_fee: '120.00',
-        line_items: Array.from({ length: 120 }, (_, line) => ({ purchasable_type: 'Charge', price: '1.00', quantity: 1, label: `${label} ${i}.${line}` })) as never,
+        reference_number: reference,
+        currency: 'HKD',
+        charge_fee: '120.00',
+        line_items: Array.from({ length: 120 }, (_, line) => ({
+          purchasable_type: 'Charge',
+          price: '1.00',
+          quantity: 1,
+          label: `${label} ${i}.${line}`,
+        })) as never,
       });
       links.push((await client.orders.receiptLink({ order: { reference_number: reference } })).download_link);
     }
-    const replies = await Promise.all(links.map(async (link) => {
-      const reply = await fetch(link);
-      return { link, status: reply.status, retryAfter: reply.headers.get('retry-after'), body: Buffer.from(await reply.arrayBuffer()) };
-    }));
+    const replies = await Promise.all(
+      links.map(async (link) => {
+        const reply = await fetch(link);
+        return {
+          link,
+          status: reply.status,
+          retryAfter: reply.headers.get('retry-after'),
+          body: Buffer.from(await reply.arrayBuffer()),
+        };
+      }),
+    );
     const busy = replies.filter((reply) => reply.status === 503);
     assert.ok(busy.length > 0 && busy.length < links.length, `${busy.length} of ${links.length} were told to wait`);
     for (const reply of busy) {
       assert.equal(reply.retryAfter, '5');
       assert.ok(reply.body.toString().includes('Try again in 5 seconds.'));
     }
-    for (const reply of replies.filter((r) => r.status === 200)) assert.equal(reply.body.subarray(0, 5).toString(), '%PDF-');
+    for (const reply of replies.filter((r) => r.status === 200))
+      assert.equal(reply.body.subarray(0, 5).toString(), '%PDF-');
     // Asked again one at a time, every one of them is printed.
     for (const { link } of busy) assert.equal((await fetch(link)).status, 200);
   });
@@ -428,7 +530,10 @@ describe('PDF receipts', () => {
 
 // Debian's fonts-wqy-microhei: `.ci/run` installs it and requires this test; elsewhere it runs where the font is.
 const CJK_FONT = '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc';
-const NO_CJK_FONT = process.env.PAYGATE_REQUIRE_CJK_FONT !== '1' && !existsSync(CJK_FONT) ? `no font at ${CJK_FONT} (apt-get install fonts-wqy-microhei)` : false;
+const NO_CJK_FONT =
+  process.env.PAYGATE_REQUIRE_CJK_FONT !== '1' && !existsSync(CJK_FONT)
+    ? `no font at ${CJK_FONT} (apt-get install fonts-wqy-microhei)`
+    : false;
 
 describe('PDF receipts in a configured font', { skip: NO_CJK_FONT }, () => {
   let server: TestServer;
@@ -441,7 +546,9 @@ describe('PDF receipts in a configured font', { skip: NO_CJK_FONT }, () => {
     const shop = (await server.newMerchant({ name: '茶餐廳 Tea House' })).client;
     const reference = `RCPT-${randomUUID()}`;
     await shop.orders.create({
-      reference_number: reference, currency: 'HKD', charge_fee: '56.00',
+      reference_number: reference,
+      currency: 'HKD',
+      charge_fee: '56.00',
       line_items: [{ purchasable_type: 'Charge', price: '28.00', quantity: 2, label: '凍奶茶 iced milk tea' }] as never,
     });
     const { download_link } = await shop.orders.receiptLink({ order: { reference_number: reference } });

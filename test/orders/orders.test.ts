@@ -4,9 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import type { Order, OrderInput, PaygateError } from '@paygate/client';
 import { MAX_LIST_PAGE_ROWS } from '../../src/orders/queries.js';
 import { MAX_CONDITIONS, MAX_LIST_VALUES } from '../../src/platform/query/filters.js';
-import { card, CARDS } from '../support/fixtures.js';
+import { CARDS, card } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
-import { signedRaw, startTestServer, type RawReply, type TestMerchant, type TestServer } from '../support/server.js';
+import { type RawReply, signedRaw, startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
 /**
  * Orders through HTTP, against docs/orders.md: creating (amounts, currencies, dates, URLs, customers),
@@ -35,20 +35,29 @@ function assertRefused(error: PaygateError, status: number, errorCode: string, m
   assert.equal(error.status, status, `status of ${errorCode}: ${error.message}`);
   assert.equal(error.errorCode, errorCode, error.message);
   assert.equal(error.code, /^\d+$/.test(errorCode) ? Number(errorCode) : status);
-  if (typeof message === 'string') assert.ok(error.message.includes(message), `"${error.message}" should name ${message}`);
+  if (typeof message === 'string')
+    assert.ok(error.message.includes(message), `"${error.message}" should name ${message}`);
   else if (message) assert.match(error.message, message);
 }
 
-const smallOrder = (overrides: Partial<OrderInput> = {}): OrderInput =>
-  ({ reference_number: reference(), currency: 'HKD', charge_fee: '21.00', ...overrides });
+const smallOrder = (overrides: Partial<OrderInput> = {}): OrderInput => ({
+  reference_number: reference(),
+  currency: 'HKD',
+  charge_fee: '21.00',
+  ...overrides,
+});
 
 /** POST /orders with the exact bytes given (for bodies the typed client cannot express). */
 const createRaw = (merchant: TestMerchant, body: string): Promise<RawReply> =>
   signedRaw(server.url, merchant, { method: 'POST', target: `${BASE}/orders`, body, at: server.clock.now() });
 
 const ordersWithReference = (merchantId: string, referenceNumber: string) =>
-  server.platform.db.selectFrom('orders').selectAll()
-    .where('merchant_id', '=', merchantId).where('reference_number', '=', referenceNumber).execute();
+  server.platform.db
+    .selectFrom('orders')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('reference_number', '=', referenceNumber)
+    .execute();
 
 async function storedOrder(merchantId: string, referenceNumber: string) {
   const rows = await ordersWithReference(merchantId, referenceNumber);
@@ -57,7 +66,10 @@ async function storedOrder(merchantId: string, referenceNumber: string) {
 }
 
 const pay = (merchant: TestMerchant, referenceNumber: string, amount?: string) =>
-  merchant.client.orders.pay({ reference_number: referenceNumber }, { ...(amount !== undefined && { amount }), credit_card: CARD });
+  merchant.client.orders.pay(
+    { reference_number: referenceNumber },
+    { ...(amount !== undefined && { amount }), credit_card: CARD },
+  );
 
 /** The same instant as `iso`, written in RFC 3339 with the given offset from UTC (in minutes). */
 function atOffset(iso: string, offsetMinutes: number): string {
@@ -68,8 +80,24 @@ function atOffset(iso: string, offsetMinutes: number): string {
 }
 
 const ORDER_KEYS = [
-  'business', 'correspondence_state', 'created_at', 'currency', 'due_date', 'initial_tips', 'initial_total', 'line_items',
-  'note', 'number', 'paid_total', 'reference_number', 'source', 'state', 'subtotal', 'transactions', 'type', 'unpaid_total',
+  'business',
+  'correspondence_state',
+  'created_at',
+  'currency',
+  'due_date',
+  'initial_tips',
+  'initial_total',
+  'line_items',
+  'note',
+  'number',
+  'paid_total',
+  'reference_number',
+  'source',
+  'state',
+  'subtotal',
+  'transactions',
+  'type',
+  'unpaid_total',
   'updated_at',
 ];
 
@@ -84,7 +112,11 @@ describe('creating an order', () => {
   test('the smallest order: invoiced and unpaid, OpenAPI source, amounts as numbers, totals as decimal text', async () => {
     const input = smallOrder();
     const order = await merchant.client.orders.create(input);
-    assert.deepEqual(Object.keys(order).sort(), ORDER_KEYS, 'no notify_url, return_url or customer_uuid when not given');
+    assert.deepEqual(
+      Object.keys(order).sort(),
+      ORDER_KEYS,
+      'no notify_url, return_url or customer_uuid when not given',
+    );
     assert.match(order.number, /^\d{18}$/);
     assert.ok(!Number.isNaN(Date.parse(order.created_at)));
     assert.deepEqual(order, {
@@ -117,7 +149,11 @@ describe('creating an order', () => {
     assert.equal(Number(row.paid_total), 0);
     assert.equal(Number(row.currency_exponent), 2);
     assert.equal(row.customer_id, null);
-    const items = await server.platform.db.selectFrom('order_line_items').selectAll().where('order_id', '=', row.id).execute();
+    const items = await server.platform.db
+      .selectFrom('order_line_items')
+      .selectAll()
+      .where('order_id', '=', row.id)
+      .execute();
     assert.equal(items.length, 0);
   });
 
@@ -140,7 +176,11 @@ describe('creating an order', () => {
   });
 
   test('a full order: tips, subtotal, all five line item types with a negative Rounding line, due date, URLs, note, customer', async () => {
-    const customer = await merchant.client.customers.create({ reference_number: reference('CUS'), name: 'Chan Tai Man', phone: '91234567' });
+    const customer = await merchant.client.customers.create({
+      reference_number: reference('CUS'),
+      name: 'Chan Tai Man',
+      phone: '91234567',
+    });
     const { business_date: today } = await merchant.client.sandbox.clock();
     const input: OrderInput = {
       reference_number: reference(),
@@ -149,7 +189,14 @@ describe('creating an order', () => {
       tips: '20.00',
       subtotal: '100.00',
       line_items: [
-        { purchasable_type: 'Listing', purchase_id: 42, price: '50.00', quantity: 2, total: '100.00', label: 'Noodles' },
+        {
+          purchasable_type: 'Listing',
+          purchase_id: 42,
+          price: '50.00',
+          quantity: 2,
+          total: '100.00',
+          label: 'Noodles',
+        },
         { purchasable_type: 'Charge', price: '5.00', quantity: 1, label: 'Service charge' },
         { purchasable_type: 'SurchargeFee', price: '2.50', quantity: 2, total: '5.00' },
         { purchasable_type: 'Rounding', price: '-10.00', quantity: 1, total: '-10.00', label: 'Discount' },
@@ -176,13 +223,16 @@ describe('creating an order', () => {
     assert.equal('redirect_url' in order, false);
     assert.ok(order.line_items);
     for (const item of order.line_items) assert.match(item.uuid, /^[0-9a-f-]{36}$/);
-    assert.deepEqual(order.line_items.map(({ uuid: _uuid, ...item }) => item), [
-      { purchasable_type: 'Listing', purchase_id: 42, price: 50, quantity: 2, total: 100, label: 'Noodles' },
-      { purchasable_type: 'Charge', price: 5, quantity: 1, total: 5, label: 'Service charge' },
-      { purchasable_type: 'SurchargeFee', price: 2.5, quantity: 2, total: 5 },
-      { purchasable_type: 'Rounding', price: -10, quantity: 1, total: -10, label: 'Discount' },
-      { purchasable_type: 'RearTips', price: 20, quantity: 1, total: 20 },
-    ]);
+    assert.deepEqual(
+      order.line_items.map(({ uuid: _uuid, ...item }) => item),
+      [
+        { purchasable_type: 'Listing', purchase_id: 42, price: 50, quantity: 2, total: 100, label: 'Noodles' },
+        { purchasable_type: 'Charge', price: 5, quantity: 1, total: 5, label: 'Service charge' },
+        { purchasable_type: 'SurchargeFee', price: 2.5, quantity: 2, total: 5 },
+        { purchasable_type: 'Rounding', price: -10, quantity: 1, total: -10, label: 'Discount' },
+        { purchasable_type: 'RearTips', price: 20, quantity: 1, total: 20 },
+      ],
+    );
 
     const row = await storedOrder(merchant.merchantId, input.reference_number);
     assert.equal(row.customer_id, customer.uuid);
@@ -190,24 +240,39 @@ describe('creating an order', () => {
     assert.equal(row.return_url, 'https://shop.example/thanks');
     assert.equal(row.due_date, today);
     assert.deepEqual([Number(row.initial_total), Number(row.initial_tips), Number(row.subtotal)], [12000, 2000, 10000]);
-    const items = await server.platform.db.selectFrom('order_line_items').selectAll()
-      .where('order_id', '=', row.id).orderBy('position').execute();
-    assert.deepEqual(items.map((item) => [item.purchasable_type, Number(item.price), Number(item.quantity), Number(item.total)]), [
-      ['Listing', 5000, 2, 10000], ['Charge', 500, 1, 500], ['SurchargeFee', 250, 2, 500], ['Rounding', -1000, 1, -1000], ['RearTips', 2000, 1, 2000],
-    ]);
+    const items = await server.platform.db
+      .selectFrom('order_line_items')
+      .selectAll()
+      .where('order_id', '=', row.id)
+      .orderBy('position')
+      .execute();
+    assert.deepEqual(
+      items.map((item) => [item.purchasable_type, Number(item.price), Number(item.quantity), Number(item.total)]),
+      [
+        ['Listing', 5000, 2, 10000],
+        ['Charge', 500, 1, 500],
+        ['SurchargeFee', 250, 2, 500],
+        ['Rounding', -1000, 1, -1000],
+        ['RearTips', 2000, 1, 2000],
+      ],
+    );
 
     // What check answers is what create answered.
     assert.deepEqual(await merchant.client.orders.check({ order: { number: order.number } }), order);
   });
 
   test('amounts may be JSON numbers', async () => {
-    const order = await merchant.client.orders.create(smallOrder({
-      charge_fee: 21.5, tips: 1.5, subtotal: 20,
-      line_items: [
-        { purchasable_type: 'Listing', price: 10, quantity: 2, total: 20 },
-        { purchasable_type: 'RearTips', price: 1.5, quantity: 1, total: 1.5 },
-      ],
-    }));
+    const order = await merchant.client.orders.create(
+      smallOrder({
+        charge_fee: 21.5,
+        tips: 1.5,
+        subtotal: 20,
+        line_items: [
+          { purchasable_type: 'Listing', price: 10, quantity: 2, total: 20 },
+          { purchasable_type: 'RearTips', price: 1.5, quantity: 1, total: 1.5 },
+        ],
+      }),
+    );
     assert.equal(order.initial_total, 21.5);
     assert.equal(order.initial_tips, 1.5);
     assert.equal(order.subtotal, 20);
@@ -224,13 +289,18 @@ describe('creating an order', () => {
 
   test('fields the interface does not list (order.customer{name, email, phone}) are tolerated and ignored', async () => {
     const ref = reference();
-    const reply = await createRaw(merchant, JSON.stringify({
-      order: {
-        reference_number: ref, currency: 'HKD', charge_fee: 21,
-        customer: { name: 'Chan Tai Man', email: 'chan@example.com', phone: '+85291234567' },
-        source: 'WooCommerce',
-      },
-    }));
+    const reply = await createRaw(
+      merchant,
+      JSON.stringify({
+        order: {
+          reference_number: ref,
+          currency: 'HKD',
+          charge_fee: 21,
+          customer: { name: 'Chan Tai Man', email: 'chan@example.com', phone: '+85291234567' },
+          source: 'WooCommerce',
+        },
+      }),
+    );
     assert.equal(reply.status, 200, reply.text);
     assert.equal(reply.json.data.order.reference_number, ref);
     assert.equal(reply.json.data.order.source, 'OpenAPI');
@@ -254,8 +324,12 @@ describe('amount rules (400104, naming the field)', () => {
     merchant = await server.newMerchant();
   });
 
-  const listing = (price: string, quantity = 1, total?: string) =>
-    ({ purchasable_type: 'Listing' as const, price, quantity, ...(total !== undefined && { total }) });
+  const listing = (price: string, quantity = 1, total?: string) => ({
+    purchasable_type: 'Listing' as const,
+    price,
+    quantity,
+    ...(total !== undefined && { total }),
+  });
 
   const cases: Array<[string, Partial<OrderInput>, string]> = [
     ['three decimals in HKD', { charge_fee: '12.345' }, 'order.charge_fee'],
@@ -272,29 +346,69 @@ describe('amount rules (400104, naming the field)', () => {
     ['negative tips', { tips: '-1.00' }, 'order.tips'],
     ['too many decimals in tips', { tips: '1.001' }, 'order.tips'],
     ['tips above charge_fee', { charge_fee: '21.00', tips: '21.01' }, 'order.tips'],
-    ['a subtotal that is not charge_fee − tips', { charge_fee: '21.00', tips: '1.00', subtotal: '21.00' }, 'order.subtotal'],
-    ['line items not adding up to charge_fee', { charge_fee: '21.00', line_items: [listing('10.00', 2)] }, 'order.line_items'],
-    ['an item total that is not price × quantity', { charge_fee: '21.00', line_items: [listing('10.50', 2, '20.00')] }, 'order.line_items[0].total'],
-    ['RearTips lines not adding up to tips', {
-      charge_fee: '21.00', tips: '1.00',
-      line_items: [listing('19.00'), { purchasable_type: 'RearTips', price: '2.00', quantity: 1 }],
-    }, 'RearTips'],
-    ['tips without a RearTips line when line items are sent', { charge_fee: '21.00', tips: '1.00', line_items: [listing('21.00')] }, 'RearTips'],
-    ['a negative price on a Listing line', {
-      charge_fee: '21.00',
-      line_items: [listing('31.00'), listing('-10.00')],
-    }, 'order.line_items[1].price'],
-    ['a negative price on a Charge line', {
-      charge_fee: '21.00',
-      line_items: [listing('31.00'), { purchasable_type: 'Charge', price: '-10.00', quantity: 1 }],
-    }, 'order.line_items[1].price'],
-    ['too many decimals in a line price', { charge_fee: '21.00', line_items: [listing('21.001')] }, 'order.line_items[0].price'],
+    [
+      'a subtotal that is not charge_fee − tips',
+      { charge_fee: '21.00', tips: '1.00', subtotal: '21.00' },
+      'order.subtotal',
+    ],
+    [
+      'line items not adding up to charge_fee',
+      { charge_fee: '21.00', line_items: [listing('10.00', 2)] },
+      'order.line_items',
+    ],
+    [
+      'an item total that is not price × quantity',
+      { charge_fee: '21.00', line_items: [listing('10.50', 2, '20.00')] },
+      'order.line_items[0].total',
+    ],
+    [
+      'RearTips lines not adding up to tips',
+      {
+        charge_fee: '21.00',
+        tips: '1.00',
+        line_items: [listing('19.00'), { purchasable_type: 'RearTips', price: '2.00', quantity: 1 }],
+      },
+      'RearTips',
+    ],
+    [
+      'tips without a RearTips line when line items are sent',
+      { charge_fee: '21.00', tips: '1.00', line_items: [listing('21.00')] },
+      'RearTips',
+    ],
+    [
+      'a negative price on a Listing line',
+      {
+        charge_fee: '21.00',
+        line_items: [listing('31.00'), listing('-10.00')],
+      },
+      'order.line_items[1].price',
+    ],
+    [
+      'a negative price on a Charge line',
+      {
+        charge_fee: '21.00',
+        line_items: [listing('31.00'), { purchasable_type: 'Charge', price: '-10.00', quantity: 1 }],
+      },
+      'order.line_items[1].price',
+    ],
+    [
+      'too many decimals in a line price',
+      { charge_fee: '21.00', line_items: [listing('21.001')] },
+      'order.line_items[0].price',
+    ],
     // Each line is a safe integer of cents, their running sum is not: it must be refused, never rounded.
-    ['line items whose sum passes 2^53 minor units', {
-      charge_fee: '21.00',
-      line_items: [listing('9999999999999.99', 9), listing('9999999999999.99', 9),
-        { purchasable_type: 'Rounding', price: '-9999999999999.99', quantity: 9 }],
-    }, 'order.line_items add up to more than any amount can be'],
+    [
+      'line items whose sum passes 2^53 minor units',
+      {
+        charge_fee: '21.00',
+        line_items: [
+          listing('9999999999999.99', 9),
+          listing('9999999999999.99', 9),
+          { purchasable_type: 'Rounding', price: '-9999999999999.99', quantity: 9 },
+        ],
+      },
+      'order.line_items add up to more than any amount can be',
+    ],
   ];
 
   for (const [name, overrides, field] of cases) {
@@ -309,7 +423,10 @@ describe('amount rules (400104, naming the field)', () => {
   test('a JSON number written with an exponent or too many decimals in the request bytes is refused', async () => {
     for (const literal of ['2.1e1', '1E1', '0.1e2', '21.000000000000001']) {
       const ref = reference();
-      const reply = await createRaw(merchant, `{"order":{"reference_number":"${ref}","currency":"HKD","charge_fee":${literal}}}`);
+      const reply = await createRaw(
+        merchant,
+        `{"order":{"reference_number":"${ref}","currency":"HKD","charge_fee":${literal}}}`,
+      );
       assert.equal(reply.status, 400, `${literal}: ${reply.text}`);
       assert.equal(reply.json.error_code, '400104');
       assert.match(reply.json.message, /order\.charge_fee/);
@@ -319,7 +436,10 @@ describe('amount rules (400104, naming the field)', () => {
   test('an unknown currency is refused with EO100102 (HTTP 400, envelope code 400)', async () => {
     for (const currency of ['XYZ', 'HK', 'XAU', 'HKDD', '']) {
       const ref = reference();
-      const reply = await createRaw(merchant, JSON.stringify({ order: { reference_number: ref, currency, charge_fee: '21.00' } }));
+      const reply = await createRaw(
+        merchant,
+        JSON.stringify({ order: { reference_number: ref, currency, charge_fee: '21.00' } }),
+      );
       if (currency === '') {
         // An empty currency fails the body schema first: invalid input, naming the field.
         assert.equal(reply.status, 400, reply.text);
@@ -327,7 +447,11 @@ describe('amount rules (400104, naming the field)', () => {
         continue;
       }
       assert.equal(reply.status, 400, `${currency}: ${reply.text}`);
-      assert.deepEqual({ ...reply.json, message: undefined }, { code: 400, error_code: 'EO100102', message: undefined, data: null }, currency);
+      assert.deepEqual(
+        { ...reply.json, message: undefined },
+        { code: 400, error_code: 'EO100102', message: undefined, data: null },
+        currency,
+      );
       assert.equal(typeof reply.json.message, 'string');
       assert.equal((await ordersWithReference(merchant.merchantId, ref)).length, 0);
     }
@@ -362,7 +486,10 @@ describe('re-creating with the same reference_number', () => {
     const input = smallOrder();
     const first = await merchant.client.orders.create(input);
     const variants: Array<Partial<OrderInput>> = [
-      { charge_fee: '22.00' }, { currency: 'USD' }, { tips: '1.00' }, { note: 'other' },
+      { charge_fee: '22.00' },
+      { currency: 'USD' },
+      { tips: '1.00' },
+      { note: 'other' },
       { callback_url: 'https://shop.example/other' },
     ];
     for (const variant of variants) {
@@ -420,7 +547,14 @@ describe('due dates, URLs and customers', () => {
   });
 
   test('a due_date that is not a real date, or not YYYY-MM-DD, is refused naming the field', async () => {
-    for (const dueDate of ['2026-02-30', '2099-02-29', '2099-13-01', '2099-00-10', '31/12/2099', '2099-12-31T00:00:00Z']) {
+    for (const dueDate of [
+      '2026-02-30',
+      '2099-02-29',
+      '2099-13-01',
+      '2099-00-10',
+      '31/12/2099',
+      '2099-12-31T00:00:00Z',
+    ]) {
       const error = await refusal(behind.client.orders.create(smallOrder({ due_date: dueDate })));
       assertRefused(error, 400, '100207', 'order.due_date');
     }
@@ -448,7 +582,11 @@ describe('due dates, URLs and customers', () => {
   });
 
   test('customer_uuid must name a customer of this merchant (400103)', async () => {
-    const theirs = await ahead.client.customers.create({ reference_number: reference('CUS'), name: 'Other', phone: '1' });
+    const theirs = await ahead.client.customers.create({
+      reference_number: reference('CUS'),
+      name: 'Other',
+      phone: '1',
+    });
     for (const customerUuid of [theirs.uuid, randomUUID(), 'not-a-uuid']) {
       const input = smallOrder();
       const error = await refusal(behind.client.orders.create(input, { customerUuid }));
@@ -490,8 +628,16 @@ describe('orders/check', () => {
   test('by number, by reference_number, or by both: the same order', async () => {
     const byNumber = await merchant.client.orders.check({ order: { number: unpaid.number } });
     assert.deepEqual(byNumber, unpaid);
-    assert.deepEqual(await merchant.client.orders.check({ order: { reference_number: unpaid.reference_number } }), unpaid);
-    assert.deepEqual(await merchant.client.orders.check({ order: { number: unpaid.number, reference_number: unpaid.reference_number } }), unpaid);
+    assert.deepEqual(
+      await merchant.client.orders.check({ order: { reference_number: unpaid.reference_number } }),
+      unpaid,
+    );
+    assert.deepEqual(
+      await merchant.client.orders.check({
+        order: { number: unpaid.number, reference_number: unpaid.reference_number },
+      }),
+      unpaid,
+    );
   });
 
   test('by transaction uuid: the order with its transactions', async () => {
@@ -508,22 +654,37 @@ describe('orders/check', () => {
   });
 
   test('by order and transaction together, when they agree', async () => {
-    for (const ref of [{ number: paid.number }, { reference_number: paid.reference_number }, { number: paid.number, reference_number: paid.reference_number }]) {
-      assert.deepEqual(await merchant.client.orders.check({ order: ref, transaction: { uuid: transactionUuid } }), paid);
+    for (const ref of [
+      { number: paid.number },
+      { reference_number: paid.reference_number },
+      { number: paid.number, reference_number: paid.reference_number },
+    ]) {
+      assert.deepEqual(
+        await merchant.client.orders.check({ order: ref, transaction: { uuid: transactionUuid } }),
+        paid,
+      );
     }
   });
 
   test('an order and a transaction that do not belong together are refused (400108)', async () => {
-    for (const ref of [{ number: unpaid.number }, { reference_number: unpaid.reference_number }, { number: paid.number, reference_number: unpaid.reference_number }]) {
+    for (const ref of [
+      { number: unpaid.number },
+      { reference_number: unpaid.reference_number },
+      { number: paid.number, reference_number: unpaid.reference_number },
+    ]) {
       const error = await refusal(merchant.client.orders.check({ order: ref, transaction: { uuid: transactionUuid } }));
       assertRefused(error, 400, '400108');
     }
   });
 
   test('a number and a reference_number naming different orders are refused (400108)', async () => {
-    const error = await refusal(merchant.client.orders.check({ order: { number: unpaid.number, reference_number: paid.reference_number } }));
+    const error = await refusal(
+      merchant.client.orders.check({ order: { number: unpaid.number, reference_number: paid.reference_number } }),
+    );
     assertRefused(error, 400, '400108');
-    const unknown = await refusal(merchant.client.orders.check({ order: { number: unpaid.number, reference_number: reference('MISSING') } }));
+    const unknown = await refusal(
+      merchant.client.orders.check({ order: { number: unpaid.number, reference_number: reference('MISSING') } }),
+    );
     assertRefused(unknown, 404, '400101');
   });
 
@@ -552,16 +713,35 @@ describe('orders/check', () => {
       return a;
     };
     const check = (by: Parameters<typeof merchant.client.orders.check>[0]) => () => merchant.client.orders.check(by);
-    assertRefused(await same(check({ order: { number: theirs.number } }), check({ order: { number: '999999999999999999' } })), 404, '400101');
-    assertRefused(await same(
-      check({ order: { reference_number: theirs.reference_number } }),
-      check({ order: { reference_number: reference('MISSING') } }),
-    ), 404, '400101');
-    assertRefused(await same(check({ transaction: { uuid: theirTransactionUuid } }), check({ transaction: { uuid: randomUUID() } })), 404, '400201');
-    assertRefused(await same(
-      check({ order: { number: theirs.number }, transaction: { uuid: theirTransactionUuid } }),
-      check({ order: { number: '999999999999999999' }, transaction: { uuid: randomUUID() } }),
-    ), 404, '400201');
+    assertRefused(
+      await same(check({ order: { number: theirs.number } }), check({ order: { number: '999999999999999999' } })),
+      404,
+      '400101',
+    );
+    assertRefused(
+      await same(
+        check({ order: { reference_number: theirs.reference_number } }),
+        check({ order: { reference_number: reference('MISSING') } }),
+      ),
+      404,
+      '400101',
+    );
+    assertRefused(
+      await same(
+        check({ transaction: { uuid: theirTransactionUuid } }),
+        check({ transaction: { uuid: randomUUID() } }),
+      ),
+      404,
+      '400201',
+    );
+    assertRefused(
+      await same(
+        check({ order: { number: theirs.number }, transaction: { uuid: theirTransactionUuid } }),
+        check({ order: { number: '999999999999999999' }, transaction: { uuid: randomUUID() } }),
+      ),
+      404,
+      '400201',
+    );
   });
 });
 
@@ -577,18 +757,35 @@ describe('orders/list', () => {
   const byName: Record<string, Order> = {};
 
   const numbers = (orders: Order[]) => orders.map((order) => order.number);
-  const names = (orders: Order[]) => orders.map((order) => Object.keys(byName).find((name) => byName[name]!.number === order.number) ?? order.number).sort();
-  const list = (filters: Record<string, string | string[]>, page: { offset?: number; limit?: number; customerUuid?: string } = {}) =>
-    merchant.client.orders.list({ limit: 1000, ...page, filters });
+  const names = (orders: Order[]) =>
+    orders
+      .map((order) => Object.keys(byName).find((name) => byName[name]!.number === order.number) ?? order.number)
+      .sort();
+  const list = (
+    filters: Record<string, string | string[]>,
+    page: { offset?: number; limit?: number; customerUuid?: string } = {},
+  ) => merchant.client.orders.list({ limit: 1000, ...page, filters });
   const listNames = async (filters: Record<string, string | string[]>) => names((await list(filters)).orders);
 
   before(async () => {
     merchant = await server.newMerchant();
     other = await server.newMerchant();
-    customerUuid = (await merchant.client.customers.create({ reference_number: reference('CUS'), name: 'Lister', phone: '1' })).uuid;
+    customerUuid = (
+      await merchant.client.customers.create({ reference_number: reference('CUS'), name: 'Lister', phone: '1' })
+    ).uuid;
     const { business_date: today } = await merchant.client.sandbox.clock();
     const plan: Array<[string, OrderInput, string?]> = [
-      ['hkd100', { reference_number: `${prefix}-Alpha-hkd100`, currency: 'HKD', charge_fee: '100.00', due_date: today, note: 'window seat' }, customerUuid],
+      [
+        'hkd100',
+        {
+          reference_number: `${prefix}-Alpha-hkd100`,
+          currency: 'HKD',
+          charge_fee: '100.00',
+          due_date: today,
+          note: 'window seat',
+        },
+        customerUuid,
+      ],
       ['jpy100', { reference_number: `${prefix}-Beta-jpy100`, currency: 'JPY', charge_fee: '100' }],
       ['hkd99', { reference_number: `${prefix}-Gamma-hkd99`, currency: 'HKD', charge_fee: '99.99' }],
       ['jpy99', { reference_number: `${prefix}-Delta-jpy99`, currency: 'JPY', charge_fee: '99' }],
@@ -606,8 +803,16 @@ describe('orders/list', () => {
     await pay(merchant, byName.paid!.reference_number);
     await pay(merchant, byName.partial!.reference_number, '5.00');
     // Another merchant's orders look alike and must never show.
-    await other.client.orders.create({ reference_number: `${prefix}-Alpha-theirs`, currency: 'HKD', charge_fee: '100.00' });
-    await other.client.orders.create({ reference_number: `${prefix}-Beta-theirs`, currency: 'JPY', charge_fee: '1000' });
+    await other.client.orders.create({
+      reference_number: `${prefix}-Alpha-theirs`,
+      currency: 'HKD',
+      charge_fee: '100.00',
+    });
+    await other.client.orders.create({
+      reference_number: `${prefix}-Beta-theirs`,
+      currency: 'JPY',
+      charge_fee: '1000',
+    });
   });
 
   test('lists newest first, with the total, and pages with offset and limit', async () => {
@@ -641,26 +846,40 @@ describe('orders/list', () => {
   });
 
   test('limit above 1000, limit 0 or a negative offset is refused (100207), naming the parameter', async () => {
-    for (const [page, name] of [[{ limit: 1001 }, 'limit'], [{ limit: 0 }, 'limit'], [{ offset: -1 }, 'offset']] as const) {
+    for (const [page, name] of [
+      [{ limit: 1001 }, 'limit'],
+      [{ limit: 0 }, 'limit'],
+      [{ offset: -1 }, 'offset'],
+    ] as const) {
       assertRefused(await refusal(merchant.client.orders.list(page)), 400, '100207', name);
     }
     assert.equal((await merchant.client.orders.list({ limit: 1000 })).limit, 1000);
   });
 
-  test('customer_uuid and filter[customer.uuid][_eq] keep the customer\'s orders', async () => {
+  test("customer_uuid and filter[customer.uuid][_eq] keep the customer's orders", async () => {
     const page = await merchant.client.orders.list({ customerUuid });
     assert.deepEqual(names(page.orders), ['hkd100']);
     assert.equal(page.total, 1);
     assert.equal(page.orders[0]!.customer_uuid, customerUuid);
     assert.deepEqual(await listNames({ 'filter[customer.uuid][_eq]': customerUuid }), ['hkd100']);
-    assert.deepEqual(await listNames({ 'filter[customer.uuid][_null]': '1' }), ['hkd99', 'jpy100', 'jpy99', 'kwd', 'paid', 'partial']);
+    assert.deepEqual(await listNames({ 'filter[customer.uuid][_null]': '1' }), [
+      'hkd99',
+      'jpy100',
+      'jpy99',
+      'kwd',
+      'paid',
+      'partial',
+    ]);
     assert.equal((await merchant.client.orders.list({ customerUuid: randomUUID() })).total, 0);
   });
 
   test('filters on state (_eq) and correspondence_state (_in)', async () => {
     assert.deepEqual(await listNames({ 'filter[state][_eq]': 'completed' }), ['paid']);
     assert.deepEqual(await listNames({ 'filter[state][_eq]': 'in_completed' }), ['partial']);
-    assert.deepEqual(await listNames({ 'filter[correspondence_state][_in]': 'partial_paid,paid' }), ['paid', 'partial']);
+    assert.deepEqual(await listNames({ 'filter[correspondence_state][_in]': 'partial_paid,paid' }), [
+      'paid',
+      'partial',
+    ]);
     assert.deepEqual(await listNames({ 'filter[correspondence_state][_not_in]': 'unpaid' }), ['paid', 'partial']);
     assert.deepEqual(await listNames({ 'filter[state][_neq]': 'invoiced' }), ['paid', 'partial']);
     const page = await list({ 'filter[state][_eq]': 'invoiced' });
@@ -669,14 +888,32 @@ describe('orders/list', () => {
 
   test('filters on reference_number with _contains and _not_contains, case-sensitive', async () => {
     assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': '-Alpha-' }), ['hkd100']);
-    assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': 'ta-' }), ['jpy100', 'jpy99', 'kwd', 'partial']);
-    assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': '-eta-' }), ['kwd'], 'not -Zeta-, not -Beta- (case)');
+    assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': 'ta-' }), [
+      'jpy100',
+      'jpy99',
+      'kwd',
+      'partial',
+    ]);
+    assert.deepEqual(
+      await listNames({ 'filter[reference_number][_contains]': '-eta-' }),
+      ['kwd'],
+      'not -Zeta-, not -Beta- (case)',
+    );
     assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': '-Eta-' }), [], 'case-sensitive');
     assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': '-ALPHA-' }), []);
-    assert.deepEqual(await listNames({ 'filter[reference_number][_not_contains]': 'hkd' }), ['jpy100', 'jpy99', 'kwd', 'paid', 'partial']);
+    assert.deepEqual(await listNames({ 'filter[reference_number][_not_contains]': 'hkd' }), [
+      'jpy100',
+      'jpy99',
+      'kwd',
+      'paid',
+      'partial',
+    ]);
     // Several filters must all hold; a repeated parameter too.
     assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': ['ta-', 'jpy'] }), ['jpy100', 'jpy99']);
-    assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': 'ta-', 'filter[currency][_eq]': 'HKD' }), ['partial']);
+    assert.deepEqual(
+      await listNames({ 'filter[reference_number][_contains]': 'ta-', 'filter[currency][_eq]': 'HKD' }),
+      ['partial'],
+    );
     // Characters that mean something in SQL LIKE are plain text here.
     assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': '%' }), []);
     assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': '_' }), []);
@@ -691,10 +928,13 @@ describe('orders/list', () => {
       assert.deepEqual(await listNames({ 'filter[created_at][_gte]': at }), newer, `_gte ${at}`);
       assert.deepEqual(await listNames({ 'filter[created_at][_lt]': at }), older, `_lt ${at}`);
     }
-    assert.deepEqual(await listNames({
-      'filter[created_at][_gte]': atOffset(byName.jpy100!.created_at, 8 * 60),
-      'filter[created_at][_lt]': atOffset(byName.jpy99!.created_at, -3 * 60),
-    }), ['hkd99', 'jpy100']);
+    assert.deepEqual(
+      await listNames({
+        'filter[created_at][_gte]': atOffset(byName.jpy100!.created_at, 8 * 60),
+        'filter[created_at][_lt]': atOffset(byName.jpy99!.created_at, -3 * 60),
+      }),
+      ['hkd99', 'jpy100'],
+    );
     assert.deepEqual(await listNames({ 'filter[created_at][_eq]': atOffset(byName.kwd!.created_at, 9 * 60) }), ['kwd']);
   });
 
@@ -704,7 +944,12 @@ describe('orders/list', () => {
     assert.deepEqual(await listNames({ 'filter[initial_total][_lt]': '100' }), ['hkd99', 'jpy99', 'paid', 'partial']);
     assert.deepEqual(await listNames({ 'filter[initial_total][_eq]': '100' }), ['hkd100', 'jpy100']);
     assert.deepEqual(await listNames({ 'filter[initial_total][_gt]': '99.99' }), ['hkd100', 'jpy100', 'kwd']);
-    assert.deepEqual(await listNames({ 'filter[initial_total][_lte]': '99.99' }), ['hkd99', 'jpy99', 'paid', 'partial']);
+    assert.deepEqual(await listNames({ 'filter[initial_total][_lte]': '99.99' }), [
+      'hkd99',
+      'jpy99',
+      'paid',
+      'partial',
+    ]);
     assert.deepEqual(await listNames({ 'filter[initial_total][_gt]': '100.0001' }), ['kwd']);
     assert.deepEqual(await listNames({ 'filter[initial_total][_eq]': '99.5' }), []);
     assert.deepEqual(await listNames({ 'filter[paid_total][_gte]': '21' }), ['paid']);
@@ -713,7 +958,14 @@ describe('orders/list', () => {
 
   test('filters on due_date with _null, and on dates', async () => {
     assert.deepEqual(await listNames({ 'filter[due_date][_null]': '0' }), ['hkd100']);
-    assert.deepEqual(await listNames({ 'filter[due_date][_null]': '1' }), ['hkd99', 'jpy100', 'jpy99', 'kwd', 'paid', 'partial']);
+    assert.deepEqual(await listNames({ 'filter[due_date][_null]': '1' }), [
+      'hkd99',
+      'jpy100',
+      'jpy99',
+      'kwd',
+      'paid',
+      'partial',
+    ]);
     assert.deepEqual(await listNames({ 'filter[due_date][_gte]': byName.hkd100!.due_date! }), ['hkd100']);
     assert.deepEqual(await listNames({ 'filter[note][_contains]': 'window' }), ['hkd100']);
   });
@@ -744,28 +996,56 @@ describe('orders/list', () => {
   });
 
   test('a date or time that does not exist (February 30) is refused (100207), naming the parameter', async () => {
-    for (const [parameter, value] of [['filter[due_date][_eq]', '2026-02-30'], ['filter[created_at][_gte]', '2026-02-30T00:00:00Z']] as const) {
+    for (const [parameter, value] of [
+      ['filter[due_date][_eq]', '2026-02-30'],
+      ['filter[created_at][_gte]', '2026-02-30T00:00:00Z'],
+    ] as const) {
       assertRefused(await refusal(list({ [parameter]: value })), 400, '100207', parameter);
     }
   });
 
   test(`more than ${MAX_CONDITIONS} filter conditions, or ${MAX_LIST_VALUES} values in one list, are refused (100207)`, async () => {
     const conditions = Array.from({ length: MAX_CONDITIONS + 1 }, (_, i) => `x${i}`);
-    assertRefused(await refusal(list({ 'filter[note][_not_contains]': conditions })), 400, '100207', `At most ${MAX_CONDITIONS} filter conditions`);
+    assertRefused(
+      await refusal(list({ 'filter[note][_not_contains]': conditions })),
+      400,
+      '100207',
+      `At most ${MAX_CONDITIONS} filter conditions`,
+    );
     assert.equal((await list({ 'filter[note][_not_contains]': conditions.slice(1) })).total, made.length);
     const values = Array.from({ length: MAX_LIST_VALUES + 1 }, (_, i) => `R${i}`).join(',');
-    assertRefused(await refusal(list({ 'filter[reference_number][_in]': values })), 400, '100207', 'filter[reference_number][_in]');
+    assertRefused(
+      await refusal(list({ 'filter[reference_number][_in]': values })),
+      400,
+      '100207',
+      'filter[reference_number][_in]',
+    );
   });
 
   test(`a page of more than ${MAX_LIST_PAGE_ROWS} line items and transactions is refused, naming the limit that fits`, async () => {
     const heavy = await server.newMerchant();
-    const items = Array.from({ length: 500 }, (_, i) => ({ purchasable_type: 'Charge', price: '1.00', quantity: 1, label: `Bowl ${i}` }));
+    const items = Array.from({ length: 500 }, (_, i) => ({
+      purchasable_type: 'Charge',
+      price: '1.00',
+      quantity: 1,
+      label: `Bowl ${i}`,
+    }));
     const orders = MAX_LIST_PAGE_ROWS / 500 + 1;
     for (let i = 0; i < orders; i++) {
-      await heavy.client.orders.create({ reference_number: `HEAVY-${i}`, currency: 'HKD', charge_fee: '500.00', line_items: items } as never);
+      await heavy.client.orders.create({
+        reference_number: `HEAVY-${i}`,
+        currency: 'HKD',
+        charge_fee: '500.00',
+        line_items: items,
+      } as never);
     }
     const refused = await refusal(heavy.client.orders.list({ limit: 1000 }));
-    assertRefused(refused, 400, '100207', `This page would hold ${orders * 500} line items and transactions, more than ${MAX_LIST_PAGE_ROWS}: ask for limit=${orders - 1} or less.`);
+    assertRefused(
+      refused,
+      400,
+      '100207',
+      `This page would hold ${orders * 500} line items and transactions, more than ${MAX_LIST_PAGE_ROWS}: ask for limit=${orders - 1} or less.`,
+    );
     const fitting = await heavy.client.orders.list({ limit: orders - 1 });
     assert.equal(fitting.orders.length, orders - 1);
     assert.equal(fitting.total, orders);
@@ -787,7 +1067,10 @@ describe('orders/list', () => {
     assert.ok(mine.orders.every((order) => !order.reference_number.endsWith('-theirs')));
     assert.deepEqual(await listNames({ 'filter[reference_number][_contains]': 'theirs' }), []);
     const theirs = await other.client.orders.list({ limit: 1000 });
-    assert.deepEqual(theirs.orders.map((order) => order.reference_number), [`${prefix}-Beta-theirs`, `${prefix}-Alpha-theirs`]);
+    assert.deepEqual(
+      theirs.orders.map((order) => order.reference_number),
+      [`${prefix}-Beta-theirs`, `${prefix}-Alpha-theirs`],
+    );
     assert.equal(theirs.total, 2);
     assert.equal((await other.client.orders.list({ customerUuid })).total, 0);
   });
@@ -804,7 +1087,11 @@ describe('totals and states after payments', () => {
   /** Stored paid_total, and the sum in minor units of the order's successful, unvoided sales and captures. */
   async function storedTotals(referenceNumber: string) {
     const row = await storedOrder(merchant.merchantId, referenceNumber);
-    const transactions = await server.platform.db.selectFrom('transactions').selectAll().where('order_id', '=', row.id).execute();
+    const transactions = await server.platform.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('order_id', '=', row.id)
+      .execute();
     const sum = transactions
       .filter((t) => t.status === 'succeeded' && Number(t.voided) === 0 && (t.type === 'Sales' || t.type === 'Capture'))
       .reduce((acc, t) => acc + Number(t.amount), 0);
@@ -823,8 +1110,16 @@ describe('totals and states after payments', () => {
     assert.equal(part.order.state, 'in_completed');
     assert.equal(part.order.correspondence_state, 'partial_paid');
     assert.equal(part.order.initial_total, 21);
-    assert.deepEqual(await storedTotals(input.reference_number), { paidTotal: 500, sum: 500, state: 'in_completed', correspondence: 'partial_paid' });
-    assert.deepEqual(await merchant.client.orders.check({ order: { reference_number: input.reference_number } }), part.order);
+    assert.deepEqual(await storedTotals(input.reference_number), {
+      paidTotal: 500,
+      sum: 500,
+      state: 'in_completed',
+      correspondence: 'partial_paid',
+    });
+    assert.deepEqual(
+      await merchant.client.orders.check({ order: { reference_number: input.reference_number } }),
+      part.order,
+    );
 
     const over = await pay(merchant, input.reference_number, '20.00');
     assert.equal(over.transaction.success, true);
@@ -832,8 +1127,19 @@ describe('totals and states after payments', () => {
     assert.equal(over.order.unpaid_total, '-4.00');
     assert.equal(over.order.state, 'completed');
     assert.equal(over.order.correspondence_state, 'over_paid');
-    assert.deepEqual(over.order.transactions.map((t) => [t.type, t.amount, t.success]), [['Sales', 5, true], ['Sales', 20, true]]);
-    assert.deepEqual(await storedTotals(input.reference_number), { paidTotal: 2500, sum: 2500, state: 'completed', correspondence: 'over_paid' });
+    assert.deepEqual(
+      over.order.transactions.map((t) => [t.type, t.amount, t.success]),
+      [
+        ['Sales', 5, true],
+        ['Sales', 20, true],
+      ],
+    );
+    assert.deepEqual(await storedTotals(input.reference_number), {
+      paidTotal: 2500,
+      sum: 2500,
+      state: 'completed',
+      correspondence: 'over_paid',
+    });
     assert.deepEqual(await merchant.client.orders.check({ transaction: { uuid: part.transaction.uuid } }), over.order);
   });
 
@@ -849,7 +1155,12 @@ describe('totals and states after payments', () => {
     assert.equal(rest.order.unpaid_total, '0.000');
     assert.equal(rest.order.state, 'completed');
     assert.equal(rest.order.correspondence_state, 'paid');
-    assert.deepEqual(await storedTotals(input.reference_number), { paidTotal: 1250, sum: 1250, state: 'completed', correspondence: 'paid' });
+    assert.deepEqual(await storedTotals(input.reference_number), {
+      paidTotal: 1250,
+      sum: 1250,
+      state: 'completed',
+      correspondence: 'paid',
+    });
   });
 
   test('JPY totals have no decimals', async () => {
@@ -858,6 +1169,11 @@ describe('totals and states after payments', () => {
     const part = await pay(merchant, input.reference_number, '250');
     assert.equal(part.order.paid_total, '250');
     assert.equal(part.order.unpaid_total, '1000');
-    assert.deepEqual(await storedTotals(input.reference_number), { paidTotal: 250, sum: 250, state: 'in_completed', correspondence: 'partial_paid' });
+    assert.deepEqual(await storedTotals(input.reference_number), {
+      paidTotal: 250,
+      sum: 250,
+      state: 'in_completed',
+      correspondence: 'partial_paid',
+    });
   });
 });

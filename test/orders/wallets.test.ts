@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { Order, PaygateClient, PaymentInput, Transaction } from '@paygate/client';
-import { card, CARDS, newOrder as createOrder } from '../support/fixtures.js';
+import { CARDS, card, newOrder as createOrder } from '../support/fixtures.js';
 import { refusal } from '../support/refusal.js';
 import { serverWithMerchant, type TestServer } from '../support/server.js';
 
@@ -43,7 +43,12 @@ function emvFields(payload: string): Map<string, string> {
 }
 
 function states(order: Order) {
-  return { state: order.state, correspondence: order.correspondence_state, paid: order.paid_total, unpaid: order.unpaid_total };
+  return {
+    state: order.state,
+    correspondence: order.correspondence_state,
+    paid: order.paid_total,
+    unpaid: order.unpaid_total,
+  };
 }
 
 describe('paying with a wallet', () => {
@@ -51,9 +56,13 @@ describe('paying with a wallet', () => {
   let client: PaygateClient;
   serverWithMerchant((bed) => ({ server, client } = bed));
 
-  const newOrder = async (total = '20.00'): Promise<string> => (await createOrder(client, { charge_fee: total })).reference_number;
+  const newOrder = async (total = '20.00'): Promise<string> =>
+    (await createOrder(client, { charge_fee: total })).reference_number;
 
-  const payWith = (wallet: (typeof WALLETS)[number], extra: Partial<PaymentInput> = {}): PaymentInput => ({ [wallet]: {}, ...extra });
+  const payWith = (wallet: (typeof WALLETS)[number], extra: Partial<PaymentInput> = {}): PaymentInput => ({
+    [wallet]: {},
+    ...extra,
+  });
 
   const storedTransaction = (uuid: string) =>
     server.platform.db.selectFrom('transactions').selectAll().where('id', '=', uuid).executeTakeFirstOrThrow();
@@ -66,11 +75,25 @@ describe('paying with a wallet', () => {
       const { order, transaction } = await client.orders.pay({ reference_number: reference }, payWith(wallet));
       assert.deepEqual(
         {
-          type: transaction.type, method: transaction.payment_method, success: transaction.success, pending: transaction.is_pending,
-          captured: transaction.captured, amount: transaction.amount, state: transaction.payment_data.transaction_state,
+          type: transaction.type,
+          method: transaction.payment_method,
+          success: transaction.success,
+          pending: transaction.is_pending,
+          captured: transaction.captured,
+          amount: transaction.amount,
+          state: transaction.payment_data.transaction_state,
           dataMethod: transaction.payment_data.payment_method,
         },
-        { type: 'Sales', method: wallet, success: false, pending: true, captured: false, amount: 20, state: 'PENDING', dataMethod: wallet },
+        {
+          type: 'Sales',
+          method: wallet,
+          success: false,
+          pending: true,
+          captured: false,
+          amount: 20,
+          state: 'PENDING',
+          dataMethod: wallet,
+        },
       );
       assert.equal(transaction['3ds'], undefined);
       assert.equal(transaction.payment_data.first_6_digits, undefined, 'a wallet payment has no card');
@@ -80,7 +103,11 @@ describe('paying with a wallet', () => {
       const payer = transaction.wallet;
       assert.ok(payer, 'wallet is shown while the payer has to pay');
       const expires = Date.parse(payer.expires_at);
-      assert.equal(expires - Date.parse(transaction.updated_at), 15 * 60_000, 'the payer has 15 minutes from the code being issued');
+      assert.equal(
+        expires - Date.parse(transaction.updated_at),
+        15 * 60_000,
+        'the payer has 15 minutes from the code being issued',
+      );
       if (wallet === 'alipay') {
         assert.match(payer.redirect_url ?? '', /^https?:\/\/\S+\/pay\/wallet\/[\w-]+$/);
         assert.equal(payer.qr_code, payer.redirect_url);
@@ -102,7 +129,10 @@ describe('paying with a wallet', () => {
       const row = await storedTransaction(transaction.uuid);
       assert.deepEqual([row.status, row.progress, row.payment_method], ['pending', 'awaiting_payer', wallet]);
       const operations = await acquirerOperations(transaction.uuid);
-      assert.deepEqual(operations.map((o) => [o.kind, o.status, o.payment_method]), [['sale', 'awaiting_payer', wallet]]);
+      assert.deepEqual(
+        operations.map((o) => [o.kind, o.status, o.payment_method]),
+        [['sale', 'awaiting_payer', wallet]],
+      );
       assert.ok(operations[0]!.payer_token);
 
       const checked = await client.transactions.check(transaction.uuid);
@@ -115,13 +145,21 @@ describe('paying with a wallet', () => {
     const pending = await client.orders.pay({ reference_number: reference }, payWith('alipay'));
     const paid = await client.sandbox.succeed(pending.transaction.uuid);
     assert.deepEqual(
-      { success: paid.transaction.success, pending: paid.transaction.is_pending, captured: paid.transaction.captured, code: paid.transaction.payment_data.resp_code },
+      {
+        success: paid.transaction.success,
+        pending: paid.transaction.is_pending,
+        captured: paid.transaction.captured,
+        code: paid.transaction.payment_data.resp_code,
+      },
       { success: true, pending: false, captured: true, code: '00' },
     );
     assert.equal(paid.transaction.wallet, undefined);
     assert.equal(paid.transaction.payment_data.transaction_state, 'APPROVED');
     assert.deepEqual(states(paid.order), { state: 'completed', correspondence: 'paid', paid: '20.00', unpaid: '0.00' });
-    assert.deepEqual((await acquirerOperations(pending.transaction.uuid)).map((o) => [o.status, o.payer_token]), [['approved', null]]);
+    assert.deepEqual(
+      (await acquirerOperations(pending.transaction.uuid)).map((o) => [o.status, o.payer_token]),
+      [['approved', null]],
+    );
   });
 
   test("a retry of the payer's answer under its Idempotency-Key, its reply lost: the payment as it stands, the acquirer asked once", async () => {
@@ -135,17 +173,33 @@ describe('paying with a wallet', () => {
     const forget = () => db.deleteFrom('idempotency_keys').where('idempotency_key', '=', key).execute();
     await forget();
     const retried = await client.sandbox.succeed(pending.transaction.uuid, { idempotencyKey: key });
-    assert.deepEqual([retried.transaction.uuid, retried.transaction.success, retried.order.paid_total], [pending.transaction.uuid, true, '20.00']);
-    assert.deepEqual((await acquirerOperations(pending.transaction.uuid)).map((o) => o.status), ['approved']);
+    assert.deepEqual(
+      [retried.transaction.uuid, retried.transaction.success, retried.order.paid_total],
+      [pending.transaction.uuid, true, '20.00'],
+    );
+    assert.deepEqual(
+      (await acquirerOperations(pending.transaction.uuid)).map((o) => o.status),
+      ['approved'],
+    );
     // The same retry while the answer is still with the acquirer (recovery has yet to ask): a 5xx, the key left free.
     await forget();
-    await db.updateTable('transactions').set({ progress: 'sending' }).where('id', '=', pending.transaction.uuid).execute();
+    await db
+      .updateTable('transactions')
+      .set({ progress: 'sending' })
+      .where('id', '=', pending.transaction.uuid)
+      .execute();
     const inFlight = await refusal(client.sandbox.succeed(pending.transaction.uuid, { idempotencyKey: key }));
     assert.deepEqual([inFlight.status, inFlight.errorCode], [502, '400302']);
     await db.updateTable('transactions').set({ progress: 'done' }).where('id', '=', pending.transaction.uuid).execute();
-    assert.equal((await client.sandbox.succeed(pending.transaction.uuid, { idempotencyKey: key })).transaction.success, true);
+    assert.equal(
+      (await client.sandbox.succeed(pending.transaction.uuid, { idempotencyKey: key })).transaction.success,
+      true,
+    );
     // Another request (another key, or none) is refused: the payment is not waiting for its payer.
-    for (const other of [() => client.sandbox.fail(pending.transaction.uuid, { idempotencyKey: randomUUID() }), () => client.sandbox.succeed(pending.transaction.uuid)]) {
+    for (const other of [
+      () => client.sandbox.fail(pending.transaction.uuid, { idempotencyKey: randomUUID() }),
+      () => client.sandbox.succeed(pending.transaction.uuid),
+    ]) {
       const refused = await refusal(other());
       assert.deepEqual([refused.status, refused.errorCode], [400, '400208']);
     }
@@ -156,13 +210,22 @@ describe('paying with a wallet', () => {
     const pending = await client.orders.pay({ reference_number: reference }, payWith('wechatpay'));
     const failed = await client.sandbox.fail(pending.transaction.uuid);
     assert.deepEqual(
-      { success: failed.transaction.success, pending: failed.transaction.is_pending, code: failed.transaction.payment_data.resp_code },
+      {
+        success: failed.transaction.success,
+        pending: failed.transaction.is_pending,
+        code: failed.transaction.payment_data.resp_code,
+      },
       { success: false, pending: false, code: '05' },
     );
     assert.match(failed.transaction.payment_data.resp_msg ?? '', /wallet/i);
     assert.doesNotMatch(failed.transaction.payment_data.resp_msg ?? '', /3-D Secure/);
     assert.equal(failed.transaction.wallet, undefined);
-    assert.deepEqual(states(failed.order), { state: 'invoiced', correspondence: 'unpaid', paid: '0.00', unpaid: '20.00' });
+    assert.deepEqual(states(failed.order), {
+      state: 'invoiced',
+      correspondence: 'unpaid',
+      paid: '0.00',
+      unpaid: '20.00',
+    });
 
     const byCard = await client.orders.pay({ reference_number: reference }, { credit_card: VISA });
     assert.equal(byCard.transaction.amount, 20, 'the refused wallet payment holds nothing');
@@ -200,7 +263,10 @@ describe('paying with a wallet', () => {
     assert.ok(pending.transaction['3ds']);
     await client.sandbox.advanceClock(15 * MINUTE + 1);
     const { transaction } = await client.transactions.check(pending.transaction.uuid);
-    assert.deepEqual([transaction.success, transaction.is_pending, transaction.payment_data.resp_code], [false, false, '05']);
+    assert.deepEqual(
+      [transaction.success, transaction.is_pending, transaction.payment_data.resp_code],
+      [false, false, '05'],
+    );
     assert.match(transaction.payment_data.resp_msg ?? '', /abandoned/);
     assert.equal(transaction['3ds'], undefined);
   });
@@ -219,7 +285,12 @@ describe('paying with a wallet', () => {
     await client.sandbox.advanceClock(DAY);
     const refund = await client.transactions.refund(second.transaction.uuid, { amount: '5.00' });
     assert.deepEqual(
-      { type: refund.transaction.type, method: refund.transaction.payment_method, success: refund.transaction.success, paid: refund.order.paid_total },
+      {
+        type: refund.transaction.type,
+        method: refund.transaction.payment_method,
+        success: refund.transaction.success,
+        paid: refund.order.paid_total,
+      },
       { type: 'Refund', method: 'fps', success: true, paid: '15.00' },
     );
   });
@@ -252,7 +323,9 @@ describe('paying with a wallet', () => {
     const two = await refusal(client.orders.pay({ reference_number: reference }, { credit_card: VISA, fps: {} }));
     assert.deepEqual([two.status, two.errorCode], [400, '100207']);
     assert.match(two.message, /credit_card and fps/);
-    const notAnObject = await refusal(client.orders.pay({ reference_number: reference }, { alipay: 'yes' } as unknown as PaymentInput));
+    const notAnObject = await refusal(
+      client.orders.pay({ reference_number: reference }, { alipay: 'yes' } as unknown as PaymentInput),
+    );
     assert.deepEqual([notAnObject.status, notAnObject.errorCode], [400, '100207']);
     assert.match(notAnObject.message, /alipay/);
     const usd = `WAL-USD-${randomUUID()}`;
@@ -260,8 +333,13 @@ describe('paying with a wallet', () => {
     const fpsInUsd = await refusal(client.orders.pay({ reference_number: usd }, { fps: {} }));
     assert.deepEqual([fpsInUsd.status, fpsInUsd.errorCode], [400, '100207']);
     assert.match(fpsInUsd.message, /fps takes HKD, CNY; the order is in USD/);
-    assert.equal((await client.orders.pay({ reference_number: usd }, { alipay: {} })).transaction.is_pending, true, 'Alipay takes USD');
-    const transactions: Transaction[] = (await client.orders.check({ order: { reference_number: reference } })).transactions;
+    assert.equal(
+      (await client.orders.pay({ reference_number: usd }, { alipay: {} })).transaction.is_pending,
+      true,
+      'Alipay takes USD',
+    );
+    const transactions: Transaction[] = (await client.orders.check({ order: { reference_number: reference } }))
+      .transactions;
     assert.equal(transactions.length, 0, 'nothing was recorded for refused input');
   });
 });

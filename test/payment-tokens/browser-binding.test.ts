@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Customer, PaygateClient } from '@paygate/client';
-import { fillCard, NO_BROWSER, browserBed, type BrowserBed, type PhoneBrowser } from '../support/browser.js';
-import { futureExpiry, newCustomer as createCustomer } from '../support/fixtures.js';
+import { type BrowserBed, browserBed, fillCard, NO_BROWSER, type PhoneBrowser } from '../support/browser.js';
+import { newCustomer as createCustomer, futureExpiry } from '../support/fixtures.js';
 import type { TestReceiver } from '../support/receiver.js';
 
 // Binding cards as the cardholder sees it, in headless Chromium: the 3-D Secure page of a binding made through
@@ -23,22 +23,37 @@ describe('binding cards in Chromium', { skip: NO_BROWSER }, () => {
 
   const newCustomer = (): Promise<Customer> => createCustomer(client, { name: 'Wong Siu Ming', phone: '98765432' });
 
-  for (const [outcome, expected] of [['passed', 'success'], ['failed', 'failed']] as const) {
+  for (const [outcome, expected] of [
+    ['passed', 'success'],
+    ['failed', 'failed'],
+  ] as const) {
     test(`the binding's 3-D Secure page, ${outcome}: the token is ${expected}, and the cardholder goes on to the merchant`, async () => {
       const customer = await newCustomer();
       const pending = await client.customers.bindCard(customer.uuid, {
-        number: '4242424242424242', ...futureExpiry(), cvv: '123', holder_name: 'Wong Siu Ming',
+        number: '4242424242424242',
+        ...futureExpiry(),
+        cvv: '123',
+        holder_name: 'Wong Siu Ming',
         '3ds': { success_return_url: `${shop.url}/card-saved`, fail_return_url: `${shop.url}/card-failed` },
       });
       const { page, shot } = await browser.tab(`bind-3ds-${outcome}`);
       await page.goto(pending.verify_url!);
-      assert.match(await page.locator('main').innerText(), /Peak Gym asks to save your VISA card ending in 4242 for later payments/);
+      assert.match(
+        await page.locator('main').innerText(),
+        /Peak Gym asks to save your VISA card ending in 4242 for later payments/,
+      );
       await shot('challenge');
       await page.getByTestId(outcome).click();
-      assert.equal(await page.getByTestId('status').innerText(), outcome === 'passed' ? 'Card verified' : 'Card not verified');
+      assert.equal(
+        await page.getByTestId('status').innerText(),
+        outcome === 'passed' ? 'Card verified' : 'Card not verified',
+      );
       await shot('result');
       await page.waitForURL(`${shop.url}/${outcome === 'passed' ? 'card-saved' : 'card-failed'}`, { timeout: 10_000 });
-      assert.equal((await client.customers.checkToken(pending.token, { verifyUuid: pending.verify_uuid })).state, expected);
+      assert.equal(
+        (await client.customers.checkToken(pending.token, { verifyUuid: pending.verify_uuid })).state,
+        expected,
+      );
       await page.close();
     });
   }
@@ -63,7 +78,10 @@ describe('binding cards in Chromium', { skip: NO_BROWSER }, () => {
     await fillCard(page, '4000 0000 0000 0002');
     await page.getByTestId('save').click();
     await page.waitForURL(new RegExp(`^${wallet_link}\\?token=`));
-    assert.equal(await page.getByTestId('notice').innerText(), 'VISA ending in 0002 could not be verified (Do not honour): it was not saved.');
+    assert.equal(
+      await page.getByTestId('notice').innerText(),
+      'VISA ending in 0002 could not be verified (Do not honour): it was not saved.',
+    );
     await shot('declined');
 
     await fillCard(page, '4000 0000 0000 3055');
@@ -74,9 +92,14 @@ describe('binding cards in Chromium', { skip: NO_BROWSER }, () => {
     await shot('two-saved');
 
     const tokens = await client.customers.tokens(customer.uuid);
-    assert.deepEqual(tokens.map((t) => [t.credit_card?.number, t.state]), [
-      ['424242******4242', 'success'], ['400000******0002', 'failed'], ['400000******3055', 'success'],
-    ]);
+    assert.deepEqual(
+      tokens.map((t) => [t.credit_card?.number, t.state]),
+      [
+        ['424242******4242', 'success'],
+        ['400000******0002', 'failed'],
+        ['400000******3055', 'success'],
+      ],
+    );
     await page.close();
   });
 });

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { verifyWebhook, type BindCardInput, type Customer, type PaygateClient } from '@paygate/client';
+import { type BindCardInput, type Customer, type PaygateClient, verifyWebhook } from '@paygate/client';
 import { merchantContext } from '../../src/context/context.js';
 import { setAppWebhookUrl } from '../../src/merchants/apps.js';
 import { bindPaymentToken } from '../../src/payment-tokens/bind.js';
 import { AppError, PLATFORM_ERRORS } from '../../src/platform/errors.js';
 import { findMerchant } from '../../src/platform/tenants.js';
-import { futureExpiry, newCustomer as createCustomer } from '../support/fixtures.js';
+import { newCustomer as createCustomer, futureExpiry } from '../support/fixtures.js';
 import { postForm } from '../support/forms.js';
 import { TestReceiver } from '../support/receiver.js';
 import { refusal } from '../support/refusal.js';
@@ -18,7 +18,11 @@ import { startTestServer, type TestMerchant, type TestServer } from '../support/
 
 const MINUTE = 60;
 const card = (number: string, extra: Partial<BindCardInput> = {}): BindCardInput => ({
-  number, ...futureExpiry(), cvv: '4829', holder_name: 'Chan Tai Man', ...extra,
+  number,
+  ...futureExpiry(),
+  cvv: '4829',
+  holder_name: 'Chan Tai Man',
+  ...extra,
 });
 
 describe('payment tokens', () => {
@@ -52,8 +56,11 @@ describe('payment tokens', () => {
       assert.match(pending.verify_url ?? '', new RegExp(`^${server.url}/pay/3ds/[A-Za-z0-9_-]{22}$`));
       assert.match(pending.verify_uuid ?? '', /^[0-9a-f-]{36}$/);
       assert.deepEqual(pending.credit_card, {
-        number: `${number.slice(0, 6)}******${number.slice(-4)}`, ...futureExpiry(), holder_name: 'Chan Tai Man',
-        brand: { '4': 'VISA', '5': 'MASTERCARD', '3': 'JCB' }[number[0]!], billing_currency: 'HKD',
+        number: `${number.slice(0, 6)}******${number.slice(-4)}`,
+        ...futureExpiry(),
+        holder_name: 'Chan Tai Man',
+        brand: { '4': 'VISA', '5': 'MASTERCARD', '3': 'JCB' }[number[0]!],
+        billing_currency: 'HKD',
       });
       const passed = await client.sandbox.settleToken(pending.token, 'succeed');
       assert.equal(passed.state, 'success');
@@ -67,10 +74,22 @@ describe('payment tokens', () => {
     const customer = await newCustomer();
     const token = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
     assert.equal(token.state, 'success');
-    const stored = await server.platform.db.selectFrom('payment_tokens').selectAll().where('token', '=', token.token).executeTakeFirstOrThrow();
-    const operations = await server.platform.db.selectFrom('sandbox_acquirer_operations').selectAll()
-      .where((eb) => eb.or([eb('reference', '=', stored.bind_reference), eb('original_reference', '=', stored.bind_reference)])).execute();
-    assert.deepEqual(operations.map((op) => [op.kind, op.status, op.amount, op.currency]).sort(), [['authorize', 'approved', 100, 'HKD'], ['void', 'approved', 100, 'HKD']]);
+    const stored = await server.platform.db
+      .selectFrom('payment_tokens')
+      .selectAll()
+      .where('token', '=', token.token)
+      .executeTakeFirstOrThrow();
+    const operations = await server.platform.db
+      .selectFrom('sandbox_acquirer_operations')
+      .selectAll()
+      .where((eb) =>
+        eb.or([eb('reference', '=', stored.bind_reference), eb('original_reference', '=', stored.bind_reference)]),
+      )
+      .execute();
+    assert.deepEqual(operations.map((op) => [op.kind, op.status, op.amount, op.currency]).sort(), [
+      ['authorize', 'approved', 100, 'HKD'],
+      ['void', 'approved', 100, 'HKD'],
+    ]);
   });
 
   for (const [number, code, message] of [
@@ -115,7 +134,12 @@ describe('payment tokens', () => {
     const customer = await newCustomer();
     const other = await newCustomer();
     const token = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
-    for (const by of [{}, { customerUuid: customer.uuid }, { verifyUuid: token.verify_uuid }, { customerUuid: customer.uuid, verifyUuid: token.verify_uuid }]) {
+    for (const by of [
+      {},
+      { customerUuid: customer.uuid },
+      { verifyUuid: token.verify_uuid },
+      { customerUuid: customer.uuid, verifyUuid: token.verify_uuid },
+    ]) {
       assert.equal((await client.customers.checkToken(token.token, by)).token, token.token, JSON.stringify(by));
     }
     assert.equal((await refusal(client.customers.checkToken(token.token, { customerUuid: other.uuid }))).code, 200104);
@@ -131,15 +155,27 @@ describe('payment tokens', () => {
     const first = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
     const second = await client.customers.bindCard(customer.uuid, card('5555555555554444'));
     const third = await client.customers.bindCard(customer.uuid, card('4000000000000002'));
-    assert.deepEqual((await client.customers.tokens(customer.uuid)).map((t) => [t.token, t.state]), [
-      [first.token, 'success'], [second.token, 'pending'], [third.token, 'failed'],
-    ]);
+    assert.deepEqual(
+      (await client.customers.tokens(customer.uuid)).map((t) => [t.token, t.state]),
+      [
+        [first.token, 'success'],
+        [second.token, 'pending'],
+        [third.token, 'failed'],
+      ],
+    );
     await client.customers.deleteToken(customer.uuid, first.token);
-    await client.call('DELETE', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, { token: second.token });
-    assert.deepEqual((await client.customers.tokens(customer.uuid)).map((t) => t.token), [third.token]);
+    await client.call('DELETE', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, {
+      token: second.token,
+    });
+    assert.deepEqual(
+      (await client.customers.tokens(customer.uuid)).map((t) => t.token),
+      [third.token],
+    );
     assert.equal((await refusal(client.customers.checkToken(first.token))).code, 200104);
     assert.equal((await refusal(client.customers.deleteToken(customer.uuid, first.token))).code, 200104);
-    const bare = await refusal(client.call('DELETE', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, {}));
+    const bare = await refusal(
+      client.call('DELETE', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, {}),
+    );
     assert.equal(bare.status, 400);
   });
 
@@ -151,14 +187,34 @@ describe('payment tokens', () => {
     const failed = await client.customers.bindCard(customer.uuid, card('4000000000000002'));
     const foreign = await client.customers.bindCard(other.uuid, card('4000000000003055'));
     for (const token of [pending.token, failed.token, foreign.token, 'nothing']) {
-      assert.equal((await refusal(client.customers.update(customer.uuid, { name: 'Chan Tai Man', phone: '91234567', default_payment_token: token }))).code, 200103);
+      assert.equal(
+        (
+          await refusal(
+            client.customers.update(customer.uuid, {
+              name: 'Chan Tai Man',
+              phone: '91234567',
+              default_payment_token: token,
+            }),
+          )
+        ).code,
+        200103,
+      );
     }
-    const updated = await client.customers.update(customer.uuid, { name: 'Chan Tai Man', phone: '91234567', default_payment_token: good.token });
+    const updated = await client.customers.update(customer.uuid, {
+      name: 'Chan Tai Man',
+      phone: '91234567',
+      default_payment_token: good.token,
+    });
     assert.equal(updated.default_payment_token?.token, good.token);
     assert.equal(updated.default_payment_token?.default, true);
     assert.equal(updated.default_payment_token?.credit_card?.number, '400000******3055');
     // Also on create (an upsert by reference_number), and on read.
-    const again = await client.customers.create({ reference_number: customer.reference_number, name: 'Chan Tai Man', phone: '91234567', default_payment_token: good.token });
+    const again = await client.customers.create({
+      reference_number: customer.reference_number,
+      name: 'Chan Tai Man',
+      phone: '91234567',
+      default_payment_token: good.token,
+    });
     assert.equal(again.default_payment_token?.token, good.token);
     assert.equal((await client.customers.tokens(customer.uuid)).find((t) => t.token === good.token)?.default, true);
     await client.customers.deleteToken(customer.uuid, good.token);
@@ -167,7 +223,10 @@ describe('payment tokens', () => {
 
   async function orderFor(customer: Customer | undefined, total = '50.00') {
     const reference = `TOK-${randomUUID()}`;
-    await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: total }, customer ? { customerUuid: customer.uuid } : {});
+    await client.orders.create(
+      { reference_number: reference, currency: 'HKD', charge_fee: total },
+      customer ? { customerUuid: customer.uuid } : {},
+    );
     return reference;
   }
 
@@ -176,7 +235,10 @@ describe('payment tokens', () => {
     // Bound through a 3-D Secure challenge: charged later without one.
     const pending = await client.customers.bindCard(customer.uuid, card('4000000000003220'));
     const token = await client.sandbox.settleToken(pending.token, 'succeed');
-    const sale = await client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token: token.token, entry_type: 'cit' } });
+    const sale = await client.orders.pay(
+      { reference_number: await orderFor(customer) },
+      { payment_token: { token: token.token, entry_type: 'cit' } },
+    );
     assert.equal(sale.transaction.success, true);
     assert.equal(sale.transaction.type, 'Sales');
     assert.equal(sale.transaction.payment_method, 'payment_token');
@@ -184,9 +246,13 @@ describe('payment tokens', () => {
     assert.equal(sale.transaction.payment_data.token, token.token);
     assert.equal(sale.transaction.payment_data.last_4_digits, '3220');
     assert.equal(sale.order.correspondence_state, 'paid');
-    const auth = await client.orders.pay({ reference_number: await orderFor(customer) }, {
-      payment_token: { token: token.token, consume_mode: 'pre_authorize', entry_type: 'mit', amount: '20.00' }, amount: '20.00',
-    });
+    const auth = await client.orders.pay(
+      { reference_number: await orderFor(customer) },
+      {
+        payment_token: { token: token.token, consume_mode: 'pre_authorize', entry_type: 'mit', amount: '20.00' },
+        amount: '20.00',
+      },
+    );
     assert.equal(auth.transaction.type, 'Authorization');
     assert.equal(auth.transaction.success, true);
     assert.equal(auth.transaction.amount, 20);
@@ -200,14 +266,33 @@ describe('payment tokens', () => {
     const token = await client.customers.bindCard(customer.uuid, card('4000000000000341'));
     assert.deepEqual([token.state, token.verify_url, token.error_code], ['success', null, undefined]);
     assert.equal(token.credit_card?.number, '400000******0341');
-    const stored = await server.platform.db.selectFrom('payment_tokens').selectAll().where('token', '=', token.token).executeTakeFirstOrThrow();
-    const binding = await server.platform.db.selectFrom('sandbox_acquirer_operations').selectAll()
-      .where((eb) => eb.or([eb('reference', '=', stored.bind_reference), eb('original_reference', '=', stored.bind_reference)])).execute();
-    assert.deepEqual(binding.map((op) => [op.kind, op.status]).sort(), [['authorize', 'approved'], ['void', 'approved']], 'verified and released, no challenge');
+    const stored = await server.platform.db
+      .selectFrom('payment_tokens')
+      .selectAll()
+      .where('token', '=', token.token)
+      .executeTakeFirstOrThrow();
+    const binding = await server.platform.db
+      .selectFrom('sandbox_acquirer_operations')
+      .selectAll()
+      .where((eb) =>
+        eb.or([eb('reference', '=', stored.bind_reference), eb('original_reference', '=', stored.bind_reference)]),
+      )
+      .execute();
+    assert.deepEqual(
+      binding.map((op) => [op.kind, op.status]).sort(),
+      [
+        ['authorize', 'approved'],
+        ['void', 'approved'],
+      ],
+      'verified and released, no challenge',
+    );
     // As the billing engine charges it: mit sales of one order, retried.
     const reference = `TOK-${randomUUID()}`;
     const path = `/orders/${reference}`;
-    await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '50.00', callback_url: `${receiver.url}${path}` }, { customerUuid: customer.uuid });
+    await client.orders.create(
+      { reference_number: reference, currency: 'HKD', charge_fee: '50.00', callback_url: `${receiver.url}${path}` },
+      { customerUuid: customer.uuid },
+    );
     const charges = [
       { payment_token: { token: token.token, entry_type: 'mit' as const } },
       { payment_token: { token: token.token, entry_type: 'mit' as const } },
@@ -216,33 +301,68 @@ describe('payment tokens', () => {
     for (const [index, charge] of charges.entries()) {
       const { order, transaction } = await client.orders.pay({ reference_number: reference }, charge);
       assert.deepEqual(
-        { type: transaction.type, success: transaction.success, pending: transaction.is_pending, method: transaction.payment_method, token: transaction.payment_data.token },
-        { type: index < 2 ? 'Sales' : 'Authorization', success: false, pending: false, method: 'payment_token', token: token.token },
+        {
+          type: transaction.type,
+          success: transaction.success,
+          pending: transaction.is_pending,
+          method: transaction.payment_method,
+          token: transaction.payment_data.token,
+        },
+        {
+          type: index < 2 ? 'Sales' : 'Authorization',
+          success: false,
+          pending: false,
+          method: 'payment_token',
+          token: token.token,
+        },
       );
       assert.deepEqual(
-        { code: transaction.payment_data.resp_code, message: transaction.payment_data.resp_msg, state: transaction.payment_data.transaction_state },
+        {
+          code: transaction.payment_data.resp_code,
+          message: transaction.payment_data.resp_msg,
+          state: transaction.payment_data.transaction_state,
+        },
         { code: '51', message: 'Insufficient funds', state: 'DECLINED' },
       );
       assert.equal(transaction.payment_data.auth_code, undefined, 'a decline has no auth code');
-      assert.deepEqual([order.state, order.correspondence_state, order.paid_total, order.unpaid_total], ['invoiced', 'unpaid', '0.00', '50.00']);
-      const operations = await server.platform.db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', transaction.uuid).execute();
-      assert.deepEqual(operations.map((op) => [op.kind, op.status, op.response_code, op.card_last4]), [[index < 2 ? 'sale' : 'authorize', 'declined', '51', '0341']]);
+      assert.deepEqual(
+        [order.state, order.correspondence_state, order.paid_total, order.unpaid_total],
+        ['invoiced', 'unpaid', '0.00', '50.00'],
+      );
+      const operations = await server.platform.db
+        .selectFrom('sandbox_acquirer_operations')
+        .selectAll()
+        .where('reference', '=', transaction.uuid)
+        .execute();
+      assert.deepEqual(
+        operations.map((op) => [op.kind, op.status, op.response_code, op.card_last4]),
+        [[index < 2 ? 'sale' : 'authorize', 'declined', '51', '0341']],
+      );
     }
     const failures = await receiver.waitFor({ path, action: 'order.payment_failure' }, charges.length);
     for (const request of failures) {
-      const { order } = (JSON.parse(request.rawBody.toString()) as { data: { order: { correspondence_state: string } } }).data;
+      const { order } = (
+        JSON.parse(request.rawBody.toString()) as { data: { order: { correspondence_state: string } } }
+      ).data;
       assert.equal(order.correspondence_state, 'unpaid');
     }
-    assert.equal((await client.customers.checkToken(token.token)).state, 'success', 'a declined charge leaves the token as it is');
+    assert.equal(
+      (await client.customers.checkToken(token.token)).state,
+      'success',
+      'a declined charge leaves the token as it is',
+    );
     // The control: an ordinary card's token pays the same order.
     const good = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
-    const paid = await client.orders.pay({ reference_number: reference }, { payment_token: { token: good.token, entry_type: 'mit' } });
+    const paid = await client.orders.pay(
+      { reference_number: reference },
+      { payment_token: { token: good.token, entry_type: 'mit' } },
+    );
     assert.deepEqual([paid.transaction.success, paid.transaction.payment_data.resp_code], [true, '00']);
     assert.deepEqual([paid.order.correspondence_state, paid.order.paid_total], ['paid', '50.00']);
     await receiver.waitFor({ path, action: 'order.paid' });
   });
 
-  test('charging is refused for a failed, pending or deleted token, another customer\'s or merchant\'s, or two amounts', async () => {
+  test("charging is refused for a failed, pending or deleted token, another customer's or merchant's, or two amounts", async () => {
     const customer = await newCustomer();
     const other = await newCustomer();
     const good = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
@@ -253,12 +373,24 @@ describe('payment tokens', () => {
     assert.equal((await pay(await orderFor(customer), failed.token)).code, 400210);
     assert.equal((await pay(await orderFor(customer), pending.token)).code, 400210);
     assert.equal((await pay(await orderFor(other), good.token)).code, 200104);
-    const twoAmounts = await refusal(client.orders.pay({ reference_number: await orderFor(customer) }, { amount: '10.00', payment_token: { token: good.token, amount: '11.00' } }));
+    const twoAmounts = await refusal(
+      client.orders.pay(
+        { reference_number: await orderFor(customer) },
+        { amount: '10.00', payment_token: { token: good.token, amount: '11.00' } },
+      ),
+    );
     assert.equal(twoAmounts.code, 100207);
     const stranger = (await server.newMerchant()).client;
     const strangerOrder = `TOK-${randomUUID()}`;
     await stranger.orders.create({ reference_number: strangerOrder, currency: 'HKD', charge_fee: '5.00' });
-    assert.equal((await refusal(stranger.orders.pay({ reference_number: strangerOrder }, { payment_token: { token: good.token } }))).code, 200104);
+    assert.equal(
+      (
+        await refusal(
+          stranger.orders.pay({ reference_number: strangerOrder }, { payment_token: { token: good.token } }),
+        )
+      ).code,
+      200104,
+    );
     await client.customers.deleteToken(customer.uuid, good.token);
     assert.equal((await pay(await orderFor(customer), good.token)).code, 200104);
   });
@@ -267,14 +399,19 @@ describe('payment tokens', () => {
   async function arrival(action: string, token: string) {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const request = receiver.received.find((r) => r.headers['x-action'] === action && JSON.parse(r.rawBody.toString()).data.payment_token.token === token);
+      const request = receiver.received.find(
+        (r) => r.headers['x-action'] === action && JSON.parse(r.rawBody.toString()).data.payment_token.token === token,
+      );
       if (request) return request;
       assert.ok(Date.now() < deadline, `${action} for ${token} arrived`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
-  for (const [wallet, type] of [['alipay', 'AlipayAutoDebit'], ['wechatpay', 'WechatPayAutoDebit']] as const) {
+  for (const [wallet, type] of [
+    ['alipay', 'AlipayAutoDebit'],
+    ['wechatpay', 'WechatPayAutoDebit'],
+  ] as const) {
     test(`${wallet} auto-debit: pending until the payer allows it in the wallet, then charged as a sale with no payer`, async () => {
       const customer = await newCustomer();
       const pending = await client.customers.bindWallet(customer.uuid, wallet);
@@ -287,11 +424,19 @@ describe('payment tokens', () => {
       const allowed = await postForm(pending.verify_url!, { outcome: 'passed' });
       assert.ok((await allowed.text()).includes('Auto-debit allowed'));
       assert.equal((await client.customers.checkToken(pending.token)).state, 'success');
-      const sale = await client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token: pending.token, entry_type: 'mit' } });
+      const sale = await client.orders.pay(
+        { reference_number: await orderFor(customer) },
+        { payment_token: { token: pending.token, entry_type: 'mit' } },
+      );
       assert.equal(sale.transaction.success, true);
       assert.equal(sale.transaction.is_pending, false);
       assert.equal(sale.transaction.payment_method, 'payment_token');
-      const preauth = await refusal(client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token: pending.token, consume_mode: 'pre_authorize' } }));
+      const preauth = await refusal(
+        client.orders.pay(
+          { reference_number: await orderFor(customer) },
+          { payment_token: { token: pending.token, consume_mode: 'pre_authorize' } },
+        ),
+      );
       assert.equal(preauth.code, 100207);
     });
   }
@@ -299,33 +444,56 @@ describe('payment tokens', () => {
   test('a binding names one thing: card, alipay or wechatpay', async () => {
     const customer = await newCustomer();
     const path = `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`;
-    assert.equal((await refusal(client.call('POST', path, { card: card('4242424242424242'), alipay: {} }))).code, 100207);
+    assert.equal(
+      (await refusal(client.call('POST', path, { card: card('4242424242424242'), alipay: {} }))).code,
+      100207,
+    );
     assert.equal((await refusal(client.call('POST', path, {}))).code, 100207);
     assert.equal((await refusal(client.customers.bindCard(randomUUID(), card('4242424242424242')))).code, 200101);
     assert.equal((await refusal(client.customers.bindCard(customer.uuid, card('4242424242424241')))).code, 100207);
-    assert.equal((await refusal(client.customers.bindCard(customer.uuid, card('4242424242424242', { billing_currency: 'XYZ' })))).status, 400);
+    assert.equal(
+      (await refusal(client.customers.bindCard(customer.uuid, card('4242424242424242', { billing_currency: 'XYZ' }))))
+        .status,
+      400,
+    );
   });
 
   test('a bind retried with its Idempotency-Key after a lost answer finishes the same binding, not a second one', async () => {
     const customer = await newCustomer();
-    const ctx = merchantContext(server.platform, (await findMerchant(server.platform.db, merchant.merchantId))!, { kind: 'app', appId: merchant.appId }, 'test');
+    const ctx = merchantContext(
+      server.platform,
+      (await findMerchant(server.platform.db, merchant.merchantId))!,
+      { kind: 'app', appId: merchant.appId },
+      'test',
+    );
     ctx.idempotency = { key: `bind-${randomUUID()}`, expiresAt: Date.now() + 60_000 };
     const first = await bindPaymentToken(ctx, customer.uuid, { card: card('4000000000003055') });
     assert.equal(first.state, 'success');
     // As if the answer had been lost after the acquirer approved: the token is still being sent.
-    await server.platform.db.updateTable('payment_tokens').set({ state: 'pending', progress: 'sending' }).where('id', '=', first.id).execute();
+    await server.platform.db
+      .updateTable('payment_tokens')
+      .set({ state: 'pending', progress: 'sending' })
+      .where('id', '=', first.id)
+      .execute();
     const retried = await bindPaymentToken(ctx, customer.uuid, { card: card('4000000000003055') });
     assert.equal(retried.id, first.id);
     assert.equal(retried.state, 'success');
     assert.equal((await client.customers.tokens(customer.uuid)).length, 1);
-    const authorisations = await server.platform.db.selectFrom('sandbox_acquirer_operations').select('reference')
-      .where('merchant_id', '=', merchant.merchantId).where('reference', '=', first.id).execute();
+    const authorisations = await server.platform.db
+      .selectFrom('sandbox_acquirer_operations')
+      .select('reference')
+      .where('merchant_id', '=', merchant.merchantId)
+      .where('reference', '=', first.id)
+      .execute();
     assert.equal(authorisations.length, 1);
     // A settled binding is answered as it is.
     assert.equal((await bindPaymentToken(ctx, customer.uuid, { card: card('4000000000003055') })).id, first.id);
     // The same key for another customer is a different request.
     const other = await newCustomer();
-    await assert.rejects(bindPaymentToken(ctx, other.uuid, { card: card('4000000000003055') }), (error) => error instanceof AppError && error.definition === PLATFORM_ERRORS.idempotencyKeyReused);
+    await assert.rejects(
+      bindPaymentToken(ctx, other.uuid, { card: card('4000000000003055') }),
+      (error) => error instanceof AppError && error.definition === PLATFORM_ERRORS.idempotencyKeyReused,
+    );
   });
 
   test('deleting a token waiting for 3-D Secure fails it and closes its challenge; nothing revives it', async () => {
@@ -337,17 +505,36 @@ describe('payment tokens', () => {
     const answered = await postForm(pending.verify_url!, { outcome: 'passed' });
     assert.equal(answered.status, 404);
     await client.sandbox.advanceClock(16 * MINUTE);
-    const row = await server.platform.db.selectFrom('payment_tokens').selectAll().where('token', '=', pending.token).executeTakeFirstOrThrow();
+    const row = await server.platform.db
+      .selectFrom('payment_tokens')
+      .selectAll()
+      .where('token', '=', pending.token)
+      .executeTakeFirstOrThrow();
     assert.equal(row.state, 'failed');
-    const jobs = await server.platform.db.selectFrom('jobs').selectAll().where('kind', '=', 'payment_tokens.expire_binding').execute();
-    assert.ok(jobs.every((job) => job.last_error === null || job.last_error === undefined), 'the expiry job did not fail');
+    const jobs = await server.platform.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', 'payment_tokens.expire_binding')
+      .execute();
+    assert.ok(
+      jobs.every((job) => job.last_error === null || job.last_error === undefined),
+      'the expiry job did not fail',
+    );
   });
 
   test('a binding settled at once leaves no expiry job to run; one waiting for 3-D Secure, or whose hold could not be voided, keeps it', async () => {
     const customer = await newCustomer();
     const expiryJob = async (token: string) => {
-      const { id } = await server.platform.db.selectFrom('payment_tokens').select('id').where('token', '=', token).executeTakeFirstOrThrow();
-      return server.platform.db.selectFrom('jobs').select(['state', 'attempts']).where('dedupe_key', '=', `payment_tokens.expire_binding:${id}`).executeTakeFirstOrThrow();
+      const { id } = await server.platform.db
+        .selectFrom('payment_tokens')
+        .select('id')
+        .where('token', '=', token)
+        .executeTakeFirstOrThrow();
+      return server.platform.db
+        .selectFrom('jobs')
+        .select(['state', 'attempts'])
+        .where('dedupe_key', '=', `payment_tokens.expire_binding:${id}`)
+        .executeTakeFirstOrThrow();
     };
     const bound = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
     const declined = await client.customers.bindCard(customer.uuid, card('4000000000009995'));
@@ -366,14 +553,27 @@ describe('payment tokens', () => {
     const held = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
     assert.equal(held.state, 'success');
     assert.deepEqual(await expiryJob(held.token), { state: 'pending', attempts: 0 });
-    const { bind_reference: reference } = await server.platform.db.selectFrom('payment_tokens').select('bind_reference').where('token', '=', held.token).executeTakeFirstOrThrow();
-    const voids = () => server.platform.db.selectFrom('sandbox_acquirer_operations').select(['kind', 'status']).where('original_reference', '=', reference).execute();
+    const { bind_reference: reference } = await server.platform.db
+      .selectFrom('payment_tokens')
+      .select('bind_reference')
+      .where('token', '=', held.token)
+      .executeTakeFirstOrThrow();
+    const voids = () =>
+      server.platform.db
+        .selectFrom('sandbox_acquirer_operations')
+        .select(['kind', 'status'])
+        .where('original_reference', '=', reference)
+        .execute();
     assert.deepEqual(await voids(), []);
     await client.sandbox.advanceClock(16 * MINUTE);
     assert.deepEqual(await voids(), [{ kind: 'void', status: 'approved' }]);
     assert.deepEqual(await expiryJob(held.token), { state: 'done', attempts: 1 });
     assert.equal((await expiryJob(challenged.token)).state, 'done');
-    assert.equal((await client.customers.checkToken(challenged.token)).state, 'failed', 'the unanswered challenge expired');
+    assert.equal(
+      (await client.customers.checkToken(challenged.token)).state,
+      'failed',
+      'the unanswered challenge expired',
+    );
   });
 
   test('a retried charge answers the payment made even after the token is deleted; another token with the same uuid is refused', async () => {
@@ -382,20 +582,40 @@ describe('payment tokens', () => {
     const other = await client.customers.bindCard(customer.uuid, card('4000000000003055'));
     const reference = await orderFor(customer);
     const uuid = randomUUID();
-    const first = await client.orders.pay({ reference_number: reference }, { uuid, payment_token: { token: token.token } });
-    assert.equal((await refusal(client.orders.pay({ reference_number: reference }, { uuid, payment_token: { token: other.token } }))).code, 400207);
+    const first = await client.orders.pay(
+      { reference_number: reference },
+      { uuid, payment_token: { token: token.token } },
+    );
+    assert.equal(
+      (
+        await refusal(
+          client.orders.pay({ reference_number: reference }, { uuid, payment_token: { token: other.token } }),
+        )
+      ).code,
+      400207,
+    );
     await client.customers.deleteToken(customer.uuid, token.token);
-    const again = await client.orders.pay({ reference_number: reference }, { uuid, payment_token: { token: token.token } });
+    const again = await client.orders.pay(
+      { reference_number: reference },
+      { uuid, payment_token: { token: token.token } },
+    );
     assert.equal(again.transaction.uuid, first.transaction.uuid);
   });
 
-  test('an auto-debit token is charged only in its wallet\'s currencies', async () => {
+  test("an auto-debit token is charged only in its wallet's currencies", async () => {
     const customer = await newCustomer();
     const pending = await client.customers.bindWallet(customer.uuid, 'wechatpay');
     await client.sandbox.settleToken(pending.token, 'succeed');
     const reference = `TOK-${randomUUID()}`;
-    await client.orders.create({ reference_number: reference, currency: 'USD', charge_fee: '5.00' }, { customerUuid: customer.uuid });
-    assert.equal((await refusal(client.orders.pay({ reference_number: reference }, { payment_token: { token: pending.token } }))).code, 100207);
+    await client.orders.create(
+      { reference_number: reference, currency: 'USD', charge_fee: '5.00' },
+      { customerUuid: customer.uuid },
+    );
+    assert.equal(
+      (await refusal(client.orders.pay({ reference_number: reference }, { payment_token: { token: pending.token } })))
+        .code,
+      100207,
+    );
   });
 
   test('webhooks: payment_token.succeeded, .failed and .deleted reach the app endpoint, signed', async () => {
@@ -411,21 +631,29 @@ describe('payment tokens', () => {
     ] as const) {
       const request = await arrival(action, token);
       verifyWebhook(request.headers, request.rawBody, merchant.webhookPublicKey, `${receiver.url}${request.target}`);
-      const body = JSON.parse(request.rawBody.toString()) as { data: { customer_uuid: string; payment_token: { state: string } } };
+      const body = JSON.parse(request.rawBody.toString()) as {
+        data: { customer_uuid: string; payment_token: { state: string } };
+      };
       assert.equal(body.data.customer_uuid, customer.uuid);
       assert.equal(body.data.payment_token.state, state);
     }
   });
 
   test('the binding page: escaped customer name, the decline cap on the link, unknown customers and links refused', async () => {
-    const customer = await client.customers.create({ reference_number: `CUS-${randomUUID()}`, name: '<b>Bold</b> & Co', phone: '91234567' });
+    const customer = await client.customers.create({
+      reference_number: `CUS-${randomUUID()}`,
+      name: '<b>Bold</b> & Co',
+      phone: '91234567',
+    });
     const { wallet_link, expires_at } = await client.customers.walletLink(customer.uuid);
     assert.ok(Date.parse(expires_at) > Date.now());
     const page = await (await fetch(wallet_link)).text();
     assert.ok(page.includes('Save a card for &lt;b&gt;Bold&lt;/b&gt; &amp; Co') && !page.includes('<b>Bold'));
-    const post = (number: string) => postForm(`${wallet_link}/card`, { holder_name: 'Chan Tai Man', number, expiry: '12/31', cvv: '123' });
+    const post = (number: string) =>
+      postForm(`${wallet_link}/card`, { holder_name: 'Chan Tai Man', number, expiry: '12/31', cvv: '123' });
     const limit = server.platform.config.pageDeclineLimit;
-    for (let attempt = 0; attempt < limit; attempt += 1) assert.match((await post('4000000000000002')).headers.get('location') ?? '', /\?token=/);
+    for (let attempt = 0; attempt < limit; attempt += 1)
+      assert.match((await post('4000000000000002')).headers.get('location') ?? '', /\?token=/);
     assert.equal((await post('4000000000003055')).headers.get('location'), wallet_link, 'locked: nothing tried');
     assert.ok((await (await fetch(wallet_link)).text()).includes('data-testid="locked"'));
     const tokens = await client.customers.tokens(customer.uuid);
@@ -440,7 +668,12 @@ describe('payment tokens', () => {
     const { wallet_link } = await client.customers.walletLink(customer.uuid);
     const limit = server.platform.config.pageDeclineLimit;
     for (let saved = 0; saved <= limit; saved += 1) {
-      const posted = await postForm(`${wallet_link}/card`, { holder_name: 'Chan Tai Man', number: '4242424242424242', expiry: '12/31', cvv: '123' });
+      const posted = await postForm(`${wallet_link}/card`, {
+        holder_name: 'Chan Tai Man',
+        number: '4242424242424242',
+        expiry: '12/31',
+        cvv: '123',
+      });
       const challenge = posted.headers.get('location') ?? '';
       assert.match(challenge, /\/pay\/3ds\/.*\?checkout=/, `card ${saved + 1} sent to 3-D Secure`);
       const passed = await postForm(challenge, { outcome: 'passed' });
@@ -453,20 +686,39 @@ describe('payment tokens', () => {
   test('no card number or CVV in any stored row, log line or reply beyond the masked forms', async () => {
     const customer = await newCustomer();
     const number = '5555555555554444';
-    const reply = await client.call('POST', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, { card: card(number, { cvv: '7391' }) });
+    const reply = await client.call('POST', `/svc/payment/api/v1/openapi/customers/${customer.uuid}/payment_tokens`, {
+      card: card(number, { cvv: '7391' }),
+    });
     const token = (reply as { payment_token: { token: string } }).payment_token.token;
     await client.sandbox.settleToken(token, 'succeed');
     await client.orders.pay({ reference_number: await orderFor(customer) }, { payment_token: { token } });
     assert.ok(!JSON.stringify(reply).includes(number));
-    for (const table of ['payment_tokens', 'sandbox_acquirer_operations', 'transactions', 'events', 'idempotency_keys', 'jobs'] as const) {
+    for (const table of [
+      'payment_tokens',
+      'sandbox_acquirer_operations',
+      'transactions',
+      'events',
+      'idempotency_keys',
+      'jobs',
+    ] as const) {
       const rows = await server.platform.db.selectFrom(table).selectAll().execute();
       const text = JSON.stringify(rows);
       assert.ok(!text.includes(number), `no card number in ${table}`);
-      assert.ok(!rows.some((row) => Object.values(row).some((value) => value === '7391' || (typeof value === 'string' && value.includes('"7391"')))), `no CVV in ${table}`);
+      assert.ok(
+        !rows.some((row) =>
+          Object.values(row).some(
+            (value) => value === '7391' || (typeof value === 'string' && value.includes('"7391"')),
+          ),
+        ),
+        `no CVV in ${table}`,
+      );
     }
     const logs = JSON.stringify(logLines);
     assert.ok(logLines.length > 0);
     // (The CVV as a value of its own: its four digits may well occur inside a timestamp or an id.)
-    assert.ok(!logs.includes(number) && !logs.includes('"7391"') && !/"(cvv|cvc|card_number|number)"/.test(logs), 'no card number or CVV in the logs');
+    assert.ok(
+      !logs.includes(number) && !logs.includes('"7391"') && !/"(cvv|cvc|card_number|number)"/.test(logs),
+      'no card number or CVV in the logs',
+    );
   });
 });

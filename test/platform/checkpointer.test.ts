@@ -6,17 +6,25 @@ import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { Checkpointer, type CheckpointerEvent, type HoldWriter } from '../../src/platform/database/checkpointer.js';
-import { openDatabase, SQLITE_FILE, type Database } from '../../src/platform/database/database.js';
+import { type Database, openDatabase, SQLITE_FILE } from '../../src/platform/database/database.js';
 import { POSTGRES_URL } from '../support/postgres.js';
 
 // The server's SQLite checkpoints run on a thread of their own (src/platform/database/checkpointer.ts): the writer's
 // commits never copy the log back, the log still starts again from its beginning under writes without a pause, and
 // a lost thread hands checkpointing back to the writer.
 
-async function withDatabase(work: (database: Database, dataDir: string, events: CheckpointerEvent[]) => Promise<void>): Promise<void> {
+async function withDatabase(
+  work: (database: Database, dataDir: string, events: CheckpointerEvent[]) => Promise<void>,
+): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
   const events: CheckpointerEvent[] = [];
-  const database = openDatabase({ databaseUrl: undefined, dataDir, sqliteSynchronous: 'FULL', pgPoolSize: 1, backgroundCheckpoints: (event) => events.push(event) });
+  const database = openDatabase({
+    databaseUrl: undefined,
+    dataDir,
+    sqliteSynchronous: 'FULL',
+    pgPoolSize: 1,
+    backgroundCheckpoints: (event) => events.push(event),
+  });
   try {
     await sql`CREATE TABLE blobs (id INTEGER PRIMARY KEY, content BLOB NOT NULL)`.execute(database.db);
     await work(database, dataDir, events);
@@ -39,7 +47,9 @@ function restartsOf(databaseFile: string): number {
 }
 
 /** A writer of the test's own (better-sqlite3 directly), in WAL mode, with a table to write to. */
-async function withWriter(work: (writer: BetterSqlite3.Database, file: string, events: CheckpointerEvent[]) => Promise<void>): Promise<void> {
+async function withWriter(
+  work: (writer: BetterSqlite3.Database, file: string, events: CheckpointerEvent[]) => Promise<void>,
+): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
   const file = join(dataDir, 'writer.sqlite');
   const writer = new BetterSqlite3(file);
@@ -67,7 +77,9 @@ async function writeUntil(writer: BetterSqlite3.Database, done: () => boolean): 
 describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite only' : false }, () => {
   test('a writer that never pauses: the thread copies the log back and restarts it between two transactions', async () => {
     await withDatabase(async (database, dataDir, events) => {
-      const { rows: [setting] } = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(database.db);
+      const {
+        rows: [setting],
+      } = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(database.db);
       assert.equal(setting?.wal_autocheckpoint, 0, 'the writer does not checkpoint in its commits');
       const restarts = () => restartsOf(join(dataDir, SQLITE_FILE));
       const content = Buffer.alloc(16 * 1024, 7);
@@ -75,22 +87,30 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
       // Each transaction lets the event loop turn before it commits (as a server's does between requests), and
       // the next is queued before it ends: the writer is never idle, so only a pause the thread asks for lets the
       // log start again.
-      const write = () => database.db.transaction().execute(async (tx) => {
-        await sql`INSERT INTO blobs (content) VALUES (${content})`.execute(tx);
-        await new Promise((resolve) => setImmediate(resolve));
-        written += 1;
-      });
+      const write = () =>
+        database.db.transaction().execute(async (tx) => {
+          await sql`INSERT INTO blobs (content) VALUES (${content})`.execute(tx);
+          await new Promise((resolve) => setImmediate(resolve));
+          written += 1;
+        });
       await write();
       const before = restarts();
       const until = Date.now() + 30_000;
       const writing = () => restarts() < before + 2 && Date.now() < until;
       // Four writers, until the log has restarted twice (at most 30 s).
-      await Promise.all(Array.from({ length: 4 }, async () => {
-        while (writing()) await write();
-      }));
-      assert.ok(restarts() >= before + 2, `the log restarted ${restarts() - before} times while ${written} transactions were written`);
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (writing()) await write();
+        }),
+      );
+      assert.ok(
+        restarts() >= before + 2,
+        `the log restarted ${restarts() - before} times while ${written} transactions were written`,
+      );
       assert.deepEqual(events, [], 'no checkpoint failed');
-      const { rows: [count] } = await sql<{ n: number }>`SELECT count(*) AS n FROM blobs`.execute(database.db);
+      const {
+        rows: [count],
+      } = await sql<{ n: number }>`SELECT count(*) AS n FROM blobs`.execute(database.db);
       assert.equal(count?.n, written, 'every transaction is there');
     });
   });
@@ -98,15 +118,25 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
   test('the data is all there after close and reopen, and every page is in the database file', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
     try {
-      const database = openDatabase({ databaseUrl: undefined, dataDir, sqliteSynchronous: 'FULL', pgPoolSize: 1, backgroundCheckpoints: () => {} });
+      const database = openDatabase({
+        databaseUrl: undefined,
+        dataDir,
+        sqliteSynchronous: 'FULL',
+        pgPoolSize: 1,
+        backgroundCheckpoints: () => {},
+      });
       await sql`CREATE TABLE blobs (id INTEGER PRIMARY KEY, content BLOB NOT NULL)`.execute(database.db);
-      for (let i = 0; i < 500; i += 1) await sql`INSERT INTO blobs (content) VALUES (${Buffer.alloc(8 * 1024, i % 256)})`.execute(database.db);
+      for (let i = 0; i < 500; i += 1)
+        await sql`INSERT INTO blobs (content) VALUES (${Buffer.alloc(8 * 1024, i % 256)})`.execute(database.db);
       await database.close();
       // The thread's connection closed first, so the writer's close (the last) copied the log back and removed it.
       assert.equal(existsSync(join(dataDir, `${SQLITE_FILE}-wal`)), false, 'no log is left after close');
       const reopened = new BetterSqlite3(join(dataDir, SQLITE_FILE), { readonly: true });
       try {
-        const row = reopened.prepare('SELECT count(*) AS n, sum(length(content)) AS bytes FROM blobs').get() as { n: number; bytes: number };
+        const row = reopened.prepare('SELECT count(*) AS n, sum(length(content)) AS bytes FROM blobs').get() as {
+          n: number;
+          bytes: number;
+        };
         assert.equal(row.n, 500);
         assert.equal(row.bytes, 500 * 8 * 1024);
       } finally {
@@ -128,13 +158,21 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
         }
         await during();
       };
-      const checkpointer = new Checkpointer(writer, file, hold, (event) => events.push(event), { restartAbovePages: 64, batchPages: 16, intervalMs: 5 });
+      const checkpointer = new Checkpointer(writer, file, hold, (event) => events.push(event), {
+        restartAbovePages: 64,
+        batchPages: 16,
+        intervalMs: 5,
+      });
       try {
         const before = restartsOf(file);
         await writeUntil(writer, () => restartsOf(file) >= before + 2);
         assert.equal(refusals, 2, 'both refusals happened first');
         assert.ok(restartsOf(file) >= before + 2, 'the log restarted after the refusals');
-        assert.deepEqual(events.map((e) => e.kind), ['failed', 'failed'], 'each refusal was reported, and the thread was not lost');
+        assert.deepEqual(
+          events.map((e) => e.kind),
+          ['failed', 'failed'],
+          'each refusal was reported, and the thread was not lost',
+        );
       } finally {
         await checkpointer.stop();
       }
@@ -147,10 +185,16 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
         throw new Error('the writer could not be held');
       };
       const lost = new Promise<void>((resolve) => {
-        const checkpointer = new Checkpointer(writer, file, never, (event) => {
-          events.push(event);
-          if (event.kind === 'lost') resolve();
-        }, { restartAbovePages: 32, batchPages: 16, intervalMs: 5, giveUpAbovePages: 512 });
+        const checkpointer = new Checkpointer(
+          writer,
+          file,
+          never,
+          (event) => {
+            events.push(event);
+            if (event.kind === 'lost') resolve();
+          },
+          { restartAbovePages: 32, batchPages: 16, intervalMs: 5, giveUpAbovePages: 512 },
+        );
         void checkpointer;
       });
       let gone = false;
@@ -158,7 +202,11 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
       await writeUntil(writer, () => gone);
       assert.equal(events.at(-1)?.kind, 'lost');
       assert.match((events.at(-1) as { message: string }).message, /without a restart/);
-      assert.equal(writer.pragma('wal_autocheckpoint', { simple: true }), 1000, 'the writer checkpoints in its commits again');
+      assert.equal(
+        writer.pragma('wal_autocheckpoint', { simple: true }),
+        1000,
+        'the writer checkpoints in its commits again',
+      );
     });
   });
 
@@ -170,15 +218,24 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
       const events: CheckpointerEvent[] = [];
       const lost = new Promise<void>((resolve) => {
         // The thread's connection opens a file that is not there: it fails at once.
-        const checkpointer = new Checkpointer(writer, join(dataDir, 'missing.sqlite'), (during) => during(), (event) => {
-          events.push(event);
-          if (event.kind === 'lost') resolve();
-        });
+        const checkpointer = new Checkpointer(
+          writer,
+          join(dataDir, 'missing.sqlite'),
+          (during) => during(),
+          (event) => {
+            events.push(event);
+            if (event.kind === 'lost') resolve();
+          },
+        );
         void checkpointer;
       });
       await lost;
       assert.equal(events[0]?.kind, 'lost');
-      assert.equal(writer.pragma('wal_autocheckpoint', { simple: true }), 1000, 'the writer checkpoints in its commits again');
+      assert.equal(
+        writer.pragma('wal_autocheckpoint', { simple: true }),
+        1000,
+        'the writer checkpoints in its commits again',
+      );
     } finally {
       writer.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -5,9 +5,22 @@ import { csvWriter, spreadsheetSafe } from '../../src/platform/csv-export.js';
 describe('CSV exports (OWASP, CSV injection)', () => {
   test('a cell that would start a formula gets a leading apostrophe; numbers and other text are left alone', () => {
     const cases: Array<[string, string]> = [
-      ['=1+1', "'=1+1"], ['+1+1', "'+1+1"], ['-2+3', "'-2+3"], ['@SUM(A1)', "'@SUM(A1)"], ['\tcmd', "'\tcmd"], ['\rcmd', "'\rcmd"],
-      ['-', "'-"], ['+5', "'+5"], ['-5.00', '-5.00'], ['12.50', '12.50'], ['0', '0'], ['', ''], ['plain', 'plain'], [' =1', ' =1'],
-      ["'=1", "'=1"], ['a=1', 'a=1'],
+      ['=1+1', "'=1+1"],
+      ['+1+1', "'+1+1"],
+      ['-2+3', "'-2+3"],
+      ['@SUM(A1)', "'@SUM(A1)"],
+      ['\tcmd', "'\tcmd"],
+      ['\rcmd', "'\rcmd"],
+      ['-', "'-"],
+      ['+5', "'+5"],
+      ['-5.00', '-5.00'],
+      ['12.50', '12.50'],
+      ['0', '0'],
+      ['', ''],
+      ['plain', 'plain'],
+      [' =1', ' =1'],
+      ["'=1", "'=1"],
+      ['a=1', 'a=1'],
     ];
     for (const [cell, safe] of cases) assert.equal(spreadsheetSafe(cell), safe, JSON.stringify(cell));
   });
@@ -22,6 +35,9 @@ describe('CSV exports (OWASP, CSV injection)', () => {
     writer.write(['3', 'a, "b"\r\n=c']);
     writer.end();
     await done;
-    assert.equal(chunks.join(''), 'Row,Remark\r\n2,"\'=HYPERLINK(""http://evil.example"",""x"")"\r\n3,"a, ""b""\r\n=c"\r\n');
+    assert.equal(
+      chunks.join(''),
+      'Row,Remark\r\n2,"\'=HYPERLINK(""http://evil.example"",""x"")"\r\n3,"a, ""b""\r\n=c"\r\n',
+    );
   });
 });

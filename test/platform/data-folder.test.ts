@@ -8,7 +8,7 @@ import { startTestServer } from '../support/server.js';
 
 // The data folder holds the generated platform secret, the apps' encrypted keys and customers' data.
 describe('the data folder', () => {
-  test('is private to the server\'s user, and so is every file in it, whatever the umask; older files are made private at start', async () => {
+  test("is private to the server's user, and so is every file in it, whatever the umask; older files are made private at start", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'paygate-private-'));
     chmodSync(dataDir, 0o755);
     writeFileSync(join(dataDir, 'left-by-an-older-version'), 'x', { mode: 0o644 });
@@ -23,7 +23,15 @@ describe('the data folder', () => {
         // On PostgreSQL the folder holds no database, but the demo key pair all the same (issue 35: it was 0755 there).
         const expected = POSTGRES_URL
           ? ['demo-app.json', 'demo-private-key.pem']
-          : ['paygate.sqlite', 'paygate.sqlite-wal', 'paygate.sqlite-shm', 'nonces.sqlite', 'paygate.lock', 'demo-app.json', 'demo-private-key.pem'];
+          : [
+              'paygate.sqlite',
+              'paygate.sqlite-wal',
+              'paygate.sqlite-shm',
+              'nonces.sqlite',
+              'paygate.lock',
+              'demo-app.json',
+              'demo-private-key.pem',
+            ];
         for (const name of expected) assert.ok(files.includes(name), `${name} in ${files.join(', ')}`);
         assert.equal(statSync(dataDir).mode & 0o777, 0o700, 'the folder');
         for (const name of files) assert.equal(statSync(join(dataDir, name)).mode & 0o777, 0o600, name);

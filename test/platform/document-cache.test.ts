@@ -39,13 +39,16 @@ describe('the cache of rendered documents', () => {
 
   test('a failed rendering is not kept: the next request tries again', async () => {
     let attempts = 0;
-    const cache = new DocumentCache(async () => {
-      attempts += 1;
-      if (attempts === 1) throw new Error('the renderer failed');
-      return new Uint8Array([1, 2, 3]);
-    }, { maxBytes: 100 });
+    const cache = new DocumentCache(
+      async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('the renderer failed');
+        return new Uint8Array([1, 2, 3]);
+      },
+      { maxBytes: 100 },
+    );
     await assert.rejects(cache.get({}), /the renderer failed/);
-    assert.deepEqual([...await cache.get({})], [1, 2, 3]);
+    assert.deepEqual([...(await cache.get({}))], [1, 2, 3]);
     assert.equal(attempts, 2);
   });
 });

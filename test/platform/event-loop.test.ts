@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
-import { merchantContext, type Context } from '../../src/context/context.js';
+import { type Context, merchantContext } from '../../src/context/context.js';
 import { downloadReceipt } from '../../src/orders/pages/receipt.js';
 import { listMerchantOrders, MAX_LIST_PAGE_ROWS } from '../../src/orders/queries.js';
 import { findMerchant } from '../../src/platform/tenants.js';
@@ -33,8 +33,15 @@ async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
 
 const LONG_LABEL = `${'Hand-pulled noodles with braised beef brisket, '.repeat(5)}`.slice(0, 240);
 const heavyOrder = (reference: string) => ({
-  reference_number: reference, currency: 'HKD', charge_fee: '500.00',
-  line_items: Array.from({ length: 500 }, (_, i) => ({ purchasable_type: 'Charge', price: '1.00', quantity: 1, label: `${LONG_LABEL} ${i}` })),
+  reference_number: reference,
+  currency: 'HKD',
+  charge_fee: '500.00',
+  line_items: Array.from({ length: 500 }, (_, i) => ({
+    purchasable_type: 'Charge',
+    price: '1.00',
+    quantity: 1,
+    label: `${LONG_LABEL} ${i}`,
+  })),
 });
 
 describe('long work lets others run between its steps', () => {
@@ -46,17 +53,26 @@ describe('long work lets others run between its steps', () => {
     server = await startTestServer({ env: { PAYGATE_LINK_RATE_LIMIT: '0' } });
     const merchant = await server.newMerchant();
     client = merchant.client;
-    ctx = merchantContext(server.platform, (await findMerchant(server.platform.db, merchant.merchantId))!, { kind: 'app', appId: merchant.appId }, 'test');
+    ctx = merchantContext(
+      server.platform,
+      (await findMerchant(server.platform.db, merchant.merchantId))!,
+      { kind: 'app', appId: merchant.appId },
+      'test',
+    );
   });
   after(() => server.close());
 
   test(`a list page of ${MAX_LIST_PAGE_ROWS} line items is read in slices`, async () => {
     const run = randomUUID();
-    for (let i = 0; i < MAX_LIST_PAGE_ROWS / 500; i++) await client.orders.create(heavyOrder(`EL-${run}-${i}`) as never);
+    for (let i = 0; i < MAX_LIST_PAGE_ROWS / 500; i++)
+      await client.orders.create(heavyOrder(`EL-${run}-${i}`) as never);
     const query = { 'filter[reference_number][_contains]': run };
     let listed = 0;
     const turns = await turnsDuring(async () => {
-      listed = (await listMerchantOrders(ctx, query, { offset: 0, limit: 1000 })).views.reduce((sum, view) => sum + view.items.length, 0);
+      listed = (await listMerchantOrders(ctx, query, { offset: 0, limit: 1000 })).views.reduce(
+        (sum, view) => sum + view.items.length,
+        0,
+      );
     });
     assert.equal(listed, MAX_LIST_PAGE_ROWS);
     assert.ok(turns >= 4, `the loop turned ${turns} times`);

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError, PLATFORM_ERRORS } from '../../src/platform/errors.js';
-import { MAX_CONDITIONS, MAX_LIST_VALUES, parseFilters, type FilterCatalogue } from '../../src/platform/query/filters.js';
+import {
+  type FilterCatalogue,
+  MAX_CONDITIONS,
+  MAX_LIST_VALUES,
+  parseFilters,
+} from '../../src/platform/query/filters.js';
 
 const catalogue: FilterCatalogue = {
   state: { type: 'text', column: 'o.state', values: ['invoiced', 'completed'] },
@@ -14,14 +19,17 @@ const catalogue: FilterCatalogue = {
 
 describe('the list query language', () => {
   test('parses operators, nested names, lists, booleans, times and repeated parameters', () => {
-    const conditions = parseFilters({
-      'filter[state][_in]': 'invoiced,completed',
-      'filter[customer.uuid][_null]': '0',
-      'filter[created_at][_gte]': '2026-11-21T08:00:00+08:00',
-      'filter[reference_number][_contains]': ['R-', '2026'],
-      'filter[over][_eq]': '1',
-      offset: '0',
-    }, catalogue);
+    const conditions = parseFilters(
+      {
+        'filter[state][_in]': 'invoiced,completed',
+        'filter[customer.uuid][_null]': '0',
+        'filter[created_at][_gte]': '2026-11-21T08:00:00+08:00',
+        'filter[reference_number][_contains]': ['R-', '2026'],
+        'filter[over][_eq]': '1',
+        offset: '0',
+      },
+      catalogue,
+    );
     assert.deepEqual(conditions, [
       { field: 'state', op: '_in', values: ['invoiced', 'completed'] },
       { field: 'customer.uuid', op: '_null', isNull: false },
@@ -48,19 +56,38 @@ describe('the list query language', () => {
       [{ 'filter[state][_null]': 'yes' }, /must be 1 \(is null\) or 0/],
     ];
     for (const [query, message] of cases) {
-      assert.throws(() => parseFilters(query, catalogue), (e) => e instanceof AppError && e.definition === PLATFORM_ERRORS.validationFailed && message.test(e.message), JSON.stringify(query));
+      assert.throws(
+        () => parseFilters(query, catalogue),
+        (e) => e instanceof AppError && e.definition === PLATFORM_ERRORS.validationFailed && message.test(e.message),
+        JSON.stringify(query),
+      );
     }
   });
 
   test(`takes at most ${MAX_CONDITIONS} conditions and ${MAX_LIST_VALUES} values in a list, however they are spelt`, () => {
     const refused = (query: Record<string, unknown>, message: RegExp) =>
-      assert.throws(() => parseFilters(query, catalogue), (e) => e instanceof AppError && e.definition === PLATFORM_ERRORS.validationFailed && message.test(e.message));
+      assert.throws(
+        () => parseFilters(query, catalogue),
+        (e) => e instanceof AppError && e.definition === PLATFORM_ERRORS.validationFailed && message.test(e.message),
+      );
     const many = (count: number) => Array.from({ length: count }, (_, i) => `R${i}`);
-    assert.equal(parseFilters({ 'filter[reference_number][_neq]': many(MAX_CONDITIONS) }, catalogue).length, MAX_CONDITIONS);
-    refused({ 'filter[reference_number][_neq]': many(MAX_CONDITIONS + 1) }, new RegExp(`At most ${MAX_CONDITIONS} filter conditions per request \\(got ${MAX_CONDITIONS + 1}\\)`));
+    assert.equal(
+      parseFilters({ 'filter[reference_number][_neq]': many(MAX_CONDITIONS) }, catalogue).length,
+      MAX_CONDITIONS,
+    );
+    refused(
+      { 'filter[reference_number][_neq]': many(MAX_CONDITIONS + 1) },
+      new RegExp(`At most ${MAX_CONDITIONS} filter conditions per request \\(got ${MAX_CONDITIONS + 1}\\)`),
+    );
     // Repeated parameters and distinct ones count alike.
     refused({ 'filter[reference_number][_neq]': many(MAX_CONDITIONS), 'filter[state][_eq]': 'invoiced' }, /At most/);
-    assert.equal(parseFilters({ 'filter[reference_number][_in]': many(MAX_LIST_VALUES).join(',') }, catalogue)[0]!.op, '_in');
-    refused({ 'filter[reference_number][_not_in]': many(MAX_LIST_VALUES + 1).join(',') }, new RegExp(`takes at most ${MAX_LIST_VALUES} comma-separated values`));
+    assert.equal(
+      parseFilters({ 'filter[reference_number][_in]': many(MAX_LIST_VALUES).join(',') }, catalogue)[0]!.op,
+      '_in',
+    );
+    refused(
+      { 'filter[reference_number][_not_in]': many(MAX_LIST_VALUES + 1).join(',') },
+      new RegExp(`takes at most ${MAX_LIST_VALUES} comma-separated values`),
+    );
   });
 });

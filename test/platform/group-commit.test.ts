@@ -14,10 +14,11 @@ describe('group commit', () => {
     writeFileSync(wal, '');
     const flushes: Array<() => void> = [];
     const durable: string[] = [];
-    const flush = (fd: number) => new Promise<void>((resolve) => {
-      assert.equal(typeof fd, 'number');
-      flushes.push(resolve);
-    });
+    const flush = (fd: number) =>
+      new Promise<void>((resolve) => {
+        assert.equal(typeof fd, 'number');
+        flushes.push(resolve);
+      });
     try {
       const commit = new GroupCommit(wal, () => {}, flush);
       await commit.sync();
@@ -31,7 +32,11 @@ describe('group commit', () => {
       flushes[0]!();
       await first;
       while (flushes.length < 2) await tick();
-      assert.deepEqual(durable, ['first'], 'the later callers were not made durable by the flush that began before them');
+      assert.deepEqual(
+        durable,
+        ['first'],
+        'the later callers were not made durable by the flush that began before them',
+      );
       flushes[1]!();
       await Promise.all(later);
       assert.equal(flushes.length, 2, 'three callers shared one flush');

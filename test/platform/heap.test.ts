@@ -31,7 +31,11 @@ function peakHeapMiB(percent: number): number {
 
 // The setting is the process's, not the database's: one run is enough.
 // On a machine small enough that Node gives a heap limit under 2 GiB, V8's own bound is tighter and nothing is set.
-const skip = POSTGRES_URL ? 'a process setting, tested on the SQLite pass' : !heapGrowsFourfold() ? 'V8 bounds the growth itself below a 2 GiB heap limit' : false;
+const skip = POSTGRES_URL
+  ? 'a process setting, tested on the SQLite pass'
+  : !heapGrowsFourfold()
+    ? 'V8 bounds the growth itself below a 2 GiB heap limit'
+    : false;
 
 describe('the heap growth limit', { skip }, () => {
   test('keeps the heap well under what V8 would take on its own for the same load', () => {

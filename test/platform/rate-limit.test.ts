@@ -8,7 +8,10 @@ describe('the token bucket', () => {
   test('allows the burst at once, then the rate, and says when to come back', () => {
     const clock = new TestClock().freeze();
     const limiter = new RateLimiter(2, 3, clock);
-    assert.deepEqual([1, 2, 3, 4].map(() => limiter.take('a').allowed), [true, true, true, false]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map(() => limiter.take('a').allowed),
+      [true, true, true, false],
+    );
     assert.deepEqual(limiter.take('a'), { allowed: false, retryAfterSeconds: 1 });
     assert.equal(limiter.take('b').allowed, true, 'each key has its own bucket');
     clock.advance(500);
@@ -36,7 +39,12 @@ describe('who a caller is, for counting', () => {
 
   test("an IPv6 address's /64, however it is written", () => {
     const key = '2001:0db8:0001:0002::/64';
-    for (const address of ['2001:db8:1:2::1', '2001:DB8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2:0:0:0:0', '2001:0db8:0001:0002::abcd']) {
+    for (const address of [
+      '2001:db8:1:2::1',
+      '2001:DB8:1:2:ffff:ffff:ffff:ffff',
+      '2001:db8:1:2:0:0:0:0',
+      '2001:0db8:0001:0002::abcd',
+    ]) {
       assert.equal(callerKey(address), key, address);
     }
     assert.equal(callerKey('::1'), '0000:0000:0000:0000::/64');

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PaygateClient, PaygateError } from '@paygate/client';
-import { openDatabase, type Database } from '../../src/platform/database/database.js';
+import { type Database, openDatabase } from '../../src/platform/database/database.js';
 import { CARDS, futureExpiry } from '../support/fixtures.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from '../support/keys.js';
 import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
-import { freePort, runCli, startServe, type ServeProcess } from '../support/processes.js';
+import { freePort, runCli, type ServeProcess, startServe } from '../support/processes.js';
 
 const VISA = { number: CARDS.visa, ...futureExpiry(), cvv: '123' };
 /** Charged at once, answered after 3 s: a kill during the wait loses the answer, not the charge. */
@@ -38,7 +38,10 @@ describe('a server killed with SIGKILL in the middle of payments', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'paygate-crash-'));
     schema = POSTGRES_URL ? await createTestSchema(POSTGRES_URL) : undefined;
     env = {
-      PAYGATE_DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', PAYGATE_DEMO: '0',
+      PAYGATE_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      PAYGATE_DEMO: '0',
       // PostgreSQL recovery waits for calls this old; SQLite recovers at start.
       PAYGATE_RECOVERY_AFTER_MS: '2000',
       // and a dead process's Idempotency-Key claims are taken over after this (SQLite frees them at start).
@@ -47,11 +50,20 @@ describe('a server killed with SIGKILL in the middle of payments', () => {
       PAYGATE_JOB_LEASE_MS: '5000',
       ...(schema ? { DATABASE_URL: schema.url } : {}),
     };
-    const merchantId = JSON.parse((await runCli(['merchant', 'create', '--name', 'Crash', '--json'], env)).stdout).merchant_id as string;
+    const merchantId = JSON.parse((await runCli(['merchant', 'create', '--name', 'Crash', '--json'], env)).stdout)
+      .merchant_id as string;
     const keyFile = join(dataDir, 'public.pem');
     writeFileSync(keyFile, TEST_PUBLIC_KEY);
-    const appId = JSON.parse((await runCli(['app', 'create', '--merchant', merchantId, '--public-key', keyFile, '--json'], env)).stdout).app_id as string;
-    client = new PaygateClient({ baseUrl: `http://127.0.0.1:${env.PORT}`, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 }, timeoutMs: 5_000 });
+    const appId = JSON.parse(
+      (await runCli(['app', 'create', '--merchant', merchantId, '--public-key', keyFile, '--json'], env)).stdout,
+    ).app_id as string;
+    client = new PaygateClient({
+      baseUrl: `http://127.0.0.1:${env.PORT}`,
+      appId,
+      privateKey: TEST_PRIVATE_KEY,
+      retry: { maxAttempts: 1 },
+      timeoutMs: 5_000,
+    });
     serve = await startServe(env);
   });
   after(async () => {
@@ -78,7 +90,12 @@ describe('a server killed with SIGKILL in the middle of payments', () => {
     let dead = false;
     const worker = async (index: number) => {
       while (!dead) {
-        const attempt: Attempt = { reference: `CRASH-${randomUUID()}`, paymentUuid: randomUUID(), idempotencyKey: randomUUID(), slow: index < 2 };
+        const attempt: Attempt = {
+          reference: `CRASH-${randomUUID()}`,
+          paymentUuid: randomUUID(),
+          idempotencyKey: randomUUID(),
+          slow: index < 2,
+        };
         attempts.push(attempt);
         try {
           attempt.acknowledged = await pay(attempt);
@@ -89,7 +106,8 @@ describe('a server killed with SIGKILL in the middle of payments', () => {
     };
     const workers = Array.from({ length: 8 }, (_, index) => worker(index));
     // Kill once enough has been acknowledged and two slow payments are surely at the acquirer, unanswered.
-    const inFlightSlow = () => attempts.filter((a) => a.slow && !a.acknowledged && a.sentAt !== undefined && Date.now() - a.sentAt > 500);
+    const inFlightSlow = () =>
+      attempts.filter((a) => a.slow && !a.acknowledged && a.sentAt !== undefined && Date.now() - a.sentAt > 500);
     while (attempts.filter((a) => a.acknowledged).length < 40 || inFlightSlow().length < 2) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -98,50 +116,86 @@ describe('a server killed with SIGKILL in the middle of payments', () => {
     await Promise.all(workers);
 
     database = openDatabase({ databaseUrl: schema?.url, dataDir, sqliteSynchronous: 'FULL', pgPoolSize: 2 });
-    const leftPending = await database.db.selectFrom('transactions').select('id').where('progress', '=', 'sending').execute();
+    const leftPending = await database.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('progress', '=', 'sending')
+      .execute();
     assert.ok(leftPending.length >= 2, `the crash left payments between their two commits (${leftPending.length})`);
     serve = await startServe(env);
-    const stillSending = async () => Number((await database.db.selectFrom('transactions')
-      .select((eb) => eb.fn.countAll<number>().as('n')).where('progress', '=', 'sending').executeTakeFirstOrThrow()).n);
+    const stillSending = async () =>
+      Number(
+        (
+          await database.db
+            .selectFrom('transactions')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('progress', '=', 'sending')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     for (let waited = 0; (await stillSending()) > 0; waited += 100) {
-      // A bound, not a speed target: on PostgreSQL, the killed process's lease on recovery (5 s), then recovery's period.
+      // A bound, not a speed target: on PostgreSQL, the killed process's lease on recovery (5 s), then recovery's
+      // period.
       assert.ok(waited < 30_000, 'pending records left by the crash are resolved after the restart');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
 
     // The slow payments the crash caught were charged at the acquirer: recovery recorded them as succeeded.
     for (const { id } of leftPending) {
-      const row = await database.db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow();
-      const operation = await database.db.selectFrom('sandbox_acquirer_operations').select('status').where('reference', '=', id).executeTakeFirst();
-      assert.equal(row.status, operation?.status === 'approved' ? 'succeeded' : 'failed', `recovery recorded what the acquirer did with ${id}`);
+      const row = await database.db
+        .selectFrom('transactions')
+        .select('status')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      const operation = await database.db
+        .selectFrom('sandbox_acquirer_operations')
+        .select('status')
+        .where('reference', '=', id)
+        .executeTakeFirst();
+      assert.equal(
+        row.status,
+        operation?.status === 'approved' ? 'succeeded' : 'failed',
+        `recovery recorded what the acquirer did with ${id}`,
+      );
     }
 
     // Every payment the client saw acknowledged is there, once.
     for (const attempt of attempts.filter((a) => a.acknowledged)) {
-      const rows = await database.db.selectFrom('transactions').select(['id', 'status']).where('payment_uuid', '=', attempt.paymentUuid).execute();
+      const rows = await database.db
+        .selectFrom('transactions')
+        .select(['id', 'status'])
+        .where('payment_uuid', '=', attempt.paymentUuid)
+        .execute();
       assert.deepEqual(rows, [{ id: attempt.acknowledged, status: 'succeeded' }]);
     }
 
     // Retrying the others with the same keys settles each one, and never charges twice.
-    await Promise.all(attempts.filter((a) => !a.acknowledged).map(async (attempt) => {
-      for (let tries = 0; ; tries += 1) {
-        try {
-          attempt.acknowledged = await pay(attempt);
-          return;
-        } catch (error) {
-          // 409: a claim of the dead process, taken over once its lock runs out (PostgreSQL cannot know it died).
-          if (!(error instanceof PaygateError && error.errorCode === '100303' && tries < 100)) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 500));
-        }
-      }
-    }));
+    await Promise.all(
+      attempts
+        .filter((a) => !a.acknowledged)
+        .map(async (attempt) => {
+          for (let tries = 0; ; tries += 1) {
+            try {
+              attempt.acknowledged = await pay(attempt);
+              return;
+            } catch (error) {
+              // 409: a claim of the dead process, taken over once its lock runs out (PostgreSQL cannot know it died).
+              if (!(error instanceof PaygateError && error.errorCode === '100303' && tries < 100)) throw error;
+              await new Promise((resolve) => setTimeout(resolve, 500));
+            }
+          }
+        }),
+    );
     for (const attempt of attempts) {
       const order = await client.orders.check({ order: { reference_number: attempt.reference } });
       const charges = order.transactions.filter((t) => t.success);
       assert.ok(charges.length <= 1, `${attempt.reference} was charged ${charges.length} times`);
-      const approved = await database.db.selectFrom('sandbox_acquirer_operations').select('reference')
+      const approved = await database.db
+        .selectFrom('sandbox_acquirer_operations')
+        .select('reference')
         .where('reference', 'in', order.transactions.map((t) => t.uuid).concat(['-']))
-        .where('status', '=', 'approved').execute();
+        .where('status', '=', 'approved')
+        .execute();
       assert.equal(approved.length, charges.length, 'the acquirer charged exactly what the platform recorded');
       assert.equal(order.paid_total, charges.length === 1 ? '10.00' : '0.00');
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/platform/database/database.js';
-import { startCrashBed, type CrashBed, type CrashServer } from '../support/crash-bed.js';
+import { type CrashBed, type CrashServer, startCrashBed } from '../support/crash-bed.js';
 import { bindingCard, CARDS } from '../support/fixtures.js';
 import { inParallel, startServe } from '../support/processes.js';
 
@@ -28,7 +28,17 @@ function monthsAfter(at: number, months: number): number {
   const year = local.getUTCFullYear();
   const month = local.getUTCMonth() + months;
   const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return Date.UTC(year, month, Math.min(local.getUTCDate(), last), local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds(), local.getUTCMilliseconds()) - HK;
+  return (
+    Date.UTC(
+      year,
+      month,
+      Math.min(local.getUTCDate(), last),
+      local.getUTCHours(),
+      local.getUTCMinutes(),
+      local.getUTCSeconds(),
+      local.getUTCMilliseconds(),
+    ) - HK
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -60,37 +70,70 @@ describe('recurring billing across SIGKILLs in the middle of a run', () => {
     // 1. Forty customers with a frictionless token, forty plans: half start now, half at spread times in the
     //    coming 25 days (so the billing times of the run interleave, some many to one instant, some alone).
     const item = await client.recurring.createItem({ label: 'Crash membership', price: '88.00', currency: 'HKD' });
-    const monthly = await client.recurring.createBillingConfig({ billing_interval: 'monthly', billing_type: 'automated' });
+    const monthly = await client.recurring.createBillingConfig({
+      billing_interval: 'monthly',
+      billing_type: 'automated',
+    });
     const clockAtStart = Date.parse((await client.sandbox.clock()).now);
     const base = Math.ceil((clockAtStart + 2 * HOUR) / 1000) * 1000;
     const run = randomUUID().slice(0, 8);
-    const plans = await inParallel(Array.from({ length: PLANS }, (_, i) => i), 8, async (i) => {
-      const customer = await client.customers.create({ reference_number: `RC-${run}-${i}`, name: 'Chan Tai Man', phone: '91234567' });
-      const token = await client.customers.bindCard(customer.uuid, bindingCard(CARDS.frictionless));
-      assert.equal(token.state, 'success');
-      await client.customers.update(customer.uuid, { name: 'Chan Tai Man', phone: '91234567', default_payment_token: token.token });
-      const future = i % 2 === 1 ? new Date(base + i * 15 * HOUR + i * 13 * 60_000).toISOString() : undefined;
-      const sentAt = Date.parse((await client.sandbox.clock()).now);
-      const plan = await client.recurring.createPlan({
-        name: `Crash ${i}`, reference_number: `RCP-${run}-${i}`, customer_uuid: customer.uuid,
-        cycles: [{ recurring_items: [{ id: item.id }], recurring_billing_config: monthly.id, interval_counts: BILLINGS, ...(future && { estimated_start_date: future }) }],
-      });
-      const start = Date.parse(plan.cycles[0]!.estimated_start_date!);
-      if (future) assert.equal(start, Date.parse(future));
-      else assert.ok(start >= sentAt && start <= sentAt + 60_000, `plan ${i} starts when created`);
-      return { id: plan.id, reference: `RCP-${run}-${i}`, start, times: Array.from({ length: BILLINGS }, (_, k) => monthsAfter(start, k)) };
-    });
+    const plans = await inParallel(
+      Array.from({ length: PLANS }, (_, i) => i),
+      8,
+      async (i) => {
+        const customer = await client.customers.create({
+          reference_number: `RC-${run}-${i}`,
+          name: 'Chan Tai Man',
+          phone: '91234567',
+        });
+        const token = await client.customers.bindCard(customer.uuid, bindingCard(CARDS.frictionless));
+        assert.equal(token.state, 'success');
+        await client.customers.update(customer.uuid, {
+          name: 'Chan Tai Man',
+          phone: '91234567',
+          default_payment_token: token.token,
+        });
+        const future = i % 2 === 1 ? new Date(base + i * 15 * HOUR + i * 13 * 60_000).toISOString() : undefined;
+        const sentAt = Date.parse((await client.sandbox.clock()).now);
+        const plan = await client.recurring.createPlan({
+          name: `Crash ${i}`,
+          reference_number: `RCP-${run}-${i}`,
+          customer_uuid: customer.uuid,
+          cycles: [
+            {
+              recurring_items: [{ id: item.id }],
+              recurring_billing_config: monthly.id,
+              interval_counts: BILLINGS,
+              ...(future && { estimated_start_date: future }),
+            },
+          ],
+        });
+        const start = Date.parse(plan.cycles[0]!.estimated_start_date!);
+        if (future) assert.equal(start, Date.parse(future));
+        else assert.ok(start >= sentAt && start <= sentAt + 60_000, `plan ${i} starts when created`);
+        return {
+          id: plan.id,
+          reference: `RCP-${run}-${i}`,
+          start,
+          times: Array.from({ length: BILLINGS }, (_, k) => monthsAfter(start, k)),
+        };
+      },
+    );
     // The business time the run ends at, with or without kills: a day after the last plan's cycle ended.
     const target = Math.max(...plans.map((plan) => monthsAfter(plan.start, BILLINGS))) + DAY;
     t.diagnostic(`setup: ${Date.now() - started} ms; ${await count('orders')} orders billed before the clock moved`);
 
     // 2. Move the clock to `target`, from wherever it stands: the kills leave it part way.
-    const remaining = async (server: CrashServer) => Math.max(1, Math.ceil((target - Date.parse((await server.client.sandbox.clock()).now)) / 1000));
+    const remaining = async (server: CrashServer) =>
+      Math.max(1, Math.ceil((target - Date.parse((await server.client.sandbox.clock()).now)) / 1000));
     const kills: string[] = [];
     for (let round = 0; ; round += 1) {
       const server = servers[round % servers.length]!;
       const before = await count('orders');
-      const advance = server.client.sandbox.advanceClock(await remaining(server)).then(() => 'returned' as const, (error: unknown) => error);
+      const advance = server.client.sandbox.advanceClock(await remaining(server)).then(
+        () => 'returned' as const,
+        (error: unknown) => error,
+      );
       if (round === KILLS) {
         const result = await advance;
         assert.equal(result, 'returned', `the last advance returns: ${String(result)}`);
@@ -108,7 +151,8 @@ describe('recurring billing across SIGKILLs in the middle of a run', () => {
         const orders = await count('orders');
         if (orders >= threshold) {
           sawAt ??= Date.now();
-          if (!waitForCharging || Date.now() - sawAt > 300 || (await count('recurring_billings', 'charging')) > 0) break;
+          if (!waitForCharging || Date.now() - sawAt > 300 || (await count('recurring_billings', 'charging')) > 0)
+            break;
         }
         await sleep(1);
       }
@@ -117,28 +161,68 @@ describe('recurring billing across SIGKILLs in the middle of a run', () => {
       const result = await advance;
       assert.notEqual(result, 'returned', 'the killed request does not return');
       const charging = await count('recurring_billings', 'charging');
-      const sending = Number((await db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('progress', '=', 'sending').executeTakeFirstOrThrow()).n);
-      kills.push(`kill ${round + 1} (process ${round % servers.length}): ${await count('orders')} orders, ${charging} billings charging, ${sending} payments at the acquirer`);
+      const sending = Number(
+        (
+          await db
+            .selectFrom('transactions')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('progress', '=', 'sending')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+      kills.push(
+        `kill ${round + 1} (process ${round % servers.length}): ${await count('orders')} orders, ${charging} billings charging, ${sending} payments at the acquirer`,
+      );
       // PostgreSQL cannot know the process died: its job leases (60 s) would have to run out first. Make them
       // run out now (SQLite frees them at start).
-      if (bed.shared) await db.updateTable('jobs').set({ lease_expires_at: Date.now() - 1 }).where('state', '=', 'running').execute();
+      if (bed.shared)
+        await db
+          .updateTable('jobs')
+          .set({ lease_expires_at: Date.now() - 1 })
+          .where('state', '=', 'running')
+          .execute();
       server.serve = await startServe(server.env);
     }
     for (const line of kills) t.diagnostic(line);
     assert.equal(kills.length, KILLS);
     const clock = await client.sandbox.clock();
-    assert.ok(Date.parse(clock.now) >= target && Date.parse(clock.now) < target + 60_000, `the clock ends at the target: ${clock.now}`);
+    assert.ok(
+      Date.parse(clock.now) >= target && Date.parse(clock.now) < target + 60_000,
+      `the clock ends at the target: ${clock.now}`,
+    );
 
     // 3. Every plan: six orders, references -1..-6, each at its billing time, paid once by one Sales transaction.
     let latest = 0;
     const transactionIds: string[] = [];
     for (const plan of plans) {
-      const orders = await db.selectFrom('orders').selectAll().where('reference_number', 'like', `${plan.reference}-%`).orderBy('created_at').execute();
-      assert.deepEqual(orders.map((order) => order.reference_number), plan.times.map((_, k) => `${plan.reference}-${k + 1}`), `${plan.reference}: one order per billing time, in order`);
-      const billings = await db.selectFrom('recurring_billings').selectAll().where('plan_id', '=', plan.id).orderBy('billing_at').execute();
+      const orders = await db
+        .selectFrom('orders')
+        .selectAll()
+        .where('reference_number', 'like', `${plan.reference}-%`)
+        .orderBy('created_at')
+        .execute();
+      assert.deepEqual(
+        orders.map((order) => order.reference_number),
+        plan.times.map((_, k) => `${plan.reference}-${k + 1}`),
+        `${plan.reference}: one order per billing time, in order`,
+      );
+      const billings = await db
+        .selectFrom('recurring_billings')
+        .selectAll()
+        .where('plan_id', '=', plan.id)
+        .orderBy('billing_at')
+        .execute();
       assert.equal(billings.length, BILLINGS, `${plan.reference}: one billing row per billing time`);
-      assert.equal(new Set(billings.map((b) => `${b.cycle_id}:${b.sequence}`)).size, BILLINGS, `${plan.reference}: unique (plan, cycle, sequence)`);
-      assert.deepEqual(billings.map((b) => b.billing_at), plan.times, `${plan.reference}: billed at the calendar's times`);
+      assert.equal(
+        new Set(billings.map((b) => `${b.cycle_id}:${b.sequence}`)).size,
+        BILLINGS,
+        `${plan.reference}: unique (plan, cycle, sequence)`,
+      );
+      assert.deepEqual(
+        billings.map((b) => b.billing_at),
+        plan.times,
+        `${plan.reference}: billed at the calendar's times`,
+      );
       for (const [k, order] of orders.entries()) {
         const billing = billings[k]!;
         assert.equal(billing.state, 'paid');
@@ -148,47 +232,89 @@ describe('recurring billing across SIGKILLs in the middle of a run', () => {
         assert.equal(order.paid_total, PRICE);
         assert.equal(order.correspondence_state, 'paid');
         // Generated when the clock reached the billing time: late only by the run's own time (and a restart's).
-        assert.ok(order.created_at >= billing.billing_at && order.created_at < billing.billing_at + 60_000,
-          `${order.reference_number} created at ${new Date(order.created_at).toISOString()}, billed for ${new Date(billing.billing_at).toISOString()}`);
+        assert.ok(
+          order.created_at >= billing.billing_at && order.created_at < billing.billing_at + 60_000,
+          `${order.reference_number} created at ${new Date(order.created_at).toISOString()}, billed for ${new Date(billing.billing_at).toISOString()}`,
+        );
         latest = Math.max(latest, order.created_at - billing.billing_at);
         // Paid once: one succeeded Sales transaction, under the billing's payment uuid. A payment recorded but cut off
         // by a kill before the acquirer answered is failed by recovery (cancelled there, nothing charged) and sent
         // again at once under a resend uuid (`…:1.1`), not counted as a declined attempt: the only other kind allowed.
-        const transactions = await db.selectFrom('transactions').select(['id', 'type', 'status', 'amount', 'payment_uuid', 'payment_data']).where('order_id', '=', order.id).orderBy('created_at').execute();
+        const transactions = await db
+          .selectFrom('transactions')
+          .select(['id', 'type', 'status', 'amount', 'payment_uuid', 'payment_data'])
+          .where('order_id', '=', order.id)
+          .orderBy('created_at')
+          .execute();
         const succeeded = transactions.filter((tr) => tr.status === 'succeeded');
-        assert.deepEqual(succeeded.map((tr) => [tr.type, tr.amount, tr.payment_uuid]), [['Sales', PRICE, billing.payment_uuid]], `${order.reference_number}: paid once`);
+        assert.deepEqual(
+          succeeded.map((tr) => [tr.type, tr.amount, tr.payment_uuid]),
+          [['Sales', PRICE, billing.payment_uuid]],
+          `${order.reference_number}: paid once`,
+        );
         assert.equal(billing.attempt, 1, `${order.reference_number}: no attempt counted as declined`);
         assert.match(billing.payment_uuid ?? '', new RegExp(`^rb:${billing.id}:1(\\.\\d+)?$`));
         for (const tr of transactions.filter((tr) => tr.status !== 'succeeded')) {
           assert.equal(tr.status, 'failed');
-          assert.equal((JSON.parse(tr.payment_data) as { resp_code?: string }).resp_code, '91', `${order.reference_number}: a failed attempt is one recovery cancelled`);
+          assert.equal(
+            (JSON.parse(tr.payment_data) as { resp_code?: string }).resp_code,
+            '91',
+            `${order.reference_number}: a failed attempt is one recovery cancelled`,
+          );
           cancelled.push(`${order.reference_number} (${tr.payment_uuid}, paid under ${billing.payment_uuid})`);
         }
         transactionIds.push(...transactions.map((tr) => tr.id));
       }
       const view = await client.recurring.getPlan(plan.id);
       assert.equal(view.state, 'completed');
-      assert.deepEqual(view.cycles.map((cycle) => [cycle.state, cycle.billing_count]), [['completed', BILLINGS]]);
+      assert.deepEqual(
+        view.cycles.map((cycle) => [cycle.state, cycle.billing_count]),
+        [['completed', BILLINGS]],
+      );
     }
     assert.equal(await count('orders'), PLANS * BILLINGS, 'no other order');
     assert.equal(await count('recurring_billings'), PLANS * BILLINGS, 'no other billing row');
 
     // 4. The acquirer: one approved charge per order, for its succeeded transaction; anything else it recorded for
     //    these orders is a cancellation (nothing charged); and it charged nothing else for this merchant.
-    const operations = await db.selectFrom('sandbox_acquirer_operations').select(['reference', 'original_reference', 'kind', 'status', 'amount', 'response_code']).execute();
-    const charged = operations.filter((op) => (op.kind === 'sale' || op.kind === 'authorize') && op.status === 'approved' && op.amount === PRICE);
-    const paid = await db.selectFrom('transactions').select('id').where('type', '=', 'Sales').where('status', '=', 'succeeded').execute();
+    const operations = await db
+      .selectFrom('sandbox_acquirer_operations')
+      .select(['reference', 'original_reference', 'kind', 'status', 'amount', 'response_code'])
+      .execute();
+    const charged = operations.filter(
+      (op) => (op.kind === 'sale' || op.kind === 'authorize') && op.status === 'approved' && op.amount === PRICE,
+    );
+    const paid = await db
+      .selectFrom('transactions')
+      .select('id')
+      .where('type', '=', 'Sales')
+      .where('status', '=', 'succeeded')
+      .execute();
     assert.equal(paid.length, PLANS * BILLINGS);
-    assert.deepEqual(charged.map((op) => op.reference).sort(), paid.map(({ id }) => id).sort(), 'exactly one approved charge per order, no token charged twice');
+    assert.deepEqual(
+      charged.map((op) => op.reference).sort(),
+      paid.map(({ id }) => id).sort(),
+      'exactly one approved charge per order, no token charged twice',
+    );
     const ours = new Set(transactionIds);
     for (const op of operations.filter((op) => ours.has(op.reference) && op.status !== 'approved')) {
       assert.deepEqual([op.status, op.response_code], ['failed', '91'], 'the only other operations are cancellations');
     }
-    assert.deepEqual(operations.filter((op) => op.original_reference !== null && ours.has(op.original_reference)), [], 'no capture, refund or void of a charge');
-    for (const line of cancelled) t.diagnostic(`a charge cancelled by recovery after a kill, sent again at once: ${line}`);
-    const failedEvents = await db.selectFrom('events').select('id').where('action', '=', 'recurring.payment_failed').execute();
+    assert.deepEqual(
+      operations.filter((op) => op.original_reference !== null && ours.has(op.original_reference)),
+      [],
+      'no capture, refund or void of a charge',
+    );
+    for (const line of cancelled)
+      t.diagnostic(`a charge cancelled by recovery after a kill, sent again at once: ${line}`);
+    const failedEvents = await db
+      .selectFrom('events')
+      .select('id')
+      .where('action', '=', 'recurring.payment_failed')
+      .execute();
     assert.deepEqual(failedEvents, [], 'no charge cut off by a kill was reported to the merchant as a failed payment');
-    t.diagnostic(`${PLANS * BILLINGS} billings; orders created at most ${latest} ms after their billing time; ${Date.now() - started} ms in all`);
+    t.diagnostic(
+      `${PLANS * BILLINGS} billings; orders created at most ${latest} ms after their billing time; ${Date.now() - started} ms in all`,
+    );
   });
-
 });

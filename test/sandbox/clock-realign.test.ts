@@ -13,9 +13,17 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const DAY = 86_400;
 
 async function expiryJob(server: TestServer, merchantId: string) {
-  const job = await server.platform.db.selectFrom('jobs').select(['id', 'due_at', 'due_wall_at', 'state'])
-    .where('kind', '=', 'orders.expire_authorization').where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
-  const { clock_offset_ms: offset } = await server.platform.db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', merchantId).executeTakeFirstOrThrow();
+  const job = await server.platform.db
+    .selectFrom('jobs')
+    .select(['id', 'due_at', 'due_wall_at', 'state'])
+    .where('kind', '=', 'orders.expire_authorization')
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirstOrThrow();
+  const { clock_offset_ms: offset } = await server.platform.db
+    .selectFrom('merchants')
+    .select('clock_offset_ms')
+    .where('id', '=', merchantId)
+    .executeTakeFirstOrThrow();
   return { ...job, offset };
 }
 
@@ -35,9 +43,17 @@ describe('the sandbox clock and waiting work', () => {
       const waiting = await expiryJob(first, merchant.merchantId);
       assert.equal(waiting.state, 'pending');
       assert.ok(waiting.offset > (DAY - 60) * 1000, `the clock moved a day (offset ${waiting.offset} ms)`);
-      assert.equal(waiting.due_wall_at, waiting.due_at - waiting.offset, 'due on the wall clock when the business clock reaches it');
+      assert.equal(
+        waiting.due_wall_at,
+        waiting.due_at - waiting.offset,
+        'due on the wall clock when the business clock reaches it',
+      );
       // As a process stopped in the middle of a move would leave it: the row due a day later on the wall clock.
-      await first.platform.db.updateTable('jobs').set({ due_wall_at: waiting.due_wall_at + DAY * 1000 }).where('id', '=', waiting.id).execute();
+      await first.platform.db
+        .updateTable('jobs')
+        .set({ due_wall_at: waiting.due_wall_at + DAY * 1000 })
+        .where('id', '=', waiting.id)
+        .execute();
       await servers.pop()!.close();
       const second = await startTestServer({ dataDir, databaseUrl: schema?.url });
       servers.push(second);

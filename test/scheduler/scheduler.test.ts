@@ -20,10 +20,13 @@ describe('the scheduler', () => {
   const clock = new TestClock().freeze();
   let platform: TestPlatform;
   let ctx: PlatformContext;
-  const scheduler = (options: { owner?: string; leaseMs?: number; maxAttempts?: number } = {}, on: PlatformContext = ctx) =>
-    new Scheduler({ platform: on, pollMs: 50, ...options });
+  const scheduler = (
+    options: { owner?: string; leaseMs?: number; maxAttempts?: number } = {},
+    on: PlatformContext = ctx,
+  ) => new Scheduler({ platform: on, pollMs: 50, ...options });
   const jobRow = (id: string) => ctx.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const jobByKey = (key: string) => ctx.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', key).executeTakeFirstOrThrow();
+  const jobByKey = (key: string) =>
+    ctx.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', key).executeTakeFirstOrThrow();
   const setOffset = async (merchantId: string, offsetMs: number) => {
     await ctx.db.updateTable('merchants').set({ clock_offset_ms: offsetMs }).where('id', '=', merchantId).execute();
     await realignDue(ctx.db, JOB_QUEUE, merchantId, offsetMs);
@@ -42,7 +45,12 @@ describe('the scheduler', () => {
       assert.equal(await nonces.claim('app-1', 'OldNonce00000001', now - 1, now - 2 * HOUR), true);
       assert.equal(await nonces.claim('app-1', 'LiveNonce0000001', now + HOUR, now), true);
       const merchant = await createMerchant(ctx, { name: 'Purge' });
-      await claimIdempotencyKey(ctx.db, { merchantId: merchant.merchant_id, key: 'k-old', fingerprint: 'f', now: now - IDEMPOTENCY_TTL_MS - 1 });
+      await claimIdempotencyKey(ctx.db, {
+        merchantId: merchant.merchant_id,
+        key: 'k-old',
+        fingerprint: 'f',
+        now: now - IDEMPOTENCY_TTL_MS - 1,
+      });
       await claimIdempotencyKey(ctx.db, { merchantId: merchant.merchant_id, key: 'k-live', fingerprint: 'f', now });
 
       const maintenance = scheduler();
@@ -52,9 +60,20 @@ describe('the scheduler', () => {
       await maintenance.runDue();
 
       assert.equal(await countNonces(ctx.database), 1, 'the expired nonce is gone');
-      assert.equal(await nonces.claim('app-1', 'LiveNonce0000001', now + HOUR, now), false, 'the live one is still held');
-      const keys = await ctx.db.selectFrom('idempotency_keys').select('idempotency_key').where('merchant_id', '=', merchant.merchant_id).execute();
-      assert.deepEqual(keys.map((k) => k.idempotency_key), ['k-live']);
+      assert.equal(
+        await nonces.claim('app-1', 'LiveNonce0000001', now + HOUR, now),
+        false,
+        'the live one is still held',
+      );
+      const keys = await ctx.db
+        .selectFrom('idempotency_keys')
+        .select('idempotency_key')
+        .where('merchant_id', '=', merchant.merchant_id)
+        .execute();
+      assert.deepEqual(
+        keys.map((k) => k.idempotency_key),
+        ['k-live'],
+      );
 
       const periodic = await jobByKey('periodic:purge-nonces');
       assert.equal(periodic.state, 'pending');
@@ -79,7 +98,8 @@ describe('the scheduler', () => {
     const early = await createMerchant(ctx, { name: 'Early' });
     const late = await createMerchant(ctx, { name: 'Late' });
     const dueAt = clock.now().getTime() + 2 * HOUR;
-    for (const merchant of [early, late]) await enqueueJob(ctx, { kind: 'test.remind', merchantId: merchant.merchant_id, dueAt });
+    for (const merchant of [early, late])
+      await enqueueJob(ctx, { kind: 'test.remind', merchantId: merchant.merchant_id, dueAt });
 
     assert.equal(await runner.runDue(), 0);
     await setOffset(early.merchant_id, 2 * HOUR + 1000);
@@ -121,9 +141,21 @@ describe('the scheduler', () => {
   });
 
   test('a job of a process that died is taken over when its lease runs out, and the dead claim is fenced off', async () => {
-    await enqueueJob(ctx, { kind: 'test.orphan', merchantId: null, dueAt: clock.now().getTime(), dedupeKey: 'orphan-1' });
+    await enqueueJob(ctx, {
+      kind: 'test.orphan',
+      merchantId: null,
+      dueAt: clock.now().getTime(),
+      dedupeKey: 'orphan-1',
+    });
     // A process claims the job and dies without a word.
-    const [dead] = await claimDue<JobRow>(ctx.db, JOB_QUEUE, { owner: 'dead', token: 'dead-claim', now: clock.now().getTime(), leaseMs: 30_000, limit: 1, kinds: ['test.orphan'] });
+    const [dead] = await claimDue<JobRow>(ctx.db, JOB_QUEUE, {
+      owner: 'dead',
+      token: 'dead-claim',
+      now: clock.now().getTime(),
+      leaseMs: 30_000,
+      limit: 1,
+      kinds: ['test.orphan'],
+    });
     assert.equal(dead?.dedupe_key, 'orphan-1');
     const runs: string[] = [];
     const survivor = scheduler({ owner: 'survivor', leaseMs: 30_000 }).registerPlatformJob('test.orphan', async () => {
@@ -147,13 +179,19 @@ describe('the scheduler', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let started = false;
-    const slow = scheduler({ owner: 'slow', leaseMs: 300 }, { ...ctx, wallClock: live }).registerPlatformJob('test.slow', async () => {
-      started = true;
-      await held;
-    });
-    const other = scheduler({ owner: 'other', leaseMs: 300 }, sibling.platform).registerPlatformJob('test.slow', async () => {
-      assert.fail('the job was taken while its holder was still running it');
-    });
+    const slow = scheduler({ owner: 'slow', leaseMs: 300 }, { ...ctx, wallClock: live }).registerPlatformJob(
+      'test.slow',
+      async () => {
+        started = true;
+        await held;
+      },
+    );
+    const other = scheduler({ owner: 'other', leaseMs: 300 }, sibling.platform).registerPlatformJob(
+      'test.slow',
+      async () => {
+        assert.fail('the job was taken while its holder was still running it');
+      },
+    );
     await enqueueJob({ ...ctx, wallClock: live }, { kind: 'test.slow', merchantId: null, dueAt: live.now().getTime() });
 
     const running = slow.runDue();
@@ -174,7 +212,8 @@ describe('the scheduler', () => {
     const sibling = await platform.openSibling(clock);
     const a = scheduler({ owner: 'a' }).registerPlatformJob('test.count', handler);
     const b = scheduler({ owner: 'b' }, sibling.platform).registerPlatformJob('test.count', handler);
-    for (let n = 0; n < 100; n += 1) await enqueueJob(ctx, { kind: 'test.count', merchantId: null, dueAt: clock.now().getTime(), payload: { n } });
+    for (let n = 0; n < 100; n += 1)
+      await enqueueJob(ctx, { kind: 'test.count', merchantId: null, dueAt: clock.now().getTime(), payload: { n } });
 
     const [ranByA, ranByB] = await Promise.all([a.runDue(), b.runDue()]);
     assert.equal(ranByA + ranByB, 100);
@@ -199,7 +238,8 @@ describe('the scheduler', () => {
       ran += 1;
       await new Promise((resolve) => setTimeout(resolve, 20));
     });
-    for (let n = 0; n < 50; n += 1) await enqueueJob(ctx, { kind: 'test.backlog', merchantId: null, dueAt: clock.now().getTime() });
+    for (let n = 0; n < 50; n += 1)
+      await enqueueJob(ctx, { kind: 'test.backlog', merchantId: null, dueAt: clock.now().getTime() });
     const draining = busy.runDue();
     while (ran === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await busy.stop();
@@ -227,25 +267,39 @@ describe('fair lanes (issue 34)', () => {
       ran.push(merchantCtx.merchant.id);
       if (merchantCtx.merchant.id === heldMerchant) await new Promise<void>((resolve) => waiting.push(resolve));
     };
-    return { run, ran, waiting, release: () => {
-      for (const resolve of waiting.splice(0)) resolve();
-    } };
+    return {
+      run,
+      ran,
+      waiting,
+      release: () => {
+        for (const resolve of waiting.splice(0)) resolve();
+      },
+    };
   }
 
   test("one merchant's long jobs take at most half the lanes: another merchant's job runs while they hold theirs", async () => {
     const busy = await createMerchant(ctx, { name: 'Busy' });
     const quiet = await createMerchant(ctx, { name: 'Quiet' });
     const work = holding(busy.merchant_id);
-    const lanes = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 4 }).registerMerchantJob('test.lanes', work.run);
+    const lanes = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 4 }).registerMerchantJob(
+      'test.lanes',
+      work.run,
+    );
     const now = clock.now().getTime();
-    for (let n = 0; n < 10; n += 1) await enqueueJob(ctx, { kind: 'test.lanes', merchantId: busy.merchant_id, dueAt: now - 1000 });
+    for (let n = 0; n < 10; n += 1)
+      await enqueueJob(ctx, { kind: 'test.lanes', merchantId: busy.merchant_id, dueAt: now - 1000 });
     // Due later than every one of the busy merchant's: only fairness, not order, lets it in.
     await enqueueJob(ctx, { kind: 'test.lanes', merchantId: quiet.merchant_id, dueAt: now });
     const draining = lanes.runDue();
-    while (!work.ran.includes(quiet.merchant_id) || work.waiting.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!work.ran.includes(quiet.merchant_id) || work.waiting.length < 2)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     // Claims go on while a lane is free: given the time for more, the busy merchant still holds only its half.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(work.ran.filter((id) => id === busy.merchant_id).length, 2, 'the busy merchant holds two of the four lanes');
+    assert.equal(
+      work.ran.filter((id) => id === busy.merchant_id).length,
+      2,
+      'the busy merchant holds two of the four lanes',
+    );
     assert.equal(work.waiting.length, 2);
     while (work.ran.length < 11) {
       work.release();
@@ -255,18 +309,27 @@ describe('fair lanes (issue 34)', () => {
     assert.equal(await draining, 11);
   });
 
-  test('long jobs (a batch chunk) run one at a time per merchant, beside another merchant\'s', async () => {
+  test("long jobs (a batch chunk) run one at a time per merchant, beside another merchant's", async () => {
     const first = await createMerchant(ctx, { name: 'Long A' });
     const second = await createMerchant(ctx, { name: 'Long B' });
     const chunks = holding(first.merchant_id);
-    const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 4 }).registerMerchantJob('test.chunk', chunks.run, { alone: true });
+    const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 4 }).registerMerchantJob(
+      'test.chunk',
+      chunks.run,
+      { alone: true },
+    );
     const now = clock.now().getTime();
-    for (let n = 0; n < 4; n += 1) await enqueueJob(ctx, { kind: 'test.chunk', merchantId: first.merchant_id, dueAt: now - 1000 });
+    for (let n = 0; n < 4; n += 1)
+      await enqueueJob(ctx, { kind: 'test.chunk', merchantId: first.merchant_id, dueAt: now - 1000 });
     await enqueueJob(ctx, { kind: 'test.chunk', merchantId: second.merchant_id, dueAt: now });
     const draining = scheduler.runDue();
     while (!chunks.ran.includes(second.merchant_id)) await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(chunks.ran.filter((id) => id === first.merchant_id).length, 1, 'one chunk of the first merchant at a time');
+    assert.equal(
+      chunks.ran.filter((id) => id === first.merchant_id).length,
+      1,
+      'one chunk of the first merchant at a time',
+    );
     while (chunks.ran.length < 5) {
       chunks.release();
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -284,14 +347,17 @@ describe('fair lanes (issue 34)', () => {
       .registerMerchantJob('test.fetch', fetching.run, { waitsOnNetwork: true })
       .registerMerchantJob('test.compute', async (merchantCtx) => void computing.push(merchantCtx.merchant.id));
     const now = clock.now().getTime();
-    for (let n = 0; n < 10; n += 1) await enqueueJob(ctx, { kind: 'test.fetch', merchantId: slow.merchant_id, dueAt: now - 1000 });
+    for (let n = 0; n < 10; n += 1)
+      await enqueueJob(ctx, { kind: 'test.fetch', merchantId: slow.merchant_id, dueAt: now - 1000 });
     await enqueueJob(ctx, { kind: 'test.fetch', merchantId: other.merchant_id, dueAt: now });
     await enqueueJob(ctx, { kind: 'test.compute', merchantId: slow.merchant_id, dueAt: now });
     await enqueueJob(ctx, { kind: 'test.compute', merchantId: other.merchant_id, dueAt: now });
     const draining = scheduler.runDue();
-    while (computing.length < 2 || !fetching.ran.includes(other.merchant_id) || fetching.waiting.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (computing.length < 2 || !fetching.ran.includes(other.merchant_id) || fetching.waiting.length < 2)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    // The one lane ran both merchants' computing while ten fetches waited on the network; the slow merchant holds two slots.
+    // The one lane ran both merchants' computing while ten fetches waited on the network; the slow merchant holds two
+    // slots.
     assert.deepEqual(computing.sort(), [other.merchant_id, slow.merchant_id].sort());
     assert.equal(fetching.ran.filter((id) => id === slow.merchant_id).length, 2);
     while (fetching.ran.length < 11) {
@@ -306,13 +372,21 @@ describe('fair lanes (issue 34)', () => {
     const busy = await createMerchant(ctx, { name: 'Busy lanes' });
     const mover = await createMerchant(ctx, { name: 'Mover' });
     const work = holding(busy.merchant_id);
-    const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 2 }).registerMerchantJob('test.own', work.run);
+    const scheduler = new Scheduler({ platform: ctx, pollMs: 10_000, lanes: 2 }).registerMerchantJob(
+      'test.own',
+      work.run,
+    );
     const now = clock.now().getTime();
-    for (let n = 0; n < 4; n += 1) await enqueueJob(ctx, { kind: 'test.own', merchantId: busy.merchant_id, dueAt: now });
+    for (let n = 0; n < 4; n += 1)
+      await enqueueJob(ctx, { kind: 'test.own', merchantId: busy.merchant_id, dueAt: now });
     const draining = scheduler.runDue();
     while (work.waiting.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
     await enqueueJob(ctx, { kind: 'test.own', merchantId: mover.merchant_id, dueAt: now });
-    assert.equal(await scheduler.runDue({ merchantId: mover.merchant_id }), 1, "the mover's job ran while the busy merchant's were held");
+    assert.equal(
+      await scheduler.runDue({ merchantId: mover.merchant_id }),
+      1,
+      "the mover's job ran while the busy merchant's were held",
+    );
     while (work.ran.filter((id) => id === busy.merchant_id).length < 4) {
       work.release();
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaygateClient } from '@paygate/client';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { pageCard } from './fixtures.js';
 import { TestReceiver } from './receiver.js';
 import { startTestServer, type TestServer } from './server.js';
@@ -12,10 +12,17 @@ const CHROMIUM = process.env.PAYGATE_CHROMIUM ?? '/usr/bin/chromium';
 const REQUIRED = process.env.PAYGATE_REQUIRE_BROWSER === '1';
 
 /** For `describe(..., { skip })`: a reason to skip where there is no browser and none is required. */
-export const NO_BROWSER = !REQUIRED && !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)` : false;
+export const NO_BROWSER =
+  !REQUIRED && !existsSync(CHROMIUM)
+    ? `no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`
+    : false;
 
 /** Where the screenshots of a run land, one folder per database (the README names it). */
-export const SCREENSHOT_FOLDER = join('test-artifacts', 'screenshots', process.env.DATABASE_URL ? 'postgres' : 'sqlite');
+export const SCREENSHOT_FOLDER = join(
+  'test-artifacts',
+  'screenshots',
+  process.env.DATABASE_URL ? 'postgres' : 'sqlite',
+);
 const SHOTS = join(process.cwd(), SCREENSHOT_FOLDER);
 const PHONE = { width: 390, height: 844 };
 
@@ -32,9 +39,22 @@ export async function phoneBrowser(): Promise<PhoneBrowser> {
     executablePath: CHROMIUM,
     headless: true,
     // Without these, Chromium tries to reach Google's services at every start (the machine has no internet).
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
-  const context: BrowserContext = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const context: BrowserContext = await browser.newContext({
+    viewport: PHONE,
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
   return {
     async tab(scenario) {
       const page = await context.newPage();
@@ -43,7 +63,10 @@ export async function phoneBrowser(): Promise<PhoneBrowser> {
         page,
         async shot(name: string) {
           step += 1;
-          await page.screenshot({ path: join(SHOTS, `${scenario}-${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
+          await page.screenshot({
+            path: join(SHOTS, `${scenario}-${String(step).padStart(2, '0')}-${name}.png`),
+            fullPage: true,
+          });
         },
       };
     },
@@ -77,7 +100,10 @@ export async function browserBed(merchantName: string): Promise<BrowserBed> {
   const shop = await TestReceiver.start();
   const browser = await phoneBrowser();
   return {
-    server, client, shop, browser,
+    server,
+    client,
+    shop,
+    browser,
     async close() {
       await browser.close();
       await shop.close();

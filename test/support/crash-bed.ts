@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PaygateClient } from '@paygate/client';
-import { openDatabase, type Database } from '../../src/platform/database/database.js';
+import { type Database, openDatabase } from '../../src/platform/database/database.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './keys.js';
 import { createTestSchema, POSTGRES_URL } from './postgres.js';
-import { freePort, runCli, startServe, type ServeProcess } from './processes.js';
+import { freePort, runCli, type ServeProcess, startServe } from './processes.js';
 
 /** A `paygate serve` process the crash tests start, kill and start again, and a client of its merchant. */
 export interface CrashServer {
@@ -28,7 +28,12 @@ export interface CrashBed {
   close(): Promise<void>;
 }
 
-export async function startCrashBed(options: { label: string; merchantName: string; startAll: boolean; env?: Record<string, string> }): Promise<CrashBed> {
+export async function startCrashBed(options: {
+  label: string;
+  merchantName: string;
+  startAll: boolean;
+  env?: Record<string, string>;
+}): Promise<CrashBed> {
   const schema = POSTGRES_URL ? await createTestSchema(POSTGRES_URL) : undefined;
   const dirs: string[] = [];
   const servers: CrashServer[] = [];
@@ -36,7 +41,11 @@ export async function startCrashBed(options: { label: string; merchantName: stri
     const dataDir = mkdtempSync(join(tmpdir(), `paygate-${options.label}-`));
     dirs.push(dataDir);
     const env: Record<string, string> = {
-      PAYGATE_DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn', PAYGATE_DEMO: '0', PAYGATE_MODE: 'sandbox',
+      PAYGATE_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      PAYGATE_DEMO: '0',
+      PAYGATE_MODE: 'sandbox',
       PAYGATE_SCHEDULER_POLL_MS: '50',
       // PostgreSQL recovers pending rail calls this old, periodically (SQLite at start).
       PAYGATE_RECOVERY_AFTER_MS: '1000',
@@ -48,7 +57,10 @@ export async function startCrashBed(options: { label: string; merchantName: stri
     servers.push({ env, client: undefined as never, serve: undefined });
   }
   const env = servers[0]!.env;
-  const merchant = await runCli(['merchant', 'create', '--name', options.merchantName, '--timezone', 'Asia/Hong_Kong', '--json'], env);
+  const merchant = await runCli(
+    ['merchant', 'create', '--name', options.merchantName, '--timezone', 'Asia/Hong_Kong', '--json'],
+    env,
+  );
   assert.equal(merchant.code, 0, merchant.stderr);
   const merchantId = JSON.parse(merchant.stdout).merchant_id as string;
   const keyFile = join(dirs[0]!, 'public.pem');
@@ -57,12 +69,25 @@ export async function startCrashBed(options: { label: string; merchantName: stri
   assert.equal(app.code, 0, app.stderr);
   const appId = JSON.parse(app.stdout).app_id as string;
   for (const [i, server] of servers.entries()) {
-    server.client = new PaygateClient({ baseUrl: `http://127.0.0.1:${server.env.PORT}`, appId, privateKey: TEST_PRIVATE_KEY, retry: { maxAttempts: 1 }, timeoutMs: 120_000 });
+    server.client = new PaygateClient({
+      baseUrl: `http://127.0.0.1:${server.env.PORT}`,
+      appId,
+      privateKey: TEST_PRIVATE_KEY,
+      retry: { maxAttempts: 1 },
+      timeoutMs: 120_000,
+    });
     if (i === 0 || options.startAll) server.serve = await startServe(server.env);
   }
-  const database = openDatabase({ databaseUrl: schema?.url, dataDir: dirs[0]!, sqliteSynchronous: 'NORMAL', pgPoolSize: 2 });
+  const database = openDatabase({
+    databaseUrl: schema?.url,
+    dataDir: dirs[0]!,
+    sqliteSynchronous: 'NORMAL',
+    pgPoolSize: 2,
+  });
   return {
-    servers, shared: schema !== undefined, database,
+    servers,
+    shared: schema !== undefined,
+    database,
     async close() {
       for (const server of servers) await server.serve?.stop('SIGKILL');
       await database.close();

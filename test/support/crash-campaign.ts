@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError, type PaygateClient } from '@paygate/client';
+import { IDEMPOTENCY_IN_PROGRESS, type PaygateClient, PaygateConnectionError, PaygateError } from '@paygate/client';
 import { customerWithToken } from '../batches/support.js';
-import { startCrashBed, type CrashBed, type CrashServer } from './crash-bed.js';
-import { card, CARDS } from './fixtures.js';
+import { type CrashBed, type CrashServer, startCrashBed } from './crash-bed.js';
+import { CARDS, card } from './fixtures.js';
 import { spend, userInput } from './issuing.js';
 import { runCli, startServe } from './processes.js';
 import { TestReceiver } from './receiver.js';
@@ -53,11 +53,38 @@ export interface CampaignReport {
   seconds: number;
 }
 
-type Kind = 'card_payment' | 'token_payment' | 'wallet_payment' | 'capture' | 'refund' | 'card_authorization' | 'card_settlement' | 'payout' | 'clock';
-const KINDS: Kind[] = ['card_payment', 'token_payment', 'wallet_payment', 'capture', 'refund', 'card_authorization', 'card_settlement', 'payout', 'clock'];
+type Kind =
+  | 'card_payment'
+  | 'token_payment'
+  | 'wallet_payment'
+  | 'capture'
+  | 'refund'
+  | 'card_authorization'
+  | 'card_settlement'
+  | 'payout'
+  | 'clock';
+const KINDS: Kind[] = [
+  'card_payment',
+  'token_payment',
+  'wallet_payment',
+  'capture',
+  'refund',
+  'card_authorization',
+  'card_settlement',
+  'payout',
+  'clock',
+];
 /** How often each kind is picked. */
 const WEIGHTS: Record<Kind, number> = {
-  card_payment: 5, token_payment: 5, wallet_payment: 2, capture: 2, refund: 2, card_authorization: 5, card_settlement: 2, payout: 3, clock: 1,
+  card_payment: 5,
+  token_payment: 5,
+  wallet_payment: 2,
+  capture: 2,
+  refund: 2,
+  card_authorization: 5,
+  card_settlement: 2,
+  payout: 3,
+  clock: 1,
 };
 /** Issuing's refusal to change an authorisation no longer open (here: expired). */
 const AUTHORIZATION_CLOSED = '700202';
@@ -93,7 +120,12 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
   const receiver = await TestReceiver.start();
   // A request a kill cut off holds its Idempotency-Key until its claim runs out: 5 s rather than a minute, so that
   // the load goes on between kills (and a slow request whose claim a retry takes over is part of what is tested).
-  const bed = await startCrashBed({ label: 'campaign', merchantName: 'Campaign', startAll: true, env: { PAYGATE_IDEMPOTENCY_LOCK_MS: '5000' } });
+  const bed = await startCrashBed({
+    label: 'campaign',
+    merchantName: 'Campaign',
+    startAll: true,
+    env: { PAYGATE_IDEMPOTENCY_LOCK_MS: '5000' },
+  });
   try {
     const db = bed.database.db;
     const env = bed.servers[0]!.env;
@@ -106,22 +138,47 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
     await setup.sandbox.topUp({ currency: 'HKD', amount: '1000000.00' });
     const tokens = [await customerWithToken(setup), await customerWithToken(setup)];
     const cardholder = await setup.users.create(userInput());
-    const issued = await setup.cards.create({ user_id: cardholder, reference_id: `CARD-${randomUUID()}`, title: 'Campaign', settlement_currency: 'HKD' });
+    const issued = await setup.cards.create({
+      user_id: cardholder,
+      reference_id: `CARD-${randomUUID()}`,
+      title: 'Campaign',
+      settlement_currency: 'HKD',
+    });
     const payee = await setup.payees.create({
-      type: 'People', nickname: 'Campaign payee',
-      payout_account: { country: 'HK', currency: 'HKD', transfer_method: 'HK FPS- FPS ID', hk_fps: { fps_id: '76543211' } },
+      type: 'People',
+      nickname: 'Campaign payee',
+      payout_account: {
+        country: 'HK',
+        currency: 'HKD',
+        transfer_method: 'HK FPS- FPS ID',
+        hk_fps: { fps_id: '76543211' },
+      },
     });
     const item = await setup.recurring.createItem({ label: 'Daily', price: '3.00', currency: 'HKD' });
     const daily = await setup.recurring.createBillingConfig({ billing_interval: 'daily', billing_type: 'automated' });
     const plan = await setup.recurring.createPlan({
-      name: 'Daily', reference_number: `PLAN-${randomUUID()}`, customer_uuid: tokens[0]!.customer, default_payment_token: tokens[0]!.token,
+      name: 'Daily',
+      reference_number: `PLAN-${randomUUID()}`,
+      customer_uuid: tokens[0]!.customer,
+      default_payment_token: tokens[0]!.token,
       cycles: [{ recurring_items: [{ id: item.id }], recurring_billing_config: daily.id }],
     });
 
     // A batch of token payments, running while the processes are killed.
-    const batchRows = [['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Token ID'],
-      ...Array.from({ length: BATCH_ROWS }, (_, i) => ['payment', `BATCH-${randomUUID()}-${i}`, tokens[i % 2]!.customer, '1.50', tokens[i % 2]!.token])];
-    const batch = await setup.batches.upload(batchRows.map((row) => row.join(',')).join('\r\n'), { kind: 'csv', batchName: 'campaign' });
+    const batchRows = [
+      ['Action', 'Reference Number', 'Customer UUID', 'Amount', 'Token ID'],
+      ...Array.from({ length: BATCH_ROWS }, (_, i) => [
+        'payment',
+        `BATCH-${randomUUID()}-${i}`,
+        tokens[i % 2]!.customer,
+        '1.50',
+        tokens[i % 2]!.token,
+      ]),
+    ];
+    const batch = await setup.batches.upload(batchRows.map((row) => row.join(',')).join('\r\n'), {
+      kind: 'csv',
+      batchName: 'campaign',
+    });
 
     const acknowledged = Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<Kind, number>;
     const ackedOrders: string[] = [];
@@ -145,7 +202,8 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
           if (!server) throw new PaygateConnectionError('no process is up', undefined);
           return await send(server.client);
         } catch (error) {
-          const again = error instanceof PaygateConnectionError ||
+          const again =
+            error instanceof PaygateConnectionError ||
             (error instanceof PaygateError && (error.status >= 500 || error.errorCode === IDEMPOTENCY_IN_PROGRESS));
           if (!again || attempt > 2_000) throw error;
           if (attempt === 0) resent += 1;
@@ -161,10 +219,15 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
         case 'token_payment': {
           const reference = `ORDER-${randomUUID()}`;
           const create = keyed();
-          await answered((client) => client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '12.00' }, create));
+          await answered((client) =>
+            client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '12.00' }, create),
+          );
           const pay = keyed();
           const token = tokens[rng.below(tokens.length)]!;
-          const method = kind === 'card_payment' ? { credit_card: card(CARDS.visa) } : { payment_token: { token: token.token, entry_type: 'mit' as const } };
+          const method =
+            kind === 'card_payment'
+              ? { credit_card: card(CARDS.visa) }
+              : { payment_token: { token: token.token, entry_type: 'mit' as const } };
           const paid = await answered((client) => client.orders.pay({ reference_number: reference }, method, pay));
           ackedOrders.push(reference);
           // A payment whose call to the acquirer a kill cut off before the acquirer had it is failed by recovery: its
@@ -175,15 +238,20 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
         case 'wallet_payment': {
           const reference = `WALLET-${randomUUID()}`;
           const create = keyed();
-          await answered((client) => client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '8.00' }, create));
+          await answered((client) =>
+            client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '8.00' }, create),
+          );
           const pay = keyed();
-          const pending = await answered((client) => client.orders.pay({ reference_number: reference }, { alipay: {} }, pay));
+          const pending = await answered((client) =>
+            client.orders.pay({ reference_number: reference }, { alipay: {} }, pay),
+          );
           ackedOrders.push(reference);
           if (!pending.transaction.is_pending) {
             ackedTransactions.push({ id: pending.transaction.uuid, succeeded: pending.transaction.success });
             break;
           }
-          // The payer pays in the wallet; unless a kill came first and recovery ended the payment (then it is as it stands).
+          // The payer pays in the wallet; unless a kill came first and recovery ended the payment (then it is as it
+          // stands).
           const succeed = keyed();
           try {
             const paid = await answered((client) => client.sandbox.succeed(pending.transaction.uuid, succeed));
@@ -197,15 +265,23 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
         }
         case 'refund': {
           // A settled sale of the load, refunded 1.00 at a time (sales of 12.00: several refunds each).
-          const settled = await db.selectFrom('transactions').select('id').where('type', '=', 'Sales').where('status', '=', 'succeeded')
-            .where('settled_at', 'is not', null).where('payment_method', '=', 'credit_card').limit(50).execute();
+          const settled = await db
+            .selectFrom('transactions')
+            .select('id')
+            .where('type', '=', 'Sales')
+            .where('status', '=', 'succeeded')
+            .where('settled_at', 'is not', null)
+            .where('payment_method', '=', 'credit_card')
+            .limit(50)
+            .execute();
           if (settled.length === 0) return;
           const sale = settled[rng.below(settled.length)]!.id;
           refundsAsked += 1;
           const key = keyed();
           try {
             const refunded = await answered((client) => client.transactions.refund(sale, { amount: '1.00' }, key));
-            // Failed by recovery (cut off before the acquirer had it), a refund refunds nothing; it is still the answer.
+            // Failed by recovery (cut off before the acquirer had it), a refund refunds nothing; it is still the
+            // answer.
             ackedTransactions.push({ id: refunded.transaction.uuid, succeeded: refunded.transaction.success });
             if (refunded.transaction.success) refunds.push(refunded.transaction.uuid);
           } catch (error) {
@@ -219,17 +295,28 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
         case 'capture': {
           const reference = `AUTH-${randomUUID()}`;
           const create = keyed();
-          await answered((client) => client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '20.00' }, create));
+          await answered((client) =>
+            client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '20.00' }, create),
+          );
           const hold = keyed();
-          const held = await answered((client) => client.orders.pay({ reference_number: reference }, { credit_card: card(CARDS.visa, { consume_mode: 'pre_authorize' }) }, hold));
+          const held = await answered((client) =>
+            client.orders.pay(
+              { reference_number: reference },
+              { credit_card: card(CARDS.visa, { consume_mode: 'pre_authorize' }) },
+              hold,
+            ),
+          );
           ackedTransactions.push({ id: held.transaction.uuid, succeeded: held.transaction.success });
           // Failed by recovery (cut off before the acquirer had it): nothing to capture.
           if (!held.transaction.success) break;
-          // A capture whose call to the acquirer a kill cut off before the acquirer had it is failed by recovery, like a
+          // A capture whose call to the acquirer a kill cut off before the acquirer had it is failed by recovery, like
+          // a
           // payment: the merchant captures again under a new key.
           for (let tries = 1; ; tries += 1) {
             const capture = keyed();
-            const reply = await answered((client) => client.transactions.capture(held.transaction.uuid, '15.00', capture));
+            const reply = await answered((client) =>
+              client.transactions.capture(held.transaction.uuid, '15.00', capture),
+            );
             ackedTransactions.push({ id: reply.transaction.uuid, succeeded: reply.transaction.success });
             if (reply.transaction.success) break;
             if (tries === 5) throw new Error(`the capture of ${held.transaction.uuid} failed ${tries} times`);
@@ -262,9 +349,15 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
         }
         case 'payout': {
           const referenceId = `PAYOUT-${randomUUID()}`;
-          const payout = await answered((client) => client.payouts.create({
-            payee_id: payee.id, currency: 'HKD', amount: '5.00', callback_url: `${receiver.url}/payouts`, reference_id: referenceId,
-          }));
+          const payout = await answered((client) =>
+            client.payouts.create({
+              payee_id: payee.id,
+              currency: 'HKD',
+              amount: '5.00',
+              callback_url: `${receiver.url}/payouts`,
+              reference_id: referenceId,
+            }),
+          );
           ackedPayouts.push(payout.id);
           break;
         }
@@ -307,7 +400,9 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
       victim.serve = undefined;
       const down = Date.now();
       victim.serve = await startServe(victim.env);
-      log(`kill ${kill}: process on port ${victim.env.PORT}, started again in ${Date.now() - down} ms; ${Object.values(acknowledged).reduce((a, b) => a + b, 0)} operations acknowledged`);
+      log(
+        `kill ${kill}: process on port ${victim.env.PORT}, started again in ${Date.now() - down} ms; ${Object.values(acknowledged).reduce((a, b) => a + b, 0)} operations acknowledged`,
+      );
     }
     await sleep(500);
     loading = false;
@@ -318,17 +413,47 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
     // periodically on PostgreSQL); a dead process's leases run out (forced here rather than waited for: a live
     // process's job that runs twice must do nothing the second time anyway).
     const expireLeases = async () => {
-      await db.updateTable('jobs').set({ lease_expires_at: Date.now() - 1 }).where('state', '=', 'running').execute();
-      await db.updateTable('webhook_deliveries').set({ lease_expires_at: Date.now() - 1 }).where('state', '=', 'sending').execute();
+      await db
+        .updateTable('jobs')
+        .set({ lease_expires_at: Date.now() - 1 })
+        .where('state', '=', 'running')
+        .execute();
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ lease_expires_at: Date.now() - 1 })
+        .where('state', '=', 'sending')
+        .execute();
     };
     const unsettled = async () => {
       const [sending, bank, deliveries] = await Promise.all([
-        db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('progress', '=', 'sending').executeTakeFirstOrThrow(),
-        db.selectFrom('payout_requests').select((eb) => eb.fn.countAll<number>().as('n')).where('bank_started_at', 'is not', null).executeTakeFirstOrThrow(),
-        db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', ['pending', 'sending']).where('url', 'like', `${receiver.url}%`).executeTakeFirstOrThrow(),
+        db
+          .selectFrom('transactions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('progress', '=', 'sending')
+          .executeTakeFirstOrThrow(),
+        db
+          .selectFrom('payout_requests')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('bank_started_at', 'is not', null)
+          .executeTakeFirstOrThrow(),
+        db
+          .selectFrom('webhook_deliveries')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('state', 'in', ['pending', 'sending'])
+          .where('url', 'like', `${receiver.url}%`)
+          .executeTakeFirstOrThrow(),
       ]);
-      const running = await db.selectFrom('batches').select('upload_status').where('id', '=', batch.id).executeTakeFirstOrThrow();
-      return Number(sending.n) + Number(bank.n) + Number(deliveries.n) + (['success', 'failed', 'cancelled'].includes(running.upload_status) ? 0 : 1);
+      const running = await db
+        .selectFrom('batches')
+        .select('upload_status')
+        .where('id', '=', batch.id)
+        .executeTakeFirstOrThrow();
+      return (
+        Number(sending.n) +
+        Number(bank.n) +
+        Number(deliveries.n) +
+        (['success', 'failed', 'cancelled'].includes(running.upload_status) ? 0 : 1)
+      );
     };
     const problems: string[] = [];
     const settle = async (when: string) => {
@@ -338,7 +463,8 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
         await sleep(100);
       }
       const left = await unsettled();
-      if (left > 0) problems.push(`${when}: ${left} payments, transfers, deliveries or batches still unsettled after 60 s`);
+      if (left > 0)
+        problems.push(`${when}: ${left} payments, transfers, deliveries or batches still unsettled after 60 s`);
       log(`${when}: settled in ${Date.now() - settling} ms`);
     };
     await settle('after the load');
@@ -349,85 +475,194 @@ export async function runCrashCampaign(options: CampaignOptions): Promise<Campai
     const count = (rows: Array<{ n: number | string | bigint }>) => Number(rows[0]?.n ?? 0);
 
     // Orders: each acknowledged one exists once, paid once; no order anywhere has two successful charges.
-    const orderCounts = await db.selectFrom('orders').select(['reference_number']).where('reference_number', 'in', ackedOrders.length > 0 ? ackedOrders : ['-']).execute();
-    if (orderCounts.length !== new Set(ackedOrders).size) problems.push(`${new Set(ackedOrders).size - orderCounts.length} acknowledged orders missing`);
-    const doubled = await db.selectFrom('transactions').select(['order_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('type', 'in', ['Sales', 'Authorization']).where('status', '=', 'succeeded').groupBy('order_id').having((eb) => eb.fn.countAll(), '>', 1).execute();
+    const orderCounts = await db
+      .selectFrom('orders')
+      .select(['reference_number'])
+      .where('reference_number', 'in', ackedOrders.length > 0 ? ackedOrders : ['-'])
+      .execute();
+    if (orderCounts.length !== new Set(ackedOrders).size)
+      problems.push(`${new Set(ackedOrders).size - orderCounts.length} acknowledged orders missing`);
+    const doubled = await db
+      .selectFrom('transactions')
+      .select(['order_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('type', 'in', ['Sales', 'Authorization'])
+      .where('status', '=', 'succeeded')
+      .groupBy('order_id')
+      .having((eb) => eb.fn.countAll(), '>', 1)
+      .execute();
     for (const row of doubled) problems.push(`order ${row.order_id} charged ${row.n} times`);
-    const captured = await db.selectFrom('transactions').select(['original_transaction_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('type', '=', 'Capture').where('status', '=', 'succeeded').groupBy('original_transaction_id').having((eb) => eb.fn.countAll(), '>', 1).execute();
-    for (const row of captured) problems.push(`pre-authorisation ${row.original_transaction_id} captured ${row.n} times`);
-    const found = await db.selectFrom('transactions').select(['id', 'status']).where('id', 'in', ackedTransactions.length > 0 ? ackedTransactions.map((t) => t.id) : ['-']).execute();
+    const captured = await db
+      .selectFrom('transactions')
+      .select(['original_transaction_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('type', '=', 'Capture')
+      .where('status', '=', 'succeeded')
+      .groupBy('original_transaction_id')
+      .having((eb) => eb.fn.countAll(), '>', 1)
+      .execute();
+    for (const row of captured)
+      problems.push(`pre-authorisation ${row.original_transaction_id} captured ${row.n} times`);
+    const found = await db
+      .selectFrom('transactions')
+      .select(['id', 'status'])
+      .where('id', 'in', ackedTransactions.length > 0 ? ackedTransactions.map((t) => t.id) : ['-'])
+      .execute();
     for (const { id, succeeded } of ackedTransactions) {
       const status = found.find((t) => t.id === id)?.status ?? 'missing';
-      if (status !== (succeeded ? 'succeeded' : 'failed')) problems.push(`payment ${id} was acknowledged ${succeeded ? 'succeeded' : 'failed'} and is ${status}`);
+      if (status !== (succeeded ? 'succeeded' : 'failed'))
+        problems.push(`payment ${id} was acknowledged ${succeeded ? 'succeeded' : 'failed'} and is ${status}`);
     }
-    const capturedOnce = await db.selectFrom('transactions').select('original_transaction_id').where('type', '=', 'Capture').where('status', '=', 'succeeded')
-      .where('original_transaction_id', 'in', preAuthorizations.length > 0 ? preAuthorizations : ['-']).execute();
-    if (capturedOnce.length !== preAuthorizations.length) problems.push(`${preAuthorizations.length - capturedOnce.length} acknowledged captures missing`);
+    const capturedOnce = await db
+      .selectFrom('transactions')
+      .select('original_transaction_id')
+      .where('type', '=', 'Capture')
+      .where('status', '=', 'succeeded')
+      .where('original_transaction_id', 'in', preAuthorizations.length > 0 ? preAuthorizations : ['-'])
+      .execute();
+    if (capturedOnce.length !== preAuthorizations.length)
+      problems.push(`${preAuthorizations.length - capturedOnce.length} acknowledged captures missing`);
 
     // Refunds: each acknowledged one exists; no more made than asked for; no sale refunded beyond its amount.
-    const refundRows = await db.selectFrom('transactions').select(['id', 'original_transaction_id', 'amount']).where('type', '=', 'Refund').where('status', '=', 'succeeded').execute();
+    const refundRows = await db
+      .selectFrom('transactions')
+      .select(['id', 'original_transaction_id', 'amount'])
+      .where('type', '=', 'Refund')
+      .where('status', '=', 'succeeded')
+      .execute();
     const missingRefunds = refunds.filter((id) => !refundRows.some((row) => row.id === id));
     if (missingRefunds.length > 0) problems.push(`${missingRefunds.length} acknowledged refunds missing`);
-    if (refundRows.length > refundsAsked) problems.push(`${refundRows.length} refunds made for ${refundsAsked} asked for`);
-    const overRefunded = await db.selectFrom('transactions as sale').innerJoin('transactions as refund', 'refund.original_transaction_id', 'sale.id')
+    if (refundRows.length > refundsAsked)
+      problems.push(`${refundRows.length} refunds made for ${refundsAsked} asked for`);
+    const overRefunded = await db
+      .selectFrom('transactions as sale')
+      .innerJoin('transactions as refund', 'refund.original_transaction_id', 'sale.id')
       .select(['sale.id', 'sale.amount', (eb) => eb.fn.sum<number>('refund.amount').as('refunded')])
-      .where('refund.type', '=', 'Refund').where('refund.status', '=', 'succeeded').groupBy(['sale.id', 'sale.amount']).execute();
-    for (const row of overRefunded) if (Number(row.refunded) > Number(row.amount)) problems.push(`sale ${row.id} refunded ${row.refunded} of ${row.amount}`);
+      .where('refund.type', '=', 'Refund')
+      .where('refund.status', '=', 'succeeded')
+      .groupBy(['sale.id', 'sale.amount'])
+      .execute();
+    for (const row of overRefunded)
+      if (Number(row.refunded) > Number(row.amount))
+        problems.push(`sale ${row.id} refunded ${row.refunded} of ${row.amount}`);
 
     // The batch: every row ran once (its order paid once, by the check above), its counters its rows' outcomes.
-    const finishedBatch = await db.selectFrom('batches').select(['upload_status', 'total_records', 'successful_records', 'failed_records']).where('id', '=', batch.id).executeTakeFirstOrThrow();
-    const rowStates = await db.selectFrom('batch_rows').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).where('batch_id', '=', batch.id).groupBy('state').execute();
+    const finishedBatch = await db
+      .selectFrom('batches')
+      .select(['upload_status', 'total_records', 'successful_records', 'failed_records'])
+      .where('id', '=', batch.id)
+      .executeTakeFirstOrThrow();
+    const rowStates = await db
+      .selectFrom('batch_rows')
+      .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('batch_id', '=', batch.id)
+      .groupBy('state')
+      .execute();
     const rowsIn = (state: string) => Number(rowStates.find((row) => row.state === state)?.n ?? 0);
     if (finishedBatch.upload_status !== 'success' || Number(finishedBatch.total_records) !== BATCH_ROWS) {
-      problems.push(`the batch is ${finishedBatch.upload_status} with ${finishedBatch.total_records} of ${BATCH_ROWS} rows`);
+      problems.push(
+        `the batch is ${finishedBatch.upload_status} with ${finishedBatch.total_records} of ${BATCH_ROWS} rows`,
+      );
     }
-    if (Number(finishedBatch.successful_records) !== rowsIn('succeeded') || Number(finishedBatch.failed_records) !== rowsIn('failed') || rowsIn('succeeded') + rowsIn('failed') !== BATCH_ROWS) {
-      problems.push(`the batch counts ${finishedBatch.successful_records} succeeded and ${finishedBatch.failed_records} failed; its rows ${JSON.stringify(rowStates)}`);
+    if (
+      Number(finishedBatch.successful_records) !== rowsIn('succeeded') ||
+      Number(finishedBatch.failed_records) !== rowsIn('failed') ||
+      rowsIn('succeeded') + rowsIn('failed') !== BATCH_ROWS
+    ) {
+      problems.push(
+        `the batch counts ${finishedBatch.successful_records} succeeded and ${finishedBatch.failed_records} failed; its rows ${JSON.stringify(rowStates)}`,
+      );
     }
 
     // Card transactions and payouts: each acknowledged one exists; none made twice under one key.
-    const cardRows = await db.selectFrom('issued_card_transactions').select('id').where('id', 'in', ackedCardTransactions.length > 0 ? ackedCardTransactions : ['-']).execute();
-    if (cardRows.length !== new Set(ackedCardTransactions).size) problems.push(`${ackedCardTransactions.length - cardRows.length} acknowledged card transactions missing`);
-    const expired = await db.selectFrom('issued_card_transactions').select(['id', 'status'])
-      .where('id', 'in', expiredBeforeSettling.length > 0 ? expiredBeforeSettling : ['-']).execute();
-    for (const row of expired) if (row.status !== 'Expired') problems.push(`card authorisation ${row.id} refused settling and is ${row.status}`);
-    const cardTotal = count(await db.selectFrom('issued_card_transactions').select((eb) => eb.fn.countAll<number>().as('n')).execute());
+    const cardRows = await db
+      .selectFrom('issued_card_transactions')
+      .select('id')
+      .where('id', 'in', ackedCardTransactions.length > 0 ? ackedCardTransactions : ['-'])
+      .execute();
+    if (cardRows.length !== new Set(ackedCardTransactions).size)
+      problems.push(`${ackedCardTransactions.length - cardRows.length} acknowledged card transactions missing`);
+    const expired = await db
+      .selectFrom('issued_card_transactions')
+      .select(['id', 'status'])
+      .where('id', 'in', expiredBeforeSettling.length > 0 ? expiredBeforeSettling : ['-'])
+      .execute();
+    for (const row of expired)
+      if (row.status !== 'Expired') problems.push(`card authorisation ${row.id} refused settling and is ${row.status}`);
+    const cardTotal = count(
+      await db
+        .selectFrom('issued_card_transactions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .execute(),
+    );
     // Every authorisation sent was sent again until answered: one card transaction each, no more, no fewer.
-    if (cardTotal !== acknowledged.card_authorization) problems.push(`${cardTotal} card transactions for ${acknowledged.card_authorization} acknowledged authorisations`);
-    const payoutRows = await db.selectFrom('payout_requests').select(['id', 'transfer_status', 'schedule_status']).execute();
+    if (cardTotal !== acknowledged.card_authorization)
+      problems.push(
+        `${cardTotal} card transactions for ${acknowledged.card_authorization} acknowledged authorisations`,
+      );
+    const payoutRows = await db
+      .selectFrom('payout_requests')
+      .select(['id', 'transfer_status', 'schedule_status'])
+      .execute();
     const missingPayouts = ackedPayouts.filter((id) => !payoutRows.some((row) => row.id === id));
     if (missingPayouts.length > 0) problems.push(`${missingPayouts.length} acknowledged payouts missing`);
-    if (payoutRows.length !== acknowledged.payout) problems.push(`${payoutRows.length} payouts for ${acknowledged.payout} acknowledged payout requests`);
+    if (payoutRows.length !== acknowledged.payout)
+      problems.push(`${payoutRows.length} payouts for ${acknowledged.payout} acknowledged payout requests`);
     // Each payout's events: one of each kind (created, processing, settled), never two.
-    const payoutEvents = await db.selectFrom('events').select(['subject_id', 'action', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('action', 'like', 'payout.%').groupBy(['subject_id', 'action']).having((eb) => eb.fn.countAll(), '>', 1).execute();
+    const payoutEvents = await db
+      .selectFrom('events')
+      .select(['subject_id', 'action', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('action', 'like', 'payout.%')
+      .groupBy(['subject_id', 'action'])
+      .having((eb) => eb.fn.countAll(), '>', 1)
+      .execute();
     for (const row of payoutEvents) problems.push(`payout ${row.subject_id} has ${row.n} ${row.action} events`);
     const stuck = payoutRows.filter((row) => row.schedule_status === 'Approved' && row.transfer_status !== 'Settled');
-    if (stuck.length > 0) problems.push(`${stuck.length} approved payouts not settled: ${stuck.slice(0, 3).map((row) => `${row.id} ${row.transfer_status}`).join(', ')}`);
+    if (stuck.length > 0)
+      problems.push(
+        `${stuck.length} approved payouts not settled: ${stuck
+          .slice(0, 3)
+          .map((row) => `${row.id} ${row.transfer_status}`)
+          .join(', ')}`,
+      );
 
     // The plan: one billing per billing time that came, each charged at most once.
-    const billings = await db.selectFrom('recurring_billings').select(['sequence', 'billing_at', 'order_id']).where('plan_id', '=', plan.id).orderBy('sequence').execute();
+    const billings = await db
+      .selectFrom('recurring_billings')
+      .select(['sequence', 'billing_at', 'order_id'])
+      .where('plan_id', '=', plan.id)
+      .orderBy('sequence')
+      .execute();
     const clock = await answered((client) => client.sandbox.clock());
     const first = billings[0]?.billing_at;
     const due = first === undefined ? 0 : Math.floor((Date.parse(clock.now) - Number(first)) / 86_400_000) + 1;
-    if (billings.length !== due) problems.push(`the plan has ${billings.length} billings for ${due} billing times that came`);
-    if (billings.some((billing, i) => billing.sequence !== billings[0]!.sequence + i)) problems.push('the plan skipped or repeated a billing time');
+    if (billings.length !== due)
+      problems.push(`the plan has ${billings.length} billings for ${due} billing times that came`);
+    if (billings.some((billing, i) => billing.sequence !== billings[0]!.sequence + i))
+      problems.push('the plan skipped or repeated a billing time');
 
     // The ledger agrees with itself and with every record.
     const check = await runCli(['ledger', 'check', '--json'], env);
-    if (check.code !== 0) problems.push(`paygate ledger check: ${check.stdout.slice(0, 500)}${check.stderr.slice(0, 500)}`);
+    if (check.code !== 0)
+      problems.push(`paygate ledger check: ${check.stdout.slice(0, 500)}${check.stderr.slice(0, 500)}`);
 
     // Every event reached the receiver at least once.
     const events = await db.selectFrom('events').select('id').execute();
     const received = new Set(receiver.matching({ path: '/campaign' }).map((hit) => String(hit.headers['x-event-id'])));
     const undelivered = events.filter((event) => !received.has(event.id));
-    if (undelivered.length > 0) problems.push(`${undelivered.length} of ${events.length} events never reached the receiver`);
+    if (undelivered.length > 0)
+      problems.push(`${undelivered.length} of ${events.length} events never reached the receiver`);
 
     return {
-      database: bed.shared ? 'PostgreSQL' : 'SQLite', processes: bed.servers.length, kills: options.kills, seed: options.seed,
-      acknowledged, resent, problems, events: { recorded: events.length, received: received.size }, expiredBeforeSettling: expiredBeforeSettling.length, billings: billings.length, batchRows: BATCH_ROWS,
+      database: bed.shared ? 'PostgreSQL' : 'SQLite',
+      processes: bed.servers.length,
+      kills: options.kills,
+      seed: options.seed,
+      acknowledged,
+      resent,
+      problems,
+      events: { recorded: events.length, received: received.size },
+      expiredBeforeSettling: expiredBeforeSettling.length,
+      billings: billings.length,
+      batchRows: BATCH_ROWS,
       seconds: Math.round((Date.now() - started) / 1000),
     };
   } finally {

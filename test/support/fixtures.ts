@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { BindCardInput, CardInput, Customer, CustomerInput, Order, OrderInput, OrderWithTransaction, PaygateClient } from '@paygate/client';
+import type {
+  BindCardInput,
+  CardInput,
+  Customer,
+  CustomerInput,
+  Order,
+  OrderInput,
+  OrderWithTransaction,
+  PaygateClient,
+} from '@paygate/client';
 import { MAX_ADVANCE_SECONDS } from '../../src/sandbox/clock.js';
 
 /**
@@ -38,9 +47,19 @@ export function bindingCard(number: string = CARDS.visa, extra: Partial<BindCard
 }
 
 /** The same card as a hosted page's form takes it (the expiry as MM/YY). */
-export function pageCard(number: string = CARDS.visa): { holder_name: string; number: string; expiry: string; cvv: string } {
+export function pageCard(number: string = CARDS.visa): {
+  holder_name: string;
+  number: string;
+  expiry: string;
+  cvv: string;
+} {
   const { exp_month, exp_year } = futureExpiry();
-  return { holder_name: 'Chan Tai Man', number: number.replace(/(\d{4})(?=\d)/g, '$1 '), expiry: `${exp_month}/${exp_year.slice(2)}`, cvv: '123' };
+  return {
+    holder_name: 'Chan Tai Man',
+    number: number.replace(/(\d{4})(?=\d)/g, '$1 '),
+    expiry: `${exp_month}/${exp_year.slice(2)}`,
+    cvv: '123',
+  };
 }
 
 /** A reference no test has used: `label` and a fresh uuid. */
@@ -62,9 +81,16 @@ export function newOrder(client: PaygateClient, overrides: Partial<OrderInput> =
 }
 
 /** A new HKD order of `total`, paid by card: a sale, or with `pre_authorize` an authorisation. */
-export async function paidOrder(client: PaygateClient, total: string, consumeMode: CardInput['consume_mode'] = 'sales'): Promise<OrderWithTransaction> {
+export async function paidOrder(
+  client: PaygateClient,
+  total: string,
+  consumeMode: CardInput['consume_mode'] = 'sales',
+): Promise<OrderWithTransaction> {
   const order = await newOrder(client, { charge_fee: total });
-  const paid = await client.orders.pay({ number: order.number }, { credit_card: card(CARDS.visa, { consume_mode: consumeMode }) });
+  const paid = await client.orders.pay(
+    { number: order.number },
+    { credit_card: card(CARDS.visa, { consume_mode: consumeMode }) },
+  );
   if (!paid.transaction.success) throw new Error(`the card payment of order ${order.number} did not succeed`);
   return paid;
 }

@@ -81,7 +81,8 @@ export function jsonText(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const members = Object.entries(value).map(([key, item]) =>
-      item instanceof RawMember ? item.text : `${JSON.stringify(key)}:${jsonText(item)}`);
+      item instanceof RawMember ? item.text : `${JSON.stringify(key)}:${jsonText(item)}`,
+    );
     return `{${members.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -94,39 +95,151 @@ const codePoints = (text: string, max: number): string => [...text].slice(0, max
 const objectText = (members: Array<[key: string, json: string]>): string =>
   `{${members.map(([key, value]) => `${json(key)}:${value}`).join(',')}}`;
 
-export const WRONG_TYPES = ['0', '-1', '1.5', 'true', 'false', 'null', '[]', '{}', '["a"]', '{"a":"b"}', '[[[]]]', '[null]'];
-export const ODD_NUMBERS = [
-  '1e400', '-1e400', '-0', '1e-400', '123456789012345678901234567890', '9007199254740993', '-9223372036854775809',
-  '0.1e1', '1E+2', '-0.0',
+export const WRONG_TYPES = [
+  '0',
+  '-1',
+  '1.5',
+  'true',
+  'false',
+  'null',
+  '[]',
+  '{}',
+  '["a"]',
+  '{"a":"b"}',
+  '[[[]]]',
+  '[null]',
 ];
-export const WHOLE_BODY_SCALARS = ['null', '1', '"x"', '[]', 'true', 'false', '0', '-0', '1e400', '""', '{}', '[{}]', '"{}"'];
+export const ODD_NUMBERS = [
+  '1e400',
+  '-1e400',
+  '-0',
+  '1e-400',
+  '123456789012345678901234567890',
+  '9007199254740993',
+  '-9223372036854775809',
+  '0.1e1',
+  '1E+2',
+  '-0.0',
+];
+export const WHOLE_BODY_SCALARS = [
+  'null',
+  '1',
+  '"x"',
+  '[]',
+  'true',
+  'false',
+  '0',
+  '-0',
+  '1e400',
+  '""',
+  '{}',
+  '[{}]',
+  '"{}"',
+];
 /** Valid JSON once quoted and short enough for any field, but unkind to whatever stores or prints it. */
 export const NASTY_TEXT = [
-  'a\u0000b', '\u0000', '\u0001\u001f\u007f', '\ud800', '\udfff\ud800', '😀', 'e\u0301', '\u202eevil', '\u200b', '\ufeff',
+  'a\u0000b',
+  '\u0000',
+  '\u0001\u001f\u007f',
+  '\ud800',
+  '\udfff\ud800',
+  '😀',
+  'e\u0301',
+  '\u202eevil',
+  '\u200b',
+  '\ufeff',
+  "' OR '1'='1",
+  '"; DROP TABLE customers; --',
+  '%s%n%x',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a template injection probe, sent as text on purpose
-  "' OR '1'='1", '"; DROP TABLE customers; --', '%s%n%x', '${7*7}', '{{7*7}}', '<script>alert(1)</script>',
-  '../../etc/passwd', '\\', '\r\n\t', ' ', '中文字符', '\u00ff\u00fe', '{"__proto__":{}}', '__proto__', 'constructor',
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '\\',
+  '\r\n\t',
+  ' ',
+  '中文字符',
+  '\u00ff\u00fe',
+  '{"__proto__":{}}',
+  '__proto__',
+  'constructor',
 ];
 export const HOSTILE_KEYS = [
-  '', ' ', 'NAME', 'name ', '\u0000', 'x'.repeat(10_000), 'constructor', 'prototype', 'hasOwnProperty', 'toString',
-  'valueOf', '$ref', '😀', '\ud800',
+  '',
+  ' ',
+  'NAME',
+  'name ',
+  '\u0000',
+  'x'.repeat(10_000),
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '$ref',
+  '😀',
+  '\ud800',
 ];
 /** Text no JSON parser accepts. */
 export const NOT_JSON_TEXT = [
-  'undefined', 'NaN', 'Infinity', "{'message':'x'}", '{message:"x"}', '{"message":"x",}', '{"message":"x"}/*c*/',
-  '// c\n{}', '<xml/>', 'message=x&a=1', '{}{}', '[1,]', '"unterminated', '{"a":01}', '{"a":.5}', '{"a":+1}',
-  '{"a":0x10}', '{"a":"\\x"}', '{"a":"\\u12"}', '{"message":"a\tb"}', '{"message":"a\u0000b"}', '\u0000', ' \n\t ',
-  '\ufeff', '{"a" "b"}', '{"a":}', '{,}', ']', '}', '\\', 'nul', 'tru',
+  'undefined',
+  'NaN',
+  'Infinity',
+  "{'message':'x'}",
+  '{message:"x"}',
+  '{"message":"x",}',
+  '{"message":"x"}/*c*/',
+  '// c\n{}',
+  '<xml/>',
+  'message=x&a=1',
+  '{}{}',
+  '[1,]',
+  '"unterminated',
+  '{"a":01}',
+  '{"a":.5}',
+  '{"a":+1}',
+  '{"a":0x10}',
+  '{"a":"\\x"}',
+  '{"a":"\\u12"}',
+  '{"message":"a\tb"}',
+  '{"message":"a\u0000b"}',
+  '\u0000',
+  ' \n\t ',
+  '\ufeff',
+  '{"a" "b"}',
+  '{"a":}',
+  '{,}',
+  ']',
+  '}',
+  '\\',
+  'nul',
+  'tru',
 ];
 export const INVALID_UTF8 = [
-  [0xff], [0xfe], [0x80], [0xc3], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80],
-  [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xf0, 0x9f, 0x98],
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xc3],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xf0, 0x9f, 0x98],
 ].map((bytes) => Buffer.from(bytes));
 
 /** A random string of any mix of scripts, surrogates and control characters. */
 export function randomUnicode(rng: Rng, maxLength: number): string {
   const ranges: ReadonlyArray<readonly [number, number]> = [
-    [0x20, 0x7e], [0x00, 0x1f], [0x80, 0x2ff], [0x4e00, 0x9fff], [0xd800, 0xdfff], [0xfff0, 0xffff], [0x1f600, 0x1f64f],
+    [0x20, 0x7e],
+    [0x00, 0x1f],
+    [0x80, 0x2ff],
+    [0x4e00, 0x9fff],
+    [0xd800, 0xdfff],
+    [0xfff0, 0xffff],
+    [0x1f600, 0x1f64f],
   ];
   const length = rng.int(1, maxLength);
   let text = '';
@@ -161,7 +274,9 @@ export function hostileString(rng: Rng): string {
   ]);
 }
 
-/** JSON text of a value a field should not hold: wrong type, odd number, hostile string, or a wide or deep structure. */
+/**
+ * JSON text of a value a field should not hold: wrong type, odd number, hostile string, or a wide or deep structure.
+ */
 export function hostileValue(rng: Rng): string {
   return rng.weighted<string>([
     [4, () => rng.pick(WRONG_TYPES)],
@@ -206,14 +321,24 @@ export function pollutingMember(rng: Rng): { label: string; member: string } {
     [1, () => ({ label: '__proto__ inside arrays', member: `"x":[[1,${PROTO_OBJECT}]]` })],
     [1, () => ({ label: 'unicode-escaped __proto__', member: `"\\u005f_pro\\u0074o__":${POLLUTION_PAYLOAD}` })],
     [2, () => ({ label: 'constructor.prototype', member: `"constructor":{"prototype":${POLLUTION_PAYLOAD}}` })],
-    [1, () => ({ label: `constructor.prototype ${depth} deep`, member: `"x":${deepArrays(depth, CONSTRUCTOR_OBJECT)}` })],
+    [
+      1,
+      () => ({ label: `constructor.prototype ${depth} deep`, member: `"x":${deepArrays(depth, CONSTRUCTOR_OBJECT)}` }),
+    ],
   ]);
 }
 
 /** Members that look like pollution to a text scan but are harmless. */
 export function decoyMember(rng: Rng): { label: string; key: string; value: unknown } {
   return rng.weighted<{ label: string; key: string; value: unknown }>([
-    [1, () => ({ label: 'constructor without prototype', key: 'constructor', value: rng.pick(['x', {}, { a: 1 }, [], null, { prototyp: 1 }]) })],
+    [
+      1,
+      () => ({
+        label: 'constructor without prototype',
+        key: 'constructor',
+        value: rng.pick(['x', {}, { a: 1 }, [], null, { prototyp: 1 }]),
+      }),
+    ],
     [1, () => ({ label: 'prototype key alone', key: 'prototype', value: { [POLLUTION_KEY]: true } })],
   ]);
 }
@@ -226,22 +351,137 @@ export const PROTO_IN_TEXT = '{"__proto__":{"x":1}}';
 // percent-encoded; raw 0x80-0xff bytes go out as they are.
 
 export const HOSTILE_SEGMENTS = [
-  '', '.', '..', '...', '%2e%2e', '%2E%2E%2F%2E%2E', '..%2F..%2Fetc%2Fpasswd', '%2F', '%5C', '\\', '%00', '%', '%Z', '%ZZ',
-  '%%', '%C0%AF', '%FF', '%FE%FF', '%E2%82', '%ED%A0%80', '%F4%90%80%80', '%252e%252e', 'é', 'ÿ', '\u007f', '\u0080',
-  encodeURIComponent('😀ü中文'), encodeURIComponent('\u202e'), "'", '"', '<script>', '%3Cscript%3E', "'%20OR%201=1--",
-  ';', ',', '$', '*', '!', '@', ':', '~', '+', '=', '&', '{', '}', '|', '^', '`', '[', ']', '#', '#frag', 'null',
-  'undefined', 'NaN', '0', '-1', '1e400', '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'a/b',
-  '/', '//', 'x/..', 'uuid',
+  '',
+  '.',
+  '..',
+  '...',
+  '%2e%2e',
+  '%2E%2E%2F%2E%2E',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%2F',
+  '%5C',
+  '\\',
+  '%00',
+  '%',
+  '%Z',
+  '%ZZ',
+  '%%',
+  '%C0%AF',
+  '%FF',
+  '%FE%FF',
+  '%E2%82',
+  '%ED%A0%80',
+  '%F4%90%80%80',
+  '%252e%252e',
+  'é',
+  'ÿ',
+  '\u007f',
+  '\u0080',
+  encodeURIComponent('😀ü中文'),
+  encodeURIComponent('\u202e'),
+  "'",
+  '"',
+  '<script>',
+  '%3Cscript%3E',
+  "'%20OR%201=1--",
+  ';',
+  ',',
+  '$',
+  '*',
+  '!',
+  '@',
+  ':',
+  '~',
+  '+',
+  '=',
+  '&',
+  '{',
+  '}',
+  '|',
+  '^',
+  '`',
+  '[',
+  ']',
+  '#',
+  '#frag',
+  'null',
+  'undefined',
+  'NaN',
+  '0',
+  '-1',
+  '1e400',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'a/b',
+  '/',
+  '//',
+  'x/..',
+  'uuid',
 ];
 const SEGMENT_TOKENS = [
-  'a', 'Z', '0', '9', '-', '.', '..', '_', '~', '%', '%2F', '%00', '%ZZ', '%20', 'é', 'ÿ', '!', '$', '&', "'", '(', ')',
-  '*', '+', ',', ';', '=', ':', '@', '/', '\\', encodeURIComponent('😀'),
+  'a',
+  'Z',
+  '0',
+  '9',
+  '-',
+  '.',
+  '..',
+  '_',
+  '~',
+  '%',
+  '%2F',
+  '%00',
+  '%ZZ',
+  '%20',
+  'é',
+  'ÿ',
+  '!',
+  '$',
+  '&',
+  "'",
+  '(',
+  ')',
+  '*',
+  '+',
+  ',',
+  ';',
+  '=',
+  ':',
+  '@',
+  '/',
+  '\\',
+  encodeURIComponent('😀'),
 ];
 export const HOSTILE_QUERIES = [
-  '?', '?a=1', '?&&&', '?==', '?a', '?a=1&a=2&a=3', '?a[]=1&a[]=2', '?a[b][c]=1', `?__proto__[${POLLUTION_KEY}]=1`,
-  `?__proto__.${POLLUTION_KEY}=1`, `?constructor[prototype][${POLLUTION_KEY}]=1`, '?__proto__=1', '?%ZZ=1', '?a=%ZZ',
-  '?a=%FF', '?a=%C0%AF', '?a=%00', '?%00=%00', '?a=é', `?a=${encodeURIComponent('😀')}`,
-  '?uuid=00000000-0000-0000-0000-000000000000', '?a=1#frag', '??', '?/../..', '?a=<script>', `?${'a=1&'.repeat(1_000)}`,
+  '?',
+  '?a=1',
+  '?&&&',
+  '?==',
+  '?a',
+  '?a=1&a=2&a=3',
+  '?a[]=1&a[]=2',
+  '?a[b][c]=1',
+  `?__proto__[${POLLUTION_KEY}]=1`,
+  `?__proto__.${POLLUTION_KEY}=1`,
+  `?constructor[prototype][${POLLUTION_KEY}]=1`,
+  '?__proto__=1',
+  '?%ZZ=1',
+  '?a=%ZZ',
+  '?a=%FF',
+  '?a=%C0%AF',
+  '?a=%00',
+  '?%00=%00',
+  '?a=é',
+  `?a=${encodeURIComponent('😀')}`,
+  '?uuid=00000000-0000-0000-0000-000000000000',
+  '?a=1#frag',
+  '??',
+  '?/../..',
+  '?a=<script>',
+  `?${'a=1&'.repeat(1_000)}`,
 ];
 
 function randomSegment(rng: Rng): string {
@@ -260,7 +500,14 @@ export function hostileSegment(rng: Rng, own: string): string {
     [1, () => rng.pick('aZ%é0'.split('')).repeat(rng.pick([100, 101, 1_000, 8_000, 20_000]))],
     [1, () => `${own}${rng.pick(['%00', '.json', '/', '%20', '..', '/..', ';x', '%2F'])}`],
     [1, () => `${rng.pick(['%20', '.', '..%2F', '%00'])}${own}`],
-    [1, () => own.split('').map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')],
+    [
+      1,
+      () =>
+        own
+          .split('')
+          .map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+          .join(''),
+    ],
   ]);
 }
 

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { card, CARDS } from './fixtures.js';
-import { signedRaw, type RawReply, type TestMerchant, type TestServer } from './server.js';
+import { CARDS, card } from './fixtures.js';
+import { type RawReply, signedRaw, type TestMerchant, type TestServer } from './server.js';
 
 /**
  * A merchant with one of everything the signed API can name, made through the API as a client would: a
@@ -83,7 +83,10 @@ export class MerchantWorld {
   payee!: { id: string };
   payout!: { id: string };
 
-  private constructor(readonly server: TestServer, readonly merchant: TestMerchant) {}
+  private constructor(
+    readonly server: TestServer,
+    readonly merchant: TestMerchant,
+  ) {}
 
   /** Builds the world; `notifyUrl` receives the webhooks of its paid order (a receiver that answers 200). */
   static async build(server: TestServer, merchant: TestMerchant, notifyUrl: string): Promise<MerchantWorld> {
@@ -94,12 +97,16 @@ export class MerchantWorld {
 
   private async populate(notifyUrl: string): Promise<void> {
     const reference = this.unique('customer');
-    const customer = await this.call('POST', `${API}/customers`, { customer: { name: 'Chan Tai Man', phone: '91234567', reference_number: reference } });
+    const customer = await this.call('POST', `${API}/customers`, {
+      customer: { name: 'Chan Tai Man', phone: '91234567', reference_number: reference },
+    });
     this.customer = { uuid: customer.customer.uuid, reference };
     const readCustomer = () => this.readCustomer(this.customer.uuid);
     this.remember([this.customer.uuid, reference], readCustomer);
 
-    const bound = await this.call('POST', `${API}/customers/${this.customer.uuid}/payment_tokens`, { card: card(CARDS.frictionless) });
+    const bound = await this.call('POST', `${API}/customers/${this.customer.uuid}/payment_tokens`, {
+      card: card(CARDS.frictionless),
+    });
     assert.equal(bound.payment_token.state, 'success', 'a frictionless card is bound at once');
     this.token = { token: bound.payment_token.token, verifyUuid: bound.payment_token.verify_uuid };
     this.remember([this.token.token, this.token.verifyUuid], () => this.readToken(this.token.token));
@@ -109,19 +116,37 @@ export class MerchantWorld {
 
     this.item = { id: await this.newItem() };
     this.config = { id: await this.newBillingConfig() };
-    const { plan } = await this.call('POST', `${API}/recurring_payments/plan`, { plan: {
-      name: 'Gold', reference_number: this.unique('plan'), customer_uuid: this.customer.uuid, default_payment_token: this.token.token,
-      // Starting in the future: nothing bills, so reads of it are stable while the route tests compare them.
-      cycles: [{ recurring_items: [{ id: this.item.id }], recurring_billing_config: this.config.id, estimated_start_date: '2029-01-01' }],
-    } });
+    const { plan } = await this.call('POST', `${API}/recurring_payments/plan`, {
+      plan: {
+        name: 'Gold',
+        reference_number: this.unique('plan'),
+        customer_uuid: this.customer.uuid,
+        default_payment_token: this.token.token,
+        // Starting in the future: nothing bills, so reads of it are stable while the route tests compare them.
+        cycles: [
+          {
+            recurring_items: [{ id: this.item.id }],
+            recurring_billing_config: this.config.id,
+            estimated_start_date: '2029-01-01',
+          },
+        ],
+      },
+    });
     this.plan = { id: plan.id };
     this.remember([plan.id], () => this.call('GET', `${API}/recurring_payments/plan/${plan.id}`));
     // A plan that bills at once, and annually: its first order is generated during the clock move below.
-    const yearly = await this.call('POST', `${API}/recurring_payments/billing_configs`, { config: { billing_interval: 'yearly', billing_type: 'automated' } });
-    const { plan: billed } = await this.call('POST', `${API}/recurring_payments/plan`, { plan: {
-      name: 'Annual', reference_number: this.unique('plan'), customer_uuid: this.customer.uuid, default_payment_token: this.token.token,
-      cycles: [{ recurring_items: [{ id: this.item.id }], recurring_billing_config: yearly.config.id }],
-    } });
+    const yearly = await this.call('POST', `${API}/recurring_payments/billing_configs`, {
+      config: { billing_interval: 'yearly', billing_type: 'automated' },
+    });
+    const { plan: billed } = await this.call('POST', `${API}/recurring_payments/plan`, {
+      plan: {
+        name: 'Annual',
+        reference_number: this.unique('plan'),
+        customer_uuid: this.customer.uuid,
+        default_payment_token: this.token.token,
+        cycles: [{ recurring_items: [{ id: this.item.id }], recurring_billing_config: yearly.config.id }],
+      },
+    });
 
     // Past the daily settlement: sales can then be refunded.
     await this.call('POST', `${SANDBOX}/clock`, { advance_seconds: DAY_SECONDS + 60 });
@@ -129,7 +154,9 @@ export class MerchantWorld {
     const generated = await this.call('GET', `${API}/recurring_payments/orders/list?filter[plan.id][_eq]=${billed.id}`);
     assert.equal(generated.length, 1, 'the annual plan billed once');
     this.planOrder = { number: generated[0].order.order_number };
-    this.remember([this.planOrder.number], () => this.call('POST', `${API}/recurring_payments/orders/check`, { order: this.planOrder }));
+    this.remember([this.planOrder.number], () =>
+      this.call('POST', `${API}/recurring_payments/orders/check`, { order: this.planOrder }),
+    );
 
     this.user = await this.newUser();
     this.card = { id: await this.newCard() };
@@ -139,7 +166,13 @@ export class MerchantWorld {
     this.payout = { id: await this.newPayout() };
 
     this.batch = { id: await this.newBatch() };
-    for (let i = 0; i < 200 && (await this.call('GET', `${API}/batch_mit_transactions/${this.batch.id}`)).batch_info.upload_status !== 'failed'; i += 1) await sleep(25);
+    for (
+      let i = 0;
+      i < 200 &&
+      (await this.call('GET', `${API}/batch_mit_transactions/${this.batch.id}`)).batch_info.upload_status !== 'failed';
+      i += 1
+    )
+      await sleep(25);
 
     const events = await this.deliveredEvents(this.paidOrder.order);
     this.event = { id: events[0]!.event_id, order: this.paidOrder.order };
@@ -158,8 +191,14 @@ export class MerchantWorld {
   /** A signed request with the body's exact text. */
   sendRaw(method: string, target: string, body?: string, headers: Record<string, string> = {}): Promise<RawReply> {
     // Node's client sends a DELETE body only with its length given (POST and PUT bodies go chunked without).
-    const length: Record<string, string> = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-    return signedRaw(this.server.url, this.merchant, { method, target, headers: { ...length, ...headers }, ...(body !== undefined && { body }) });
+    const length: Record<string, string> =
+      body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+    return signedRaw(this.server.url, this.merchant, {
+      method,
+      target,
+      headers: { ...length, ...headers },
+      ...(body !== undefined && { body }),
+    });
   }
 
   /** `data` of a successful reply; anything else fails the test. */
@@ -173,20 +212,37 @@ export class MerchantWorld {
   async newUser(lastName = 'Chan'): Promise<{ id: string; reference: string }> {
     const reference = this.unique('user');
     const digits = String(Math.floor(Math.random() * 1e11)).padStart(11, '0');
-    const { user_id: id } = await this.call('POST', `${TREASURY}/user`, { user: {
-      reference_id: reference, calling_code: '852', phone_number: digits, document_type: 'PASSPORT', document_number: `P${digits}`,
-      first_name: 'Tai Man', last_name: lastName, date_of_birth: '1990-04-01', issuing_country: 'HKG',
-    } });
+    const { user_id: id } = await this.call('POST', `${TREASURY}/user`, {
+      user: {
+        reference_id: reference,
+        calling_code: '852',
+        phone_number: digits,
+        document_type: 'PASSPORT',
+        document_number: `P${digits}`,
+        first_name: 'Tai Man',
+        last_name: lastName,
+        date_of_birth: '1990-04-01',
+        issuing_country: 'HKG',
+      },
+    });
     this.remember([id, reference], () => this.call('GET', `${TREASURY}/user/${id}`));
     return { id, reference };
   }
 
   /** A card of the world's user (Locked when asked). */
   async newCard(options: { locked?: boolean } = {}): Promise<string> {
-    const { card } = await this.call('POST', `${TREASURY}/cards`, { card: {
-      user_id: this.user.id, reference_id: this.unique('card'), title: 'Travel', settlement_currency: 'HKD',
-      limits: [{ period: 'transaction', limit_amount: '2000.00' }, { period: 'daily', limit_amount: '5000.00' }],
-    } });
+    const { card } = await this.call('POST', `${TREASURY}/cards`, {
+      card: {
+        user_id: this.user.id,
+        reference_id: this.unique('card'),
+        title: 'Travel',
+        settlement_currency: 'HKD',
+        limits: [
+          { period: 'transaction', limit_amount: '2000.00' },
+          { period: 'daily', limit_amount: '5000.00' },
+        ],
+      },
+    });
     if (options.locked) await this.call('POST', `${TREASURY}/cards/${card.id}/lock`);
     this.remember([card.id], () => this.call('GET', `${TREASURY}/cards/${card.id}`));
     return card.id;
@@ -195,7 +251,10 @@ export class MerchantWorld {
   /** An open authorisation of the world's card, for a small amount (its limits allow thousands). */
   async newAuthorization(): Promise<string> {
     const { transaction } = await this.call('POST', `${SANDBOX}/issuing/authorizations`, {
-      card_id: this.card.id, amount: '1.00', currency: 'HKD', merchant: { id: 'MID-1', name: 'Kiosk', city: 'Hong Kong', country: 'HK', category: '5499' },
+      card_id: this.card.id,
+      amount: '1.00',
+      currency: 'HKD',
+      merchant: { id: 'MID-1', name: 'Kiosk', city: 'Hong Kong', country: 'HK', category: '5499' },
     });
     this.remember([transaction.id], () => this.call('GET', `${TREASURY}/transactions?card=${this.card.id}`));
     return transaction.id;
@@ -203,10 +262,18 @@ export class MerchantWorld {
 
   /** A payee paid by FPS id; the sandbox bank settles its transfers (its id ends in 1). */
   async newPayee(): Promise<string> {
-    const { payee } = await this.call('POST', `${TREASURY}/payees`, { payee: {
-      type: 'People', nickname: 'Chan Tai Man',
-      payout_account: { country: 'HK', currency: 'HKD', transfer_method: 'HK FPS- FPS ID', hk_fps: { fps_id: `${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}1` } },
-    } });
+    const { payee } = await this.call('POST', `${TREASURY}/payees`, {
+      payee: {
+        type: 'People',
+        nickname: 'Chan Tai Man',
+        payout_account: {
+          country: 'HK',
+          currency: 'HKD',
+          transfer_method: 'HK FPS- FPS ID',
+          hk_fps: { fps_id: `${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}1` },
+        },
+      },
+    });
     this.remember([payee.id], () => this.call('GET', `${TREASURY}/payees/${payee.id}`));
     return payee.id;
   }
@@ -216,9 +283,16 @@ export class MerchantWorld {
    * (at or above the default threshold), approved for an amount below it.
    */
   async newPayout(amount = '20000.00'): Promise<string> {
-    const { payout_request: payout } = await this.call('POST', `${TREASURY}/payout_requests`, { payout_request: {
-      payee_id: this.payee.id, currency: 'HKD', amount, callback_url: 'http://127.0.0.1:9/payouts', reference_id: this.unique('payout'), schedule_at: '2099-01-01T00:00:00Z',
-    } });
+    const { payout_request: payout } = await this.call('POST', `${TREASURY}/payout_requests`, {
+      payout_request: {
+        payee_id: this.payee.id,
+        currency: 'HKD',
+        amount,
+        callback_url: 'http://127.0.0.1:9/payouts',
+        reference_id: this.unique('payout'),
+        schedule_at: '2099-01-01T00:00:00Z',
+      },
+    });
     this.remember([payout.id], () => this.call('GET', `${TREASURY}/payout_requests/${payout.id}`));
     return payout.id;
   }
@@ -244,8 +318,14 @@ export class MerchantWorld {
    * A new order paid by card: a sale (voidable until settled), an authorisation (capturable), or a payment
    * pending its 3-D Secure challenge (to complete through the sandbox).
    */
-  async newPayment(kind: 'sale' | 'authorisation' | 'challenge', options: { amount?: string; notifyUrl?: string } = {}): Promise<Payment> {
-    const order = await this.newOrder({ amount: options.amount ?? '10.00', ...(options.notifyUrl !== undefined && { notifyUrl: options.notifyUrl }) });
+  async newPayment(
+    kind: 'sale' | 'authorisation' | 'challenge',
+    options: { amount?: string; notifyUrl?: string } = {},
+  ): Promise<Payment> {
+    const order = await this.newOrder({
+      amount: options.amount ?? '10.00',
+      ...(options.notifyUrl !== undefined && { notifyUrl: options.notifyUrl }),
+    });
     const paid = await this.call('POST', `${API}/open_payments`, {
       order: { number: order.number },
       payment: {
@@ -264,24 +344,43 @@ export class MerchantWorld {
   /** A recurring item of HKD 99.90 a unit. */
   /** A plan of its own for a route that changes it (cancels, recovers, extends): starting in the future, 12 months. */
   async newPlan(options: { pendingCancel?: boolean } = {}): Promise<string> {
-    const { plan } = await this.call('POST', `${API}/recurring_payments/plan`, { plan: {
-      name: 'Gold', reference_number: this.unique('plan'), customer_uuid: this.customer.uuid, default_payment_token: this.token.token,
-      cycles: [{ recurring_items: [{ id: this.item.id }], recurring_billing_config: this.config.id, estimated_start_date: '2029-01-01', interval_counts: 12 }],
-    } });
-    if (options.pendingCancel) await this.call('POST', `${API}/recurring_payments/plan/${plan.id}/cancel`, { activate_type: 'next_billing_date' });
+    const { plan } = await this.call('POST', `${API}/recurring_payments/plan`, {
+      plan: {
+        name: 'Gold',
+        reference_number: this.unique('plan'),
+        customer_uuid: this.customer.uuid,
+        default_payment_token: this.token.token,
+        cycles: [
+          {
+            recurring_items: [{ id: this.item.id }],
+            recurring_billing_config: this.config.id,
+            estimated_start_date: '2029-01-01',
+            interval_counts: 12,
+          },
+        ],
+      },
+    });
+    if (options.pendingCancel)
+      await this.call('POST', `${API}/recurring_payments/plan/${plan.id}/cancel`, {
+        activate_type: 'next_billing_date',
+      });
     this.remember([plan.id], () => this.call('GET', `${API}/recurring_payments/plan/${plan.id}`));
     return plan.id;
   }
 
   async newItem(): Promise<string> {
-    const { item } = await this.call('POST', `${API}/recurring_payments/items`, { item: { label: 'Gold membership', price: '99.90', currency: 'HKD' } });
+    const { item } = await this.call('POST', `${API}/recurring_payments/items`, {
+      item: { label: 'Gold membership', price: '99.90', currency: 'HKD' },
+    });
     this.remember([item.id], () => this.call('GET', `${API}/recurring_payments/items/${item.id}`));
     return item.id;
   }
 
   /** A monthly billing config. */
   async newBillingConfig(): Promise<string> {
-    const { config } = await this.call('POST', `${API}/recurring_payments/billing_configs`, { config: { billing_interval: 'monthly', billing_type: 'automated' } });
+    const { config } = await this.call('POST', `${API}/recurring_payments/billing_configs`, {
+      config: { billing_interval: 'monthly', billing_type: 'automated' },
+    });
     this.remember([config.id], () => this.call('GET', `${API}/recurring_payments/billing_configs/${config.id}`));
     return config.id;
   }
@@ -289,20 +388,35 @@ export class MerchantWorld {
   /** A batch from a file_url: `held`, it stays processing for a few seconds (to cancel); else it fails at once. */
   async newBatch(options: { held?: boolean } = {}): Promise<string> {
     const fileUrl = `${await batchFileHost()}/${options.held ? 'held/' : ''}${this.unique('dues')}.csv`;
-    const { batch_info: batch } = await this.call('POST', `${API}/batch_mit_transactions`, { batch: { file_url: fileUrl, batch_name: 'Dues' } });
+    const { batch_info: batch } = await this.call('POST', `${API}/batch_mit_transactions`, {
+      batch: { file_url: fileUrl, batch_name: 'Dues' },
+    });
     const read = () => this.call('GET', `${API}/batch_mit_transactions/${batch.id}`);
     // A held batch moves on by itself (processing, then failed when the hold ends): what no other merchant may
     // change is whether it was cancelled, and what the owner gave it.
-    this.remember([batch.id], options.held ? async () => {
-      const { batch_info: info } = await read();
-      return { id: info.id, batch_name: info.batch_name, created_by: info.created_by, deleted_at: info.deleted_at, cancelled: info.upload_status === 'cancelled' };
-    } : read);
+    this.remember(
+      [batch.id],
+      options.held
+        ? async () => {
+            const { batch_info: info } = await read();
+            return {
+              id: info.id,
+              batch_name: info.batch_name,
+              created_by: info.created_by,
+              deleted_at: info.deleted_at,
+              cancelled: info.upload_status === 'cancelled',
+            };
+          }
+        : read,
+    );
     return batch.id;
   }
 
   /** A card binding waiting for its 3-D Secure challenge. */
   async newPendingToken(): Promise<string> {
-    const { payment_token: token } = await this.call('POST', `${API}/customers/${this.customer.uuid}/payment_tokens`, { card: card(CARDS.visa) });
+    const { payment_token: token } = await this.call('POST', `${API}/customers/${this.customer.uuid}/payment_tokens`, {
+      card: card(CARDS.visa),
+    });
     assert.equal(token.state, 'pending');
     this.remember([token.token, token.verify_uuid], () => this.readToken(token.token));
     return token.token;
@@ -347,9 +461,15 @@ export class MerchantWorld {
   private async deliveredEvents(order: OrderNames): Promise<Array<{ event_id: string }>> {
     for (let attempt = 0; ; attempt += 1) {
       const { events } = await this.call('POST', `${API}/orders/events`, { order });
-      const deliveries = (events as Array<{ deliveries: Array<{ state: string }> }>).flatMap((event) => event.deliveries);
-      if (events.length > 0 && deliveries.length > 0 && deliveries.every((delivery) => delivery.state === 'delivered')) return events;
-      assert.ok(attempt < 200, `the webhooks of order ${order.number} were not delivered: ${JSON.stringify(deliveries)}`);
+      const deliveries = (events as Array<{ deliveries: Array<{ state: string }> }>).flatMap(
+        (event) => event.deliveries,
+      );
+      if (events.length > 0 && deliveries.length > 0 && deliveries.every((delivery) => delivery.state === 'delivered'))
+        return events;
+      assert.ok(
+        attempt < 200,
+        `the webhooks of order ${order.number} were not delivered: ${JSON.stringify(deliveries)}`,
+      );
       await sleep(50);
     }
   }

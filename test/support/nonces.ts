@@ -6,7 +6,10 @@ import type { Database } from '../../src/platform/database/database.js';
 /** How many nonces are stored, looked at directly (their own file on SQLite, a table on PostgreSQL). */
 export async function countNonces(database: Database): Promise<number> {
   if (database.engine === 'postgres') {
-    const row = await database.db.selectFrom('nonces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await database.db
+      .selectFrom('nonces')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
   const file = new BetterSqlite3(join(database.dataDir, NONCE_FILE), { readonly: true });

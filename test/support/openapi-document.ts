@@ -63,7 +63,9 @@ export async function signedOperations(baseUrl: string): Promise<Operation[]> {
         schema: resolve(p.schema ?? {}),
       }));
       const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
-      const fileType = Object.keys(operation.responses?.['200']?.content ?? {}).find((type) => type !== 'application/json');
+      const fileType = Object.keys(operation.responses?.['200']?.content ?? {}).find(
+        (type) => type !== 'application/json',
+      );
       operations.push({
         operationId: operation.operationId,
         method: method.toUpperCase() as HttpMethod,
@@ -92,12 +94,15 @@ function refResolver(document: Document): (schema: JsonSchema) => JsonSchema {
     }
     const copy: JsonSchema = { ...schema };
     if (schema.properties) {
-      copy.properties = Object.fromEntries(Object.entries(schema.properties).map(([key, value]) => [key, resolve(value, seen)]));
+      copy.properties = Object.fromEntries(
+        Object.entries(schema.properties).map(([key, value]) => [key, resolve(value, seen)]),
+      );
     }
     if (schema.items) copy.items = resolve(schema.items, seen);
     if (schema.anyOf) copy.anyOf = schema.anyOf.map((branch) => resolve(branch, seen));
     if (schema.oneOf) copy.oneOf = schema.oneOf.map((branch) => resolve(branch, seen));
-    if (typeof schema.additionalProperties === 'object') copy.additionalProperties = resolve(schema.additionalProperties, seen);
+    if (typeof schema.additionalProperties === 'object')
+      copy.additionalProperties = resolve(schema.additionalProperties, seen);
     return copy;
   };
   return (schema) => resolve(schema, new Set());
@@ -121,7 +126,11 @@ export interface SchemaSite {
 export function schemaSites(operation: Operation): SchemaSite[] {
   const sites: SchemaSite[] = [];
   for (const parameter of [...operation.pathParameters, ...operation.queryParameters]) {
-    sites.push({ location: `${parameter.in}.${parameter.name}`, schema: parameter.schema, required: parameter.required });
+    sites.push({
+      location: `${parameter.in}.${parameter.name}`,
+      schema: parameter.schema,
+      required: parameter.required,
+    });
   }
   if (operation.body) walkSchema(operation.body, 'body', operation.bodyRequired, sites);
   return sites;
@@ -139,7 +148,8 @@ function walkSchema(schema: JsonSchema, location: Location, required: boolean, s
 
 /** The JSON types a schema admits (a union's, for anyOf). */
 export function typesOf(schema: JsonSchema): Set<string> {
-  if (schema.anyOf ?? schema.oneOf) return new Set((schema.anyOf ?? schema.oneOf)!.flatMap((branch) => [...typesOf(branch)]));
+  if (schema.anyOf ?? schema.oneOf)
+    return new Set((schema.anyOf ?? schema.oneOf)!.flatMap((branch) => [...typesOf(branch)]));
   if (schema.type === undefined) return new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
   return new Set(Array.isArray(schema.type) ? schema.type : [schema.type]);
 }
@@ -185,7 +195,10 @@ interface ParsedLocation {
 function parseLocation(location: Location): ParsedLocation {
   const dot = location.indexOf('.');
   const part = dot < 0 ? location : location.slice(0, dot);
-  assert.ok(part === 'path' || part === 'query' || part === 'body', `a location starts with path, query or body: ${location}`);
+  assert.ok(
+    part === 'path' || part === 'query' || part === 'body',
+    `a location starts with path, query or body: ${location}`,
+  );
   const rest = dot < 0 ? '' : location.slice(dot + 1);
   // A parameter's name is taken whole: query names such as filter[customer.uuid][_eq] hold dots and brackets.
   if (part !== 'body') return { part, steps: [rest] };

@@ -7,7 +7,12 @@ const STANDARD_FONTS = `${join(dirname(createRequire(import.meta.url).resolve('p
 
 /** The text of every page of a PDF, read with Mozilla's pdf.js (an independent reader: a PDF it opens, opens). */
 export async function pdfText(bytes: Uint8Array): Promise<string> {
-  const pdf = await getDocument({ data: bytes, useSystemFonts: false, isEvalSupported: false, standardFontDataUrl: STANDARD_FONTS }).promise;
+  const pdf = await getDocument({
+    data: bytes,
+    useSystemFonts: false,
+    isEvalSupported: false,
+    standardFontDataUrl: STANDARD_FONTS,
+  }).promise;
   const lines: string[] = [];
   for (let number = 1; number <= pdf.numPages; number += 1) {
     const content = await (await pdf.getPage(number)).getTextContent();

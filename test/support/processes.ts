@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/platform/version.js';
@@ -14,9 +14,14 @@ export interface CliResult {
 /** Runs `paygate ...` as a separate process, the way an operator would. */
 export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, cwd: PROJECT_ROOT }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...env }, cwd: PROJECT_ROOT },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
     if (input !== undefined) child.stdin?.end(input);
   });
 }
@@ -31,7 +36,11 @@ export function runShell(command: string, env: Record<string, string>): Promise<
 }
 
 /** Runs `work` on every item, at most `limit` at a time (a CLI process costs a Node start and the modules' load). */
-export async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -78,8 +87,16 @@ export interface ServeProcess {
 }
 
 /** `paygate serve` in its own process; resolves once `ready` appears in its output. */
-export async function startServe(env: Record<string, string>, ready = /API reference: /, args: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: { ...process.env, ...env }, cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(
+  env: Record<string, string>,
+  ready = /API reference: /,
+  args: string[] = [],
+): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+    env: { ...process.env, ...env },
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -29,7 +29,12 @@ export class TestReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const request = { target: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: Date.now() };
+        const request = {
+          target: req.url ?? '',
+          headers: req.headers,
+          rawBody: Buffer.concat(chunks),
+          receivedAt: Date.now(),
+        };
         receiver.received.push(request);
         for (const wake of receiver.waiters.splice(0)) wake();
         const answer = receiver.answer(request);
@@ -49,20 +54,29 @@ export class TestReceiver {
 
   /** Requests whose X-Event-ID or X-Action match. */
   matching(filter: { eventId?: string; action?: string; path?: string }): ReceivedWebhook[] {
-    return this.received.filter((r) =>
-      (filter.eventId === undefined || r.headers['x-event-id'] === filter.eventId) &&
-      (filter.action === undefined || r.headers['x-action'] === filter.action) &&
-      (filter.path === undefined || r.target.startsWith(filter.path)));
+    return this.received.filter(
+      (r) =>
+        (filter.eventId === undefined || r.headers['x-event-id'] === filter.eventId) &&
+        (filter.action === undefined || r.headers['x-action'] === filter.action) &&
+        (filter.path === undefined || r.target.startsWith(filter.path)),
+    );
   }
 
   /** Waits until `count` requests matching the filter have arrived (fails after `timeoutMs`). */
-  async waitFor(filter: { eventId?: string; action?: string; path?: string }, count = 1, timeoutMs = 10_000): Promise<ReceivedWebhook[]> {
+  async waitFor(
+    filter: { eventId?: string; action?: string; path?: string },
+    count = 1,
+    timeoutMs = 10_000,
+  ): Promise<ReceivedWebhook[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.matching(filter);
       if (found.length >= count) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`waited ${timeoutMs} ms for ${count} webhook(s) matching ${JSON.stringify(filter)}; got ${found.length}`);
+      if (left <= 0)
+        throw new Error(
+          `waited ${timeoutMs} ms for ${count} webhook(s) matching ${JSON.stringify(filter)}; got ${found.length}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 200));
         this.waiters.push(() => {

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ErrorName } from './errors.js';
-import { card, CARDS } from './fixtures.js';
-import { TREASURY, type MerchantWorld, type OrderNames, type Payment } from './merchant-world.js';
-import { namingLocations, type Location, type Operation, type OperationRequest } from './openapi-document.js';
+import { CARDS, card } from './fixtures.js';
+import { type MerchantWorld, type OrderNames, type Payment, TREASURY } from './merchant-world.js';
+import { type Location, namingLocations, type Operation, type OperationRequest } from './openapi-document.js';
 
 /**
  * What the route-driven tests (test/fuzz.test.ts, test/cross-merchant.test.ts) know of each signed operation,
@@ -86,8 +86,12 @@ const unknownReference = () => `unknown-${randomUUID()}`;
 /** Order numbers are 18 digits: a time stamp and a sequence. */
 const unknownOrderNumber = () => `9${Array.from({ length: 17 }, () => Math.floor(Math.random() * 10)).join('')}`;
 
-const lookup = (unknown: () => string, answer: Lookup['answer'], request?: Lookup['request']): Lookup =>
-  ({ kind: 'lookup', unknown, answer, ...(request && { request }) });
+const lookup = (unknown: () => string, answer: Lookup['answer'], request?: Lookup['request']): Lookup => ({
+  kind: 'lookup',
+  unknown,
+  answer,
+  ...(request && { request }),
+});
 const notAnObject = (why: string): NotAnObject => ({ kind: 'not-an-object', why });
 
 const CUSTOMER = lookup(unknownUuid, 'customerNotFound');
@@ -101,14 +105,22 @@ const PAYEE = lookup(unknownUuid, 'payeeNotFound');
 const PAYOUT = lookup(unknownUuid, 'payoutNotFound');
 const FPS_ID = notAnObject("the payee's FPS id at the bank: not an object of the merchant");
 const payoutBody = (world: MerchantWorld) => ({
-  payee_id: world.payee.id, currency: 'HKD', amount: '1.00', callback_url: 'http://127.0.0.1:9/payouts', remark: 'Invoice 118', schedule_at: '2099-01-01T00:00:00Z',
+  payee_id: world.payee.id,
+  currency: 'HKD',
+  amount: '1.00',
+  callback_url: 'http://127.0.0.1:9/payouts',
+  remark: 'Invoice 118',
+  schedule_at: '2099-01-01T00:00:00Z',
 });
 const ofPayout = (id: string, body?: unknown) => request({ path: { id }, ...(body !== undefined && { body }) });
 const networkSpend = (cardId: string) => ({
-  card_id: cardId, amount: '1.00', currency: 'HKD', merchant: { id: 'MID-1', name: 'Kiosk', city: 'Hong Kong', country: 'HK', category: '5499' },
+  card_id: cardId,
+  amount: '1.00',
+  currency: 'HKD',
+  merchant: { id: 'MID-1', name: 'Kiosk', city: 'Hong Kong', country: 'HK', category: '5499' },
 });
 const ofCard = async (id: string) => request({ path: { id } });
-const CARD_NUMBER = notAnObject('a card number: the card is the payer\'s, not an object of the merchant');
+const CARD_NUMBER = notAnObject("a card number: the card is the payer's, not an object of the merchant");
 
 /** An order named by number and reference, beside a transaction: both must name the transaction's order. */
 const ORDER_OF_TRANSACTION = {
@@ -133,7 +145,8 @@ const ofCustomer = (world: MerchantWorld, body?: unknown) =>
   request({ path: { uuid: world.customer.uuid }, ...(body !== undefined && { body }) });
 
 /** orders/check, asking for both links as well. */
-const checkingOrder = (body: unknown) => request({ query: { with_payment_link: 'true', with_download_link: 'true' }, body });
+const checkingOrder = (body: unknown) =>
+  request({ query: { with_payment_link: 'true', with_download_link: 'true' }, body });
 
 /** Plans of the route tests start in the future: nothing bills (and so changes them) while the tests compare reads. */
 const FAR_START = '2029-01-01';
@@ -155,22 +168,33 @@ const echo: RouteFixture = {
 
 /** Pays part of a fresh order, so that partial payments keep succeeding, under a payment.uuid of its own. */
 function partPayment(method: Record<string, unknown>, namedBy: Record<string, unknown>): OperationRequest {
-  return request({ body: { ...namedBy, payment: { uuid: randomUUID(), amount: '1.00', note: 'part payment', ...method } } });
+  return request({
+    body: { ...namedBy, payment: { uuid: randomUUID(), amount: '1.00', note: 'part payment', ...method } },
+  });
 }
 const byCard = { credit_card: { ...card(CARDS.visa), consume_mode: 'sales' } };
-const byToken = (world: MerchantWorld) =>
-  ({ payment_token: { token: world.token.token, amount: '1.00', consume_mode: 'sales', entry_type: 'mit' } });
+const byToken = (world: MerchantWorld) => ({
+  payment_token: { token: world.token.token, amount: '1.00', consume_mode: 'sales', entry_type: 'mit' },
+});
 
 const newUserBody = (world: MerchantWorld) => {
   const digits = String(Math.floor(Math.random() * 1e11)).padStart(11, '0');
   return {
-    reference_id: world.unique('user'), calling_code: '852', phone_number: digits, document_type: 'ID_CARD', document_number: `Z${digits}`,
-    first_name: 'Tai Man', last_name: 'Chan', date_of_birth: '1990-04-01', issuing_country: 'HKG',
+    reference_id: world.unique('user'),
+    calling_code: '852',
+    phone_number: digits,
+    document_type: 'ID_CARD',
+    document_number: `Z${digits}`,
+    first_name: 'Tai Man',
+    last_name: 'Chan',
+    date_of_birth: '1990-04-01',
+    issuing_country: 'HKG',
   };
 };
 /** A user whose identity check is under review: the sandbox settles it once. */
 const pendingUser = (body?: unknown): RouteFixture => ({
-  valid: async (world) => request({ path: { user_id: (await world.newUser('Review')).id }, ...(body !== undefined && { body }) }),
+  valid: async (world) =>
+    request({ path: { user_id: (await world.newUser('Review')).id }, ...(body !== undefined && { body }) }),
   repeatable: false,
   names: { 'path.user_id': lookup(unknownUuid, 'userNotFound') },
   fuzzShare: 0.25,
@@ -204,13 +228,26 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
         readBack: (world, data) => world.readCustomer(data.customer.uuid),
       },
       // Only a token of the customer itself can be its default: the world's customer, updated by reference.
-      'body.customer.default_payment_token': lookup(unknownToken, 'paymentTokenNotUsable', async (world) => request({
-        body: { customer: { ...PROFILE, reference_number: world.customer.reference, default_payment_token: world.token.token } },
-      })),
+      'body.customer.default_payment_token': lookup(unknownToken, 'paymentTokenNotUsable', async (world) =>
+        request({
+          body: {
+            customer: {
+              ...PROFILE,
+              reference_number: world.customer.reference,
+              default_payment_token: world.token.token,
+            },
+          },
+        }),
+      ),
     },
   },
   editCustomer: {
-    valid: async (world) => ofCustomer(world, { ...PROFILE, reference_number: world.customer.reference, default_payment_token: world.token.token }),
+    valid: async (world) =>
+      ofCustomer(world, {
+        ...PROFILE,
+        reference_number: world.customer.reference,
+        default_payment_token: world.token.token,
+      }),
     repeatable: true,
     freeText: 'body.name',
     names: {
@@ -227,14 +264,18 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   },
 
   bindPaymentToken: {
-    valid: async (world) => ofCustomer(world, {
-      card: {
-        ...card(CARDS.visa),
-        billing_currency: 'HKD',
-        billing_address: { line1: "1 Queen's Road Central", city: 'Hong Kong' },
-        '3ds': { success_return_url: 'https://shop.example/bound', fail_return_url: 'https://shop.example/not-bound' },
-      },
-    }),
+    valid: async (world) =>
+      ofCustomer(world, {
+        card: {
+          ...card(CARDS.visa),
+          billing_currency: 'HKD',
+          billing_address: { line1: "1 Queen's Road Central", city: 'Hong Kong' },
+          '3ds': {
+            success_return_url: 'https://shop.example/bound',
+            fail_return_url: 'https://shop.example/not-bound',
+          },
+        },
+      }),
     repeatable: true,
     names: { 'path.uuid': CUSTOMER, 'body.card.number': CARD_NUMBER },
     fuzzShare: 0.25,
@@ -252,7 +293,9 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
       'path.uuid': CUSTOMER,
       'body.payment_token.token': PAYMENT_TOKEN,
       // The bare form some clients send.
-      'body.token': lookup(unknownToken, 'paymentTokenNotFound', async (world) => ofCustomer(world, { token: await world.newPendingToken() })),
+      'body.token': lookup(unknownToken, 'paymentTokenNotFound', async (world) =>
+        ofCustomer(world, { token: await world.newPendingToken() }),
+      ),
     },
     fuzzShare: 0.2,
   },
@@ -261,10 +304,16 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     valid: async (world) => request({ path: { uuid: 'uuid' }, body: { payment_token: { token: world.token.token } } }),
     repeatable: true,
     names: {
-      'path.uuid': lookup(unknownUuid, 'customerNotFound', async (world) => ofCustomer(world, { payment_token: { token: world.token.token } })),
+      'path.uuid': lookup(unknownUuid, 'customerNotFound', async (world) =>
+        ofCustomer(world, { payment_token: { token: world.token.token } }),
+      ),
       'body.payment_token.token': PAYMENT_TOKEN,
-      'body.payment_token.verify_uuid': lookup(unknownUuid, 'paymentTokenNotFound',
-        async (world) => request({ path: { uuid: 'uuid' }, body: { payment_token: { token: world.token.token, verify_uuid: world.token.verifyUuid } } })),
+      'body.payment_token.verify_uuid': lookup(unknownUuid, 'paymentTokenNotFound', async (world) =>
+        request({
+          path: { uuid: 'uuid' },
+          body: { payment_token: { token: world.token.token, verify_uuid: world.token.verifyUuid } },
+        }),
+      ),
     },
     fuzzShare: 0.25,
   },
@@ -276,26 +325,27 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   },
 
   createOrder: {
-    valid: async (world) => request({
-      query: { with_payment_link: 'true' },
-      body: {
-        order: {
-          reference_number: world.unique('order'),
-          currency: 'HKD',
-          charge_fee: '12.50',
-          tips: '2.50',
-          subtotal: '10.00',
-          due_date: `${new Date().getUTCFullYear() + 1}-12-31`,
-          note: 'two teas',
-          line_items: [
-            { purchasable_type: 'Listing', purchase_id: 7, price: '5.00', quantity: 2, total: '10.00', label: 'Tea' },
-            { purchasable_type: 'RearTips', price: '2.50', quantity: 1, label: 'Tips' },
-          ],
-          redirect_url: 'https://shop.example/paid',
+    valid: async (world) =>
+      request({
+        query: { with_payment_link: 'true' },
+        body: {
+          order: {
+            reference_number: world.unique('order'),
+            currency: 'HKD',
+            charge_fee: '12.50',
+            tips: '2.50',
+            subtotal: '10.00',
+            due_date: `${new Date().getUTCFullYear() + 1}-12-31`,
+            note: 'two teas',
+            line_items: [
+              { purchasable_type: 'Listing', purchase_id: 7, price: '5.00', quantity: 2, total: '10.00', label: 'Tea' },
+              { purchasable_type: 'RearTips', price: '2.50', quantity: 1, label: 'Tips' },
+            ],
+            redirect_url: 'https://shop.example/paid',
+          },
+          customer_uuid: world.customer.uuid,
         },
-        customer_uuid: world.customer.uuid,
-      },
-    }),
+      }),
     repeatable: true,
     names: {
       'body.order.reference_number': {
@@ -304,7 +354,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
         readBack: (world, data) => world.readOrder(data.order),
       },
       'body.customer_uuid': lookup(unknownUuid, 'orderCustomerUnknown'),
-      'body.order.line_items[].purchase_id': notAnObject('the merchant\'s own product id, kept as sent'),
+      'body.order.line_items[].purchase_id': notAnObject("the merchant's own product id, kept as sent"),
     },
     fuzzShare: 0.25,
   },
@@ -314,24 +364,30 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     freeText: 'body.payment.note',
     names: {
       'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
-      'body.order.reference_number': lookup(unknownReference, 'orderNotFound',
-        async (world) => partPayment(byCard, { order: orderBy('reference_number', await world.newOrder()) })),
-      'body.number': lookup(unknownOrderNumber, 'orderNotFound', async (world) => partPayment(byCard, { number: (await world.newOrder()).number })),
-      'body.reference_number': lookup(unknownReference, 'orderNotFound',
-        async (world) => partPayment(byCard, { reference_number: (await world.newOrder()).reference_number })),
+      'body.order.reference_number': lookup(unknownReference, 'orderNotFound', async (world) =>
+        partPayment(byCard, { order: orderBy('reference_number', await world.newOrder()) }),
+      ),
+      'body.number': lookup(unknownOrderNumber, 'orderNotFound', async (world) =>
+        partPayment(byCard, { number: (await world.newOrder()).number }),
+      ),
+      'body.reference_number': lookup(unknownReference, 'orderNotFound', async (world) =>
+        partPayment(byCard, { reference_number: (await world.newOrder()).reference_number }),
+      ),
       'body.payment.uuid': {
         kind: 'natural-key',
         unused: () => randomUUID(),
         readBack: (world, data) => world.readTransaction(data.transaction.uuid),
       },
-      'body.payment.payment_token.token': lookup(unknownToken, 'paymentTokenNotFound',
-        async (world) => partPayment(byToken(world), { order: orderBy('number', await world.newOrder()) })),
+      'body.payment.payment_token.token': lookup(unknownToken, 'paymentTokenNotFound', async (world) =>
+        partPayment(byToken(world), { order: orderBy('number', await world.newOrder()) }),
+      ),
       'body.payment.credit_card.number': CARD_NUMBER,
     },
     fuzzShare: 0.25,
   },
   captureTransaction: {
-    valid: async (world) => transactionRequest(await world.newPayment('authorisation'), { capture: { amount: '10.00' } }),
+    valid: async (world) =>
+      transactionRequest(await world.newPayment('authorisation'), { capture: { amount: '10.00' } }),
     repeatable: false,
     names: ORDER_OF_TRANSACTION,
     fuzzShare: 0.2,
@@ -348,15 +404,18 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     repeatable: false,
     names: {
       'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
-      'body.order.reference_number': lookup(unknownReference, 'orderNotFound',
-        async (world) => request({ body: { order: orderBy('reference_number', await world.newOrder()) } })),
-      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound',
-        async (world) => request({ body: { transaction: { uuid: (await world.newPayment('sale')).transactionUuid } } })),
+      'body.order.reference_number': lookup(unknownReference, 'orderNotFound', async (world) =>
+        request({ body: { order: orderBy('reference_number', await world.newOrder()) } }),
+      ),
+      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound', async (world) =>
+        request({ body: { transaction: { uuid: (await world.newPayment('sale')).transactionUuid } } }),
+      ),
     },
     fuzzShare: 0.2,
   },
   refundTransaction: {
-    valid: async (world) => transactionRequest(world.refundable, { refund: { amount: '0.01', note: 'a cent back', reason: 'goodwill' } }),
+    valid: async (world) =>
+      transactionRequest(world.refundable, { refund: { amount: '0.01', note: 'a cent back', reason: 'goodwill' } }),
     repeatable: true,
     freeText: 'body.refund.note',
     names: ORDER_OF_TRANSACTION,
@@ -373,32 +432,41 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     repeatable: true,
     names: {
       'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
-      'body.order.reference_number': lookup(unknownReference, 'orderNotFound',
-        async (world) => checkingOrder({ order: orderBy('reference_number', world.paidOrder.order) })),
-      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound',
-        async (world) => checkingOrder({ transaction: { uuid: world.paidOrder.transactionUuid } })),
+      'body.order.reference_number': lookup(unknownReference, 'orderNotFound', async (world) =>
+        checkingOrder({ order: orderBy('reference_number', world.paidOrder.order) }),
+      ),
+      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound', async (world) =>
+        checkingOrder({ transaction: { uuid: world.paidOrder.transactionUuid } }),
+      ),
     },
     fuzzShare: 0.25,
   },
   listOrders: {
-    valid: async (world) => request({ query: { offset: '0', limit: '5', customer_uuid: world.customer.uuid, 'filter[state][_eq]': 'completed' } }),
+    valid: async (world) =>
+      request({
+        query: { offset: '0', limit: '5', customer_uuid: world.customer.uuid, 'filter[state][_eq]': 'completed' },
+      }),
     repeatable: true,
     // Filters: naming another merchant's object matches nothing, as naming none does.
     names: {
       'query.customer_uuid': lookup(unknownUuid, 'success'),
-      'query.filter[customer.uuid][_eq]': lookup(unknownUuid, 'success',
-        async (world) => request({ query: { 'filter[customer.uuid][_eq]': world.customer.uuid } })),
-      'query.filter[number][_eq]': lookup(unknownOrderNumber, 'success',
-        async (world) => request({ query: { 'filter[number][_eq]': world.paidOrder.order.number } })),
-      'query.filter[reference_number][_eq]': lookup(unknownReference, 'success',
-        async (world) => request({ query: { 'filter[reference_number][_eq]': world.paidOrder.order.reference_number } })),
+      'query.filter[customer.uuid][_eq]': lookup(unknownUuid, 'success', async (world) =>
+        request({ query: { 'filter[customer.uuid][_eq]': world.customer.uuid } }),
+      ),
+      'query.filter[number][_eq]': lookup(unknownOrderNumber, 'success', async (world) =>
+        request({ query: { 'filter[number][_eq]': world.paidOrder.order.number } }),
+      ),
+      'query.filter[reference_number][_eq]': lookup(unknownReference, 'success', async (world) =>
+        request({ query: { 'filter[reference_number][_eq]': world.paidOrder.order.reference_number } }),
+      ),
     },
     fuzzShare: 0.25,
   },
 
   createBatch: {
     // The file is fetched in the background; this world's host answers 404, so each batch made fails on its own.
-    valid: async () => request({ body: { batch: { file_url: 'http://127.0.0.1:9/dues.csv', batch_name: 'December dues' } } }),
+    valid: async () =>
+      request({ body: { batch: { file_url: 'http://127.0.0.1:9/dues.csv', batch_name: 'December dues' } } }),
     repeatable: true,
     freeText: 'body.batch.batch_name',
   },
@@ -406,7 +474,9 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     valid: async () => request({ query: { offset: '0', limit: '5', 'filter[upload_status][_eq]': 'failed' } }),
     repeatable: true,
     names: {
-      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[id][_eq]': world.batch.id } })),
+      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) =>
+        request({ query: { 'filter[id][_eq]': world.batch.id } }),
+      ),
     },
   },
   getBatchTransactions: {
@@ -432,16 +502,31 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   },
 
   createRecurringItem: {
-    valid: async () => request({ body: { item: { reference_id: 'GOLD', label: 'Gold membership', price: '99.90', currency: 'HKD', description: 'Monthly' } } }),
+    valid: async () =>
+      request({
+        body: {
+          item: {
+            reference_id: 'GOLD',
+            label: 'Gold membership',
+            price: '99.90',
+            currency: 'HKD',
+            description: 'Monthly',
+          },
+        },
+      }),
     repeatable: true,
     freeText: 'body.item.label',
-    names: { 'body.item.reference_id': notAnObject("the merchant's own label for the item: paygate looks nothing up by it") },
+    names: {
+      'body.item.reference_id': notAnObject("the merchant's own label for the item: paygate looks nothing up by it"),
+    },
   },
   listRecurringItems: {
     valid: async () => request({ query: { offset: '0', limit: '5', 'filter[currency][_eq]': 'HKD' } }),
     repeatable: true,
     names: {
-      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[id][_eq]': world.item.id } })),
+      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) =>
+        request({ query: { 'filter[id][_eq]': world.item.id } }),
+      ),
     },
   },
   getRecurringItem: {
@@ -457,7 +542,19 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     fuzzShare: 0.3,
   },
   createBillingConfig: {
-    valid: async () => request({ body: { config: { interval_count: 1, billing_interval: 'monthly', billing_type: 'customized', billing_day_of_month: 31, billing_proration_enabled: true, description: 'Month ends' } } }),
+    valid: async () =>
+      request({
+        body: {
+          config: {
+            interval_count: 1,
+            billing_interval: 'monthly',
+            billing_type: 'customized',
+            billing_day_of_month: 31,
+            billing_proration_enabled: true,
+            description: 'Month ends',
+          },
+        },
+      }),
     repeatable: true,
     freeText: 'body.config.description',
   },
@@ -465,7 +562,9 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     valid: async () => request({ query: { offset: '0', limit: '5', 'filter[billing_interval][_eq]': 'monthly' } }),
     repeatable: true,
     names: {
-      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[id][_eq]': world.config.id } })),
+      'query.filter[id][_eq]': lookup(unknownUuid, 'success', async (world) =>
+        request({ query: { 'filter[id][_eq]': world.config.id } }),
+      ),
     },
   },
   getBillingConfig: {
@@ -481,17 +580,34 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   },
 
   createRecurringPlan: {
-    valid: async (world) => request({ body: { plan: {
-      name: 'Gold', reference_number: world.unique('plan'), customer_uuid: world.customer.uuid, default_payment_token: world.token.token,
-      note: 'Thank you', cycles: [{ recurring_items: [{ id: world.item.id, quantity: 1 }], recurring_billing_config: world.config.id, interval_counts: 12, estimated_start_date: FAR_START }],
-    } } }),
+    valid: async (world) =>
+      request({
+        body: {
+          plan: {
+            name: 'Gold',
+            reference_number: world.unique('plan'),
+            customer_uuid: world.customer.uuid,
+            default_payment_token: world.token.token,
+            note: 'Thank you',
+            cycles: [
+              {
+                recurring_items: [{ id: world.item.id, quantity: 1 }],
+                recurring_billing_config: world.config.id,
+                interval_counts: 12,
+                estimated_start_date: FAR_START,
+              },
+            ],
+          },
+        },
+      }),
     // No free-text field: the same reference with other text is another plan's content, refused (500302).
     repeatable: true,
     names: {
       'body.plan.reference_number': {
         kind: 'natural-key',
         unused: () => `unused-${randomUUID()}`,
-        readBack: (world, data) => world.call('GET', `/svc/payment/api/v1/openapi/recurring_payments/plan/${data.plan.id}`),
+        readBack: (world, data) =>
+          world.call('GET', `/svc/payment/api/v1/openapi/recurring_payments/plan/${data.plan.id}`),
       },
       'body.plan.customer_uuid': CUSTOMER,
       'body.plan.default_payment_token': PAYMENT_TOKEN,
@@ -503,7 +619,9 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     valid: async () => request({ query: { offset: '0', limit: '5', 'filter[state][_eq]': 'active' } }),
     repeatable: true,
     names: {
-      'query.filter[customer_uuid][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[customer_uuid][_eq]': world.customer.uuid } })),
+      'query.filter[customer_uuid][_eq]': lookup(unknownUuid, 'success', async (world) =>
+        request({ query: { 'filter[customer_uuid][_eq]': world.customer.uuid } }),
+      ),
     },
   },
   getRecurringPlan: {
@@ -512,7 +630,19 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     names: { 'path.id': lookup(unknownUuid, 'planNotFound') },
   },
   updateRecurringPlan: {
-    valid: async (world) => request({ path: { id: await world.newPlan() }, body: { plan: { name: 'Gold (changed)', note: 'Thanks again', default_payment_token: world.token.token, payment_retry_count: 2, payment_retry_day_period: 2 } } }),
+    valid: async (world) =>
+      request({
+        path: { id: await world.newPlan() },
+        body: {
+          plan: {
+            name: 'Gold (changed)',
+            note: 'Thanks again',
+            default_payment_token: world.token.token,
+            payment_retry_count: 2,
+            payment_retry_day_period: 2,
+          },
+        },
+      }),
     repeatable: true,
     names: { 'path.id': lookup(unknownUuid, 'planNotFound'), 'body.plan.default_payment_token': PAYMENT_TOKEN },
     freeText: 'body.plan.note',
@@ -521,15 +651,31 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   addRecurringPlanCycles: {
     // Adding again appends after the added cycle, but a variant without interval_counts (a cycle that never ends)
     // would make every later add refused: a fresh plan each time.
-    valid: async (world) => request({ path: { id: await world.newPlan() }, body: { cycles: [{ recurring_items: [{ id: world.item.id, quantity: 2 }], recurring_billing_config: world.config.id, interval_counts: 1 }] } }),
+    valid: async (world) =>
+      request({
+        path: { id: await world.newPlan() },
+        body: {
+          cycles: [
+            {
+              recurring_items: [{ id: world.item.id, quantity: 2 }],
+              recurring_billing_config: world.config.id,
+              interval_counts: 1,
+            },
+          ],
+        },
+      }),
     repeatable: false,
-    names: { 'path.id': lookup(unknownUuid, 'planNotFound'), 'body.cycles[].recurring_items[].id': lookup(unknownUuid, 'recurringItemNotFound') },
+    names: {
+      'path.id': lookup(unknownUuid, 'planNotFound'),
+      'body.cycles[].recurring_items[].id': lookup(unknownUuid, 'recurringItemNotFound'),
+    },
     fuzzShare: 0.3,
   },
   cancelRecurringPlan: {
     // At the next billing time (asked again, the same pending cancellation), but a variant asking `immediate` ends
     // the plan, and cancelling an ended plan is refused (500305): a fresh plan each time.
-    valid: async (world) => request({ path: { id: await world.newPlan() }, body: { activate_type: 'next_billing_date' } }),
+    valid: async (world) =>
+      request({ path: { id: await world.newPlan() }, body: { activate_type: 'next_billing_date' } }),
     repeatable: false,
     names: { 'path.id': lookup(unknownUuid, 'planNotFound') },
     fuzzShare: 0.3,
@@ -543,15 +689,26 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   },
 
   listRecurringPlanOrders: {
-    valid: async (world) => request({ query: { offset: '0', limit: '5', 'filter[plan.id][_eq]': world.plan.id, 'filter[order.state][_eq]': 'invoiced' } }),
+    valid: async (world) =>
+      request({
+        query: {
+          offset: '0',
+          limit: '5',
+          'filter[plan.id][_eq]': world.plan.id,
+          'filter[order.state][_eq]': 'invoiced',
+        },
+      }),
     repeatable: true,
     names: {
       'query.filter[plan.id][_eq]': lookup(unknownUuid, 'success'),
-      'query.filter[customer.uuid][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[customer.uuid][_eq]': world.customer.uuid } })),
+      'query.filter[customer.uuid][_eq]': lookup(unknownUuid, 'success', async (world) =>
+        request({ query: { 'filter[customer.uuid][_eq]': world.customer.uuid } }),
+      ),
     },
   },
   checkRecurringPlanOrder: {
-    valid: async (world) => request({ body: { customer_uuid: world.customer.uuid, order: { number: world.planOrder.number } } }),
+    valid: async (world) =>
+      request({ body: { customer_uuid: world.customer.uuid, order: { number: world.planOrder.number } } }),
     repeatable: true,
     names: {
       'body.customer_uuid': lookup(unknownUuid, 'orderNotFound'),
@@ -564,10 +721,12 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     repeatable: true,
     names: {
       'body.order.number': lookup(unknownOrderNumber, 'orderNotFound'),
-      'body.order.reference_number': lookup(unknownReference, 'orderNotFound',
-        async (world) => request({ body: { order: orderBy('reference_number', world.event.order) } })),
-      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound',
-        async (world) => request({ body: { transaction: { uuid: world.paidOrder.transactionUuid } } })),
+      'body.order.reference_number': lookup(unknownReference, 'orderNotFound', async (world) =>
+        request({ body: { order: orderBy('reference_number', world.event.order) } }),
+      ),
+      'body.transaction.uuid': lookup(unknownUuid, 'transactionNotFound', async (world) =>
+        request({ body: { transaction: { uuid: world.paidOrder.transactionUuid } } }),
+      ),
     },
     fuzzShare: 0.25,
   },
@@ -586,7 +745,9 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     valid: async () => request({ query: { offset: '0', limit: '5', 'filter[type][_eq]': 'payment' } }),
     repeatable: true,
     names: {
-      'query.filter[source.id][_eq]': lookup(unknownUuid, 'success', async (world) => request({ query: { 'filter[source.id][_eq]': world.paidOrder.transactionUuid } })),
+      'query.filter[source.id][_eq]': lookup(unknownUuid, 'success', async (world) =>
+        request({ query: { 'filter[source.id][_eq]': world.paidOrder.transactionUuid } }),
+      ),
     },
   },
 
@@ -601,8 +762,8 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
         unused: () => `unused-${randomUUID()}`,
         readBack: (world, data) => world.call('GET', `${TREASURY}/user/${data.user_id}`),
       },
-      'body.user.phone_number': notAnObject('a phone number, unique among the merchant\'s users'),
-      'body.user.document_number': notAnObject('an identity document\'s number, unique among the merchant\'s users'),
+      'body.user.phone_number': notAnObject("a phone number, unique among the merchant's users"),
+      'body.user.document_number': notAnObject("an identity document's number, unique among the merchant's users"),
     },
   },
   getUser: {
@@ -612,23 +773,35 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   },
   updateUser: {
     // A fresh user each time: a mutated body may give the user another reference.
-    valid: async (world) => request({ path: { reference_id: (await world.newUser()).reference }, body: { user: { first_name: 'Tai Man' } } }),
+    valid: async (world) =>
+      request({ path: { reference_id: (await world.newUser()).reference }, body: { user: { first_name: 'Tai Man' } } }),
     repeatable: false,
     freeText: 'body.user.first_name',
     names: {
       'path.reference_id': USER,
       // A new reference (or phone, or document) for the user: another merchant's is just an unused one.
-      'body.user.reference_id': notAnObject('the user\'s new reference_id: unique among the merchant\'s users, refused with 300013 when another has it'),
-      'body.user.phone_number': notAnObject('a phone number, unique among the merchant\'s users'),
-      'body.user.document_number': notAnObject('an identity document\'s number, unique among the merchant\'s users'),
+      'body.user.reference_id': notAnObject(
+        "the user's new reference_id: unique among the merchant's users, refused with 300013 when another has it",
+      ),
+      'body.user.phone_number': notAnObject("a phone number, unique among the merchant's users"),
+      'body.user.document_number': notAnObject("an identity document's number, unique among the merchant's users"),
     },
   },
 
   createCard: {
-    valid: async (world) => request({ body: { card: {
-      user_id: world.user.id, reference_id: world.unique('card'), title: 'Travel', type: 'Expense', settlement_currency: 'HKD',
-      limits: [{ period: 'monthly', limit_amount: '10000.00' }],
-    } } }),
+    valid: async (world) =>
+      request({
+        body: {
+          card: {
+            user_id: world.user.id,
+            reference_id: world.unique('card'),
+            title: 'Travel',
+            type: 'Expense',
+            settlement_currency: 'HKD',
+            limits: [{ period: 'monthly', limit_amount: '10000.00' }],
+          },
+        },
+      }),
     // A card's reference is its own: the same request again is refused (700103).
     repeatable: false,
     freeText: 'body.card.title',
@@ -644,16 +817,37 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   listCards: {
     valid: async () => request({ query: { offset: '0', limit: '5' } }),
     repeatable: true,
-    names: { 'query.user_id': lookup(unknownUuid, 'success', async (world) => request({ query: { user_id: world.user.id } })) },
+    names: {
+      'query.user_id': lookup(unknownUuid, 'success', async (world) => request({ query: { user_id: world.user.id } })),
+    },
   },
   getCard: { valid: async (world) => ofCard(world.card.id), repeatable: true, names: { 'path.id': CARD } },
   getCardFullNumber: { valid: async (world) => ofCard(world.card.id), repeatable: true, names: { 'path.id': CARD } },
   listCardLimitChanges: { valid: async (world) => ofCard(world.card.id), repeatable: true, names: { 'path.id': CARD } },
-  lockCard: { valid: async (world) => ofCard(await world.newCard()), repeatable: false, names: { 'path.id': CARD }, fuzzShare: 0.25 },
-  unlockCard: { valid: async (world) => ofCard(await world.newCard({ locked: true })), repeatable: false, names: { 'path.id': CARD }, fuzzShare: 0.25 },
-  terminateCard: { valid: async (world) => ofCard(await world.newCard()), repeatable: false, names: { 'path.id': CARD }, fuzzShare: 0.25 },
+  lockCard: {
+    valid: async (world) => ofCard(await world.newCard()),
+    repeatable: false,
+    names: { 'path.id': CARD },
+    fuzzShare: 0.25,
+  },
+  unlockCard: {
+    valid: async (world) => ofCard(await world.newCard({ locked: true })),
+    repeatable: false,
+    names: { 'path.id': CARD },
+    fuzzShare: 0.25,
+  },
+  terminateCard: {
+    valid: async (world) => ofCard(await world.newCard()),
+    repeatable: false,
+    names: { 'path.id': CARD },
+    fuzzShare: 0.25,
+  },
   setCardLimits: {
-    valid: async (world) => request({ path: { id: await world.newCard() }, body: { limits: [{ period: 'lifetime', limit_amount: '50000' }] } }),
+    valid: async (world) =>
+      request({
+        path: { id: await world.newCard() },
+        body: { limits: [{ period: 'lifetime', limit_amount: '50000' }] },
+      }),
     repeatable: false,
     names: { 'path.id': CARD },
     fuzzShare: 0.25,
@@ -665,7 +859,8 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     names: { 'query.card': lookup(unknownUuid, 'success') },
   },
   setAuthorizationEndpoint: {
-    // Nothing listens there: the world's later authorisations are refused the connection at once and approved by default.
+    // Nothing listens there: the world's later authorisations are refused the connection at once and approved by
+    // default.
     valid: async () => request({ body: { url: 'http://127.0.0.1:9/authorizations', default_decision: 'approve' } }),
     repeatable: true,
     isolated: true,
@@ -675,19 +870,28 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   simulateAuthorization: {
     valid: async (world) => request({ body: networkSpend(world.card.id) }),
     repeatable: true,
-    names: { 'body.card_id': lookup(unknownUuid, 'cardNotFound'), 'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant") },
+    names: {
+      'body.card_id': lookup(unknownUuid, 'cardNotFound'),
+      'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant"),
+    },
     fuzzShare: 0.25,
   },
   simulateCardRefund: {
     valid: async (world) => request({ body: networkSpend(world.card.id) }),
     repeatable: true,
-    names: { 'body.card_id': lookup(unknownUuid, 'cardNotFound'), 'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant") },
+    names: {
+      'body.card_id': lookup(unknownUuid, 'cardNotFound'),
+      'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant"),
+    },
     fuzzShare: 0.25,
   },
   simulateWithdrawal: {
     valid: async (world) => request({ body: networkSpend(world.card.id) }),
     repeatable: true,
-    names: { 'body.card_id': lookup(unknownUuid, 'cardNotFound'), 'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant") },
+    names: {
+      'body.card_id': lookup(unknownUuid, 'cardNotFound'),
+      'body.merchant.id': notAnObject("the card network's merchant: not an object of the merchant"),
+    },
     fuzzShare: 0.25,
   },
   simulateIncrement: {
@@ -703,17 +907,32 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     fuzzShare: 0.25,
   },
   simulateSettlement: {
-    valid: async (world) => request({ path: { id: await world.newAuthorization() }, body: { amount: '1.00', currency: 'HKD' } }),
+    valid: async (world) =>
+      request({ path: { id: await world.newAuthorization() }, body: { amount: '1.00', currency: 'HKD' } }),
     repeatable: false,
     names: { 'path.id': AUTHORIZATION },
     fuzzShare: 0.25,
   },
 
   createPayee: {
-    valid: async () => request({ body: { payee: {
-      type: 'Company', nickname: 'Kowloon Stationery', email: 'accounts@kowloon.example', phone_country_code: '852', phone_number: '21234567',
-      payout_account: { country: 'HK', currency: 'HKD', transfer_method: 'HK FPS- FPS ID', hk_fps: { fps_id: '1234561' } },
-    } } }),
+    valid: async () =>
+      request({
+        body: {
+          payee: {
+            type: 'Company',
+            nickname: 'Kowloon Stationery',
+            email: 'accounts@kowloon.example',
+            phone_country_code: '852',
+            phone_number: '21234567',
+            payout_account: {
+              country: 'HK',
+              currency: 'HKD',
+              transfer_method: 'HK FPS- FPS ID',
+              hk_fps: { fps_id: '1234561' },
+            },
+          },
+        },
+      }),
     repeatable: true,
     freeText: 'body.payee.nickname',
     names: {
@@ -723,8 +942,17 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     },
   },
   listPayees: { valid: async () => request({ query: { offset: '0', limit: '5' } }), repeatable: true },
-  getPayee: { valid: async (world) => request({ path: { id: world.payee.id } }), repeatable: true, names: { 'path.id': PAYEE } },
-  deletePayee: { valid: async (world) => request({ path: { id: await world.newPayee() } }), repeatable: false, names: { 'path.id': PAYEE }, fuzzShare: 0.25 },
+  getPayee: {
+    valid: async (world) => request({ path: { id: world.payee.id } }),
+    repeatable: true,
+    names: { 'path.id': PAYEE },
+  },
+  deletePayee: {
+    valid: async (world) => request({ path: { id: await world.newPayee() } }),
+    repeatable: false,
+    names: { 'path.id': PAYEE },
+    fuzzShare: 0.25,
+  },
   createPayoutRequest: {
     // Scheduled in 2099: nothing runs. Without a reference, so that any remark is accepted (with one, another remark
     // is other content under the same reference: 820004); the reference is tried on its own request.
@@ -737,20 +965,46 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
         kind: 'natural-key',
         unused: () => `unused-${randomUUID()}`,
         readBack: (world, data) => world.call('GET', `${TREASURY}/payout_requests/${data.payout_request.id}`),
-        request: async (world) => request({ body: { payout_request: { ...payoutBody(world), reference_id: world.unique('payout') } } }),
+        request: async (world) =>
+          request({ body: { payout_request: { ...payoutBody(world), reference_id: world.unique('payout') } } }),
       },
     },
     fuzzShare: 0.5,
   },
   listPayoutRequests: {
-    valid: async () => request({ query: { offset: '0', limit: '5', 'filter[schedule_status][_eq]': 'Pending Approval' } }),
+    valid: async () =>
+      request({ query: { offset: '0', limit: '5', 'filter[schedule_status][_eq]': 'Pending Approval' } }),
     repeatable: true,
   },
-  getPayoutRequest: { valid: async (world) => ofPayout(world.payout.id), repeatable: true, names: { 'path.id': PAYOUT } },
-  approvePayoutRequest: { valid: async (world) => ofPayout(await world.newPayout()), repeatable: false, names: { 'path.id': PAYOUT }, fuzzShare: 0.25 },
-  rejectPayoutRequest: { valid: async (world) => ofPayout(await world.newPayout(), { reason: 'Duplicate.' }), repeatable: false, names: { 'path.id': PAYOUT }, fuzzShare: 0.25 },
-  cancelPayoutRequest: { valid: async (world) => ofPayout(await world.newPayout(), { reason: 'Paid by cheque.' }), repeatable: false, names: { 'path.id': PAYOUT }, fuzzShare: 0.25 },
-  advanceSandboxPayout: { valid: async (world) => ofPayout(await world.newPayout('1.00')), repeatable: false, names: { 'path.id': PAYOUT }, fuzzShare: 0.25 },
+  getPayoutRequest: {
+    valid: async (world) => ofPayout(world.payout.id),
+    repeatable: true,
+    names: { 'path.id': PAYOUT },
+  },
+  approvePayoutRequest: {
+    valid: async (world) => ofPayout(await world.newPayout()),
+    repeatable: false,
+    names: { 'path.id': PAYOUT },
+    fuzzShare: 0.25,
+  },
+  rejectPayoutRequest: {
+    valid: async (world) => ofPayout(await world.newPayout(), { reason: 'Duplicate.' }),
+    repeatable: false,
+    names: { 'path.id': PAYOUT },
+    fuzzShare: 0.25,
+  },
+  cancelPayoutRequest: {
+    valid: async (world) => ofPayout(await world.newPayout(), { reason: 'Paid by cheque.' }),
+    repeatable: false,
+    names: { 'path.id': PAYOUT },
+    fuzzShare: 0.25,
+  },
+  advanceSandboxPayout: {
+    valid: async (world) => ofPayout(await world.newPayout('1.00')),
+    repeatable: false,
+    names: { 'path.id': PAYOUT },
+    fuzzShare: 0.25,
+  },
 
   approveSandboxUser: pendingUser(),
   rejectSandboxUser: pendingUser({ reason: 'The document has expired.' }),
@@ -785,8 +1039,10 @@ export function fixtureOf(operation: Operation): RouteFixture {
 }
 
 function missingFixture(operation: Operation): string {
-  return `operationId ${operation.operationId} (${operation.method} ${operation.path}) needs a fixture: ` +
-    'add an entry to ROUTE_FIXTURES in test/support/route-fixtures.ts';
+  return (
+    `operationId ${operation.operationId} (${operation.method} ${operation.path}) needs a fixture: ` +
+    'add an entry to ROUTE_FIXTURES in test/support/route-fixtures.ts'
+  );
 }
 
 /** The document's operations that have no fixture, each with what to do. */
@@ -804,14 +1060,17 @@ export function registryGaps(operations: readonly Operation[]): string[] {
     const fixture = ROUTE_FIXTURES[operation.operationId];
     for (const location of fixture ? namingLocations(operation) : []) {
       if (!fixture?.names?.[location]) {
-        gaps.push(`operationId ${operation.operationId}: ${location} may name an object: say what it names in its fixture's names ` +
-          '(a lookup, a natural key, or not an object and why)');
+        gaps.push(
+          `operationId ${operation.operationId}: ${location} may name an object: say what it names in its fixture's names ` +
+            '(a lookup, a natural key, or not an object and why)',
+        );
       }
     }
   }
   const documented = new Set(operations.map((operation) => operation.operationId));
   for (const operationId of Object.keys(ROUTE_FIXTURES)) {
-    if (!documented.has(operationId)) gaps.push(`ROUTE_FIXTURES has ${operationId}, which the OpenAPI document does not: remove it`);
+    if (!documented.has(operationId))
+      gaps.push(`ROUTE_FIXTURES has ${operationId}, which the OpenAPI document does not: remove it`);
   }
   return gaps;
 }

@@ -1,6 +1,13 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { NASTY_TEXT, validText, type Rng } from './hostile-input.js';
-import { isRecord, typesOf, type JsonSchema, type Operation, type OperationRequest, type SchemaSite } from './openapi-document.js';
+import { NASTY_TEXT, type Rng, validText } from './hostile-input.js';
+import {
+  isRecord,
+  type JsonSchema,
+  type Operation,
+  type OperationRequest,
+  type SchemaSite,
+  typesOf,
+} from './openapi-document.js';
 
 /**
  * Values for one place of a request, chosen from its documented schema: every JSON type, the edges of its
@@ -40,10 +47,12 @@ export function bodyCandidates(rng: Rng, site: SchemaSite): Candidate[] {
   ];
   candidates.push(...lengthEdges(schema), ...rangeEdges(schema), ...enumEdges(schema));
   if (schema.pattern !== undefined) candidates.push({ label: 'text off the pattern', value: 'not-the-pattern' });
-  if (typesOf(schema).has('string')) candidates.push({ label: 'text within the limits', value: validText(rng, schema.maxLength ?? 255) });
+  if (typesOf(schema).has('string'))
+    candidates.push({ label: 'text within the limits', value: validText(rng, schema.maxLength ?? 255) });
   if (typesOf(schema).has('array')) {
     const limit = schema.maxItems ?? 0;
-    if (schema.maxItems !== undefined) candidates.push({ label: `${limit + 1} items`, value: Array.from({ length: limit + 1 }, () => ({})) });
+    if (schema.maxItems !== undefined)
+      candidates.push({ label: `${limit + 1} items`, value: Array.from({ length: limit + 1 }, () => ({})) });
   }
   return candidates;
 }
@@ -82,19 +91,37 @@ export function limitBreakers(site: SchemaSite, readAsText: boolean): Candidate[
   const types = typesOf(schema);
   const breakers: Candidate[] = [];
   const wrongType = readAsText
-    ? (types.has('string') ? undefined : { label: 'letters', value: 'abc' })
+    ? types.has('string')
+      ? undefined
+      : { label: 'letters', value: 'abc' }
     : WRONG_TYPE_VALUES.find(({ type }) => !types.has(type) && !(type === 'integer' && types.has('number')));
   if (wrongType) breakers.push({ label: `of a wrong type: ${wrongType.label}`, value: wrongType.value });
   if (typesOf(schema).has('string')) {
-    if (schema.minLength !== undefined && schema.minLength > 0) breakers.push({ label: `${schema.minLength - 1} characters (minLength ${schema.minLength})`, value: text('a', schema.minLength - 1) });
-    if (schema.maxLength !== undefined) breakers.push({ label: `${schema.maxLength + 1} emoji (maxLength ${schema.maxLength})`, value: text('😀', schema.maxLength + 1) });
+    if (schema.minLength !== undefined && schema.minLength > 0)
+      breakers.push({
+        label: `${schema.minLength - 1} characters (minLength ${schema.minLength})`,
+        value: text('a', schema.minLength - 1),
+      });
+    if (schema.maxLength !== undefined)
+      breakers.push({
+        label: `${schema.maxLength + 1} emoji (maxLength ${schema.maxLength})`,
+        value: text('😀', schema.maxLength + 1),
+      });
   }
-  if (schema.minimum !== undefined) breakers.push({ label: `${schema.minimum - 1} (minimum ${schema.minimum})`, value: schema.minimum - 1 });
-  if (schema.maximum !== undefined) breakers.push({ label: `${schema.maximum + 1} (maximum ${schema.maximum})`, value: schema.maximum + 1 });
-  if (schema.maxItems !== undefined) breakers.push({ label: `${schema.maxItems + 1} items`, value: Array.from({ length: schema.maxItems + 1 }, () => ({})) });
+  if (schema.minimum !== undefined)
+    breakers.push({ label: `${schema.minimum - 1} (minimum ${schema.minimum})`, value: schema.minimum - 1 });
+  if (schema.maximum !== undefined)
+    breakers.push({ label: `${schema.maximum + 1} (maximum ${schema.maximum})`, value: schema.maximum + 1 });
+  if (schema.maxItems !== undefined)
+    breakers.push({
+      label: `${schema.maxItems + 1} items`,
+      value: Array.from({ length: schema.maxItems + 1 }, () => ({})),
+    });
   if (schema.enum) breakers.push({ label: 'not an enum member', value: 'not-a-member' });
   if (site.required) breakers.push({ label: 'absent though required', value: undefined });
-  return readAsText ? breakers.map(({ label, value }) => ({ label, value: value === undefined ? undefined : String(value) })) : breakers;
+  return readAsText
+    ? breakers.map(({ label, value }) => ({ label, value: value === undefined ? undefined : String(value) }))
+    : breakers;
 }
 
 const WRONG_TYPE_VALUES: ReadonlyArray<{ type: string; label: string; value: unknown }> = [
@@ -110,7 +137,10 @@ const WRONG_TYPE_VALUES: ReadonlyArray<{ type: string; label: string; value: unk
 function lengthEdges(schema: JsonSchema): Candidate[] {
   if (!typesOf(schema).has('string')) return [];
   const edges: Candidate[] = [];
-  for (const [limit, name] of [[schema.minLength, 'minLength'], [schema.maxLength, 'maxLength']] as const) {
+  for (const [limit, name] of [
+    [schema.minLength, 'minLength'],
+    [schema.maxLength, 'maxLength'],
+  ] as const) {
     if (limit === undefined) continue;
     for (const length of [limit - 1, limit, limit + 1]) {
       if (length < 0) continue;
@@ -125,7 +155,10 @@ function rangeEdges(schema: JsonSchema): Candidate[] {
   const types = typesOf(schema);
   if (!types.has('number') && !types.has('integer')) return [];
   const edges: Candidate[] = [];
-  for (const [limit, name] of [[schema.minimum, 'minimum'], [schema.maximum, 'maximum']] as const) {
+  for (const [limit, name] of [
+    [schema.minimum, 'minimum'],
+    [schema.maximum, 'maximum'],
+  ] as const) {
     if (limit === undefined) continue;
     for (const value of [limit - 1, limit, limit + 1, limit + 0.5]) {
       if (Math.abs(value) <= EXACT_LIMIT) edges.push({ label: `${value} (${name} ${limit})`, value });
@@ -156,7 +189,10 @@ function enumEdges(schema: JsonSchema): Candidate[] {
 export class SchemaJudge {
   private readonly bodyAjv = new Ajv({ strict: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
   private readonly textAjv = new Ajv({ strict: false, allowUnionTypes: true, coerceTypes: 'array', useDefaults: true });
-  private readonly validators = new Map<string, { body?: ValidateFunction; query: ValidateFunction; path: ValidateFunction }>();
+  private readonly validators = new Map<
+    string,
+    { body?: ValidateFunction; query: ValidateFunction; path: ValidateFunction }
+  >();
 
   /** True when the request breaks the schema; the body must be the value the server will decode. */
   violates(operation: Operation, request: OperationRequest): boolean {
@@ -169,11 +205,12 @@ export class SchemaJudge {
   private validatorsOf(operation: Operation) {
     let validators = this.validators.get(operation.operationId);
     if (!validators) {
-      const objectOf = (parameters: Operation['pathParameters']) => this.textAjv.compile({
-        type: 'object',
-        properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.schema])),
-        required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-      });
+      const objectOf = (parameters: Operation['pathParameters']) =>
+        this.textAjv.compile({
+          type: 'object',
+          properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.schema])),
+          required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+        });
       validators = {
         ...(operation.body && { body: this.bodyAjv.compile(operation.body) }),
         query: objectOf(operation.queryParameters),
@@ -204,7 +241,11 @@ function numbersAreExact(value: unknown): boolean {
   const stack = [value];
   while (stack.length > 0) {
     const item = stack.pop();
-    if (typeof item === 'number' && (Math.abs(item) > EXACT_LIMIT || /e/i.test(String(item)) || significantDigits(item) > 15)) return false;
+    if (
+      typeof item === 'number' &&
+      (Math.abs(item) > EXACT_LIMIT || /e/i.test(String(item)) || significantDigits(item) > 15)
+    )
+      return false;
     if (Array.isArray(item)) stack.push(...item);
     else if (isRecord(item)) stack.push(...Object.values(item));
   }

@@ -3,14 +3,14 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { PaygateClient, signRequest, type PaygateClientOptions } from '@paygate/client';
+import { PaygateClient, type PaygateClientOptions, signRequest } from '@paygate/client';
 import type { PlatformContext } from '../../src/context/context.js';
 import { createApp } from '../../src/merchants/apps.js';
 import { createMerchant } from '../../src/merchants/merchants.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { type RunningServer, startServer } from '../../src/server.js';
 import { TEST_PRIVATE_KEY, TEST_PUBLIC_KEY } from './keys.js';
 import { createTestSchema, POSTGRES_URL } from './postgres.js';
 
@@ -112,14 +112,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const breaches: string[] = [];
   const server = await startServer(config, {
     wallClock: clock,
-    logger: options.logLines ? createLogger({ logLevel: 'info' }, collector(options.logLines)) : createLogger(config, process.stderr),
+    logger: options.logLines
+      ? createLogger({ logLevel: 'info' }, collector(options.logLines))
+      : createLogger(config, process.stderr),
     onContractBreach: (route, problem) => breaches.push(`${route} ${problem}`),
   });
   const port = new URL(server.url).port;
   const url = server.url;
 
-  const client = (merchant: Pick<TestMerchant, 'appId' | 'privateKey'>, overrides: Partial<PaygateClientOptions> = {}) =>
-    new PaygateClient({ baseUrl: url, appId: merchant.appId, privateKey: merchant.privateKey, retry: { maxAttempts: 1 }, ...overrides });
+  const client = (
+    merchant: Pick<TestMerchant, 'appId' | 'privateKey'>,
+    overrides: Partial<PaygateClientOptions> = {},
+  ) =>
+    new PaygateClient({
+      baseUrl: url,
+      appId: merchant.appId,
+      privateKey: merchant.privateKey,
+      retry: { maxAttempts: 1 },
+      ...overrides,
+    });
 
   return {
     url,
@@ -179,7 +190,14 @@ export function rawRequest(
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method: input.method, path: input.target, headers: input.headers, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: input.method,
+        path: input.target,
+        headers: input.headers,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -219,7 +237,9 @@ export function signedHeaders(
     credential: signed.Credential,
     nonce: signed.Nonce,
     signature: signed.Signature,
-    ...(input.body !== undefined && input.body.length > 0 && input.contentType !== false ? { 'content-type': 'application/json' } : {}),
+    ...(input.body !== undefined && input.body.length > 0 && input.contentType !== false
+      ? { 'content-type': 'application/json' }
+      : {}),
   };
 }
 
@@ -227,7 +247,14 @@ export function signedHeaders(
 export function signedRaw(
   baseUrl: string,
   merchant: Pick<TestMerchant, 'appId' | 'privateKey'>,
-  input: { method: string; target: string; body?: string | Buffer; at?: Date; nonce?: string; headers?: Record<string, string> },
+  input: {
+    method: string;
+    target: string;
+    body?: string | Buffer;
+    at?: Date;
+    nonce?: string;
+    headers?: Record<string, string>;
+  },
 ): Promise<RawReply> {
   return rawRequest(baseUrl, {
     method: input.method,
@@ -241,7 +268,9 @@ export function signedRaw(
  * A server and one merchant for the tests of a `describe`: started before them, closed after. `assign` receives
  * them, so the suite keeps its own names (`({ server, merchant, client } = bed)`).
  */
-export function serverWithMerchant(assign: (bed: { server: TestServer; merchant: TestMerchant; client: PaygateClient }) => void): void {
+export function serverWithMerchant(
+  assign: (bed: { server: TestServer; merchant: TestMerchant; client: PaygateClient }) => void,
+): void {
   let server: TestServer | undefined;
   before(async () => {
     server = await startTestServer();

@@ -17,8 +17,16 @@ function newUser(fields: Partial<UserInput> = {}): UserInput {
   counter += 1;
   const digits = `${process.pid % 1000}${counter}`.padStart(8, '0');
   return {
-    reference_id: `STAFF-${randomUUID()}`, calling_code: '852', phone_number: digits, document_type: 'ID_CARD', document_number: `A${digits}`,
-    first_name: 'Tai Man', last_name: 'Chan', date_of_birth: '1990-04-01', issuing_country: 'HKG', ...fields,
+    reference_id: `STAFF-${randomUUID()}`,
+    calling_code: '852',
+    phone_number: digits,
+    document_type: 'ID_CARD',
+    document_number: `A${digits}`,
+    first_name: 'Tai Man',
+    last_name: 'Chan',
+    date_of_birth: '1990-04-01',
+    issuing_country: 'HKG',
+    ...fields,
   };
 }
 
@@ -26,9 +34,16 @@ describe('identity-verified users (operation 2)', () => {
   let server: TestServer;
   let merchant: TestMerchant;
   let other: TestMerchant;
-  const events = (subjectId: string) => server.platform.db.selectFrom('events').select(['action', 'payload'])
-    .where('subject_id', '=', subjectId).orderBy('created_at').orderBy('id').execute();
-  const post = (m: TestMerchant, user: unknown) => signedRaw(server.url, m, { method: 'POST', target: USER, body: JSON.stringify({ user }) });
+  const events = (subjectId: string) =>
+    server.platform.db
+      .selectFrom('events')
+      .select(['action', 'payload'])
+      .where('subject_id', '=', subjectId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  const post = (m: TestMerchant, user: unknown) =>
+    signedRaw(server.url, m, { method: 'POST', target: USER, body: JSON.stringify({ user }) });
 
   before(async () => {
     server = await startTestServer();
@@ -46,11 +61,20 @@ describe('identity-verified users (operation 2)', () => {
     const user = await merchant.client.users.get(input.reference_id);
     assert.match(user.p_created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.deepEqual(user, {
-      id, user_id: id, ...input, issuing_country: 'HKG', verification_status: 'approved', rejection_reason: null, p_created_at: user.p_created_at,
+      id,
+      user_id: id,
+      ...input,
+      issuing_country: 'HKG',
+      verification_status: 'approved',
+      rejection_reason: null,
+      p_created_at: user.p_created_at,
     });
     assert.deepEqual(await merchant.client.users.get(id), user);
     const sent = await events(id);
-    assert.deepEqual(sent.map((event) => event.action), ['user.created', 'user.approved']);
+    assert.deepEqual(
+      sent.map((event) => event.action),
+      ['user.created', 'user.approved'],
+    );
     assert.equal(JSON.parse(sent[0]!.payload).data.user.verification_status, 'pending');
     assert.equal(JSON.parse(sent[1]!.payload).data.user.verification_status, 'approved');
   });
@@ -65,7 +89,10 @@ describe('identity-verified users (operation 2)', () => {
     assert.equal((await merchant.client.users.get(onlyFirst.reference_id)).last_name, null);
     for (const names of [{ first_name: null, last_name: null }, { first_name: ' ', last_name: '' }, {}]) {
       const body: Record<string, unknown> = { ...newUser(), ...names };
-      if (Object.keys(names).length === 0) { delete body.first_name; delete body.last_name; }
+      if (Object.keys(names).length === 0) {
+        delete body.first_name;
+        delete body.last_name;
+      }
       const refused = await post(merchant, body);
       assert.equal(refused.status, 400, refused.text);
       assert.equal(refused.json.error_code, '100207');
@@ -102,7 +129,15 @@ describe('identity-verified users (operation 2)', () => {
       assert.match(refused.json.message, message, JSON.stringify(fields));
       await refusal(merchant.client.users.get(body.reference_id));
     }
-    for (const field of ['reference_id', 'calling_code', 'phone_number', 'document_type', 'document_number', 'date_of_birth', 'issuing_country']) {
+    for (const field of [
+      'reference_id',
+      'calling_code',
+      'phone_number',
+      'document_type',
+      'document_number',
+      'date_of_birth',
+      'issuing_country',
+    ]) {
       const body: Record<string, unknown> = { ...newUser() };
       delete body[field];
       const refused = await post(merchant, body);
@@ -111,7 +146,7 @@ describe('identity-verified users (operation 2)', () => {
     }
   });
 
-  test('reference_id, phone number and document are each unique per merchant, with the interface\'s codes', async () => {
+  test("reference_id, phone number and document are each unique per merchant, with the interface's codes", async () => {
     const first = newUser();
     await merchant.client.users.create(first);
     const reference = await post(merchant, newUser({ reference_id: first.reference_id }));
@@ -122,7 +157,14 @@ describe('identity-verified users (operation 2)', () => {
     assert.equal(phone.json.error_code, '30014');
     // Another calling code with the same number is another phone.
     await merchant.client.users.create(newUser({ calling_code: '86', phone_number: first.phone_number }));
-    const document = await post(merchant, newUser({ document_type: first.document_type, document_number: first.document_number, issuing_country: first.issuing_country }));
+    const document = await post(
+      merchant,
+      newUser({
+        document_type: first.document_type,
+        document_number: first.document_number,
+        issuing_country: first.issuing_country,
+      }),
+    );
     assert.equal(document.json.code, 300008, document.text);
     // The same document issued by another country is another document.
     await merchant.client.users.create(newUser({ document_number: first.document_number, issuing_country: 'GBR' }));
@@ -136,25 +178,46 @@ describe('identity-verified users (operation 2)', () => {
 
   test('concurrent creations of one user: one wins, the others get the code', async () => {
     const base = newUser();
-    const sameReference = Array.from({ length: 8 }, (_, i) => post(merchant, newUser({ reference_id: base.reference_id, phone_number: `7${counter}${i}` })));
+    const sameReference = Array.from({ length: 8 }, (_, i) =>
+      post(merchant, newUser({ reference_id: base.reference_id, phone_number: `7${counter}${i}` })),
+    );
     const replies = await Promise.all(sameReference);
-    assert.equal(replies.filter((reply) => reply.status === 200).length, 1, replies.map((reply) => reply.text).join('\n'));
-    assert.deepEqual(new Set(replies.filter((reply) => reply.status !== 200).map((reply) => reply.json.code)), new Set([300013]));
+    assert.equal(
+      replies.filter((reply) => reply.status === 200).length,
+      1,
+      replies.map((reply) => reply.text).join('\n'),
+    );
+    assert.deepEqual(
+      new Set(replies.filter((reply) => reply.status !== 200).map((reply) => reply.json.code)),
+      new Set([300013]),
+    );
 
     const document = newUser();
-    const sameDocument = Array.from({ length: 8 }, () => post(merchant, newUser({ document_number: document.document_number })));
+    const sameDocument = Array.from({ length: 8 }, () =>
+      post(merchant, newUser({ document_number: document.document_number })),
+    );
     const documentReplies = await Promise.all(sameDocument);
     assert.equal(documentReplies.filter((reply) => reply.status === 200).length, 1);
-    assert.deepEqual(new Set(documentReplies.filter((reply) => reply.status !== 200).map((reply) => reply.json.code)), new Set([300008]));
-    const stored = await server.platform.db.selectFrom('issuing_users').select('id')
-      .where('merchant_id', '=', merchant.merchantId).where('document_number', '=', document.document_number).execute();
+    assert.deepEqual(
+      new Set(documentReplies.filter((reply) => reply.status !== 200).map((reply) => reply.json.code)),
+      new Set([300008]),
+    );
+    const stored = await server.platform.db
+      .selectFrom('issuing_users')
+      .select('id')
+      .where('merchant_id', '=', merchant.merchantId)
+      .where('document_number', '=', document.document_number)
+      .execute();
     assert.equal(stored.length, 1);
 
     const phone = newUser();
     const samePhone = Array.from({ length: 8 }, () => post(merchant, newUser({ phone_number: phone.phone_number })));
     const phoneReplies = await Promise.all(samePhone);
     assert.equal(phoneReplies.filter((reply) => reply.status === 200).length, 1);
-    assert.deepEqual(new Set(phoneReplies.filter((reply) => reply.status !== 200).map((reply) => reply.json.code)), new Set([30014]));
+    assert.deepEqual(
+      new Set(phoneReplies.filter((reply) => reply.status !== 200).map((reply) => reply.json.code)),
+      new Set([30014]),
+    );
   });
 
   test('verification: Reject is rejected with a reason, Review stays pending until the sandbox settles it', async () => {
@@ -163,7 +226,10 @@ describe('identity-verified users (operation 2)', () => {
     const read = await merchant.client.users.get(rejectedId);
     assert.equal(read.verification_status, 'rejected');
     assert.equal(read.rejection_reason, 'The identity document could not be verified.');
-    assert.deepEqual((await events(rejectedId)).map((event) => event.action), ['user.created', 'user.rejected']);
+    assert.deepEqual(
+      (await events(rejectedId)).map((event) => event.action),
+      ['user.created', 'user.rejected'],
+    );
 
     const reviewed = await merchant.client.users.create(newUser({ last_name: 'Review' }));
     assert.equal((await merchant.client.users.get(reviewed)).verification_status, 'pending');
@@ -175,10 +241,19 @@ describe('identity-verified users (operation 2)', () => {
 
     const toReject = await merchant.client.users.create(newUser({ last_name: 'Review' }));
     const refusedUser = await merchant.client.sandbox.rejectUser(toReject, 'The document has expired.');
-    assert.deepEqual([refusedUser.verification_status, refusedUser.rejection_reason], ['rejected', 'The document has expired.']);
-    assert.deepEqual((await events(toReject)).map((event) => event.action), ['user.created', 'user.rejected']);
+    assert.deepEqual(
+      [refusedUser.verification_status, refusedUser.rejection_reason],
+      ['rejected', 'The document has expired.'],
+    );
+    assert.deepEqual(
+      (await events(toReject)).map((event) => event.action),
+      ['user.created', 'user.rejected'],
+    );
     const defaulted = await merchant.client.users.create(newUser({ last_name: 'Review' }));
-    assert.equal((await merchant.client.sandbox.rejectUser(defaulted)).rejection_reason, 'The identity document could not be verified.');
+    assert.equal(
+      (await merchant.client.sandbox.rejectUser(defaulted)).rejection_reason,
+      'The identity document could not be verified.',
+    );
 
     // Another merchant's user is not there to settle.
     const theirs = await other.client.users.create(newUser({ last_name: 'Review' }));
@@ -189,20 +264,37 @@ describe('identity-verified users (operation 2)', () => {
   test('PUT replaces what is sent, under the same rules; a change of identity sends the user to the check again', async () => {
     const input = newUser();
     const id = await merchant.client.users.create(input);
-    const phone = await merchant.client.users.update(input.reference_id, { phone_number: `98765432${String(counter).slice(-3)}` });
+    const phone = await merchant.client.users.update(input.reference_id, {
+      phone_number: `98765432${String(counter).slice(-3)}`,
+    });
     assert.equal(phone.verification_status, 'approved', 'a new phone is no new identity');
     assert.equal(phone.first_name, 'Tai Man');
 
     const renamed = await merchant.client.users.update(id, { last_name: 'Reject' });
-    assert.deepEqual([renamed.verification_status, renamed.rejection_reason], ['rejected', 'The identity document could not be verified.']);
+    assert.deepEqual(
+      [renamed.verification_status, renamed.rejection_reason],
+      ['rejected', 'The identity document could not be verified.'],
+    );
     const fixed = await merchant.client.users.update(id, { last_name: 'Chan', document_number: `B${counter}` });
     assert.deepEqual([fixed.verification_status, fixed.rejection_reason], ['approved', null]);
-    assert.deepEqual((await events(id)).map((event) => event.action), [
-      'user.created', 'user.approved', 'user.updated', 'user.updated', 'user.rejected', 'user.updated', 'user.approved',
-    ]);
+    assert.deepEqual(
+      (await events(id)).map((event) => event.action),
+      [
+        'user.created',
+        'user.approved',
+        'user.updated',
+        'user.updated',
+        'user.rejected',
+        'user.updated',
+        'user.approved',
+      ],
+    );
 
     const newReference = `STAFF-${randomUUID()}`;
-    assert.equal((await merchant.client.users.update(input.reference_id, { reference_id: newReference })).reference_id, newReference);
+    assert.equal(
+      (await merchant.client.users.update(input.reference_id, { reference_id: newReference })).reference_id,
+      newReference,
+    );
     assert.equal((await refusal(merchant.client.users.get(input.reference_id))).errorCode, '300101');
 
     const taken = newUser();
@@ -212,7 +304,8 @@ describe('identity-verified users (operation 2)', () => {
       [{ phone_number: taken.phone_number }, '30014'],
       [{ document_number: taken.document_number }, '300008'],
     ] as const;
-    for (const [change, code] of codes) assert.equal((await refusal(merchant.client.users.update(id, change))).errorCode, code);
+    for (const [change, code] of codes)
+      assert.equal((await refusal(merchant.client.users.update(id, change))).errorCode, code);
     const rule = await refusal(merchant.client.users.update(id, { date_of_birth: '2001-02-29' }));
     assert.equal(rule.errorCode, '100207');
     assert.match(rule.message, /^user\.date_of_birth is not a real calendar date/);
@@ -237,14 +330,30 @@ describe('identity-verified users (operation 2)', () => {
     const input = newUser();
     const id = await merchant.client.users.create(input);
     // As a crash between sending the identity and recording the answer leaves it.
-    await server.platform.db.updateTable('issuing_users')
-      .set({ verification_status: 'pending', verification_started_at: Date.now() - 60_000 }).where('id', '=', id).execute();
+    await server.platform.db
+      .updateTable('issuing_users')
+      .set({ verification_status: 'pending', verification_started_at: Date.now() - 60_000 })
+      .where('id', '=', id)
+      .execute();
     const found = await VERIFICATION_OPERATION.interrupted(server.platform.db, Date.now(), 100);
     assert.ok(found.some((row) => row.id === id));
-    const recovered = await recoverInterrupted(server.platform, [VERIFICATION_OPERATION], Date.now(), async (merchantId) =>
-      merchantContext(server.platform, (await findMerchant(server.platform.db, merchantId))!, { kind: 'system', job: 'recovery' }, 'test'));
+    const recovered = await recoverInterrupted(
+      server.platform,
+      [VERIFICATION_OPERATION],
+      Date.now(),
+      async (merchantId) =>
+        merchantContext(
+          server.platform,
+          (await findMerchant(server.platform.db, merchantId))!,
+          { kind: 'system', job: 'recovery' },
+          'test',
+        ),
+    );
     assert.ok(recovered >= 1);
     assert.equal((await merchant.client.users.get(id)).verification_status, 'approved');
-    assert.equal((await VERIFICATION_OPERATION.interrupted(server.platform.db, Date.now(), 100)).some((row) => row.id === id), false);
+    assert.equal(
+      (await VERIFICATION_OPERATION.interrupted(server.platform.db, Date.now(), 100)).some((row) => row.id === id),
+      false,
+    );
   });
 });

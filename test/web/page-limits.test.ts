@@ -2,12 +2,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
-import { TestClock, startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, TestClock, type TestServer } from '../support/server.js';
 
 // The hosted pages answer anyone with a link: how much one address, and one link, may ask (docs/hosted-pages.md).
 
 async function paymentLink(client: PaygateClient): Promise<string> {
-  const { payment_link } = await client.orders.createWithPaymentLink({ reference_number: `LIM-${randomUUID()}`, currency: 'HKD', charge_fee: '10.00' });
+  const { payment_link } = await client.orders.createWithPaymentLink({
+    reference_number: `LIM-${randomUUID()}`,
+    currency: 'HKD',
+    charge_fee: '10.00',
+  });
   return payment_link;
 }
 
@@ -22,7 +26,12 @@ describe('requests to the hosted pages, per address', () => {
     server = await startTestServer({
       clock,
       // Behind a proxy on this machine, so that each test can be a caller of its own.
-      env: { PAYGATE_PAGE_RATE_LIMIT: '1', PAYGATE_PAGE_RATE_BURST: '3', PAYGATE_LINK_RATE_LIMIT: '0', PAYGATE_TRUSTED_PROXIES: '127.0.0.1,::1' },
+      env: {
+        PAYGATE_PAGE_RATE_LIMIT: '1',
+        PAYGATE_PAGE_RATE_BURST: '3',
+        PAYGATE_LINK_RATE_LIMIT: '0',
+        PAYGATE_TRUSTED_PROXIES: '127.0.0.1,::1',
+      },
     });
     client = (await server.newMerchant()).client;
   });
@@ -42,7 +51,14 @@ describe('requests to the hosted pages, per address', () => {
     for (const path of ['/pay/assets/pages.css', '/pay/assets/icon.svg', '/favicon.ico']) {
       assert.equal((await fetch(`${server.url}${path}`, from('203.0.113.10'))).status, 200, path);
     }
-    assert.equal((await client.call('POST', '/svc/payment/api/v1/openapi/echo', { message: 'still here' }) as { message: string }).message, 'still here');
+    assert.equal(
+      (
+        (await client.call('POST', '/svc/payment/api/v1/openapi/echo', { message: 'still here' })) as {
+          message: string;
+        }
+      ).message,
+      'still here',
+    );
     assert.equal((await fetch(first, from('203.0.113.11'))).status, 200);
     // One second refills one request.
     clock.advance(1_000);
@@ -67,8 +83,14 @@ describe('a refused page request', () => {
 
   before(async () => {
     server = await startTestServer({
-      clock: new TestClock().freeze(), logLines,
-      env: { PAYGATE_PAGE_RATE_LIMIT: '1', PAYGATE_PAGE_RATE_BURST: '2', PAYGATE_LINK_RATE_LIMIT: '0', PAYGATE_TRUSTED_PROXIES: '127.0.0.1,::1' },
+      clock: new TestClock().freeze(),
+      logLines,
+      env: {
+        PAYGATE_PAGE_RATE_LIMIT: '1',
+        PAYGATE_PAGE_RATE_BURST: '2',
+        PAYGATE_LINK_RATE_LIMIT: '0',
+        PAYGATE_TRUSTED_PROXIES: '127.0.0.1,::1',
+      },
     });
     client = (await server.newMerchant()).client;
   });
@@ -103,7 +125,10 @@ describe('requests to the hosted pages, per link', () => {
   const clock = new TestClock().freeze();
 
   before(async () => {
-    server = await startTestServer({ clock, env: { PAYGATE_LINK_RATE_LIMIT: '1', PAYGATE_LINK_RATE_BURST: '4', PAYGATE_TRUSTED_PROXIES: '127.0.0.1,::1' } });
+    server = await startTestServer({
+      clock,
+      env: { PAYGATE_LINK_RATE_LIMIT: '1', PAYGATE_LINK_RATE_BURST: '4', PAYGATE_TRUSTED_PROXIES: '127.0.0.1,::1' },
+    });
     client = (await server.newMerchant()).client;
   });
   after(() => server.close());
@@ -112,7 +137,17 @@ describe('requests to the hosted pages, per link', () => {
     const link = await paymentLink(client);
     const other = await paymentLink(client);
     assert.equal((await fetch(link, from('198.51.100.1'))).status, 200);
-    assert.equal((await fetch(`${link}/cancel`, { ...from('198.51.100.2'), method: 'POST', body: new URLSearchParams({}), redirect: 'manual' })).status, 303);
+    assert.equal(
+      (
+        await fetch(`${link}/cancel`, {
+          ...from('198.51.100.2'),
+          method: 'POST',
+          body: new URLSearchParams({}),
+          redirect: 'manual',
+        })
+      ).status,
+      303,
+    );
     assert.equal((await fetch(link, from('198.51.100.3'))).status, 200);
     assert.equal((await fetch(link, from('2001:db8::1'))).status, 200);
     const refused = await fetch(link, from('198.51.100.4'));

@@ -5,15 +5,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { verifyWebhook, type Order, type PaygateClient } from '@paygate/client';
+import { type Order, type PaygateClient, verifyWebhook } from '@paygate/client';
 import { inTransaction, merchantContext } from '../../src/context/context.js';
 import { setAppWebhookUrl } from '../../src/merchants/apps.js';
 import { createOrder } from '../../src/orders/create-order.js';
 import { findMerchant } from '../../src/platform/tenants.js';
 import { PROJECT_ROOT } from '../../src/platform/version.js';
-import { card, CARDS } from '../support/fixtures.js';
+import { CARDS, card } from '../support/fixtures.js';
 import { freePort } from '../support/processes.js';
-import { TestReceiver, type ReceivedWebhook } from '../support/receiver.js';
+import { type ReceivedWebhook, TestReceiver } from '../support/receiver.js';
 import { startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
 
 // Order webhooks (docs/webhooks.md): which events are sent, where, with which headers, state and body, and that
@@ -69,20 +69,47 @@ describe('order webhooks', () => {
   async function orderNotifyingReceiver(total = '20.00'): Promise<{ reference: string; path: string; order: Order }> {
     const reference = `WH-${randomUUID()}`;
     const path = `/hooks/${reference}?shop=1&lang=en`;
-    const order = await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: total, callback_url: `${receiver.url}${path}` });
+    const order = await client.orders.create({
+      reference_number: reference,
+      currency: 'HKD',
+      charge_fee: total,
+      callback_url: `${receiver.url}${path}`,
+    });
     return { reference, path: path.split('?')[0]!, order };
   }
 
   function assertGenuine(request: ReceivedWebhook): { action: string; eventId: string; order: Order } {
     assert.equal(request.headers['content-type'], 'application/json');
-    const verified = verifyWebhook(request.headers, request.rawBody, merchant.webhookPublicKey, `${receiver.url}${request.target}`);
+    const verified = verifyWebhook(
+      request.headers,
+      request.rawBody,
+      merchant.webhookPublicKey,
+      `${receiver.url}${request.target}`,
+    );
     assert.equal(verified.appId, merchant.appId);
-    assert.ok(independentlyVerified(request, merchant.webhookPublicKey, merchant.appId), 'verifies by compatibility.md section 2');
-    const body = JSON.parse(request.rawBody.toString('utf8')) as { code: number; message: string; data: { order: Order } };
+    assert.ok(
+      independentlyVerified(request, merchant.webhookPublicKey, merchant.appId),
+      'verifies by compatibility.md section 2',
+    );
+    const body = JSON.parse(request.rawBody.toString('utf8')) as {
+      code: number;
+      message: string;
+      data: { order: Order };
+    };
     assert.equal(body.code, 200);
     assert.equal(typeof body.message, 'string');
     const order = body.data.order;
-    for (const field of ['number', 'reference_number', 'state', 'correspondence_state', 'paid_total', 'unpaid_total', 'initial_total', 'currency', 'transactions'] as const) {
+    for (const field of [
+      'number',
+      'reference_number',
+      'state',
+      'correspondence_state',
+      'paid_total',
+      'unpaid_total',
+      'initial_total',
+      'currency',
+      'transactions',
+    ] as const) {
       assert.ok(field in order, `the order in the body has ${field}`);
     }
     return { action: String(request.headers['x-action']), eventId: String(request.headers['x-event-id']), order };
@@ -126,7 +153,10 @@ describe('order webhooks', () => {
 
   test('order.authorized for a pre-authorisation, order.paid for its capture', async () => {
     const { reference, path } = await orderNotifyingReceiver('20.00');
-    await client.orders.pay({ reference_number: reference }, { credit_card: { ...VISA, consume_mode: 'pre_authorize' } });
+    await client.orders.pay(
+      { reference_number: reference },
+      { credit_card: { ...VISA, consume_mode: 'pre_authorize' } },
+    );
     const authorized = await next(path, 'order.authorized');
     assert.equal(authorized.order.correspondence_state, 'authorized');
     const auth = authorized.order.transactions[0]!;
@@ -172,13 +202,22 @@ describe('order webhooks', () => {
     const own = await server.newMerchant();
     const path = `/clock/${randomUUID()}`;
     const create = (reference: string, extra: Record<string, string> = {}) =>
-      own.client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '9.00', callback_url: `${receiver.url}${path}/${reference}`, ...extra });
+      own.client.orders.create({
+        reference_number: reference,
+        currency: 'HKD',
+        charge_fee: '9.00',
+        callback_url: `${receiver.url}${path}/${reference}`,
+        ...extra,
+      });
     const overdue = `OVERDUE-${randomUUID()}`;
     const clock = await own.client.sandbox.clock();
     await create(overdue, { due_date: clock.business_date });
     const authorised = `AUTH-${randomUUID()}`;
     await create(authorised);
-    await own.client.orders.pay({ reference_number: authorised }, { credit_card: { ...VISA, consume_mode: 'pre_authorize' } });
+    await own.client.orders.pay(
+      { reference_number: authorised },
+      { credit_card: { ...VISA, consume_mode: 'pre_authorize' } },
+    );
     const wallet = `WALLET-${randomUUID()}`;
     await create(wallet);
     await own.client.orders.pay({ reference_number: wallet }, { alipay: {} });
@@ -195,10 +234,13 @@ describe('order webhooks', () => {
     const expired = signed(authorised, 'transaction.voided');
     assert.equal(expired.transactions[0]!.voided, true);
     const abandoned = signed(wallet, 'order.payment_failure');
-    assert.deepEqual([abandoned.transactions[0]!.payment_method, abandoned.transactions[0]!.success], ['alipay', false]);
+    assert.deepEqual(
+      [abandoned.transactions[0]!.payment_method, abandoned.transactions[0]!.success],
+      ['alipay', false],
+    );
   });
 
-  test("the body is the order as it was at the event, not at delivery", async () => {
+  test('the body is the order as it was at the event, not at delivery', async () => {
     const { reference, path } = await orderNotifyingReceiver('20.00');
     receiver.answer = (r) => (r.target.startsWith(path) ? 503 : 200);
     try {
@@ -223,10 +265,23 @@ describe('order webhooks', () => {
     const reference = `WH-APP-${randomUUID()}`;
     await other.client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '3.00' });
     const [request] = await receiver.waitFor({ path: appPath, action: 'order.created' });
-    const verified = verifyWebhook(request!.headers, request!.rawBody, other.webhookPublicKey, `${receiver.url}${request!.target}`);
+    const verified = verifyWebhook(
+      request!.headers,
+      request!.rawBody,
+      other.webhookPublicKey,
+      `${receiver.url}${request!.target}`,
+    );
     assert.equal(verified.appId, other.appId);
-    assert.throws(() => verifyWebhook(request!.headers, request!.rawBody, merchant.webhookPublicKey, `${receiver.url}${request!.target}`),
-      'another app\'s key does not verify it');
+    assert.throws(
+      () =>
+        verifyWebhook(
+          request!.headers,
+          request!.rawBody,
+          merchant.webhookPublicKey,
+          `${receiver.url}${request!.target}`,
+        ),
+      "another app's key does not verify it",
+    );
     assert.equal((verified.body as { data: { order: Order } }).data.order.reference_number, reference);
   });
 
@@ -235,7 +290,12 @@ describe('order webhooks', () => {
     // the apps in that same transaction must still be seen by the events that follow it.
     const other = await server.newMerchant();
     const appPath = `/app-endpoint/${randomUUID()}`;
-    const ctx = merchantContext(server.platform, (await findMerchant(server.platform.db, other.merchantId))!, { kind: 'operator' }, randomUUID());
+    const ctx = merchantContext(
+      server.platform,
+      (await findMerchant(server.platform.db, other.merchantId))!,
+      { kind: 'operator' },
+      randomUUID(),
+    );
     const [before, after] = [`WH-TX-BEFORE-${randomUUID()}`, `WH-TX-AFTER-${randomUUID()}`];
     await inTransaction(ctx, async (tx) => {
       await createOrder(tx, { order: { reference_number: before, currency: 'HKD', charge_fee: '1.00' } });
@@ -246,36 +306,74 @@ describe('order webhooks', () => {
     const order = (JSON.parse(request!.rawBody.toString()) as { data: { order: Order } }).data.order;
     assert.equal(order.reference_number, after);
     const firstEvents = await other.client.orders.events({ order: { reference_number: before } });
-    assert.deepEqual(firstEvents.map((event) => event.deliveries.length), [0], 'the order made before the endpoint was set has no delivery');
+    assert.deepEqual(
+      firstEvents.map((event) => event.deliveries.length),
+      [0],
+      'the order made before the endpoint was set has no delivery',
+    );
   });
 
   test("a transaction's events are written when it commits, each delivered; a rolled-back one writes none", async () => {
     // The outbox writes a transaction's events together just before its commit (a batch's round makes hundreds).
     const other = await server.newMerchant();
     const appPath = `/outbox/${randomUUID()}`;
-    await setAppWebhookUrl(merchantContext(server.platform, (await findMerchant(server.platform.db, other.merchantId))!, { kind: 'operator' }, randomUUID()), other.appId, `${receiver.url}${appPath}`);
-    const ctx = merchantContext(server.platform, (await findMerchant(server.platform.db, other.merchantId))!, { kind: 'operator' }, randomUUID());
+    await setAppWebhookUrl(
+      merchantContext(
+        server.platform,
+        (await findMerchant(server.platform.db, other.merchantId))!,
+        { kind: 'operator' },
+        randomUUID(),
+      ),
+      other.appId,
+      `${receiver.url}${appPath}`,
+    );
+    const ctx = merchantContext(
+      server.platform,
+      (await findMerchant(server.platform.db, other.merchantId))!,
+      { kind: 'operator' },
+      randomUUID(),
+    );
     const references = Array.from({ length: 21 }, (_, i) => `WH-OUTBOX-${i}-${randomUUID()}`);
     const lastOne = `WH-OUTBOX-LAST-${randomUUID()}`;
     await inTransaction(ctx, async (tx) => {
-      for (const reference of references) await createOrder(tx, { order: { reference_number: reference, currency: 'HKD', charge_fee: '1.00' } });
+      for (const reference of references)
+        await createOrder(tx, { order: { reference_number: reference, currency: 'HKD', charge_fee: '1.00' } });
       // Work that runs just before the commit, after the outbox's own: its event is written too.
-      tx.beforeCommit?.('test.last-step', async () => void (await createOrder(tx, { order: { reference_number: lastOne, currency: 'HKD', charge_fee: '3.00' } })));
+      tx.beforeCommit?.(
+        'test.last-step',
+        async () =>
+          void (await createOrder(tx, { order: { reference_number: lastOne, currency: 'HKD', charge_fee: '3.00' } })),
+      );
     });
     const received = await receiver.waitFor({ path: appPath, action: 'order.created' }, references.length + 1);
-    const sent = received.map((request) => (JSON.parse(request.rawBody.toString()) as { data: { order: Order } }).data.order.reference_number).sort();
+    const sent = received
+      .map(
+        (request) => (JSON.parse(request.rawBody.toString()) as { data: { order: Order } }).data.order.reference_number,
+      )
+      .sort();
     assert.deepEqual(sent, [...references, lastOne].sort());
     for (const reference of [references[0]!, references[20]!, lastOne]) {
       const events = await other.client.orders.events({ order: { reference_number: reference } });
-      assert.deepEqual(events.map((event) => [event.action, event.deliveries.length]), [['order.created', 1]], reference);
+      assert.deepEqual(
+        events.map((event) => [event.action, event.deliveries.length]),
+        [['order.created', 1]],
+        reference,
+      );
     }
 
     const rolledBack = `WH-OUTBOX-ROLLED-BACK-${randomUUID()}`;
-    await assert.rejects(inTransaction(ctx, async (tx) => {
-      await createOrder(tx, { order: { reference_number: rolledBack, currency: 'HKD', charge_fee: '1.00' } });
-      throw new Error('changed its mind');
-    }), /changed its mind/);
-    const stored = await server.platform.db.selectFrom('events').select('id').where('merchant_id', '=', other.merchantId).execute();
+    await assert.rejects(
+      inTransaction(ctx, async (tx) => {
+        await createOrder(tx, { order: { reference_number: rolledBack, currency: 'HKD', charge_fee: '1.00' } });
+        throw new Error('changed its mind');
+      }),
+      /changed its mind/,
+    );
+    const stored = await server.platform.db
+      .selectFrom('events')
+      .select('id')
+      .where('merchant_id', '=', other.merchantId)
+      .execute();
     assert.equal(stored.length, references.length + 1, 'no event of the rolled-back transaction');
   });
 
@@ -285,8 +383,17 @@ describe('order webhooks', () => {
     const url = `${receiver.url}${request!.target}`;
     const changedBody = Buffer.from(request!.rawBody.toString('utf8').replace('"invoiced"', '"completed"'));
     assert.throws(() => verifyWebhook(request!.headers, changedBody, merchant.webhookPublicKey, url));
-    assert.throws(() => verifyWebhook(request!.headers, request!.rawBody, merchant.webhookPublicKey, url.replace('/hooks/', '/hookz/')));
-    assert.throws(() => verifyWebhook({ ...request!.headers, nonce: 'AAAAAAAAAAAAAAAA' }, request!.rawBody, merchant.webhookPublicKey, url));
+    assert.throws(() =>
+      verifyWebhook(request!.headers, request!.rawBody, merchant.webhookPublicKey, url.replace('/hooks/', '/hookz/')),
+    );
+    assert.throws(() =>
+      verifyWebhook(
+        { ...request!.headers, nonce: 'AAAAAAAAAAAAAAAA' },
+        request!.rawBody,
+        merchant.webhookPublicKey,
+        url,
+      ),
+    );
   });
 
   test('events and attempts are listed for the order: delivered, with status and duration', async () => {
@@ -298,7 +405,10 @@ describe('order webhooks', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       events = await client.orders.events({ order: { reference_number: reference } });
     }
-    assert.deepEqual(events.map((e) => e.action), ['order.created', 'order.paid']);
+    assert.deepEqual(
+      events.map((e) => e.action),
+      ['order.created', 'order.paid'],
+    );
     for (const event of events) {
       assert.equal(event.deliveries.length, 1);
       const [delivery] = event.deliveries;
@@ -335,11 +445,21 @@ describe('order webhooks', () => {
     try {
       await until(() => stderr.includes('listening'), 'the receiver starts');
       const reference = `WH-EXAMPLE-${randomUUID()}`;
-      await client.orders.create({ reference_number: reference, currency: 'HKD', charge_fee: '8.00', callback_url: `${publicUrl}/paygate/webhooks?shop=1` });
+      await client.orders.create({
+        reference_number: reference,
+        currency: 'HKD',
+        charge_fee: '8.00',
+        callback_url: `${publicUrl}/paygate/webhooks?shop=1`,
+      });
       await until(() => stdout.includes(reference), 'the receiver handled order.created');
       const handled = JSON.parse(stdout.trim().split('\n')[0]!) as Record<string, string>;
       assert.deepEqual(
-        { action: handled.action, order: handled.order, state: handled.state, correspondence: handled.correspondence_state },
+        {
+          action: handled.action,
+          order: handled.order,
+          state: handled.state,
+          correspondence: handled.correspondence_state,
+        },
         { action: 'order.created', order: reference, state: 'invoiced', correspondence: 'unpaid' },
       );
 
@@ -347,7 +467,8 @@ describe('order webhooks', () => {
       await client.webhooks.redeliver(event!.event_id);
       let attempts = 0;
       for (let i = 0; i < 200 && attempts < 2; i += 1) {
-        attempts = (await client.orders.events({ order: { reference_number: reference } }))[0]!.deliveries[0]!.attempts.length;
+        attempts = (await client.orders.events({ order: { reference_number: reference } }))[0]!.deliveries[0]!.attempts
+          .length;
         if (attempts < 2) await new Promise((resolve) => setTimeout(resolve, 25));
       }
       assert.equal(attempts, 2, 'the redelivery was made and answered');
@@ -355,7 +476,12 @@ describe('order webhooks', () => {
 
       const forged = await fetch(`${publicUrl}/paygate/webhooks?shop=1`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', credential: `${merchant.appId}/20261122000000/Wonder-RSA-SHA256`, nonce: 'AAAAAAAAAAAAAAAA', signature: 'AAAA' },
+        headers: {
+          'content-type': 'application/json',
+          credential: `${merchant.appId}/20261122000000/Wonder-RSA-SHA256`,
+          nonce: 'AAAAAAAAAAAAAAAA',
+          signature: 'AAAA',
+        },
         body: '{"code":200,"message":"success","data":{"order":{}}}',
       });
       assert.equal(forged.status, 403);

@@ -15,7 +15,9 @@ export interface NonceStore {
 export const NONCE_FILE = 'nonces.sqlite';
 
 export function openNonceStore(database: Database): NonceStore {
-  return database.engine === 'sqlite' ? sqliteNonceStore(join(database.dataDir, NONCE_FILE)) : postgresNonceStore(database);
+  return database.engine === 'sqlite'
+    ? sqliteNonceStore(join(database.dataDir, NONCE_FILE))
+    : postgresNonceStore(database);
 }
 
 /**
@@ -38,7 +40,11 @@ function sqliteNonceStore(file: string): NonceStore {
   // Group commit: claims arriving within a millisecond go into one transaction, in arrival order (so a duplicate
   // within the batch still loses); each request waits for its commit. A commit per request cost a quarter of a
   // signed request's time, and a batch per event-loop turn was still mostly one or two claims.
-  type Pending = { args: [string, string, number, number]; resolve(fresh: boolean): void; reject(error: unknown): void };
+  type Pending = {
+    args: [string, string, number, number];
+    resolve(fresh: boolean): void;
+    reject(error: unknown): void;
+  };
   let pending: Pending[] = [];
   const insertAll = db.transaction((batch: Pending[]) => batch.map((claim) => insert.run(...claim.args).changes === 1));
   let timer: NodeJS.Timeout | undefined;

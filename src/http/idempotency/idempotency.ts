@@ -76,8 +76,10 @@ export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promis
     if (existing.state === 'completed' && existing.status_code !== null && existing.response_body !== null) {
       return { kind: 'replay', statusCode: existing.status_code, body: existing.response_body };
     }
-    if (existing.locked_until <= request.now &&
-        (await retakeExpiredClaim(db, held, request.now, request.now + (request.lockMs ?? IDEMPOTENCY_LOCK_MS)))) {
+    if (
+      existing.locked_until <= request.now &&
+      (await retakeExpiredClaim(db, held, request.now, request.now + (request.lockMs ?? IDEMPOTENCY_LOCK_MS)))
+    ) {
       return proceed;
     }
     throw new AppError(PLATFORM_ERRORS.idempotencyInProgress);

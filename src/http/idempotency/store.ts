@@ -45,7 +45,12 @@ export async function deleteExpiredClaim(db: Db, { merchantId, key }: Key, now: 
  * Takes over a claim whose holder did not finish in time (a crash, or a request stuck past the lock); false when
  * someone else got it first. The new token fences the old holder off.
  */
-export async function retakeExpiredClaim(db: Db, { merchantId, key, token }: HeldClaim, now: number, lockedUntil: number): Promise<boolean> {
+export async function retakeExpiredClaim(
+  db: Db,
+  { merchantId, key, token }: HeldClaim,
+  now: number,
+  lockedUntil: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
     .set({ locked_until: lockedUntil, claim_token: token })
@@ -58,7 +63,12 @@ export async function retakeExpiredClaim(db: Db, { merchantId, key, token }: Hel
 }
 
 /** Stores the reply once; false when the claim is no longer this holder's (retaken) or already has a reply. */
-export async function completeClaim(db: Db, { merchantId, key, token }: HeldClaim, statusCode: number, body: string): Promise<boolean> {
+export async function completeClaim(
+  db: Db,
+  { merchantId, key, token }: HeldClaim,
+  statusCode: number,
+  body: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
     .set({ state: 'completed', status_code: statusCode, response_body: body })
@@ -87,6 +97,10 @@ export async function purgeExpiredClaims(db: Db, now: number): Promise<number> {
 
 /** Frees every claim still processing: only when the process that held them is known to be gone (SQLite start). */
 export async function freeProcessingClaims(db: Db): Promise<number> {
-  const result = await db.updateTable('idempotency_keys').set({ locked_until: 0 }).where('state', '=', 'processing').executeTakeFirst();
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({ locked_until: 0 })
+    .where('state', '=', 'processing')
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

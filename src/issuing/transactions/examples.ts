@@ -1,8 +1,10 @@
-import type { CardTransactionReply } from './present.js';
-import { EXAMPLE_CARD_ID } from '../examples.js';
 import { EXAMPLE_USER_ID } from '../../users/index.js';
+import { EXAMPLE_CARD_ID } from '../examples.js';
+import type { CardTransactionReply } from './present.js';
 
-/** A purchase in US dollars on an HKD card, authorised and settled two days later (docs/issuing.md's worked example). */
+/**
+ * A purchase in US dollars on an HKD card, authorised and settled two days later (docs/issuing.md's worked example).
+ */
 export const EXAMPLE_AUTHORIZATION_ID = '2c8e4b1a-7d3f-4a6e-9b5c-0d1e2f3a4b5c';
 export const EXAMPLE_MERCHANT_ID = '0b7e2d4c-9a1f-4c3e-8d5b-6a7f8e9d0c1b';
 

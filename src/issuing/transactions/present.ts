@@ -18,7 +18,9 @@ export function presentCardTransaction(row: CardTransactionRow): CardTransaction
     p_business_id: row.merchant_id,
     p_user_id: row.user_id,
     card: row.card_id,
-    status: (row.status === 'Reversed' || row.status === 'Expired' ? 'Authorized' : row.status) as CardTransactionReply['status'],
+    status: (row.status === 'Reversed' || row.status === 'Expired'
+      ? 'Authorized'
+      : row.status) as CardTransactionReply['status'],
     type: row.type as CardTransactionReply['type'],
     transaction_currency: row.transaction_currency,
     transaction_amount: sign + formatAmount(row.transaction_amount, exponentOf(row.transaction_currency)),

@@ -10,10 +10,17 @@ export const CardTransactionSchema = Type.Object({
   status: StringEnum(['Authorized', 'Declined', 'Settled'] as const),
   type: StringEnum(['Sales', 'Refund', 'Withdrawal'] as const),
   transaction_currency: Type.String(),
-  transaction_amount: Type.String({ description: 'Signed decimal text: negative for a purchase or a withdrawal, positive for a refund.' }),
+  transaction_amount: Type.String({
+    description: 'Signed decimal text: negative for a purchase or a withdrawal, positive for a refund.',
+  }),
   local_currency: Type.String(),
-  local_amount: Type.String({ description: "The amount converted into the card's currency at the authorisation's rate." }),
-  final_local_amount: Type.String({ description: "What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled." }),
+  local_amount: Type.String({
+    description: "The amount converted into the card's currency at the authorisation's rate.",
+  }),
+  final_local_amount: Type.String({
+    description:
+      "What was debited in the end: the settled amount at the settlement's rate plus the fee; 0 until settled.",
+  }),
   calculated_fee: Type.String({ description: 'The foreign-exchange fee.' }),
   merchant_id: Type.String(),
   merchant_country: Type.String(),
@@ -45,9 +52,13 @@ export const SimulatedSpendBody = Type.Object({
 });
 
 export const IncrementBody = Type.Object({ amount: AmountInput() });
-export const ReverseBody = Type.Object({ amount: Type.Optional(AmountInput({ description: 'What to reverse; all that is authorised when absent.' })) });
+export const ReverseBody = Type.Object({
+  amount: Type.Optional(AmountInput({ description: 'What to reverse; all that is authorised when absent.' })),
+});
 export const SettleBody = Type.Object({
-  amount: Type.Optional(AmountInput({ description: 'What clears: less or more than authorised; the authorised amount when absent.' })),
+  amount: Type.Optional(
+    AmountInput({ description: 'What clears: less or more than authorised; the authorised amount when absent.' }),
+  ),
   currency: Type.Optional(Type.String({ minLength: 3, maxLength: 3, description: "The authorisation's currency." })),
 });
 export const AuthorizationParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

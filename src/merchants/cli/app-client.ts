@@ -17,18 +17,33 @@ export const APP_CLIENT_OPTIONS = {
  * A client signing as `--app` with `--key`, or as the demo app of the data folder (PAYGATE_DATA_DIR), calling
  * `--base-url`, or PAYGATE_PUBLIC_BASE_URL (or HOST and PORT).
  */
-export function appClient(options: { app?: string; key?: string; 'base-url'?: string; timeout?: string }): { client: PaygateClient; baseUrl: string; timeoutSeconds: number } {
+export function appClient(options: { app?: string; key?: string; 'base-url'?: string; timeout?: string }): {
+  client: PaygateClient;
+  baseUrl: string;
+  timeoutSeconds: number;
+} {
   const timeoutSeconds = Number(options.timeout ?? '30');
-  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 3600) throw new UsageError('--timeout must be a whole number of seconds from 1 to 3600');
+  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 3600)
+    throw new UsageError('--timeout must be a whole number of seconds from 1 to 3600');
   const config = loadConfig();
   const baseUrl = (options['base-url'] ?? config.publicBaseUrl).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]/.test(baseUrl) || !URL.canParse(baseUrl)) throw new UsageError(`--base-url must be an http:// or https:// URL (got ${JSON.stringify(baseUrl)})`);
+  if (!/^https?:\/\/[^/]/.test(baseUrl) || !URL.canParse(baseUrl))
+    throw new UsageError(`--base-url must be an http:// or https:// URL (got ${JSON.stringify(baseUrl)})`);
   const demo = readDemoApp(config.dataDir);
   const appId = options.app ?? demo?.app_id;
   const keyPath = options.key ?? demo?.private_key_path;
-  if (!appId || !keyPath) throw new UsageError(`no demo app in ${config.dataDir}: pass --app and --key, or start the server once to create it`);
+  if (!appId || !keyPath)
+    throw new UsageError(
+      `no demo app in ${config.dataDir}: pass --app and --key, or start the server once to create it`,
+    );
   try {
-    const client = new PaygateClient({ baseUrl, appId, privateKey: readFileArgument('--key', keyPath), retry: { maxAttempts: 1 }, timeoutMs: timeoutSeconds * 1000 });
+    const client = new PaygateClient({
+      baseUrl,
+      appId,
+      privateKey: readFileArgument('--key', keyPath),
+      retry: { maxAttempts: 1 },
+      timeoutMs: timeoutSeconds * 1000,
+    });
     return { client, baseUrl, timeoutSeconds };
   } catch (error) {
     if (error instanceof CommandFailure) throw error;
@@ -40,7 +55,8 @@ export function appClient(options: { app?: string; key?: string; 'base-url'?: st
 export function unreachable(baseUrl: string, timeoutSeconds: number, error: unknown): unknown {
   if (!(error instanceof PaygateConnectionError)) return error;
   const network = networkFailure(error);
-  if (network?.timedOut) return new CommandFailure(`no answer from paygate at ${baseUrl} within ${timeoutSeconds} s (--timeout)`);
+  if (network?.timedOut)
+    return new CommandFailure(`no answer from paygate at ${baseUrl} within ${timeoutSeconds} s (--timeout)`);
   const hint = network?.reason === 'connection refused' ? ' (is "paygate serve" running?)' : '';
   return new CommandFailure(`cannot reach paygate at ${baseUrl}: ${network?.reason ?? error.message}${hint}`);
 }

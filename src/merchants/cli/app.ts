@@ -1,9 +1,9 @@
 import { defineCommand, defineCommandGroup, JSON_OPTION } from '../../cli/command.js';
 import { readFileArgument } from '../../cli/input.js';
-import { print, UsageError } from '../../cli/output.js';
 import { MERCHANT_OPTION, operatorMerchant } from '../../cli/operator.js';
+import { print, UsageError } from '../../cli/output.js';
 import { withPlatform } from '../../cli/platform-command.js';
-import { createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl, type AppSummary } from '../apps.js';
+import { type AppSummary, createApp, listMerchantApps, setAppEnabled, setAppWebhookUrl } from '../apps.js';
 
 const APP_ID = { name: 'appId', description: 'the AppID' } as const;
 
@@ -13,18 +13,37 @@ const CREATE = defineCommand({
   description: 'Prints the AppID and the webhook public key, which verifies the webhooks paygate sends.',
   options: {
     merchant: MERCHANT_OPTION,
-    'public-key': { type: 'string', value: 'FILE.pem', required: true, description: "the merchant's RSA public key, PEM, at least 2048 bits" },
-    'allow-ip': { type: 'string', value: 'CIDR', multiple: true, description: 'accept signed calls only from these addresses; any when not given' },
+    'public-key': {
+      type: 'string',
+      value: 'FILE.pem',
+      required: true,
+      description: "the merchant's RSA public key, PEM, at least 2048 bits",
+    },
+    'allow-ip': {
+      type: 'string',
+      value: 'CIDR',
+      multiple: true,
+      description: 'accept signed calls only from these addresses; any when not given',
+    },
     json: JSON_OPTION,
   },
   async run({ options }, deps) {
     const publicKeyPem = readFileArgument('--public-key', options['public-key']);
     const app = await withPlatform(deps, async (ctx) =>
-      createApp(ctx, { merchantId: (await operatorMerchant(ctx, options.merchant)).id, publicKeyPem, allowedIps: options['allow-ip'] }));
-    print(options, { app_id: app.app_id, webhook_public_key: app.webhook_public_key, allowed_ips: app.allowed_ips }, () =>
-      `Created app ${app.app_id} for merchant ${app.merchant_id}\n` +
-      `Allowed addresses: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(', ') : 'any'}\n` +
-      `Webhook public key (verify paygate's webhooks with it):\n${app.webhook_public_key.trim()}`);
+      createApp(ctx, {
+        merchantId: (await operatorMerchant(ctx, options.merchant)).id,
+        publicKeyPem,
+        allowedIps: options['allow-ip'],
+      }),
+    );
+    print(
+      options,
+      { app_id: app.app_id, webhook_public_key: app.webhook_public_key, allowed_ips: app.allowed_ips },
+      () =>
+        `Created app ${app.app_id} for merchant ${app.merchant_id}\n` +
+        `Allowed addresses: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(', ') : 'any'}\n` +
+        `Webhook public key (verify paygate's webhooks with it):\n${app.webhook_public_key.trim()}`,
+    );
   },
 });
 
@@ -36,7 +55,9 @@ const LIST = defineCommand({
     json: JSON_OPTION,
   },
   async run({ options }, deps) {
-    const apps = await withPlatform(deps, async (ctx) => listMerchantApps(ctx, (await operatorMerchant(ctx, options.merchant)).id));
+    const apps = await withPlatform(deps, async (ctx) =>
+      listMerchantApps(ctx, (await operatorMerchant(ctx, options.merchant)).id),
+    );
     print(options, { apps }, () => apps.map(describe).join('\n') || 'No apps.');
   },
 });
@@ -44,7 +65,9 @@ const LIST = defineCommand({
 function enabling(enabled: boolean) {
   return defineCommand({
     name: enabled ? 'enable' : 'disable',
-    summary: enabled ? 'let a disabled app make signed calls again' : "refuse an app's signed calls, with 403, from the next request on",
+    summary: enabled
+      ? 'let a disabled app make signed calls again'
+      : "refuse an app's signed calls, with 403, from the next request on",
     arguments: [APP_ID],
     options: { json: JSON_OPTION },
     async run({ options, args }, deps) {
@@ -66,7 +89,10 @@ const WEBHOOK = defineCommand({
     if ((args.url === undefined) === !options.clear) throw new UsageError('give either URL or --clear');
     const app = await withPlatform(deps, (ctx) => setAppWebhookUrl(ctx, args.appId, args.url ?? null));
     print(options, { app_id: app.app_id, webhook_url: app.webhook_url }, () =>
-      app.webhook_url === null ? `App ${app.app_id} has no webhook endpoint now` : `Events of app ${app.app_id}'s merchant now also go to ${app.webhook_url}`);
+      app.webhook_url === null
+        ? `App ${app.app_id} has no webhook endpoint now`
+        : `Events of app ${app.app_id}'s merchant now also go to ${app.webhook_url}`,
+    );
   },
 });
 
@@ -77,6 +103,8 @@ export const APP_COMMAND = defineCommandGroup({
 });
 
 function describe(app: AppSummary): string {
-  return `${app.app_id}  ${app.status.padEnd(8)} allow: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(',') : 'any'}  ` +
-    `webhook: ${app.webhook_url ?? 'none'}  created ${app.created_at}`;
+  return (
+    `${app.app_id}  ${app.status.padEnd(8)} allow: ${app.allowed_ips.length > 0 ? app.allowed_ips.join(',') : 'any'}  ` +
+    `webhook: ${app.webhook_url ?? 'none'}  created ${app.created_at}`
+  );
 }

@@ -45,7 +45,13 @@ export async function receiptPdf(view: ReceiptInput['view'], options: ReceiptOpt
     size: 'A4',
     margin: 50,
     // Dated by the business clock, not the thread's wall clock: the same order and minute give the same bytes.
-    info: { Title: `Receipt ${order.number}`, Author: view.merchant.name, Producer: 'paygate', Creator: 'paygate', CreationDate: new Date(options.issuedAt) },
+    info: {
+      Title: `Receipt ${order.number}`,
+      Author: view.merchant.name,
+      Producer: 'paygate',
+      Creator: 'paygate',
+      CreationDate: new Date(options.issuedAt),
+    },
   });
   const [regular, heavy] = options.font ? ['body', 'body'] : ['Helvetica', 'Helvetica-Bold'];
   if (options.font) doc.registerFont('body', fontBytes(options.font.path), options.font.family ?? '');
@@ -75,11 +81,20 @@ export async function receiptPdf(view: ReceiptInput['view'], options: ReceiptOpt
   };
   const heading = (text: string) => {
     doc.moveDown(1).font(heavy).fontSize(12).text(printable(text), left, doc.y, { width });
-    doc.moveTo(left, doc.y + 2).lineTo(right, doc.y + 2).strokeColor('#c4cbd8').stroke().moveDown(0.5);
+    doc
+      .moveTo(left, doc.y + 2)
+      .lineTo(right, doc.y + 2)
+      .strokeColor('#c4cbd8')
+      .stroke()
+      .moveDown(0.5);
   };
 
   doc.font(heavy).fontSize(20).text(printable(view.merchant.name), left, doc.y, { width });
-  doc.font(regular).fontSize(12).fillColor('#4a5468').text(options.sandbox ? 'Receipt (sandbox: no real money moved)' : 'Receipt');
+  doc
+    .font(regular)
+    .fontSize(12)
+    .fillColor('#4a5468')
+    .text(options.sandbox ? 'Receipt (sandbox: no real money moved)' : 'Receipt');
   doc.fillColor('#000000').moveDown(1);
   field('Order number', order.number);
   field('Reference', order.reference_number);
@@ -107,9 +122,10 @@ export async function receiptPdf(view: ReceiptInput['view'], options: ReceiptOpt
     heading('Transactions');
     for (const t of view.transactions) {
       const card = JSON.parse(t.payment_data) as { last_4_digits?: string; credit_card_type?: string };
-      const method = t.payment_method === 'credit_card'
-        ? `card${card.credit_card_type ? ` ${card.credit_card_type}` : ''}${card.last_4_digits ? ` ending ${card.last_4_digits}` : ''}`
-        : (WALLET_NAMES[t.payment_method as keyof typeof WALLET_NAMES] ?? t.payment_method);
+      const method =
+        t.payment_method === 'credit_card'
+          ? `card${card.credit_card_type ? ` ${card.credit_card_type}` : ''}${card.last_4_digits ? ` ending ${card.last_4_digits}` : ''}`
+          : (WALLET_NAMES[t.payment_method as keyof typeof WALLET_NAMES] ?? t.payment_method);
       const state = t.status === 'succeeded' ? (t.voided === 1 ? 'voided' : 'succeeded') : t.status;
       // The right-hand column is money that moved; an attempt that moved none says its amount in words instead.
       const moved = t.status === 'succeeded' && t.voided === 0;
@@ -118,8 +134,17 @@ export async function receiptPdf(view: ReceiptInput['view'], options: ReceiptOpt
     }
   }
 
-  doc.moveDown(2).font(regular).fontSize(8).fillColor('#6a7386')
-    .text(printable(`Issued ${when(options.issuedAt)} (${options.timezone}) by paygate for ${view.merchant.name}.`), left, doc.y, { width });
+  doc
+    .moveDown(2)
+    .font(regular)
+    .fontSize(8)
+    .fillColor('#6a7386')
+    .text(
+      printable(`Issued ${when(options.issuedAt)} (${options.timezone}) by paygate for ${view.merchant.name}.`),
+      left,
+      doc.y,
+      { width },
+    );
   doc.end();
   return done;
 }
@@ -140,4 +165,3 @@ function fontBytes(path: string): Buffer {
 function latin1(text: string): string {
   return text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 }
-

@@ -1,11 +1,11 @@
 import { cardAttempts, returnCardAttempt, takeCardAttempt } from '../../cards/attempts.js';
 import type { PlatformContext } from '../../context/context.js';
-import { findCustomer, type CustomerRow } from '../../customers/index.js';
+import { type CustomerRow, findCustomer } from '../../customers/index.js';
 import { AppError } from '../../platform/errors.js';
 import { cardFields, readPageCard } from '../../web/card-form.js';
-import { html, type Html } from '../../web/html.js';
+import { type Html, html } from '../../web/html.js';
 import { page } from '../../web/layout.js';
-import { goneAnswer, openLinkPage, withCheckout, type OpenLinkPage } from '../../web/link-page.js';
+import { goneAnswer, type OpenLinkPage, openLinkPage, withCheckout } from '../../web/link-page.js';
 import { isPageAnswer, type PageAnswer, type PageRoute } from '../../web/pages.js';
 import { bindPaymentToken } from '../bind.js';
 import { BINDING_LINK } from '../links.js';
@@ -20,7 +20,11 @@ interface BindingPage extends OpenLinkPage {
   customer: CustomerRow;
 }
 
-async function openBindingPage(platform: PlatformContext, token: string, requestId: string): Promise<BindingPage | PageAnswer> {
+async function openBindingPage(
+  platform: PlatformContext,
+  token: string,
+  requestId: string,
+): Promise<BindingPage | PageAnswer> {
   const opened = await openLinkPage(platform, BINDING_LINK, token, requestId);
   if (isPageAnswer(opened)) return opened;
   const { ctx, link } = opened;
@@ -30,16 +34,28 @@ async function openBindingPage(platform: PlatformContext, token: string, request
 }
 
 /** The page: the customer's saved cards, what became of the card just tried (`?token=`), and the form. */
-export async function showBindingPage(platform: PlatformContext, token: string, requestId: string, justTried?: string, problem?: string): Promise<PageAnswer> {
+export async function showBindingPage(
+  platform: PlatformContext,
+  token: string,
+  requestId: string,
+  justTried?: string,
+  problem?: string,
+): Promise<PageAnswer> {
   const opened = await openBindingPage(platform, token, requestId);
   if (isPageAnswer(opened)) return opened;
   const { ctx, customer } = opened;
   const tried = justTried === undefined ? undefined : await findToken(ctx.db, ctx.merchant.id, justTried, customer.id);
-  const saved = (await customerTokens(ctx.db, ctx.merchant.id, customer.id)).filter((t) => t.state === 'success' && t.token_type === 'CreditCard');
-  const locked = await cardAttempts(ctx.db, ctx.merchant.id, { kind: 'link', id: opened.link.token_hash }) >= ctx.config.pageDeclineLimit;
-  const notice = problem !== undefined
-    ? html`<p class="notice error" role="alert" data-testid="notice">${problem}</p>`
-    : tried && html`<p class="notice ${tried.state === 'success' ? 'info' : 'error'}" role="alert" data-testid="notice">${triedText(tried)}</p>`;
+  const saved = (await customerTokens(ctx.db, ctx.merchant.id, customer.id)).filter(
+    (t) => t.state === 'success' && t.token_type === 'CreditCard',
+  );
+  const locked =
+    (await cardAttempts(ctx.db, ctx.merchant.id, { kind: 'link', id: opened.link.token_hash })) >=
+    ctx.config.pageDeclineLimit;
+  const notice =
+    problem !== undefined
+      ? html`<p class="notice error" role="alert" data-testid="notice">${problem}</p>`
+      : tried &&
+        html`<p class="notice ${tried.state === 'success' ? 'info' : 'error'}" role="alert" data-testid="notice">${triedText(tried)}</p>`;
   return {
     status: problem === undefined ? 200 : 422,
     html: page({
@@ -52,9 +68,11 @@ export async function showBindingPage(platform: PlatformContext, token: string, 
 ${notice}
 ${saved.length > 0 && html`<table class="items" data-testid="saved">${saved.map((t) => html`<tr><td>${t.card_brand ?? 'Card'} ending in ${t.card_last4 ?? ''}</td><td class="num">${t.exp_month}/${t.exp_year?.slice(-2)}</td></tr>`)}</table>`}
 </section>
-${locked
-  ? html`<section class="panel"><p class="notice error" data-testid="locked">Too many cards could not be verified: this link takes no more cards. Ask ${ctx.merchant.name} for help.</p></section>`
-  : cardForm(opened)}`,
+${
+  locked
+    ? html`<section class="panel"><p class="notice error" data-testid="locked">Too many cards could not be verified: this link takes no more cards. Ask ${ctx.merchant.name} for help.</p></section>`
+    : cardForm(opened)
+}`,
     }),
   };
 }
@@ -74,8 +92,11 @@ function cardForm(opened: BindingPage): Html {
 ${cardFields({ holderRequired: true })}
 <button type="submit" data-testid="save">Save card</button>
 </form>
-${sandbox && html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</code> asks for 3-D Secure, <code>4000 0000 0000 3055</code> is saved at once,
-<code>4000 0000 0000 0002</code> is declined, <code>4000 0000 0000 0341</code> is saved at once but every later charge is declined.</p>`}
+${
+  sandbox &&
+  html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</code> asks for 3-D Secure, <code>4000 0000 0000 3055</code> is saved at once,
+<code>4000 0000 0000 0002</code> is declined, <code>4000 0000 0000 0341</code> is saved at once but every later charge is declined.</p>`
+}
 </section>`;
 }
 
@@ -83,25 +104,40 @@ ${sandbox && html`<p class="muted">Sandbox cards: <code>4242 4242 4242 4242</cod
  * The customer's card, bound. Like the payment page, every attempt takes one of the link's declines first and
  * gives it back only if the card was saved.
  */
-export async function bindFromPage(platform: PlatformContext, token: string, requestId: string, form: Record<string, string>): Promise<PageAnswer> {
+export async function bindFromPage(
+  platform: PlatformContext,
+  token: string,
+  requestId: string,
+  form: Record<string, string>,
+): Promise<PageAnswer> {
   const opened = await openBindingPage(platform, token, requestId);
   if (isPageAnswer(opened)) return opened;
   const { ctx, customer } = opened;
   const card = readPageCard(ctx, form);
   if ('problem' in card) return showBindingPage(platform, token, requestId, undefined, card.problem);
-  if (!card.input.holder_name) return showBindingPage(platform, token, requestId, undefined, 'Enter the name on the card.');
+  if (!card.input.holder_name)
+    return showBindingPage(platform, token, requestId, undefined, 'Enter the name on the card.');
   const subject = { kind: 'link', id: opened.link.token_hash };
-  if (!(await takeCardAttempt(ctx.db, ctx.merchant.id, subject, ctx.config.pageDeclineLimit))) return { redirect: opened.url };
+  if (!(await takeCardAttempt(ctx.db, ctx.merchant.id, subject, ctx.config.pageDeclineLimit)))
+    return { redirect: opened.url };
   let saved = false;
   try {
     const bound = await bindPaymentToken(ctx, customer.id, {
-      card: { number: card.input.number, exp_month: card.input.exp_month, exp_year: card.input.exp_year, cvv: card.input.cvv, holder_name: card.input.holder_name },
+      card: {
+        number: card.input.number,
+        exp_month: card.input.exp_month,
+        exp_year: card.input.exp_year,
+        cvv: card.input.cvv,
+        holder_name: card.input.holder_name,
+      },
     });
     saved = bound.state === 'success';
-    if (bound.state === 'pending' && bound.verify_url !== null) return { redirect: withCheckout(ctx, bound.verify_url, token) };
+    if (bound.state === 'pending' && bound.verify_url !== null)
+      return { redirect: withCheckout(ctx, bound.verify_url, token) };
     return { redirect: `${opened.url}?token=${encodeURIComponent(bound.token)}` };
   } catch (error) {
-    if (error instanceof AppError && error.definition.status < 500) return showBindingPage(platform, token, requestId, undefined, 'The card could not be checked. Please try again.');
+    if (error instanceof AppError && error.definition.status < 500)
+      return showBindingPage(platform, token, requestId, undefined, 'The card could not be checked. Please try again.');
     throw error;
   } finally {
     if (saved) await returnCardAttempt(ctx.db, ctx.merchant.id, subject);
@@ -110,6 +146,14 @@ export async function bindFromPage(platform: PlatformContext, token: string, req
 
 /** The card-binding page of a binding ("wallet") link. */
 export const BINDING_PAGES: PageRoute[] = [
-  { method: 'GET', url: `${BINDING_LINK.path}/:token`, handle: (platform, { params, id, query }) => showBindingPage(platform, params.token!, id, query.token) },
-  { method: 'POST', url: `${BINDING_LINK.path}/:token/card`, handle: (platform, { params, id, form }) => bindFromPage(platform, params.token!, id, form) },
+  {
+    method: 'GET',
+    url: `${BINDING_LINK.path}/:token`,
+    handle: (platform, { params, id, query }) => showBindingPage(platform, params.token!, id, query.token),
+  },
+  {
+    method: 'POST',
+    url: `${BINDING_LINK.path}/:token/card`,
+    handle: (platform, { params, id, form }) => bindFromPage(platform, params.token!, id, form),
+  },
 ];

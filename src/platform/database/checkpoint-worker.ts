@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { CheckpointReport, CheckpointerSettings, CheckpointRequest } from './checkpointer.js';
+import type { CheckpointerSettings, CheckpointReport, CheckpointRequest } from './checkpointer.js';
 
 /**
  * The checkpointer's thread: its own connection copies committed pages from the write-ahead log back into the
@@ -37,7 +37,11 @@ function passive(): void {
       return;
     }
     // Nearly all copied, the pause is short. Twice as long, the writer is outpacing the thread: pause all the same.
-    if (!awaitingPause && result!.log >= pauseAbovePages && (behind < settings.batchPages || result!.log >= 2 * pauseAbovePages)) {
+    if (
+      !awaitingPause &&
+      result!.log >= pauseAbovePages &&
+      (behind < settings.batchPages || result!.log >= 2 * pauseAbovePages)
+    ) {
       awaitingPause = true;
       report({ kind: 'pause-wanted' });
     }

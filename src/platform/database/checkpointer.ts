@@ -38,7 +38,12 @@ export type CheckpointerEvent = { kind: 'failed'; message: string } | { kind: 'l
 export type HoldWriter = (during: () => Promise<void>) => Promise<void>;
 
 const DEFAULTS = {
-  intervalMs: 200, batchPages: 1_000, restartAbovePages: 4_096, restartWaitMs: 2_000, giveUpAbovePages: 65_536, failuresBeforeGivingUp: 5,
+  intervalMs: 200,
+  batchPages: 1_000,
+  restartAbovePages: 4_096,
+  restartWaitMs: 2_000,
+  giveUpAbovePages: 65_536,
+  failuresBeforeGivingUp: 5,
 };
 /** A pause the thread does not answer in this long: the thread is taken for lost. */
 const PAUSE_LIMIT_MS = 10_000;
@@ -108,7 +113,10 @@ export class Checkpointer {
       if (this.stopping) return;
       const ended = new Promise<void>((resolve) => (this.endPause = resolve));
       this.worker.postMessage('paused' satisfies CheckpointRequest);
-      const timeout = setTimeout(() => this.lose(`the checkpoint thread did not end a pause in ${PAUSE_LIMIT_MS} ms`), PAUSE_LIMIT_MS);
+      const timeout = setTimeout(
+        () => this.lose(`the checkpoint thread did not end a pause in ${PAUSE_LIMIT_MS} ms`),
+        PAUSE_LIMIT_MS,
+      );
       await ended;
       clearTimeout(timeout);
       this.endPause = undefined;

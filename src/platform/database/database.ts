@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { createQueryId, Kysely, PostgresAdapter, PostgresDialect, RawNode, type CompiledQuery, type QueryResult, type Selectable } from 'kysely';
+import {
+  type CompiledQuery,
+  createQueryId,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  type QueryResult,
+  RawNode,
+  type Selectable,
+} from 'kysely';
 import pg from 'pg';
 import { Checkpointer, type CheckpointerEvent } from './checkpointer.js';
 import { GroupCommit } from './group-commit.js';
@@ -50,7 +59,10 @@ export interface Database {
 }
 
 /** A one-row read, built from its parameters; run prepared, or on an open transaction. */
-export type ReadBuilder<P extends object, R> = (db: Db, params: P) => {
+export type ReadBuilder<P extends object, R> = (
+  db: Db,
+  params: P,
+) => {
   compile(): CompiledQuery<R>;
   executeTakeFirst(): Promise<R | undefined>;
 };
@@ -75,15 +87,17 @@ function openSqlite(options: DatabaseOptions): Database {
   // Commits never wait on the disk; FULL durability comes from flushing the WAL before a write is told about
   // (group commit), which costs the event loop nothing and serves many commits with one flush.
   writer.pragma('synchronous = NORMAL');
-  const groupCommit = options.sqliteSynchronous === 'FULL'
-    ? new GroupCommit(`${file}-wal`, (error) => options.onDurabilityFailure?.(error))
-    : undefined;
+  const groupCommit =
+    options.sqliteSynchronous === 'FULL'
+      ? new GroupCommit(`${file}-wal`, (error) => options.onDurabilityFailure?.(error))
+      : undefined;
   writer.pragma('foreign_keys = ON');
   writer.pragma('busy_timeout = 5000');
   // After a restart of a log grown long, the file is cut back: a burst of writes does not keep its disk space.
   writer.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const db = new Kysely<Schema>({ dialect: new SqliteWriterDialect(writer, () => groupCommit?.noteWrite()) });
-  const checkpointer = options.backgroundCheckpoints &&
+  const checkpointer =
+    options.backgroundCheckpoints &&
     new Checkpointer(writer, file, (during) => db.connection().execute(during), options.backgroundCheckpoints);
 
   let reader: BetterSqlite3.Database | undefined;
@@ -185,22 +199,32 @@ interface SlottedStatement {
  */
 function compileSlots<P extends object, R>(db: Db, build: StatementBuilder<P, R>): SlottedStatement {
   const read = new Set<string>();
-  const placeholders = new Proxy({}, {
-    get: (_, key) => {
-      read.add(String(key));
-      return `${SLOT}${String(key)}`;
+  const placeholders = new Proxy(
+    {},
+    {
+      get: (_, key) => {
+        read.add(String(key));
+        return `${SLOT}${String(key)}`;
+      },
     },
-  }) as P;
+  ) as P;
   const compiled: CompiledQuery<R> = build(db, placeholders).compile();
   const bound = new Set(compiled.parameters.filter((v): v is string => typeof v === 'string' && v.startsWith(SLOT)));
-  const intact = [...read].every((key) => bound.has(`${SLOT}${key}`)) && [...bound].every((v) => read.has(v.slice(SLOT.length)));
-  if (!intact || compiled.sql.includes(SLOT)) throw new Error(`a prepared statement must bind its parameters as they are: ${compiled.sql}`);
-  const slots = compiled.parameters.map((value) => (typeof value === 'string' && value.startsWith(SLOT) ? value.slice(SLOT.length) : undefined));
+  const intact =
+    [...read].every((key) => bound.has(`${SLOT}${key}`)) && [...bound].every((v) => read.has(v.slice(SLOT.length)));
+  if (!intact || compiled.sql.includes(SLOT))
+    throw new Error(`a prepared statement must bind its parameters as they are: ${compiled.sql}`);
+  const slots = compiled.parameters.map((value) =>
+    typeof value === 'string' && value.startsWith(SLOT) ? value.slice(SLOT.length) : undefined,
+  );
   return { sql: compiled.sql, slots, constants: compiled.parameters };
 }
 
 /** {@link compileSlots}, with the parameters bound from an object of named values. */
-function compileWithSlots<P extends object, R>(db: Db, build: StatementBuilder<P, R>): { sql: string; bind: (params: P) => unknown[] } {
+function compileWithSlots<P extends object, R>(
+  db: Db,
+  build: StatementBuilder<P, R>,
+): { sql: string; bind: (params: P) => unknown[] } {
   const slotted = compileSlots(db, build);
   return { sql: slotted.sql, bind: namedValues(slotted) };
 }
@@ -224,7 +248,12 @@ function compiledStatement<P extends object, B, R>(
       statement = { sql: slotted.sql, query: RawNode.createWithSql(slotted.sql), bind: binderOf(slotted) };
       compiled.set(executor.adapter, statement);
     }
-    const query: CompiledQuery<R> = { sql: statement.sql, query: statement.query, parameters: statement.bind(bound), queryId: createQueryId() };
+    const query: CompiledQuery<R> = {
+      sql: statement.sql,
+      query: statement.query,
+      parameters: statement.bind(bound),
+      queryId: createQueryId(),
+    };
     // Straight to the connection, as Kysely's executeQuery ends up doing (through a new executor and three more
     // async steps a statement): the executor still refuses a transaction that has ended. Only plugins would
     // transform the result, and paygate has none.
@@ -234,15 +263,17 @@ function compiledStatement<P extends object, B, R>(
 }
 
 /** Binds each position from an object of named values. */
-const namedValues = ({ slots, constants }: SlottedStatement) => (params: object): unknown[] => {
-  const named = params as Record<string, unknown>;
-  const values = new Array<unknown>(slots.length);
-  for (let i = 0; i < slots.length; i += 1) {
-    const slot = slots[i];
-    values[i] = slot === undefined ? constants[i] : named[slot];
-  }
-  return values;
-};
+const namedValues =
+  ({ slots, constants }: SlottedStatement) =>
+  (params: object): unknown[] => {
+    const named = params as Record<string, unknown>;
+    const values = new Array<unknown>(slots.length);
+    for (let i = 0; i < slots.length; i += 1) {
+      const slot = slots[i];
+      values[i] = slot === undefined ? constants[i] : named[slot];
+    }
+    return values;
+  };
 
 /**
  * Declares a hot read once, at module level; it is compiled and prepared the first time it runs on a given
@@ -271,7 +302,9 @@ export function preparedRead<P extends object, R>(
  * or the transaction it is given. Building and compiling a query cost about as much CPU as SQLite running it on the
  * payment path (docs/benchmarks.md); what is built must not depend on the parameters' values.
  */
-export function preparedQuery<P extends object, R>(build: StatementBuilder<P, R>): (db: Db, params: P) => Promise<QueryResult<R>> {
+export function preparedQuery<P extends object, R>(
+  build: StatementBuilder<P, R>,
+): (db: Db, params: P) => Promise<QueryResult<R>> {
   return compiledStatement<P, P, R>(build, namedValues);
 }
 
@@ -285,23 +318,27 @@ export function preparedPatch<P extends object, R>(
   type Bound = { patch: Record<string, unknown>; params: Record<string, unknown> };
   // By the columns set, in the patch's order: a patch's shape is found by following its column names, so no key
   // string is built for each update.
-  interface Shape { update?: (db: Db, bound: Bound) => Promise<QueryResult<R>>; next: Map<string, Shape> }
+  interface Shape {
+    update?: (db: Db, bound: Bound) => Promise<QueryResult<R>>;
+    next: Map<string, Shape>;
+  }
   const shapes: Shape = { next: new Map() };
-  const updateOf = (columns: string[]) => compiledStatement<Record<string, unknown>, Bound, R>(
-    (db, p) => build(db, Object.fromEntries(columns.map((column) => [column, p[`${PATCH_SLOT}${column}`]])), p as P),
-    ({ slots, constants }) => {
-      const patched = slots.map((slot) => (slot?.startsWith(PATCH_SLOT) ? slot.slice(PATCH_SLOT.length) : undefined));
-      return ({ patch, params }) => {
-        const values = new Array<unknown>(slots.length);
-        for (let i = 0; i < slots.length; i += 1) {
-          const column = patched[i];
-          const slot = slots[i];
-          values[i] = column !== undefined ? patch[column] : slot === undefined ? constants[i] : params[slot];
-        }
-        return values;
-      };
-    },
-  );
+  const updateOf = (columns: string[]) =>
+    compiledStatement<Record<string, unknown>, Bound, R>(
+      (db, p) => build(db, Object.fromEntries(columns.map((column) => [column, p[`${PATCH_SLOT}${column}`]])), p as P),
+      ({ slots, constants }) => {
+        const patched = slots.map((slot) => (slot?.startsWith(PATCH_SLOT) ? slot.slice(PATCH_SLOT.length) : undefined));
+        return ({ patch, params }) => {
+          const values = new Array<unknown>(slots.length);
+          for (let i = 0; i < slots.length; i += 1) {
+            const column = patched[i];
+            const slot = slots[i];
+            values[i] = column !== undefined ? patch[column] : slot === undefined ? constants[i] : params[slot];
+          }
+          return values;
+        };
+      },
+    );
   return (db, patch, params) => {
     const values = patch as Record<string, unknown>;
     let shape = shapes;
@@ -334,7 +371,8 @@ export function preparedInsert<T extends keyof Schema & string>(
 ): (db: Db, row: Selectable<Schema[T]>) => Promise<void> {
   const names = Object.keys(columns);
   const insert = preparedQuery((db, row: Record<string, unknown>) =>
-    db.insertInto(table).values(Object.fromEntries(names.map((name) => [name, row[name]])) as never));
+    db.insertInto(table).values(Object.fromEntries(names.map((name) => [name, row[name]])) as never),
+  );
   return async (db, row) => {
     await insert(db, row as Record<string, unknown>);
   };
@@ -353,7 +391,10 @@ const ROWS_LADDER = [256, 64, 16, 4, 1] as const;
 export function preparedInsertRows<T extends keyof Schema & string>(
   table: T,
   columns: Record<keyof Selectable<Schema[T]> & string, true>,
-  options: { onConflictDoNothing?: Array<keyof Selectable<Schema[T]> & string>; returning?: keyof Selectable<Schema[T]> & string } = {},
+  options: {
+    onConflictDoNothing?: Array<keyof Selectable<Schema[T]> & string>;
+    returning?: keyof Selectable<Schema[T]> & string;
+  } = {},
 ): (db: Db, rows: ReadonlyArray<Selectable<Schema[T]>>) => Promise<unknown[]> {
   const names = Object.keys(columns);
   type Rows = { rows: ReadonlyArray<Record<string, unknown>>; first: number };
@@ -363,9 +404,12 @@ export function preparedInsertRows<T extends keyof Schema & string>(
     if (!insert) {
       insert = compiledStatement<Record<string, unknown>, Rows, Record<string, unknown>>(
         (db, p) => {
-          const rows = Array.from({ length: size }, (_, row) => Object.fromEntries(names.map((name) => [name, p[`${row}:${name}`]])));
+          const rows = Array.from({ length: size }, (_, row) =>
+            Object.fromEntries(names.map((name) => [name, p[`${row}:${name}`]])),
+          );
           let query = db.insertInto(table).values(rows as never);
-          if (options.onConflictDoNothing) query = query.onConflict((oc) => oc.columns(options.onConflictDoNothing as never).doNothing());
+          if (options.onConflictDoNothing)
+            query = query.onConflict((oc) => oc.columns(options.onConflictDoNothing as never).doNothing());
           return options.returning ? query.returning(options.returning as never) : query;
         },
         ({ slots, constants }) => {
@@ -391,7 +435,10 @@ export function preparedInsertRows<T extends keyof Schema & string>(
     let next = 0;
     for (const size of ROWS_LADDER) {
       while (rows.length - next >= size) {
-        const result = await statementOf(size)(db, { rows: rows as ReadonlyArray<Record<string, unknown>>, first: next });
+        const result = await statementOf(size)(db, {
+          rows: rows as ReadonlyArray<Record<string, unknown>>,
+          first: next,
+        });
         next += size;
         if (options.returning) for (const written of result.rows) answered.push(written[options.returning]);
       }
@@ -403,7 +450,8 @@ export function preparedInsertRows<T extends keyof Schema & string>(
 /** A database that is busy or timed out (a 503 the client may retry), not a fault in the request. */
 export function isTransientDatabaseError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  if (code === '57014' || code === '55P03' || code === '40001' || code === '40P01' || code === 'SQLITE_BUSY') return true;
+  if (code === '57014' || code === '55P03' || code === '40001' || code === '40P01' || code === 'SQLITE_BUSY')
+    return true;
   return error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
 }
 

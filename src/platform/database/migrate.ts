@@ -1,4 +1,4 @@
-import { Migrator, sql, type Migration } from 'kysely';
+import { type Migration, Migrator, sql } from 'kysely';
 import type { Database } from './database.js';
 import * as foundation from './migrations/001_foundation.js';
 import * as orders from './migrations/002_orders.js';
@@ -42,7 +42,10 @@ export const MIGRATIONS: Record<string, Migration> = {
  * migrate once: on PostgreSQL the migrator holds an advisory lock, on SQLite the transaction's write lock
  * (BEGIN IMMEDIATE) makes the second wait and then find nothing to do.
  */
-export async function migrate(database: Database, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
+export async function migrate(
+  database: Database,
+  migrations: Record<string, Migration> = MIGRATIONS,
+): Promise<string[]> {
   // Every command migrates first: when nothing is pending, say so without the migrator, whose checks read the
   // tables of every schema of a PostgreSQL database (and fail if another is being dropped meanwhile).
   if (await nothingPending(database, Object.keys(migrations))) return [];

@@ -1,5 +1,5 @@
-import { sql, type Expression } from 'kysely';
-import { isPostgres, type Db } from './database.js';
+import { type Expression, sql } from 'kysely';
+import { type Db, isPostgres } from './database.js';
 
 /**
  * The merchant column, in a lookup of many rows by primary key (`id IN (...)`). Without statistics, SQLite's

@@ -1,9 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
   type DatabaseConnection,
   type DatabaseIntrospector,
   type Dialect,
@@ -12,6 +9,9 @@ import {
   type Kysely,
   type QueryCompiler,
   type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
 } from 'kysely';
 import { AppError, PLATFORM_ERRORS } from '../errors.js';
 
@@ -58,7 +58,11 @@ class SqliteWriterDriver implements Driver {
   private readonly connection: CachedStatementConnection;
   private readonly mutex = new Mutex();
 
-  constructor(private readonly database: BetterSqlite3.Database, onWrite: () => void, private readonly waitLimitMs: number) {
+  constructor(
+    private readonly database: BetterSqlite3.Database,
+    onWrite: () => void,
+    private readonly waitLimitMs: number,
+  ) {
     this.connection = new CachedStatementConnection(database, onWrite);
   }
 
@@ -129,7 +133,10 @@ const TRANSACTION_CONTROL = /^\s*(begin|rollback|savepoint|release)\b/i;
 class CachedStatementConnection implements DatabaseConnection {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
 
-  constructor(private readonly database: BetterSqlite3.Database, private readonly onWrite: () => void) {}
+  constructor(
+    private readonly database: BetterSqlite3.Database,
+    private readonly onWrite: () => void,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const statement = this.statement(compiled.sql);

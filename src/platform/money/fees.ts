@@ -1,5 +1,5 @@
 import { currencyExponent } from './currencies.js';
-import { parseAmount, type Minor } from './money.js';
+import { type Minor, parseAmount } from './money.js';
 
 /** What a payment method costs: a share of the amount (parts per million) plus a fixed amount per currency. */
 export interface FeeRate {
@@ -28,8 +28,17 @@ export const SANDBOX_FEES: FeeSchedule = {
   },
 };
 
-/** The fee on `amount` of `currency` paid by `method`: the share rounded half up, plus the fixed part; never more than the amount. */
-export function feeOf(schedule: FeeSchedule, merchantId: string, method: string, currency: string, amount: Minor): Minor {
+/**
+ * The fee on `amount` of `currency` paid by `method`: the share rounded half up, plus the fixed part; never more than
+ * the amount.
+ */
+export function feeOf(
+  schedule: FeeSchedule,
+  merchantId: string,
+  method: string,
+  currency: string,
+  amount: Minor,
+): Minor {
   const own = schedule[merchantId];
   const everyone = schedule['*'];
   const found = own?.[method] ?? own?.['*'] ?? everyone?.[method] ?? everyone?.['*'];
@@ -50,7 +59,9 @@ export function parseFeeSchedule(raw: string, base: FeeSchedule): FeeSchedule | 
     return 'must be JSON: {"*": {"credit_card": {"percent": "2.9", "fixed": {"HKD": "2.35"}}}}';
   }
   if (!isRecord(given)) return 'must be a JSON object of merchants ("*" for all) to payment methods to rates';
-  const schedule: Record<string, Record<string, FeeRate>> = Object.fromEntries(Object.entries(base).map(([who, methods]) => [who, { ...methods }]));
+  const schedule: Record<string, Record<string, FeeRate>> = Object.fromEntries(
+    Object.entries(base).map(([who, methods]) => [who, { ...methods }]),
+  );
   for (const [who, methods] of Object.entries(given)) {
     if (!isRecord(methods)) return `${who}: must map payment methods ("*" for any) to rates`;
     for (const [method, value] of Object.entries(methods)) {
@@ -88,4 +99,3 @@ function readRate(value: unknown): FeeRate | string {
   }
   return { ppm, fixed };
 }
-

@@ -1,4 +1,4 @@
-import { AppError, PLATFORM_ERRORS, type ErrorDefinition } from '../errors.js';
+import { AppError, type ErrorDefinition, PLATFORM_ERRORS } from '../errors.js';
 import { currencyExponent } from './currencies.js';
 
 /** An amount in integer minor units (cents, yen) of one currency. Money is never a float. */
@@ -41,7 +41,11 @@ const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 export function readCurrency(text: string, field: string): Currency {
   const code = text.trim().toUpperCase();
   const exponent = currencyExponent(code);
-  if (exponent === undefined) throw new AppError(PLATFORM_ERRORS.currencyInvalid, `${field} ${JSON.stringify(text)} is not an ISO 4217 currency code.`);
+  if (exponent === undefined)
+    throw new AppError(
+      PLATFORM_ERRORS.currencyInvalid,
+      `${field} ${JSON.stringify(text)} is not an ISO 4217 currency code.`,
+    );
   return { code, exponent };
 }
 
@@ -65,7 +69,10 @@ export function readMoney(
 ): Money {
   const minor = parseAmount(input, currency.exponent, options);
   if (typeof minor === 'string') {
-    throw new AppError(options.refusal ?? PLATFORM_ERRORS.validationFailed, `${field} ${describeAmountProblem(minor, currency.exponent)}.`);
+    throw new AppError(
+      options.refusal ?? PLATFORM_ERRORS.validationFailed,
+      `${field} ${describeAmountProblem(minor, currency.exponent)}.`,
+    );
   }
   return { minor, currency };
 }
@@ -100,7 +107,8 @@ export class MoneyRangeError extends RangeError {
 
 /** Exactness, not the business maximum: a sum past {@link MAX_MINOR} may be legitimate on the way to a refusal. */
 function checked(value: number): Minor {
-  if (!Number.isSafeInteger(value)) throw new MoneyRangeError(`${value} minor units: arithmetic past 2^53 is no longer exact`);
+  if (!Number.isSafeInteger(value))
+    throw new MoneyRangeError(`${value} minor units: arithmetic past 2^53 is no longer exact`);
   return value;
 }
 
@@ -155,11 +163,19 @@ export function exponentOf(currency: string): number {
 
 function describeAmountProblem(problem: AmountProblem, exponent: number): string {
   switch (problem) {
-    case 'not_a_number': return 'must be a decimal amount such as "12.50"';
-    case 'exponent_notation': return 'must be written without exponent notation';
-    case 'too_many_decimals': return exponent === 0 ? 'must be a whole amount (the currency has no decimals)' : `must have at most ${exponent} decimals`;
-    case 'negative': return 'must not be negative';
-    case 'zero': return 'must be greater than zero';
-    case 'out_of_range': return 'is too large';
+    case 'not_a_number':
+      return 'must be a decimal amount such as "12.50"';
+    case 'exponent_notation':
+      return 'must be written without exponent notation';
+    case 'too_many_decimals':
+      return exponent === 0
+        ? 'must be a whole amount (the currency has no decimals)'
+        : `must have at most ${exponent} decimals`;
+    case 'negative':
+      return 'must not be negative';
+    case 'zero':
+      return 'must be greater than zero';
+    case 'out_of_range':
+      return 'is too large';
   }
 }

@@ -8,7 +8,19 @@ import { AppError, invalid, PLATFORM_ERRORS } from '../errors.js';
 
 export type FilterType = 'text' | 'integer' | 'money' | 'boolean' | 'time' | 'date';
 
-export const OPERATORS = ['_eq', '_neq', '_gt', '_gte', '_lt', '_lte', '_contains', '_not_contains', '_in', '_not_in', '_null'] as const;
+export const OPERATORS = [
+  '_eq',
+  '_neq',
+  '_gt',
+  '_gte',
+  '_lt',
+  '_lte',
+  '_contains',
+  '_not_contains',
+  '_in',
+  '_not_in',
+  '_null',
+] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 const ALLOWED: Record<FilterType, readonly Operator[]> = {
@@ -38,7 +50,10 @@ export type Condition =
   | { field: string; op: '_in' | '_not_in'; values: FilterValue[] }
   | { field: string; op: '_null'; isNull: boolean };
 
-/** Text stays text; integers and booleans become numbers (0/1); times become epoch milliseconds; money stays decimal text. */
+/**
+ * Text stays text; integers and booleans become numbers (0/1); times become epoch milliseconds; money stays decimal
+ * text.
+ */
 export type FilterValue = string | number;
 
 const KEY = /^filter\[([^\]]+)\]\[([^\]]+)\]$/;
@@ -59,7 +74,10 @@ export function parseFilters(query: Record<string, unknown>, catalogue: FilterCa
     .filter(([key]) => key.startsWith('filter['))
     .reduce((count, [, raw]) => count + (Array.isArray(raw) ? raw.length : 1), 0);
   if (given > MAX_CONDITIONS) {
-    throw new AppError(PLATFORM_ERRORS.validationFailed, `At most ${MAX_CONDITIONS} filter conditions per request (got ${given}): narrow the query, or use _in.`);
+    throw new AppError(
+      PLATFORM_ERRORS.validationFailed,
+      `At most ${MAX_CONDITIONS} filter conditions per request (got ${given}): narrow the query, or use _in.`,
+    );
   }
   for (const [key, raw] of Object.entries(query)) {
     if (!key.startsWith('filter[')) continue;
@@ -87,7 +105,8 @@ function condition(key: string, field: string, op: Operator, text: string, spec:
   }
   if (op === '_in' || op === '_not_in') {
     const items = text.split(',');
-    if (items.length > MAX_LIST_VALUES) throw invalid(key, `takes at most ${MAX_LIST_VALUES} comma-separated values (got ${items.length})`);
+    if (items.length > MAX_LIST_VALUES)
+      throw invalid(key, `takes at most ${MAX_LIST_VALUES} comma-separated values (got ${items.length})`);
     const values = items.map((item) => value(key, item.trim(), spec));
     return { field, op, values };
   }
@@ -106,14 +125,16 @@ function value(key: string, text: string, spec: FilterField): FilterValue {
       return Number(text);
     case 'money':
       // Eleven integer digits scaled by the largest exponent (4) stay a safe integer: the bounds are exact.
-      if (!MONEY.test(text)) throw invalid(key, 'must be a decimal amount such as 12.50 (at most 11 digits before the point, 8 after)');
+      if (!MONEY.test(text))
+        throw invalid(key, 'must be a decimal amount such as 12.50 (at most 11 digits before the point, 8 after)');
       return text;
     case 'boolean':
       if (text !== '0' && text !== '1') throw invalid(key, 'must be 0 or 1');
       return Number(text);
     case 'time': {
       const at = RFC3339.test(text) && isRealDate(text.slice(0, 10)) ? Date.parse(text) : Number.NaN;
-      if (Number.isNaN(at)) throw invalid(key, 'must be an RFC 3339 time with an offset, such as 2026-11-21T08:00:00+08:00');
+      if (Number.isNaN(at))
+        throw invalid(key, 'must be an RFC 3339 time with an offset, such as 2026-11-21T08:00:00+08:00');
       return at;
     }
     case 'date':
@@ -128,7 +149,6 @@ function isRealDate(text: string): boolean {
   const at = new Date(Date.UTC(y, m - 1, d));
   return at.getUTCFullYear() === y && at.getUTCMonth() === m - 1 && at.getUTCDate() === d;
 }
-
 
 /** offset and limit of a list page, with the interface's ceiling of 1000. */
 export interface Page {

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Condition, FilterCatalogue, FilterValue } from './filters.js';
 
 const COMPARE: Record<string, string> = { _eq: '=', _neq: '<>', _gt: '>', _gte: '>=', _lt: '<', _lte: '<=' };
@@ -10,19 +10,26 @@ export function conditionSql(condition: Condition, catalogue: FilterCatalogue, p
   const target = catalogue[condition.field];
   if (!target) throw new Error(`no column for filter field ${condition.field}`);
   const column = sql.ref(target.column);
-  if (condition.op === '_null') return condition.isNull ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`;
+  if (condition.op === '_null')
+    return condition.isNull ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`;
   // The negative operators hold for a missing value too: an order without a customer is not that customer's.
   if ('values' in condition) {
     const list = sql.join(condition.values.map((v) => sql`${v}`));
-    return condition.op === '_in' ? sql<SqlBool>`${column} in (${list})` : sql<SqlBool>`(${column} is null or ${column} not in (${list}))`;
+    return condition.op === '_in'
+      ? sql<SqlBool>`${column} in (${list})`
+      : sql<SqlBool>`(${column} is null or ${column} not in (${list}))`;
   }
   if (condition.op === '_contains' || condition.op === '_not_contains') {
     // Case-sensitive substring, alike on both engines (SQLite's LIKE ignores ASCII case, PostgreSQL's does not).
-    const found = postgres ? sql`strpos(${column}, ${condition.value}) > 0` : sql`instr(${column}, ${condition.value}) > 0`;
+    const found = postgres
+      ? sql`strpos(${column}, ${condition.value}) > 0`
+      : sql`instr(${column}, ${condition.value}) > 0`;
     return condition.op === '_contains' ? sql<SqlBool>`${found}` : sql<SqlBool>`(${column} is null or not (${found}))`;
   }
-  if (target.exponentColumn) return moneySql(column, sql.ref(target.exponentColumn), condition.op, String(condition.value));
-  if (condition.op === '_neq') return sql<SqlBool>`(${column} is null or ${column} <> ${condition.value as FilterValue})`;
+  if (target.exponentColumn)
+    return moneySql(column, sql.ref(target.exponentColumn), condition.op, String(condition.value));
+  if (condition.op === '_neq')
+    return sql<SqlBool>`(${column} is null or ${column} <> ${condition.value as FilterValue})`;
   return sql<SqlBool>`${column} ${sql.raw(COMPARE[condition.op]!)} ${condition.value as FilterValue}`;
 }
 
@@ -30,18 +37,35 @@ export function conditionSql(condition: Condition, catalogue: FilterCatalogue, p
  * A decimal bound against minor units in several currencies: for each exponent, the bound in that exponent's
  * minor units, rounded the way that keeps the comparison exact (12.345 > x cents means x <= 1234).
  */
-function moneySql(column: RawBuilder<unknown>, exponent: RawBuilder<unknown>, op: string, decimal: string): RawBuilder<SqlBool> {
+function moneySql(
+  column: RawBuilder<unknown>,
+  exponent: RawBuilder<unknown>,
+  op: string,
+  decimal: string,
+): RawBuilder<SqlBool> {
   const branches = EXPONENTS.map((e) => {
     const { floor, exact } = scaled(decimal, e);
     const ceil = exact ? floor : floor + 1;
     let bound: RawBuilder<unknown>;
     switch (op) {
-      case '_eq': bound = exact ? sql`${column} = ${floor}` : sql`1 = 0`; break;
-      case '_neq': bound = exact ? sql`${column} <> ${floor}` : sql`1 = 1`; break;
-      case '_gt': bound = sql`${column} > ${floor}`; break;
-      case '_gte': bound = sql`${column} >= ${ceil}`; break;
-      case '_lt': bound = sql`${column} < ${ceil}`; break;
-      default: bound = sql`${column} <= ${floor}`; break;
+      case '_eq':
+        bound = exact ? sql`${column} = ${floor}` : sql`1 = 0`;
+        break;
+      case '_neq':
+        bound = exact ? sql`${column} <> ${floor}` : sql`1 = 1`;
+        break;
+      case '_gt':
+        bound = sql`${column} > ${floor}`;
+        break;
+      case '_gte':
+        bound = sql`${column} >= ${ceil}`;
+        break;
+      case '_lt':
+        bound = sql`${column} < ${ceil}`;
+        break;
+      default:
+        bound = sql`${column} <= ${floor}`;
+        break;
     }
     return sql`(${exponent} = ${e} and ${bound})`;
   });

@@ -3,14 +3,23 @@ import { LRUCache } from 'lru-cache';
 import { brandOf, maskedParts } from '../../cards/card.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
-import { preparedQuery, type Db } from '../../platform/database/database.js';
+import { type Db, preparedQuery } from '../../platform/database/database.js';
 import { forUpdate } from '../../platform/database/locking.js';
 import { exponentOf, formatAmount } from '../../platform/money/money.js';
-import type { AcquirerResult, AutoDebitWallet, CardAcquirer, MoneyOperation, PayerAction, PayerOutcome, WalletMethod } from '../acquirer.js';
+import type {
+  AcquirerResult,
+  AutoDebitWallet,
+  CardAcquirer,
+  MoneyOperation,
+  PayerAction,
+  PayerOutcome,
+  WalletMethod,
+} from '../acquirer.js';
 import { answerDelayOf, sandboxOutcome, storedChargeDeclineOf } from './cards.js';
 import { OperationRecorder, recordOne, type SandboxOperation } from './recorder.js';
 
 export type { SandboxOperation };
+
 type Operation = SandboxOperation;
 
 const APPROVED = { responseCode: '00', responseMessage: 'Approved' } as const;
@@ -42,10 +51,14 @@ export class SandboxAcquirer implements CardAcquirer {
     const outcome = sandboxOutcome(request.card.number);
     const card = maskedParts(request.card.number);
     const base = { kind, card_first6: card.first6, card_last4: card.last4, card_brand: brandOf(request.card.number) };
-    const challenge = () => this.record(request, {
-      ...base, status: 'awaiting_payer', responseCode: '1A', responseMessage: 'Additional customer authentication required',
-      payerToken: randomBytes(16).toString('base64url'),
-    });
+    const challenge = () =>
+      this.record(request, {
+        ...base,
+        status: 'awaiting_payer',
+        responseCode: '1A',
+        responseMessage: 'Additional customer authentication required',
+        payerToken: randomBytes(16).toString('base64url'),
+      });
     switch (outcome.kind) {
       case 'approve': {
         if (request.verification && !outcome.frictionless) return challenge();
@@ -55,10 +68,21 @@ export class SandboxAcquirer implements CardAcquirer {
       }
       case 'decline':
         // A card that binds and then declines: its verification (no charge: voided at once) is approved, frictionless.
-        if (request.verification && outcome.verifies) return this.record(request, { ...base, status: 'approved', ...APPROVED });
-        return this.record(request, { ...base, status: 'declined', responseCode: outcome.code, responseMessage: outcome.message });
+        if (request.verification && outcome.verifies)
+          return this.record(request, { ...base, status: 'approved', ...APPROVED });
+        return this.record(request, {
+          ...base,
+          status: 'declined',
+          responseCode: outcome.code,
+          responseMessage: outcome.message,
+        });
       case 'fault':
-        return this.record(request, { ...base, status: 'failed', responseCode: outcome.code, responseMessage: outcome.message });
+        return this.record(request, {
+          ...base,
+          status: 'failed',
+          responseCode: outcome.code,
+          responseMessage: outcome.message,
+        });
       case 'challenge':
         return challenge();
     }
@@ -68,31 +92,74 @@ export class SandboxAcquirer implements CardAcquirer {
    * A stored card (a payment token): charged as it was verified, with no new challenge; a card that binds and
    * then declines (./cards.ts) is declined, known from its first six and last four digits as the acquirer keeps them.
    */
-  private async chargeStored(request: MoneyOperation, kind: 'sale' | 'authorize', storedReference: string): Promise<AcquirerResult> {
+  private async chargeStored(
+    request: MoneyOperation,
+    kind: 'sale' | 'authorize',
+    storedReference: string,
+  ): Promise<AcquirerResult> {
     const stored = this.storedCards.get(storedReference) ?? (await this.find(storedReference));
-    const base = { kind, card_first6: stored?.card_first6 ?? null, card_last4: stored?.card_last4 ?? null, card_brand: stored?.card_brand ?? null };
+    const base = {
+      kind,
+      card_first6: stored?.card_first6 ?? null,
+      card_last4: stored?.card_last4 ?? null,
+      card_brand: stored?.card_brand ?? null,
+    };
     if (stored?.status !== 'approved' || (stored.kind !== 'authorize' && stored.kind !== 'agreement')) {
-      return this.record(request, { ...base, status: 'declined', responseCode: '14', responseMessage: 'Invalid card: no card stored under this reference' });
+      return this.record(request, {
+        ...base,
+        status: 'declined',
+        responseCode: '14',
+        responseMessage: 'Invalid card: no card stored under this reference',
+      });
     }
     this.storedCards.set(storedReference, stored);
     const decline = storedChargeDeclineOf({ first6: stored.card_first6, last4: stored.card_last4 });
-    if (decline) return this.record(request, { ...base, status: 'declined', responseCode: decline.code, responseMessage: decline.message });
+    if (decline)
+      return this.record(request, {
+        ...base,
+        status: 'declined',
+        responseCode: decline.code,
+        responseMessage: decline.message,
+      });
     return this.record(request, { ...base, status: 'approved', ...APPROVED });
   }
 
-  /** An auto-debit agreement waits for the payer to allow it in the wallet's app (in the sandbox, its stand-in page). */
-  async startWalletAgreement(request: { reference: string; merchantId: string; method: AutoDebitWallet }): Promise<AcquirerResult> {
-    return this.record({ reference: request.reference, merchantId: request.merchantId, amount: 0, currency: 'HKD' }, {
-      kind: 'agreement', paymentMethod: request.method, status: 'awaiting_payer', responseCode: '09', responseMessage: 'Waiting for the payer',
-      card_first6: null, card_last4: null, card_brand: null, payerToken: randomBytes(16).toString('base64url'),
-    });
+  /**
+   * An auto-debit agreement waits for the payer to allow it in the wallet's app (in the sandbox, its stand-in page).
+   */
+  async startWalletAgreement(request: {
+    reference: string;
+    merchantId: string;
+    method: AutoDebitWallet;
+  }): Promise<AcquirerResult> {
+    return this.record(
+      { reference: request.reference, merchantId: request.merchantId, amount: 0, currency: 'HKD' },
+      {
+        kind: 'agreement',
+        paymentMethod: request.method,
+        status: 'awaiting_payer',
+        responseCode: '09',
+        responseMessage: 'Waiting for the payer',
+        card_first6: null,
+        card_last4: null,
+        card_brand: null,
+        payerToken: randomBytes(16).toString('base64url'),
+      },
+    );
   }
 
   /** A wallet payment waits for the payer: in the sandbox, the simulation endpoints stand in for the wallet's app. */
   async startWalletPayment(request: MoneyOperation & { method: WalletMethod }): Promise<AcquirerResult> {
     return this.record(request, {
-      kind: 'sale', paymentMethod: request.method, status: 'awaiting_payer', responseCode: '09', responseMessage: 'Waiting for the payer',
-      card_first6: null, card_last4: null, card_brand: null, payerToken: randomBytes(16).toString('base64url'),
+      kind: 'sale',
+      paymentMethod: request.method,
+      status: 'awaiting_payer',
+      responseCode: '09',
+      responseMessage: 'Waiting for the payer',
+      card_first6: null,
+      card_last4: null,
+      card_brand: null,
+      payerToken: randomBytes(16).toString('base64url'),
     });
   }
 
@@ -101,16 +168,34 @@ export class SandboxAcquirer implements CardAcquirer {
     if (!operation) throw new Error(`no sandbox operation ${reference}`);
     if (operation.status !== 'awaiting_payer') return this.resultOf(operation);
     const card = operation.payment_method === 'credit_card';
-    const declined = (message: string) => ({ status: 'declined' as const, response_code: '05', response_message: message, auth_code: null });
-    const change = outcome === 'passed'
-      ? { status: 'approved' as const, response_code: APPROVED.responseCode, response_message: APPROVED.responseMessage, auth_code: authCodeOf(reference) }
-      : outcome === 'failed'
-        ? declined(card ? '3-D Secure authentication failed' : 'The payer declined the payment in the wallet')
-        : declined(card ? '3-D Secure challenge abandoned: not completed in time' : 'The wallet payment expired: the payer did not pay in time');
-    const updated = await this.deps.db.updateTable('sandbox_acquirer_operations')
+    const declined = (message: string) => ({
+      status: 'declined' as const,
+      response_code: '05',
+      response_message: message,
+      auth_code: null,
+    });
+    const change =
+      outcome === 'passed'
+        ? {
+            status: 'approved' as const,
+            response_code: APPROVED.responseCode,
+            response_message: APPROVED.responseMessage,
+            auth_code: authCodeOf(reference),
+          }
+        : outcome === 'failed'
+          ? declined(card ? '3-D Secure authentication failed' : 'The payer declined the payment in the wallet')
+          : declined(
+              card
+                ? '3-D Secure challenge abandoned: not completed in time'
+                : 'The wallet payment expired: the payer did not pay in time',
+            );
+    const updated = await this.deps.db
+      .updateTable('sandbox_acquirer_operations')
       .set({ ...change, payer_token: null, updated_at: this.now() })
-      .where('reference', '=', reference).where('status', '=', 'awaiting_payer')
-      .returningAll().executeTakeFirst();
+      .where('reference', '=', reference)
+      .where('status', '=', 'awaiting_payer')
+      .returningAll()
+      .executeTakeFirst();
     return this.resultOf(updated ?? (await this.find(reference))!);
   }
 
@@ -130,8 +215,13 @@ export class SandboxAcquirer implements CardAcquirer {
     // The first record of a reference wins: a cancellation written here refuses a late arrival, and a late
     // arrival written first is what this returns.
     return this.record(operation, {
-      kind: operation.kind, status: 'failed', responseCode: '91', responseMessage: 'Cancelled: the request never completed; nothing was charged',
-      card_first6: null, card_last4: null, card_brand: null,
+      kind: operation.kind,
+      status: 'failed',
+      responseCode: '91',
+      responseMessage: 'Cancelled: the request never completed; nothing was charged',
+      card_first6: null,
+      card_last4: null,
+      card_brand: null,
     });
   }
 
@@ -140,26 +230,45 @@ export class SandboxAcquirer implements CardAcquirer {
    * authorisation, once and for no more than it; a void only of what is neither voided nor (for an
    * authorisation) captured; refunds only of a sale or capture standing, never more than it in all.
    */
-  private async followUp(kind: 'capture' | 'void' | 'refund', request: MoneyOperation & { originalReference: string }): Promise<AcquirerResult> {
+  private async followUp(
+    kind: 'capture' | 'void' | 'refund',
+    request: MoneyOperation & { originalReference: string },
+  ): Promise<AcquirerResult> {
     const result = await this.deps.db.transaction().execute(async (tx) => {
-      const original = await forUpdate(tx, tx.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', request.originalReference))
-        .executeTakeFirst();
+      const original = await forUpdate(
+        tx,
+        tx.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', request.originalReference),
+      ).executeTakeFirst();
       const related = original
-        ? await tx.selectFrom('sandbox_acquirer_operations').selectAll()
-          .where('original_reference', '=', original.reference).where('status', '=', 'approved').where('reference', '!=', request.reference).execute()
+        ? await tx
+            .selectFrom('sandbox_acquirer_operations')
+            .selectAll()
+            .where('original_reference', '=', original.reference)
+            .where('status', '=', 'approved')
+            .where('reference', '!=', request.reference)
+            .execute()
         : [];
-      const refusal = original ? followUpRefusal(kind, request, original, related) : { code: '25', message: 'Unable to locate the original transaction' };
-      const answer = await this.record(request, {
-        kind,
-        status: refusal ? 'declined' : 'approved',
-        responseCode: refusal?.code ?? APPROVED.responseCode,
-        responseMessage: refusal?.message ?? APPROVED.responseMessage,
-        card_first6: original?.card_first6 ?? null,
-        card_last4: original?.card_last4 ?? null,
-        card_brand: original?.card_brand ?? null,
-        originalReference: request.originalReference,
-      }, tx);
-      return { result: answer, delayMs: answerDelayOf({ first6: original?.card_first6 ?? null, last4: original?.card_last4 ?? null }) };
+      const refusal = original
+        ? followUpRefusal(kind, request, original, related)
+        : { code: '25', message: 'Unable to locate the original transaction' };
+      const answer = await this.record(
+        request,
+        {
+          kind,
+          status: refusal ? 'declined' : 'approved',
+          responseCode: refusal?.code ?? APPROVED.responseCode,
+          responseMessage: refusal?.message ?? APPROVED.responseMessage,
+          card_first6: original?.card_first6 ?? null,
+          card_last4: original?.card_last4 ?? null,
+          card_brand: original?.card_brand ?? null,
+          originalReference: request.originalReference,
+        },
+        tx,
+      );
+      return {
+        result: answer,
+        delayMs: answerDelayOf({ first6: original?.card_first6 ?? null, last4: original?.card_last4 ?? null }),
+      };
     });
     // Done and recorded at once; only the answer is slow, as with the payment itself.
     if (result.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, result.delayMs));
@@ -215,9 +324,10 @@ export class SandboxAcquirer implements CardAcquirer {
       rrn: operation.rrn,
       ...(operation.auth_code !== null && { authCode: operation.auth_code }),
       ...(operation.status === 'failed' && { retryable: true }),
-      ...(operation.status === 'awaiting_payer' && operation.payer_token !== null && {
-        payerAction: this.payerActionOf(operation.payment_method, operation.payer_token, operation),
-      }),
+      ...(operation.status === 'awaiting_payer' &&
+        operation.payer_token !== null && {
+          payerAction: this.payerActionOf(operation.payment_method, operation.payer_token, operation),
+        }),
     };
   }
 
@@ -236,10 +346,17 @@ export class SandboxAcquirer implements CardAcquirer {
     }
   }
 
-  /** For the sandbox's stand-in pages (the card issuer's challenge, the wallet's app): what a payer token names, while it waits. */
+  /**
+   * For the sandbox's stand-in pages (the card issuer's challenge, the wallet's app): what a payer token names, while
+   * it waits.
+   */
   async awaitingPayer(token: string): Promise<Operation | undefined> {
-    return this.deps.db.selectFrom('sandbox_acquirer_operations').selectAll()
-      .where('payer_token', '=', token).where('status', '=', 'awaiting_payer').executeTakeFirst();
+    return this.deps.db
+      .selectFrom('sandbox_acquirer_operations')
+      .selectAll()
+      .where('payer_token', '=', token)
+      .where('status', '=', 'awaiting_payer')
+      .executeTakeFirst();
   }
 
   async simulatedPayerPage(reference: string): Promise<string | undefined> {
@@ -264,7 +381,8 @@ function followUpRefusal(
 ): { code: string; message: string } | undefined {
   const invalid = (message: string) => ({ code: '12', message: `Invalid transaction: ${message}` });
   if (original.status !== 'approved') return invalid('the original transaction was not approved');
-  if (original.kind === 'void' || original.kind === 'refund') return invalid(`a ${original.kind} cannot be ${kind === 'void' ? 'voided' : `${kind}d`}`);
+  if (original.kind === 'void' || original.kind === 'refund')
+    return invalid(`a ${original.kind} cannot be ${kind === 'void' ? 'voided' : `${kind}d`}`);
   const voided = related.some((op) => op.kind === 'void');
   const captures = related.filter((op) => op.kind === 'capture');
   if (voided) return invalid('the original transaction is voided');
@@ -280,7 +398,8 @@ function followUpRefusal(
     case 'refund': {
       if (original.kind === 'authorize') return invalid('an authorisation cannot be refunded: refund its capture');
       const refunded = related.filter((op) => op.kind === 'refund').reduce((sum, op) => sum + op.amount, 0);
-      if (refunded + request.amount > original.amount) return { code: '13', message: 'Invalid amount: more than is left to refund' };
+      if (refunded + request.amount > original.amount)
+        return { code: '13', message: 'Invalid amount: more than is left to refund' };
       return undefined;
     }
   }
@@ -337,4 +456,5 @@ function rrnOf(reference: string): string {
 }
 
 const operationByReference = preparedQuery((db, p: { reference: string }) =>
-  db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', p.reference));
+  db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', p.reference),
+);

@@ -4,7 +4,12 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /** The business time each report of the sandbox bank takes (docs/payouts.md). */
-export const SANDBOX_BANK_DELAYS = { settles: 30 * MINUTE, rejects: 30 * MINUTE, returns: 24 * HOUR, refunds: HOUR } as const;
+export const SANDBOX_BANK_DELAYS = {
+  settles: 30 * MINUTE,
+  rejects: 30 * MINUTE,
+  returns: 24 * HOUR,
+  refunds: HOUR,
+} as const;
 
 /**
  * The endings of an account's identifier (its account number, mobile number or FPS id, or an email's part before
@@ -36,7 +41,9 @@ export class SandboxBank implements PayoutBank {
           ? { status: 'Terminated', reason: SANDBOX_BANK_REJECTION, afterMs: SANDBOX_BANK_DELAYS.rejects }
           : { status: 'Settled', reason: null, afterMs: SANDBOX_BANK_DELAYS.settles };
       case 'Settled':
-        return path === 'returned' ? { status: 'Reversed', reason: SANDBOX_BANK_RETURN, afterMs: SANDBOX_BANK_DELAYS.returns } : null;
+        return path === 'returned'
+          ? { status: 'Reversed', reason: SANDBOX_BANK_RETURN, afterMs: SANDBOX_BANK_DELAYS.returns }
+          : null;
       case 'Reversed':
         return { status: 'Refunded', reason: SANDBOX_BANK_RETURN, afterMs: SANDBOX_BANK_DELAYS.refunds };
       default:

@@ -15,23 +15,41 @@ export const SANDBOX_CARDS: Readonly<Record<string, { outcome: SandboxOutcome; d
   '4242424242424242': { outcome: { kind: 'approve' }, description: 'Visa, approved' },
   '5555555555554444': { outcome: { kind: 'approve' }, description: 'Mastercard, approved' },
   '3530111333300000': { outcome: { kind: 'approve' }, description: 'JCB, approved' },
-  '4000000000000002': { outcome: { kind: 'decline', code: '05', message: 'Do not honour' }, description: 'declined, generic' },
-  '4000000000009995': { outcome: { kind: 'decline', code: '51', message: 'Insufficient funds' }, description: 'declined, insufficient funds' },
+  '4000000000000002': {
+    outcome: { kind: 'decline', code: '05', message: 'Do not honour' },
+    description: 'declined, generic',
+  },
+  '4000000000009995': {
+    outcome: { kind: 'decline', code: '51', message: 'Insufficient funds' },
+    description: 'declined, insufficient funds',
+  },
   '4000000000000341': {
     outcome: { kind: 'decline', code: '51', message: 'Insufficient funds', verifies: true },
-    description: 'binds, then declines: binding it as a payment token succeeds at once (frictionless 3-D Secure); every ' +
+    description:
+      'binds, then declines: binding it as a payment token succeeds at once (frictionless 3-D Secure); every ' +
       'charge, of its token (cit or mit, sale or authorisation) or of the number itself, is declined: insufficient funds',
   },
-  '4000000000000069': { outcome: { kind: 'decline', code: '54', message: 'Expired card' }, description: 'declined, expired card' },
-  '4000000000000127': { outcome: { kind: 'decline', code: 'N7', message: 'Incorrect CVV' }, description: 'declined, incorrect CVC' },
-  '4000000000003220': { outcome: { kind: 'challenge' }, description: '3-D Secure challenge: pending until passed or failed' },
+  '4000000000000069': {
+    outcome: { kind: 'decline', code: '54', message: 'Expired card' },
+    description: 'declined, expired card',
+  },
+  '4000000000000127': {
+    outcome: { kind: 'decline', code: 'N7', message: 'Incorrect CVV' },
+    description: 'declined, incorrect CVC',
+  },
+  '4000000000003220': {
+    outcome: { kind: 'challenge' },
+    description: '3-D Secure challenge: pending until passed or failed',
+  },
   '4000000000003055': {
     outcome: { kind: 'approve', frictionless: true },
-    description: 'approved; 3-D Secure frictionless: binding it as a payment token succeeds at once, without a challenge',
+    description:
+      'approved; 3-D Secure frictionless: binding it as a payment token succeeds at once, without a challenge',
   },
   '4000000000006207': {
     outcome: { kind: 'approve', answerAfterMs: 3_000 },
-    description: 'slow: approved at once, the answer arrives after 3 seconds, for its captures, voids and refunds too ' +
+    description:
+      'slow: approved at once, the answer arrives after 3 seconds, for its captures, voids and refunds too ' +
       '(for timeouts and crashes in flight)',
   },
   '4000000000000119': {

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { preparedInsertRows, type Db } from '../../platform/database/database.js';
+import { type Db, preparedInsertRows } from '../../platform/database/database.js';
 import type { SandboxAcquirerOperationsTable } from '../../platform/database/schema.js';
 
 /** What the sandbox acquirer keeps of an operation, as a real acquirer keeps its own ledger. */
@@ -9,11 +9,30 @@ export type SandboxOperation = Selectable<SandboxAcquirerOperationsTable>;
 const ROWS_PER_TRANSACTION = 500;
 
 /** The rows of one turn, a reference already recorded left out: the references written answer. */
-const insertOperations = preparedInsertRows('sandbox_acquirer_operations', {
-  reference: true, merchant_id: true, kind: true, status: true, payment_method: true, amount: true, currency: true, original_reference: true,
-  card_first6: true, card_last4: true, card_brand: true, response_code: true, response_message: true, auth_code: true, rrn: true,
-  payer_token: true, created_at: true, updated_at: true,
-}, { onConflictDoNothing: ['reference'], returning: 'reference' });
+const insertOperations = preparedInsertRows(
+  'sandbox_acquirer_operations',
+  {
+    reference: true,
+    merchant_id: true,
+    kind: true,
+    status: true,
+    payment_method: true,
+    amount: true,
+    currency: true,
+    original_reference: true,
+    card_first6: true,
+    card_last4: true,
+    card_brand: true,
+    response_code: true,
+    response_message: true,
+    auth_code: true,
+    rrn: true,
+    payer_token: true,
+    created_at: true,
+    updated_at: true,
+  },
+  { onConflictDoNothing: ['reference'], returning: 'reference' },
+);
 
 interface Waiting {
   row: SandboxOperation;
@@ -66,7 +85,11 @@ export class OperationRecorder {
       const recorded = new Map([...first].filter(([reference]) => written.has(reference)));
       const before = [...first.keys()].filter((reference) => !written.has(reference));
       if (before.length > 0) {
-        for (const row of await tx.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', 'in', before).execute()) {
+        for (const row of await tx
+          .selectFrom('sandbox_acquirer_operations')
+          .selectAll()
+          .where('reference', 'in', before)
+          .execute()) {
           recorded.set(row.reference, row);
         }
       }
@@ -91,11 +114,23 @@ export class OperationRecorder {
   }
 }
 
-/** Records one operation (on an open transaction, or alone): this row, or the one recorded first under its reference. */
+/**
+ * Records one operation (on an open transaction, or alone): this row, or the one recorded first under its reference.
+ */
 export async function recordOne(db: Db, row: SandboxOperation): Promise<SandboxOperation> {
-  const inserted = await db.insertInto('sandbox_acquirer_operations').values(row)
-    .onConflict((oc) => oc.column('reference').doNothing()).returningAll().executeTakeFirst();
-  const recorded = inserted ?? (await db.selectFrom('sandbox_acquirer_operations').selectAll().where('reference', '=', row.reference).executeTakeFirst());
+  const inserted = await db
+    .insertInto('sandbox_acquirer_operations')
+    .values(row)
+    .onConflict((oc) => oc.column('reference').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  const recorded =
+    inserted ??
+    (await db
+      .selectFrom('sandbox_acquirer_operations')
+      .selectAll()
+      .where('reference', '=', row.reference)
+      .executeTakeFirst());
   if (!recorded) throw new Error(`sandbox acquirer: operation ${row.reference} neither recorded nor found`);
   return recorded;
 }

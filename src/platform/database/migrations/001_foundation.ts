@@ -46,7 +46,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('customers_reference', ['merchant_id', 'reference_number'])
     .execute();
-  await db.schema.createIndex('customers_merchant_created').on('customers').columns(['merchant_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('customers_merchant_created')
+    .on('customers')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('idempotency_keys')

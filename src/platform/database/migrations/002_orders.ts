@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -34,7 +34,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('orders_reference', ['merchant_id', 'reference_number'])
     .execute();
   await db.schema.createIndex('orders_merchant_created').on('orders').columns(['merchant_id', 'created_at']).execute();
-  await db.schema.createIndex('orders_merchant_customer').on('orders').columns(['merchant_id', 'customer_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('orders_merchant_customer')
+    .on('orders')
+    .columns(['merchant_id', 'customer_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('order_line_items')
@@ -49,7 +53,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('total', 'bigint', (c) => c.notNull())
     .addColumn('label', 'text')
     .execute();
-  await db.schema.createIndex('order_line_items_order').on('order_line_items').columns(['order_id', 'position']).execute();
+  await db.schema
+    .createIndex('order_line_items_order')
+    .on('order_line_items')
+    .columns(['order_id', 'position'])
+    .execute();
 
   await db.schema
     .createTable('transactions')
@@ -83,13 +91,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('transactions_payment_uuid', ['merchant_id', 'payment_uuid'])
     .execute();
   // An Idempotency-Key names a transaction only while the key's record lasts (24 h); after that it starts afresh.
-  await db.schema.createIndex('transactions_idempotency_key').on('transactions').columns(['merchant_id', 'idempotency_key']).execute();
+  await db.schema
+    .createIndex('transactions_idempotency_key')
+    .on('transactions')
+    .columns(['merchant_id', 'idempotency_key'])
+    .execute();
   await db.schema.createIndex('transactions_order').on('transactions').columns(['order_id', 'created_at']).execute();
   await db.schema.createIndex('transactions_original').on('transactions').column('original_transaction_id').execute();
   // Recovery looks only at transactions between their two commits: a small partial index, not a table scan.
-  await db.schema.createIndex('transactions_interrupted').on('transactions').column('rail_started_at')
-    .where(sql<boolean>`progress = 'sending' or void_is_pending = 1`).execute();
-  await db.schema.createIndex('transactions_unsettled').on('transactions').columns(['merchant_id', 'settled_at', 'created_at']).execute();
+  await db.schema
+    .createIndex('transactions_interrupted')
+    .on('transactions')
+    .column('rail_started_at')
+    .where(sql<boolean>`progress = 'sending' or void_is_pending = 1`)
+    .execute();
+  await db.schema
+    .createIndex('transactions_unsettled')
+    .on('transactions')
+    .columns(['merchant_id', 'settled_at', 'created_at'])
+    .execute();
 
   // The sandbox acquirer's own ledger: what a real acquirer would know of our requests, kept apart from our
   // transactions so that a payment can be recovered from it after a crash.
@@ -113,5 +133,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('sandbox_acquirer_operations_original').on('sandbox_acquirer_operations').column('original_reference').execute();
+  await db.schema
+    .createIndex('sandbox_acquirer_operations_original')
+    .on('sandbox_acquirer_operations')
+    .column('original_reference')
+    .execute();
 }

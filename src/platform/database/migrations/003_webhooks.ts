@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await payerActions(db);
@@ -39,10 +39,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['state', 'due_wall_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_merchant_due').on('webhook_deliveries').columns(['merchant_id', 'state', 'due_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['state', 'due_wall_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_merchant_due')
+    .on('webhook_deliveries')
+    .columns(['merchant_id', 'state', 'due_at'])
+    .execute();
   await db.schema.createIndex('webhook_deliveries_recent').on('webhook_deliveries').columns(['created_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id', 'destination']).unique().execute();
+  await db.schema
+    .createIndex('webhook_deliveries_event')
+    .on('webhook_deliveries')
+    .columns(['event_id', 'destination'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('webhook_attempts')
@@ -59,7 +72,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('outcome', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempt']).unique().execute();
+  await db.schema
+    .createIndex('webhook_attempts_delivery')
+    .on('webhook_attempts')
+    .columns(['delivery_id', 'attempt'])
+    .unique()
+    .execute();
   await db.schema.createIndex('webhook_attempts_event').on('webhook_attempts').columns(['event_id']).execute();
 }
 
@@ -69,13 +87,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
  */
 async function payerActions(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('transactions').renameColumn('three_ds', 'payer_action').execute();
-  const open = await sql<{ id: string; payer_action: string }>`SELECT id, payer_action FROM transactions WHERE payer_action IS NOT NULL`.execute(db);
+  const open = await sql<{
+    id: string;
+    payer_action: string;
+  }>`SELECT id, payer_action FROM transactions WHERE payer_action IS NOT NULL`.execute(db);
   for (const row of open.rows) {
     const { redirect_url: redirectUrl } = JSON.parse(row.payer_action) as { redirect_url: string };
-    await sql`UPDATE transactions SET payer_action = ${JSON.stringify({ kind: '3ds', redirect_url: redirectUrl })} WHERE id = ${row.id}`.execute(db);
+    await sql`UPDATE transactions SET payer_action = ${JSON.stringify({ kind: '3ds', redirect_url: redirectUrl })} WHERE id = ${row.id}`.execute(
+      db,
+    );
   }
   await db.schema.alterTable('sandbox_acquirer_operations').renameColumn('challenge_token', 'payer_token').execute();
-  await db.schema.alterTable('sandbox_acquirer_operations')
-    .addColumn('payment_method', 'text', (c) => c.notNull().defaultTo('credit_card')).execute();
+  await db.schema
+    .alterTable('sandbox_acquirer_operations')
+    .addColumn('payment_method', 'text', (c) => c.notNull().defaultTo('credit_card'))
+    .execute();
   await sql`UPDATE sandbox_acquirer_operations SET status = 'awaiting_payer' WHERE status = 'challenge'`.execute(db);
 }

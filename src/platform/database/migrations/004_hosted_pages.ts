@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // Links handed to payers (a payment page, a receipt: an order's; a card-binding page: a customer's): only a hash of the token is kept, so a copy of the
+  // Links handed to payers (a payment page, a receipt: an order's; a card-binding page: a customer's): only a hash of
+  // the token is kept, so a copy of the
   // database does not hold working links.
   await db.schema
     .createTable('page_links')

@@ -32,6 +32,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('payment_tokens_idempotency_key').on('payment_tokens').columns(['merchant_id', 'idempotency_key']).execute();
-  await db.schema.createIndex('payment_tokens_customer').on('payment_tokens').columns(['merchant_id', 'customer_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('payment_tokens_idempotency_key')
+    .on('payment_tokens')
+    .columns(['merchant_id', 'idempotency_key'])
+    .execute();
+  await db.schema
+    .createIndex('payment_tokens_customer')
+    .on('payment_tokens')
+    .columns(['merchant_id', 'customer_id', 'created_at'])
+    .execute();
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /**
  * The shared mechanisms stop naming capabilities. An event names its subject (an order today) and keeps the
@@ -37,5 +37,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // The wall time of its last change (updated_at is business time): a binding caught in flight is then recovered.
   await sql`UPDATE payment_tokens SET rail_started_at = updated_at - (SELECT merchants.clock_offset_ms FROM merchants WHERE merchants.id = payment_tokens.merchant_id)
     WHERE progress = 'sending'`.execute(db);
-  await db.schema.createIndex('payment_tokens_interrupted').on('payment_tokens').columns(['progress', 'rail_started_at']).execute();
+  await db.schema
+    .createIndex('payment_tokens_interrupted')
+    .on('payment_tokens')
+    .columns(['progress', 'rail_started_at'])
+    .execute();
 }

@@ -16,7 +16,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('deleted_at', 'bigint')
     .execute();
-  await db.schema.createIndex('recurring_items_list').on('recurring_items').columns(['merchant_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('recurring_items_list')
+    .on('recurring_items')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('recurring_billing_configs')
@@ -33,5 +37,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('deleted_at', 'bigint')
     .execute();
-  await db.schema.createIndex('recurring_billing_configs_list').on('recurring_billing_configs').columns(['merchant_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('recurring_billing_configs_list')
+    .on('recurring_billing_configs')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /**
  * Recurring plans, their cycles, and one row per billing time: the row's unique key (plan, cycle, sequence) is what
@@ -32,10 +32,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('recurring_plans_reference', ['merchant_id', 'reference_number'])
     .execute();
-  await db.schema.createIndex('recurring_plans_list').on('recurring_plans').columns(['merchant_id', 'created_at']).execute();
-  await db.schema.createIndex('recurring_plans_customer').on('recurring_plans').columns(['merchant_id', 'customer_id', 'state']).execute();
-  await db.schema.createIndex('recurring_plans_due').on('recurring_plans').columns(['merchant_id', 'next_due_at'])
-    .where(sql.ref('next_due_at'), 'is not', null).execute();
+  await db.schema
+    .createIndex('recurring_plans_list')
+    .on('recurring_plans')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('recurring_plans_customer')
+    .on('recurring_plans')
+    .columns(['merchant_id', 'customer_id', 'state'])
+    .execute();
+  await db.schema
+    .createIndex('recurring_plans_due')
+    .on('recurring_plans')
+    .columns(['merchant_id', 'next_due_at'])
+    .where(sql.ref('next_due_at'), 'is not', null)
+    .execute();
 
   await db.schema
     .createTable('recurring_cycles')
@@ -91,6 +103,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('recurring_billings_time', ['plan_id', 'cycle_id', 'sequence'])
     .execute();
-  await db.schema.createIndex('recurring_billings_order').on('recurring_billings').columns(['merchant_id', 'order_id']).execute();
-  await db.schema.createIndex('recurring_billings_plan').on('recurring_billings').columns(['plan_id', 'billing_at']).execute();
+  await db.schema
+    .createIndex('recurring_billings_order')
+    .on('recurring_billings')
+    .columns(['merchant_id', 'order_id'])
+    .execute();
+  await db.schema
+    .createIndex('recurring_billings_plan')
+    .on('recurring_billings')
+    .columns(['plan_id', 'billing_at'])
+    .execute();
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /**
  * Two indexes of the billing engine, each read thousands of times when many plans bill at once:
@@ -9,9 +9,17 @@ import { sql, type Kysely } from 'kysely';
  *   together) were all read and sorted by id for each hundred; with the id in the index they are read in order.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('recurring_billings_of_plan').on('recurring_billings').columns(['merchant_id', 'plan_id', 'billing_at', 'sequence']).execute();
+  await db.schema
+    .createIndex('recurring_billings_of_plan')
+    .on('recurring_billings')
+    .columns(['merchant_id', 'plan_id', 'billing_at', 'sequence'])
+    .execute();
   await db.schema.dropIndex('recurring_billings_plan').execute();
-  await db.schema.createIndex('recurring_plans_due_order').on('recurring_plans').columns(['merchant_id', 'next_due_at', 'id'])
-    .where(sql.ref('next_due_at'), 'is not', null).execute();
+  await db.schema
+    .createIndex('recurring_plans_due_order')
+    .on('recurring_plans')
+    .columns(['merchant_id', 'next_due_at', 'id'])
+    .where(sql.ref('next_due_at'), 'is not', null)
+    .execute();
   await db.schema.dropIndex('recurring_plans_due').execute();
 }

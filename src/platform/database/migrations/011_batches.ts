@@ -58,5 +58,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('batch_rows_key', ['batch_id', 'row_number'])
     .execute();
-  await db.schema.createIndex('batch_rows_state').on('batch_rows').columns(['batch_id', 'state', 'row_number']).execute();
+  await db.schema
+    .createIndex('batch_rows_state')
+    .on('batch_rows')
+    .columns(['batch_id', 'state', 'row_number'])
+    .execute();
 }

@@ -31,12 +31,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('issuing_users_reference').on('issuing_users').columns(['merchant_id', 'reference_id']).unique().execute();
-  await db.schema.createIndex('issuing_users_phone').on('issuing_users').columns(['merchant_id', 'calling_code', 'phone_number']).unique().execute();
-  await db.schema.createIndex('issuing_users_document').on('issuing_users')
-    .columns(['merchant_id', 'document_type', 'document_number', 'issuing_country']).unique().execute();
+  await db.schema
+    .createIndex('issuing_users_reference')
+    .on('issuing_users')
+    .columns(['merchant_id', 'reference_id'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('issuing_users_phone')
+    .on('issuing_users')
+    .columns(['merchant_id', 'calling_code', 'phone_number'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('issuing_users_document')
+    .on('issuing_users')
+    .columns(['merchant_id', 'document_type', 'document_number', 'issuing_country'])
+    .unique()
+    .execute();
   // Recovery looks for verifications sent and never answered.
-  await db.schema.createIndex('issuing_users_verifying').on('issuing_users').columns(['verification_started_at']).execute();
+  await db.schema
+    .createIndex('issuing_users_verifying')
+    .on('issuing_users')
+    .columns(['verification_started_at'])
+    .execute();
 
   await db.schema
     .createTable('issued_cards')
@@ -60,7 +78,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('issued_cards_reference').on('issued_cards').columns(['merchant_id', 'reference_id']).unique().execute();
+  await db.schema
+    .createIndex('issued_cards_reference')
+    .on('issued_cards')
+    .columns(['merchant_id', 'reference_id'])
+    .unique()
+    .execute();
   await db.schema.createIndex('issued_cards_list').on('issued_cards').columns(['merchant_id', 'created_at']).execute();
 
   await db.schema
@@ -72,7 +95,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('changed_by', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('issued_card_limit_changes_card').on('issued_card_limit_changes').columns(['card_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('issued_card_limit_changes_card')
+    .on('issued_card_limit_changes')
+    .columns(['card_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('issued_card_number_reads')
@@ -83,7 +110,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('request_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('issued_card_number_reads_card').on('issued_card_number_reads').columns(['card_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('issued_card_number_reads_card')
+    .on('issued_card_number_reads')
+    .columns(['card_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('issued_card_transactions')
@@ -114,10 +145,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('issued_card_transactions_list').on('issued_card_transactions').columns(['merchant_id', 'created_at']).execute();
-  await db.schema.createIndex('issued_card_transactions_card').on('issued_card_transactions').columns(['card_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('issued_card_transactions_list')
+    .on('issued_card_transactions')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('issued_card_transactions_card')
+    .on('issued_card_transactions')
+    .columns(['card_id', 'created_at'])
+    .execute();
   // The expiry job's question: which of a merchant's open authorisations are due (expires_at is set on open ones only).
-  await db.schema.createIndex('issued_card_transactions_expiry').on('issued_card_transactions').columns(['merchant_id', 'expires_at']).execute();
+  await db.schema
+    .createIndex('issued_card_transactions_expiry')
+    .on('issued_card_transactions')
+    .columns(['merchant_id', 'expires_at'])
+    .execute();
 
   // Each thing that happened to a card transaction after it was made (incremented, reversed, expired, settled): the
   // ledger entry it posted names it. The transaction's first entry is named by the transaction itself.
@@ -131,7 +174,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('local_amount', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('issued_card_transaction_steps_of').on('issued_card_transaction_steps').columns(['card_transaction_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('issued_card_transaction_steps_of')
+    .on('issued_card_transaction_steps')
+    .columns(['card_transaction_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('issued_card_spend')

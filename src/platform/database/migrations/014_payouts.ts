@@ -56,8 +56,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('payout_requests_reference').on('payout_requests').columns(['merchant_id', 'reference_id']).unique().execute();
-  await db.schema.createIndex('payout_requests_merchant').on('payout_requests').columns(['merchant_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('payout_requests_reference')
+    .on('payout_requests')
+    .columns(['merchant_id', 'reference_id'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('payout_requests_merchant')
+    .on('payout_requests')
+    .columns(['merchant_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('payout_requests_payee').on('payout_requests').columns(['payee_id']).execute();
   // Recovery looks for transfers sent to the bank and never answered.
   await db.schema.createIndex('payout_requests_sending').on('payout_requests').columns(['bank_started_at']).execute();

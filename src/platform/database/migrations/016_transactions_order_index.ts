@@ -6,5 +6,9 @@ import type { Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('transactions_order').execute();
-  await db.schema.createIndex('transactions_order').on('transactions').columns(['order_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('transactions_order')
+    .on('transactions')
+    .columns(['order_id', 'created_at', 'id'])
+    .execute();
 }
