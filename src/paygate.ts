@@ -1,20 +1,41 @@
 #!/usr/bin/env node
-import type { CommandDeps } from './cli/command.js';
+import { readFileSync } from 'node:fs';
+import type { CommandDeps, CommandEntry } from './cli/command.js';
 import type { Program } from './cli/help.js';
+import { type CommandManifest, lazyCommands } from './cli/manifest.js';
 import { runCommandLine } from './cli/run.js';
-import { COMMANDS, openComposedPlatform } from './modules.js';
+
+/**
+ * The commands as the build's manifest declares them, each loading its own file when run; without a manifest (a
+ * build by `tsc` alone), every capability's, loaded now.
+ */
+async function commands(): Promise<readonly CommandEntry[]> {
+  const manifestUrl = new URL('./commands.json', import.meta.url);
+  let manifest: CommandManifest;
+  try {
+    manifest = JSON.parse(readFileSync(manifestUrl, 'utf8')) as CommandManifest;
+  } catch {
+    return (await import('./modules.js')).COMMANDS;
+  }
+  return lazyCommands(manifest, async ({ file, exportName }) => {
+    const loaded = (await import(new URL(file, manifestUrl).href)) as Record<string, CommandEntry>;
+    const entry = loaded[exportName];
+    if (entry === undefined) throw new Error(`the command manifest is stale: rebuild (npm run build)`);
+    return entry;
+  });
+}
 
 const PROGRAM: Program = {
   name: 'paygate',
   summary: 'a self-hostable payments platform',
-  commands: COMMANDS,
+  commands: await commands(),
   footer:
     'Configuration comes from the environment (docs/configuration.md); the commands are described in docs/operations.md.',
 };
 
+// Loaded when used: `paygate call` needs neither the platform nor the HTTP server.
 const DEPS: CommandDeps = {
-  openPlatform: (config, options) => openComposedPlatform(config, options),
-  // Loaded when used: `paygate merchant create` need not load the HTTP server.
+  openPlatform: async (config, options) => (await import('./modules.js')).openComposedPlatform(config, options),
   startServer: async (config) => (await import('./server.js')).startServer(config),
 };
 

@@ -1,7 +1,6 @@
 import { PaygateError } from '@paygate/client';
 import { ConfigError } from '../platform/config.js';
-import { DataDirLockedError } from '../platform/database/data-dir-lock.js';
-import { isTransientDatabaseError } from '../platform/database/database.js';
+import { DataDirLockedError, isTransientDatabaseError } from '../platform/database/database-errors.js';
 import { AppError } from '../platform/errors.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isTransientDatabaseError } from '../platform/database/database.js';
+import { isTransientDatabaseError } from '../platform/database/database-errors.js';
 import { AppError, type ErrorDefinition, PLATFORM_ERRORS } from '../platform/errors.js';
 import { failure } from './envelope.js';
 import { HTTP_ERRORS } from './errors.js';

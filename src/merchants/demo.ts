@@ -4,18 +4,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { PlatformContext } from '../context/context.js';
 import { createApp } from './apps.js';
+import { DEMO_FILE, type DemoApp } from './demo-file.js';
 import { createMerchant } from './merchants.js';
 import { findApp } from './store.js';
-
-export const DEMO_FILE = 'demo-app.json';
-
-export interface DemoApp {
-  app_id: string;
-  merchant_id: string;
-  private_key_path: string;
-  public_key_path: string;
-  webhook_public_key_path: string;
-}
 
 /**
  * The demo merchant of a first start: a key pair in the data folder and an app for it, so that a signed call
@@ -46,9 +37,4 @@ export async function ensureDemoApp(ctx: PlatformContext): Promise<{ demo: DemoA
   writeFileSync(demo.webhook_public_key_path, app.webhook_public_key, { mode: 0o600 });
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return { demo, created: true };
-}
-
-export function readDemoApp(dataDir: string): DemoApp | undefined {
-  const file = join(dataDir, DEMO_FILE);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoApp) : undefined;
 }

@@ -1,4 +1,4 @@
 export { APP_CLIENT_OPTIONS, appClient, unreachable } from './cli/app-client.js';
-export type { DemoApp } from './demo.js';
 export { ensureDemoApp } from './demo.js';
+export type { DemoApp } from './demo-file.js';
 export { merchantsModule } from './module.js';

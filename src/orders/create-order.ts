@@ -2,7 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import type { Static } from 'typebox';
 import { type Context, inTransaction } from '../context/context.js';
 import { findCustomer } from '../customers/index.js';
-import { isUniqueViolation } from '../platform/database/database.js';
+import { isUniqueViolation } from '../platform/database/database-errors.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { newSortableId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { type CheckedCard, readCard } from '../cards/card.js';
 import { type Context, inTransaction } from '../context/context.js';
 import { chargeableToken, type TokenRow } from '../payment-tokens/index.js';
-import { isUniqueViolation } from '../platform/database/database.js';
+import { isUniqueViolation } from '../platform/database/database-errors.js';
 import { AppError, invalid, isAppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
 import { type Currency, formatAmount, MAX_MINOR, readMoney, withinMaximum } from '../platform/money/money.js';

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { type Context, inTransaction } from '../context/context.js';
-import { isUniqueViolation } from '../platform/database/database.js';
+import { isUniqueViolation } from '../platform/database/database-errors.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid, newId } from '../platform/ids.js';
 import { localDate } from '../platform/time-zone.js';

@@ -1,9 +1,10 @@
 import { PaygateClient, PaygateConnectionError } from '@paygate/client';
 import { CommandFailure, networkFailure } from '../../cli/failures.js';
 import { readFileArgument } from '../../cli/input.js';
+import { nodeFetch } from '../../cli/node-fetch.js';
 import { UsageError } from '../../cli/output.js';
 import { loadConfig } from '../../platform/config.js';
-import { readDemoApp } from '../demo.js';
+import { readDemoApp } from '../demo-file.js';
 
 /** The options of a command that calls a running server as an app. */
 export const APP_CLIENT_OPTIONS = {
@@ -43,6 +44,7 @@ export function appClient(options: { app?: string; key?: string; 'base-url'?: st
       privateKey: readFileArgument('--key', keyPath),
       retry: { maxAttempts: 1 },
       timeoutMs: timeoutSeconds * 1000,
+      fetch: nodeFetch,
     });
     return { client, baseUrl, timeoutSeconds };
   } catch (error) {

@@ -1,12 +1,9 @@
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { DataDirLockedError } from './database-errors.js';
 import { createPrivately, privateDataDir } from './private-files.js';
 
 export const LOCK_FILE = 'paygate.lock';
-
-export class DataDirLockedError extends Error {
-  override readonly name = 'DataDirLockedError';
-}
 
 /**
  * One server per SQLite folder: SQLite has one writer, and the scheduler assumes nobody else claims its jobs.
