@@ -3,10 +3,10 @@ import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { Checkpointer, type CheckpointerEvent, type HoldWriter } from '../../src/platform/database/checkpointer.js';
 import { type Database, openDatabase, SQLITE_FILE } from '../../src/platform/database/database.js';
+import { Sqlite, type SqliteDatabase } from '../../src/platform/database/sqlite-driver.js';
 import { POSTGRES_URL } from '../support/postgres.js';
 
 // The server's SQLite checkpoints run on a thread of their own (src/platform/database/checkpointer.ts): the writer's
@@ -48,11 +48,11 @@ function restartsOf(databaseFile: string): number {
 
 /** A writer of the test's own (better-sqlite3 directly), in WAL mode, with a table to write to. */
 async function withWriter(
-  work: (writer: BetterSqlite3.Database, file: string, events: CheckpointerEvent[]) => Promise<void>,
+  work: (writer: SqliteDatabase, file: string, events: CheckpointerEvent[]) => Promise<void>,
 ): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
   const file = join(dataDir, 'writer.sqlite');
-  const writer = new BetterSqlite3(file);
+  const writer = new Sqlite(file);
   try {
     writer.pragma('journal_mode = WAL');
     writer.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, content BLOB NOT NULL)');
@@ -64,7 +64,7 @@ async function withWriter(
 }
 
 /** Writes 16 KiB a transaction, letting the event loop turn between them, until `done` (at most 30 s). */
-async function writeUntil(writer: BetterSqlite3.Database, done: () => boolean): Promise<void> {
+async function writeUntil(writer: SqliteDatabase, done: () => boolean): Promise<void> {
   const insert = writer.prepare('INSERT INTO blobs (content) VALUES (?)');
   const content = Buffer.alloc(16 * 1024, 3);
   const until = Date.now() + 30_000;
@@ -131,7 +131,7 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
       await database.close();
       // The thread's connection closed first, so the writer's close (the last) copied the log back and removed it.
       assert.equal(existsSync(join(dataDir, `${SQLITE_FILE}-wal`)), false, 'no log is left after close');
-      const reopened = new BetterSqlite3(join(dataDir, SQLITE_FILE), { readonly: true });
+      const reopened = new Sqlite(join(dataDir, SQLITE_FILE), { readonly: true });
       try {
         const row = reopened.prepare('SELECT count(*) AS n, sum(length(content)) AS bytes FROM blobs').get() as {
           n: number;
@@ -212,7 +212,7 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
 
   test('a thread that cannot run gives checkpointing back to the writer, and says so', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'paygate-checkpoints-'));
-    const writer = new BetterSqlite3(join(dataDir, 'writer.sqlite'));
+    const writer = new Sqlite(join(dataDir, 'writer.sqlite'));
     try {
       writer.pragma('journal_mode = WAL');
       const events: CheckpointerEvent[] = [];

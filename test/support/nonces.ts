@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { NONCE_FILE } from '../../src/http/auth/nonce-store.js';
 import type { Database } from '../../src/platform/database/database.js';
+import { Sqlite } from '../../src/platform/database/sqlite-driver.js';
 
 /** How many nonces are stored, looked at directly (their own file on SQLite, a table on PostgreSQL). */
 export async function countNonces(database: Database): Promise<number> {
@@ -12,7 +12,7 @@ export async function countNonces(database: Database): Promise<number> {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
-  const file = new BetterSqlite3(join(database.dataDir, NONCE_FILE), { readonly: true });
+  const file = new Sqlite(join(database.dataDir, NONCE_FILE), { readonly: true });
   try {
     return (file.prepare('SELECT count(*) AS n FROM nonces').get() as { n: number }).n;
   } finally {

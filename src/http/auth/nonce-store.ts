@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../../platform/database/database.js';
 import { createPrivately } from '../../platform/database/private-files.js';
+import { Sqlite, type SqliteDatabase } from '../../platform/database/sqlite-driver.js';
 
 /** Remembers (app, nonce) pairs for as long as a request carrying them could still be accepted. */
 export interface NonceStore {
@@ -77,9 +77,9 @@ function sqliteNonceStore(file: string): NonceStore {
   };
 }
 
-function openCheckedOrFresh(file: string): BetterSqlite3.Database {
+function openCheckedOrFresh(file: string): SqliteDatabase {
   const open = () => {
-    const db = new BetterSqlite3(file);
+    const db = new Sqlite(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = OFF');
     db.pragma('busy_timeout = 5000');

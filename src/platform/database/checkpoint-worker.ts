@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import BetterSqlite3 from 'better-sqlite3';
 import type { CheckpointerSettings, CheckpointReport, CheckpointRequest } from './checkpointer.js';
+import { Sqlite } from './sqlite-driver.js';
 
 /**
  * The checkpointer's thread: its own connection copies committed pages from the write-ahead log back into the
@@ -9,7 +9,7 @@ import type { CheckpointerSettings, CheckpointReport, CheckpointRequest } from '
  * pause in the writing, and restarts the log from its beginning while the writer holds back.
  */
 const settings = workerData as CheckpointerSettings;
-const db = new BetterSqlite3(settings.file, { fileMustExist: true });
+const db = new Sqlite(settings.file, { fileMustExist: true });
 // The log is flushed before its pages are copied, and the database file after: a checkpoint loses nothing.
 db.pragma('synchronous = NORMAL');
 // A restart waits for the reads in progress on other connections to end.

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase } from './sqlite-driver.js';
 
 export interface CheckpointerSettings {
   file: string;
@@ -71,7 +71,7 @@ export class Checkpointer {
   private endPause: (() => void) | undefined;
 
   constructor(
-    private readonly writer: BetterSqlite3.Database,
+    private readonly writer: SqliteDatabase,
     file: string,
     private readonly holdWriter: HoldWriter,
     private readonly onEvent: (event: CheckpointerEvent) => void = () => {},

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { DataDirLockedError } from './database-errors.js';
 import { createPrivately, privateDataDir } from './private-files.js';
+import { Sqlite } from './sqlite-driver.js';
 
 export const LOCK_FILE = 'paygate.lock';
 
@@ -12,7 +12,7 @@ export const LOCK_FILE = 'paygate.lock';
  * behind and a reused pid can never look like a live holder.
  */
 export function lockDataDir(dataDir: string): { release(): void } {
-  const db = createPrivately(() => new BetterSqlite3(join(privateDataDir(dataDir), LOCK_FILE), { timeout: 0 }));
+  const db = createPrivately(() => new Sqlite(join(privateDataDir(dataDir), LOCK_FILE), { timeout: 0 }));
   try {
     // In exclusive locking mode the first write takes the file lock and keeps it until the connection closes
     // (an empty file is never locked at all, hence the write).

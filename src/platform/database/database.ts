@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import {
   type CompiledQuery,
   createQueryId,
@@ -17,6 +16,7 @@ import { GroupCommit } from './group-commit.js';
 import { createPrivately, privateDataDir } from './private-files.js';
 import type { Schema } from './schema.js';
 import { SqliteWriterDialect } from './sqlite-dialect.js';
+import { Sqlite, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -82,7 +82,7 @@ export function isPostgres(db: Db): boolean {
 
 function openSqlite(options: DatabaseOptions): Database {
   const file = join(privateDataDir(options.dataDir), SQLITE_FILE);
-  const writer = createPrivately(() => new BetterSqlite3(file));
+  const writer = createPrivately(() => new Sqlite(file));
   writer.pragma('journal_mode = WAL');
   // Commits never wait on the disk; FULL durability comes from flushing the WAL before a write is told about
   // (group commit), which costs the event loop nothing and serves many commits with one flush.
@@ -100,10 +100,10 @@ function openSqlite(options: DatabaseOptions): Database {
     options.backgroundCheckpoints &&
     new Checkpointer(writer, file, (during) => db.connection().execute(during), options.backgroundCheckpoints);
 
-  let reader: BetterSqlite3.Database | undefined;
+  let reader: SqliteDatabase | undefined;
   const readerConnection = () => {
     if (!reader) {
-      reader = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+      reader = new Sqlite(file, { readonly: true, fileMustExist: true });
       reader.pragma('busy_timeout = 5000');
     }
     return reader;
@@ -115,7 +115,7 @@ function openSqlite(options: DatabaseOptions): Database {
     dataDir: options.dataDir,
     prepareOne<P extends object, R>(build: ReadBuilder<P, R>) {
       const { sql, bind } = compileWithSlots(db, build);
-      let statement: BetterSqlite3.Statement | undefined;
+      let statement: SqliteStatement | undefined;
       return async (params: P) => {
         statement ??= readerConnection().prepare(sql);
         return statement.get(bind(params)) as R | undefined;

@@ -1,4 +1,3 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -14,6 +13,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { AppError, PLATFORM_ERRORS } from '../errors.js';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 
 /**
  * Kysely's own SQLite dialect prepares every statement anew (a sixth of the speed of a reused statement), opens
@@ -24,7 +24,7 @@ import { AppError, PLATFORM_ERRORS } from '../errors.js';
  */
 export class SqliteWriterDialect implements Dialect {
   constructor(
-    private readonly database: BetterSqlite3.Database,
+    private readonly database: SqliteDatabase,
     /** Told of every statement that writes (for group commit). */
     private readonly onWrite: () => void = () => {},
     private readonly waitLimitMs = 30_000,
@@ -59,7 +59,7 @@ class SqliteWriterDriver implements Driver {
   private readonly mutex = new Mutex();
 
   constructor(
-    private readonly database: BetterSqlite3.Database,
+    private readonly database: SqliteDatabase,
     onWrite: () => void,
     private readonly waitLimitMs: number,
   ) {
@@ -131,10 +131,10 @@ const STATEMENT_CACHE_SIZE = 500;
 const TRANSACTION_CONTROL = /^\s*(begin|rollback|savepoint|release)\b/i;
 
 class CachedStatementConnection implements DatabaseConnection {
-  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly statements = new Map<string, SqliteStatement>();
 
   constructor(
-    private readonly database: BetterSqlite3.Database,
+    private readonly database: SqliteDatabase,
     private readonly onWrite: () => void,
   ) {}
 
@@ -155,7 +155,7 @@ class CachedStatementConnection implements DatabaseConnection {
   // A hit only looks up: moving it to the end (an exact LRU) cost a delete and a set, each hashing the SQL text
   // again, on every statement run. The first prepared is the first evicted; a busy statement evicted is prepared
   // again at its next run.
-  private statement(sql: string): BetterSqlite3.Statement {
+  private statement(sql: string): SqliteStatement {
     const cached = this.statements.get(sql);
     if (cached) return cached;
     const statement = this.database.prepare(sql);
