@@ -126,6 +126,8 @@ interface PlanCharge {
   customerId: string;
   /** The plan's own token, tried first on a first attempt. */
   planToken: string | null;
+  /** A charge begun by an earlier run whose answer was never recorded: its payment, if made, is the charge. */
+  unanswered?: true;
 }
 
 /**
@@ -161,6 +163,14 @@ async function beginSteps(
     const charge = await step(tx, view, now);
     if (charge === undefined) {
       stepped.push({ item, step: { kind: 'moved' } });
+      continue;
+    }
+    // The payment an earlier run made under this billing's uuid is the charge, whatever the customer's tokens are
+    // now: charging again under the uuid with another token would be refused, and counted as a failed attempt while
+    // the first payment may yet succeed.
+    const made = charge.unanswered ? await charger.resume(charge.billing.payment_uuid!) : undefined;
+    if (made) {
+      stepped.push({ item, step: { kind: 'charge', charge }, charge: made });
       continue;
     }
     const token = await tokenFor(tx, charge);
@@ -215,7 +225,7 @@ async function step(tx: Context, view: PlanView, now: number): Promise<PlanCharg
   const { plan } = view;
   // A charge whose step committed but whose answer was not recorded (a crash, an acquirer that did not answer).
   const unanswered = view.billings.find((billing) => billing.state === 'charging');
-  if (unanswered) return chargeOf(plan, unanswered);
+  if (unanswered) return { ...chargeOf(plan, unanswered), unanswered: true };
   const action = nextAction(view, tx.merchant.timezone);
   if (!action || action.at > now) {
     await scheduleBilling(tx, view);

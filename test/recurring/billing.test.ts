@@ -388,6 +388,76 @@ describe('recurring plans, billed on the business clock', () => {
     assert.equal((await ordersOf(cancelled.reference)).length, 0);
   });
 
+  test("a charge whose answer was never recorded is taken as made, though the customer's default card changed since", async () => {
+    const item = await client.recurring.createItem({ label: 'Resumed', price: '20.00', currency: 'HKD' });
+    const config = await client.recurring.createBillingConfig({
+      billing_interval: 'monthly',
+      billing_type: 'automated',
+    });
+    const start = new Date(Date.parse((await client.sandbox.clock()).now) + DAY * 1000)
+      .toISOString()
+      .replace(/\.\d{3}Z$/, '.000Z');
+    const reference = `RESUMED-${randomUUID()}`;
+    const customer = await customerWith(CARDS.frictionless);
+    const plan = await client.recurring.createPlan({
+      name: reference,
+      reference_number: reference,
+      customer_uuid: customer.uuid,
+      cycles: [
+        { recurring_items: [{ id: item.id }], recurring_billing_config: config.id, estimated_start_date: start },
+      ],
+    });
+    await client.sandbox.advanceClock(DAY + 60);
+    const db = server.platform.db;
+    const [first] = await db.selectFrom('recurring_billings').selectAll().where('plan_id', '=', plan.id).execute();
+    assert.equal(first?.state, 'paid');
+    // What a process killed between the acquirer's answer and its record leaves: the payment made, the billing still
+    // charging, the cycle's count and the plan's next due time as before the step.
+    await db.updateTable('recurring_billings').set({ state: 'charging' }).where('id', '=', first.id).execute();
+    await db.updateTable('recurring_cycles').set({ billing_count: 0 }).where('plan_id', '=', plan.id).execute();
+    const now = Date.parse((await client.sandbox.clock()).now);
+    await db.updateTable('recurring_plans').set({ next_due_at: now }).where('id', '=', plan.id).execute();
+    // Meanwhile the customer makes another card the default: the billing's uuid names a payment of the first one.
+    const other = await client.customers.bindCard(customer.uuid, card(CARDS.frictionless));
+    await client.customers.update(customer.uuid, {
+      name: 'Chan Tai Man',
+      phone: '91234567',
+      default_payment_token: other.token,
+    });
+    // The engine's next run (the plan's next billing, a month on) finds the charging billing first.
+    await client.sandbox.advanceClock(31 * DAY);
+    const billings = await db
+      .selectFrom('recurring_billings')
+      .select(['sequence', 'state', 'attempt'])
+      .where('plan_id', '=', plan.id)
+      .orderBy('sequence')
+      .execute();
+    assert.deepEqual(
+      billings.map((billing) => [billing.sequence, billing.state, billing.attempt]),
+      [
+        [1, 'paid', 1],
+        [2, 'paid', 1],
+      ],
+      'the first billing is recorded paid by its payment, not failed as a reused payment.uuid',
+    );
+    const orders = await ordersOf(reference);
+    assert.deepEqual(
+      orders.map((order) => [order.reference_number, order.correspondence_state, order.paid_total]),
+      [
+        [`${reference}-1`, 'paid', '20.00'],
+        [`${reference}-2`, 'paid', '20.00'],
+      ],
+    );
+    const firstOrder = await db
+      .selectFrom('orders')
+      .select('id')
+      .where('number', '=', first.order_number!)
+      .executeTakeFirstOrThrow();
+    const payments = await db.selectFrom('transactions').select('id').where('order_id', '=', firstOrder.id).execute();
+    assert.equal(payments.length, 1, 'the first billing was charged once');
+    assert.equal((await client.recurring.getPlan(plan.id)).cycles[0]!.billing_count, 2);
+  });
+
   test('plans due together bill together; one that cannot be billed is left behind alone and its job fails', async () => {
     const item = await client.recurring.createItem({ label: 'Together', price: '30.00', currency: 'HKD' });
     const config = await client.recurring.createBillingConfig({
