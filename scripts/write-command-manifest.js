@@ -5,9 +5,9 @@
 // and the platform's own in src/cli/; a command found nowhere there fails the build.
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 const compiled = join(root, 'dist', 'src');
 const { COMMANDS } = await import(pathToFileURL(join(compiled, 'modules.js')).href);
 const { commandManifest } = await import(pathToFileURL(join(compiled, 'cli', 'manifest.js')).href);

@@ -1,28 +1,32 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { CommandDeps, CommandEntry } from './cli/command.js';
 import type { Program } from './cli/help.js';
 import { type CommandManifest, lazyCommands } from './cli/manifest.js';
 import { runCommandLine } from './cli/run.js';
 
 /**
- * The commands as the build's manifest declares them, each loading its own file when run; without a manifest (a
- * build by `tsc` alone), every capability's, loaded now.
+ * The commands as the build's manifest declares them, each loading its own file when run. Without a manifest (a
+ * build by `tsc` alone), or with one older than a command's file (compiled again since, by `tsc` alone), every
+ * capability's, loaded now: slower, never stale.
  */
 async function commands(): Promise<readonly CommandEntry[]> {
   const manifestUrl = new URL('./commands.json', import.meta.url);
-  let manifest: CommandManifest;
   try {
-    manifest = JSON.parse(readFileSync(manifestUrl, 'utf8')) as CommandManifest;
+    const manifest = JSON.parse(readFileSync(manifestUrl, 'utf8')) as CommandManifest;
+    const writtenAt = statSync(manifestUrl).mtimeMs;
+    const sourceOf = (file: string) => new URL(file, manifestUrl);
+    if (manifest.entries.every(({ source }) => statSync(sourceOf(source.file)).mtimeMs <= writtenAt)) {
+      return lazyCommands(manifest, async ({ file, exportName }) => {
+        const entry = ((await import(sourceOf(file).href)) as Record<string, CommandEntry>)[exportName];
+        if (entry === undefined) throw new Error('the command manifest is stale: rebuild (npm run build)');
+        return entry;
+      });
+    }
   } catch {
-    return (await import('./modules.js')).COMMANDS;
+    // No manifest, or a file it names is gone: as without one.
   }
-  return lazyCommands(manifest, async ({ file, exportName }) => {
-    const loaded = (await import(new URL(file, manifestUrl).href)) as Record<string, CommandEntry>;
-    const entry = loaded[exportName];
-    if (entry === undefined) throw new Error(`the command manifest is stale: rebuild (npm run build)`);
-    return entry;
-  });
+  return (await import('./modules.js')).COMMANDS;
 }
 
 const PROGRAM: Program = {
