@@ -171,7 +171,7 @@ describe('checkpoints on a thread of their own', { skip: POSTGRES_URL ? 'SQLite 
         assert.deepEqual(
           events.map((e) => e.kind),
           ['failed', 'failed'],
-          'each refusal was reported, and the thread was not lost',
+          `each refusal was reported, and the thread was not lost: ${JSON.stringify(events)}`,
         );
       } finally {
         await checkpointer.stop();
