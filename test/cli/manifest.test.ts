@@ -51,7 +51,20 @@ describe('what a command loads', () => {
   );
   writeFileSync(
     register,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`,
+    // In-thread hooks where Node has them (22.15 and later; on 26 the off-thread ones no longer saw the entry's
+    // imports), the off-thread ones on Node 20.
+    `import * as module from 'node:module';
+if (module.registerHooks) {
+  module.registerHooks({
+    resolve(specifier, context, next) {
+      const resolved = next(specifier, context);
+      process.stderr.write('LOADED ' + resolved.url + '\\n');
+      return resolved;
+    },
+  });
+} else {
+  module.register(${JSON.stringify(pathToFileURL(hook).href)});
+}\n`,
   );
 
   /** The files of dist/src and the packages a `paygate ARGS` process imported. */
