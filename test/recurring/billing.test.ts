@@ -43,6 +43,19 @@ describe('recurring plans, billed on the business clock', () => {
     return { uuid: customer.uuid, token: token.token };
   }
 
+  /** An item at `price`, a monthly automated config, and a start a day ahead on the business clock, to the second. */
+  async function monthlyFromTomorrow(label: string, price: string) {
+    const item = await client.recurring.createItem({ label, price, currency: 'HKD' });
+    const config = await client.recurring.createBillingConfig({
+      billing_interval: 'monthly',
+      billing_type: 'automated',
+    });
+    const start = new Date(Date.parse((await client.sandbox.clock()).now) + DAY * 1000)
+      .toISOString()
+      .replace(/\.\d{3}Z$/, '.000Z');
+    return { item, config, start };
+  }
+
   /** Lets the engine run what is due now: the plan's first billing runs as a job on the merchant's clock. */
   const engineRuns = () => client.sandbox.advanceClock(1);
 
@@ -389,14 +402,7 @@ describe('recurring plans, billed on the business clock', () => {
   });
 
   test("a charge whose answer was never recorded is taken as made, though the customer's default card changed since", async () => {
-    const item = await client.recurring.createItem({ label: 'Resumed', price: '20.00', currency: 'HKD' });
-    const config = await client.recurring.createBillingConfig({
-      billing_interval: 'monthly',
-      billing_type: 'automated',
-    });
-    const start = new Date(Date.parse((await client.sandbox.clock()).now) + DAY * 1000)
-      .toISOString()
-      .replace(/\.\d{3}Z$/, '.000Z');
+    const { item, config, start } = await monthlyFromTomorrow('Resumed', '20.00');
     const reference = `RESUMED-${randomUUID()}`;
     const customer = await customerWith(CARDS.frictionless);
     const plan = await client.recurring.createPlan({
@@ -459,14 +465,7 @@ describe('recurring plans, billed on the business clock', () => {
   });
 
   test('plans due together bill together; one that cannot be billed is left behind alone and its job fails', async () => {
-    const item = await client.recurring.createItem({ label: 'Together', price: '30.00', currency: 'HKD' });
-    const config = await client.recurring.createBillingConfig({
-      billing_interval: 'monthly',
-      billing_type: 'automated',
-    });
-    const start = new Date(Date.parse((await client.sandbox.clock()).now) + DAY * 1000)
-      .toISOString()
-      .replace(/\.\d{3}Z$/, '.000Z');
+    const { item, config, start } = await monthlyFromTomorrow('Together', '30.00');
     const references = ['A', 'B', 'C'].map((name) => `TOGETHER-${name}-${randomUUID()}`);
     const plans: RecurringPlan[] = [];
     for (const reference of references) {
