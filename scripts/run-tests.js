@@ -3,17 +3,12 @@
 // (files whose name contains one of the words); `--except=fuzz,crash` leaves out the files whose name contains one
 // of those. Set DATABASE_URL to run the same suite on PostgreSQL.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { filesUnder } from './files.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const compiled = join(root, 'dist', 'test');
-
-function walk(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
-}
 
 const args = process.argv.slice(2);
 const except = args
@@ -21,7 +16,7 @@ const except = args
   .flatMap((arg) => arg.slice('--except='.length).split(','))
   .filter(Boolean);
 const words = args.filter((arg) => !arg.startsWith('--except='));
-const files = walk(compiled)
+const files = filesUnder(compiled)
   .filter((file) => file.endsWith('.test.js'))
   // A test deleted from test/ may still have its compiled copy in dist/: skip those.
   .filter((file) => existsSync(join(root, 'test', relative(compiled, file).replace(/\.js$/, '.ts'))))

@@ -3,22 +3,17 @@
 // `paygate` answer --help and run a command without loading every capability. Each top-level command or group is
 // found in the compiled file that exports it: a capability declares its commands in its cli.ts or cli/ folder,
 // and the platform's own in src/cli/; a command found nowhere there fails the build.
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { filesUnder } from './files.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const compiled = join(root, 'dist', 'src');
 const { COMMANDS } = await import(pathToFileURL(join(compiled, 'modules.js')).href);
 const { commandManifest } = await import(pathToFileURL(join(compiled, 'cli', 'manifest.js')).href);
 
-function walk(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
-}
-
-const candidates = walk(compiled)
+const candidates = filesUnder(compiled)
   .map((file) => relative(compiled, file).split(sep).join('/'))
   .filter((file) => /(^|\/)(cli\.js|cli\/[^/]+\.js)$/.test(file));
 const sources = new Map();
