@@ -7,10 +7,11 @@
  * (this machine sets it), every Node process reads and parses the certificates at start, about 60 ms that belong to
  * the machine, not to paygate.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startProcess, stop } from './processes.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 // CLI_BENCH_PAYGATE: another build's paygate.js, to compare (an older checkout built in a worktree).
@@ -32,34 +33,19 @@ function measure(name: string, args: string[], env: NodeJS.ProcessEnv) {
   return { name, median: times[Math.floor(times.length / 2)]!, slowest: times[times.length - 1]! };
 }
 
-async function startServer(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [PAYGATE, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      seen += chunk;
-      const found = /listening on (http:\/\/[^\s,]+)/.exec(seen);
-      if (found) resolve(found[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`paygate serve exited ${code} before listening:\n${seen}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
 const dataDir = mkdtempSync(join(tmpdir(), 'paygate-cli-bench-'));
 const { NODE_EXTRA_CA_CERTS: _machineCertificates, ...machine } = process.env;
-const env = { ...machine, PAYGATE_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
-const server = await startServer(env);
+const port = String(18_900 + Math.floor(Math.random() * 500));
+const env = { ...machine, PAYGATE_DATA_DIR: dataDir, PORT: port, LOG_LEVEL: 'info' };
+const children: ChildProcess[] = [];
+const server = await startProcess(
+  children,
+  [PAYGATE, 'serve'],
+  { PAYGATE_DATA_DIR: dataDir, PORT: port },
+  /API reference/,
+);
 try {
-  const callEnv = { ...env, PAYGATE_PUBLIC_BASE_URL: server.url };
+  const callEnv = { ...env, PAYGATE_PUBLIC_BASE_URL: `http://127.0.0.1:${port}` };
   const rows = [
     measure("node -e '' (the floor)", ['-e', ''], env),
     measure('paygate --help', [PAYGATE, '--help'], env),
@@ -83,6 +69,6 @@ try {
     console.log(`| ${row.name} | ${row.median.toFixed(0)} | ${row.slowest.toFixed(0)} | ${verdict} |`);
   }
 } finally {
-  await server.stop();
+  await stop(server);
   rmSync(dataDir, { recursive: true, force: true });
 }

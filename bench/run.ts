@@ -42,6 +42,7 @@ import {
 } from './hostile-files.js';
 import { LEDGER_SCENARIO, type LedgerCostResult, ledgerCostReport, ledgerCostScenario } from './ledger-cost.js';
 import type { LoadPlan, LoadResult } from './load-generator.js';
+import { startProcess, stop, stopProcess } from './processes.js';
 import {
   clearPeak,
   memory,
@@ -639,52 +640,6 @@ async function load(
     child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`load generator exited with ${code}`))));
   });
   return JSON.parse(output) as LoadResult;
-}
-
-function startProcess(
-  children: ChildProcess[],
-  args: string[],
-  env: Record<string, string>,
-  ready: RegExp,
-): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const onData = (chunk: Buffer) => {
-      // Only the start-up output is read; after it, the pipe is drained unread.
-      seen += chunk.toString();
-      if (ready.test(seen)) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve(child);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before it was ready`)));
-  });
-}
-
-/**
- * Ends a process the bench started, on SIGTERM (paygate after its requests in flight, writing its CPU profile if
- * asked for), waiting 10 s at most.
- */
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(resolve, 10_000).unref();
-  });
-}
-
-/** Stops one of the processes before the run ends. */
-function stopProcess(children: ChildProcess[], child: ChildProcess): Promise<void> {
-  children.splice(children.indexOf(child), 1);
-  return stop(child);
 }
 
 main().catch((error: unknown) => {
