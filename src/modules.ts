@@ -10,6 +10,7 @@ import { echoModule } from './echo/index.js';
 import { EVENT_ERRORS } from './events/errors.js';
 import { HTTP_ERRORS } from './http/errors.js';
 import { issuingModule } from './issuing/index.js';
+import { labModule } from './lab/index.js';
 import { ledgerModule } from './ledger/index.js';
 import { merchantsModule } from './merchants/index.js';
 import type { Module } from './module.js';
@@ -43,6 +44,7 @@ export const MODULES: readonly Module[] = [
   payoutsModule,
   webhooksModule,
   sandboxModule,
+  labModule,
 ];
 
 /** The `paygate` commands: the platform's own (serve, migrate), then every capability's. */

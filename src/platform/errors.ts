@@ -4,7 +4,7 @@
  * and a test keeps codes unique. Six-digit codes are grouped by area: 1xxxxx platform (1001 authentication,
  * 1002 request format, 1003 idempotency, 1004 rate limits, 1005 operator commands, 1009 faults), 2xxxxx
  * customers and payment tokens, 3xxxxx treasury users, 4xxxxx orders and transactions (4003 the acquirer, 4004
- * webhooks), 5xxxxx recurring, 6xxxxx batches, 7xxxxx issuing, 8xxxxx payouts. `E000002` and `EO100102` are
+ * webhooks), 5xxxxx recurring, 6xxxxx batches, 7xxxxx issuing, 8xxxxx payouts, 9xxxxx the sandbox lab. `E000002` and `EO100102` are
  * text codes found in the wild; for those the envelope's `code` carries the HTTP status.
  */
 export interface ErrorDefinition {

@@ -16,6 +16,7 @@ import * as issuing from './migrations/013_issuing.js';
 import * as payouts from './migrations/014_payouts.js';
 import * as payerActionKeys from './migrations/015_payer_action_keys.js';
 import * as transactionsOrderIndex from './migrations/016_transactions_order_index.js';
+import * as lab from './migrations/017_lab.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +36,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '014_payouts': payouts,
   '015_payer_action_keys': payerActionKeys,
   '016_transactions_order_index': transactionsOrderIndex,
+  '017_lab': lab,
 };
 
 /**

@@ -1,0 +1,22 @@
+import { defineErrors } from '../platform/errors.js';
+
+/** The sandbox lab's refusals (9xxxxx). */
+export const LAB_ERRORS = defineErrors({
+  liveMode: { code: '900101', status: 403, message: 'The sandbox lab is not available in live mode.' },
+  captureNotFound: { code: '900201', status: 404, message: 'Capture not found.' },
+  tapInvalid: {
+    code: '900202',
+    status: 400,
+    message: "Only one of the merchant's webhook endpoints (an app's) can be tapped.",
+  },
+  faultRuleNotFound: { code: '900301', status: 404, message: 'Fault rule not found.' },
+  faultRuleInvalid: { code: '900302', status: 400, message: 'The fault rule is invalid.' },
+  triggerUnknown: { code: '900401', status: 400, message: 'No such event kind to trigger.' },
+  triggerFieldInvalid: { code: '900402', status: 400, message: 'This field does not apply to this trigger.' },
+  snapshotNotFound: { code: '900501', status: 404, message: 'Snapshot not found.' },
+  snapshotExists: {
+    code: '900502',
+    status: 409,
+    message: 'A snapshot with this name exists; save with force to replace it.',
+  },
+});

@@ -1,0 +1,1 @@
+export { labModule } from './module.js';

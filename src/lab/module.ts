@@ -1,0 +1,21 @@
+import { defineModule } from '../module.js';
+import { LAB_ERRORS } from './errors.js';
+
+/**
+ * The sandbox lab (docs/lab.md): the capture inbox, `listen` and `trigger`, fault rules, deterministic runs, named
+ * snapshots and reset. Per merchant, through the signed API, the client and the command line; a live platform
+ * refuses all of it (403 `900101`) rather than hiding it.
+ */
+export const labModule = defineModule({
+  name: 'lab',
+  routes: [],
+  errors: LAB_ERRORS,
+  tags: [
+    {
+      name: 'lab',
+      description:
+        "Sandbox mode only (403 900101 in live mode): the merchant's capture inbox, event stream, triggers, fault rules, snapshots and reset.",
+    },
+  ],
+  commands: [],
+});
