@@ -1,5 +1,9 @@
 import { defineModule } from '../module.js';
+import { SANDBOX_COMMAND } from './cli/sandbox-command.js';
+import { labDeliveryHooks } from './delivery-lab.js';
 import { LAB_ERRORS } from './errors.js';
+import { FAULT_ROUTES } from './faults/routes.js';
+import { INBOX_ROUTES } from './inbox/routes.js';
 
 /**
  * The sandbox lab (docs/lab.md): the capture inbox, `listen` and `trigger`, fault rules, deterministic runs, named
@@ -8,7 +12,7 @@ import { LAB_ERRORS } from './errors.js';
  */
 export const labModule = defineModule({
   name: 'lab',
-  routes: [],
+  routes: [...INBOX_ROUTES, ...FAULT_ROUTES],
   errors: LAB_ERRORS,
   tags: [
     {
@@ -17,5 +21,6 @@ export const labModule = defineModule({
         "Sandbox mode only (403 900101 in live mode): the merchant's capture inbox, event stream, triggers, fault rules, snapshots and reset.",
     },
   ],
-  commands: [],
+  commands: [SANDBOX_COMMAND],
+  deliveryHooks: labDeliveryHooks,
 });
