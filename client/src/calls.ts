@@ -16,3 +16,8 @@ export interface RequestOptions {
 export interface Caller {
   call<T>(method: string, target: string, body?: unknown, options?: RequestOptions): Promise<T>;
 }
+
+/** What a streaming section needs of the client: a signed GET whose reply is read as it comes. */
+export interface Opener {
+  open(target: string, options?: { signal?: AbortSignal; accept?: string }): Promise<Response>;
+}

@@ -2,6 +2,7 @@ import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto';
 import type { RequestOptions } from './calls.js';
 import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
 
+import { EventsApi } from './lab-events.js';
 import { FaultsApi, InboxApi } from './lab-inbox.js';
 import { signRequest } from './signing.js';
 import type {
@@ -118,6 +119,7 @@ export class PaygateClient {
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
   readonly inbox: InboxApi;
+  readonly events: EventsApi;
   readonly faults: FaultsApi;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
@@ -143,6 +145,7 @@ export class PaygateClient {
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
     this.inbox = new InboxApi(this);
+    this.events = new EventsApi(this);
     this.faults = new FaultsApi(this);
   }
 
@@ -162,6 +165,49 @@ export class PaygateClient {
       typeof envelope?.error_code === 'string' ? envelope.error_code : String(reply.status),
       typeof envelope?.message === 'string' ? envelope.message : `HTTP ${reply.status}`,
       reply.headers.get('x-request-id') ?? reply.requestId,
+    );
+  }
+
+  /**
+   * Opens a signed GET whose reply is a stream (the lab's server-sent events): the response, its body unread, once the
+   * server answered 200; a refusal throws {@link PaygateError}. No time limit: end it with `signal`.
+   */
+  async open(target: string, options: { signal?: AbortSignal; accept?: string } = {}): Promise<Response> {
+    const url = new URL(this.baseUrl + target);
+    const path = `${url.pathname}${url.search}`;
+    const requestId = this.options.requestId ?? randomUUID();
+    const signed = signRequest({
+      appId: this.options.appId,
+      privateKey: this.privateKey,
+      method: 'GET',
+      target: path,
+      body: '',
+    });
+    let response: Response;
+    try {
+      response = await this.fetchImpl(url, {
+        method: 'GET',
+        headers: {
+          accept: options.accept ?? 'text/event-stream',
+          'x-request-id': requestId,
+          credential: signed.Credential,
+          nonce: signed.Nonce,
+          signature: signed.Signature,
+        },
+        signal: options.signal,
+      });
+    } catch (error) {
+      throw new PaygateConnectionError(`GET ${target} failed: ${describe(error)}`, requestId, { cause: error });
+    }
+    if (response.status === 200) return response;
+    const text = await response.text();
+    const envelope = parseJson(text) as Partial<ErrorEnvelope> | undefined;
+    throw new PaygateError(
+      response.status,
+      typeof envelope?.code === 'number' ? envelope.code : response.status,
+      typeof envelope?.error_code === 'string' ? envelope.error_code : String(response.status),
+      typeof envelope?.message === 'string' ? envelope.message : `HTTP ${response.status}`,
+      response.headers.get('x-request-id') ?? requestId,
     );
   }
 

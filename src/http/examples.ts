@@ -66,7 +66,8 @@ type Api =
   | 'sandbox'
   | 'webhooks'
   | 'inbox'
-  | 'faults';
+  | 'faults'
+  | 'events';
 type MethodsOf<T> = { [K in keyof T & string]: T[K] extends AnyMethod ? K : never }[keyof T & string];
 export type ClientMethodName = 'echo' | { [A in Api]: `${A}.${MethodsOf<PaygateClient[A]>}` }[Api];
 type MethodAt<N extends string> = N extends `${infer A}.${infer M}`

@@ -22,9 +22,10 @@ export interface RouteInput<B extends TSchema, Q extends TSchema, P extends TSch
   file?: { mediaType: string; bytes: Buffer };
 }
 
-/** What a route with `download` answers: a file, not the JSON envelope. */
+/** What a route with `download` answers: a file (or, with `stream`, a stream of server-sent events), not the envelope. */
 export interface FileReply {
-  filename: string;
+  /** A file's name; a stream has none. */
+  filename?: string;
   body: string | NodeJS.ReadableStream;
 }
 
@@ -51,8 +52,11 @@ export interface RouteDeclaration<B extends TSchema, Q extends TSchema, P extend
    * configuration; JSON bodies keep the platform's limit). The signature covers the file's bytes as for any body.
    */
   upload?: { mediaTypes: readonly string[]; limitBytes(config: Config): number };
-  /** The route answers a file of this media type ({@link FileReply}) where others answer the envelope. */
-  download?: { mediaType: string };
+  /**
+   * The route answers a file of this media type ({@link FileReply}) where others answer the envelope; with `stream`, a
+   * stream kept open (server-sent events), which the server ends when it closes.
+   */
+  download?: { mediaType: string; stream?: boolean };
   /** Shapes the verb's result into `data`; without it the result is `data`. */
   present?(result: R): Static<D>;
   /** A worked example, typed by the route's own schemas: the /docs page shows it (see `http/examples.ts`). */
@@ -175,6 +179,7 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
     else if (request.rawBody && request.rawBody.length > 0) request.body = decodeJsonBody(request.rawBody);
   };
 
+  if (route.download?.stream) endStreamsAtClose(app);
   const upload = route.upload;
   if (upload) {
     // The file's media types are parsed in this route's own scope: everywhere else they stay refused (415).
@@ -224,6 +229,26 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
 
 const EMPTY = Buffer.alloc(0);
 
+/** The streams each server answers with, open: ended when the server closes, which would otherwise wait for them. */
+const openStreams = new WeakMap<FastifyInstance, Set<NodeJS.ReadableStream>>();
+
+/** At registration (hooks cannot be added once the server listens): ends the server's open streams as it closes. */
+function endStreamsAtClose(app: FastifyInstance): void {
+  if (openStreams.has(app)) return;
+  const streams = new Set<NodeJS.ReadableStream>();
+  openStreams.set(app, streams);
+  app.addHook('preClose', async () => {
+    for (const stream of streams) (stream as unknown as { destroy(): void }).destroy();
+  });
+}
+
+function keepUntilClose(app: FastifyInstance, body: string | NodeJS.ReadableStream): void {
+  const tracked = openStreams.get(app);
+  if (typeof body === 'string' || !tracked) return;
+  tracked.add(body);
+  body.on('close', () => tracked.delete(body));
+}
+
 async function handle(
   deps: RouteDeps,
   route: AnyRoute,
@@ -246,6 +271,14 @@ async function handle(
   };
   if (route.download) {
     const file = (await route.handler(input)) as FileReply;
+    if (route.download.stream) {
+      keepUntilClose(request.server, file.body);
+      return reply
+        .type(route.download.mediaType)
+        .header('cache-control', 'no-store')
+        .header('x-accel-buffering', 'no')
+        .send(file.body);
+    }
     return reply
       .type(route.download.mediaType)
       .header('content-disposition', `attachment; filename="${file.filename}"`)

@@ -11,6 +11,7 @@ export const LAB_ERRORS = defineErrors({
   },
   faultRuleNotFound: { code: '900301', status: 404, message: 'Fault rule not found.' },
   faultRuleInvalid: { code: '900302', status: 400, message: 'The fault rule is invalid.' },
+  streamInvalid: { code: '900203', status: 400, message: 'The event stream cannot be opened as asked.' },
   triggerUnknown: { code: '900401', status: 400, message: 'No such event kind to trigger.' },
   triggerFieldInvalid: { code: '900402', status: 400, message: 'This field does not apply to this trigger.' },
   snapshotNotFound: { code: '900501', status: 404, message: 'Snapshot not found.' },

@@ -4,6 +4,8 @@ import { labDeliveryHooks } from './delivery-lab.js';
 import { LAB_ERRORS } from './errors.js';
 import { FAULT_ROUTES } from './faults/routes.js';
 import { INBOX_ROUTES } from './inbox/routes.js';
+import { LISTEN_COMMAND } from './listen/cli.js';
+import { LISTEN_ROUTES } from './listen/routes.js';
 
 /**
  * The sandbox lab (docs/lab.md): the capture inbox, `listen` and `trigger`, fault rules, deterministic runs, named
@@ -12,7 +14,7 @@ import { INBOX_ROUTES } from './inbox/routes.js';
  */
 export const labModule = defineModule({
   name: 'lab',
-  routes: [...INBOX_ROUTES, ...FAULT_ROUTES],
+  routes: [...INBOX_ROUTES, ...FAULT_ROUTES, ...LISTEN_ROUTES],
   errors: LAB_ERRORS,
   tags: [
     {
@@ -21,6 +23,6 @@ export const labModule = defineModule({
         "Sandbox mode only (403 900101 in live mode): the merchant's capture inbox, event stream, triggers, fault rules, snapshots and reset.",
     },
   ],
-  commands: [SANDBOX_COMMAND],
+  commands: [SANDBOX_COMMAND, LISTEN_COMMAND],
   deliveryHooks: labDeliveryHooks,
 });

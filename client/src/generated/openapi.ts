@@ -1433,6 +1433,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/sandbox/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's events as they happen, as server-sent events (what `paygate listen` reads).
+         * @description Each event: `id` (the event id, to resume after with `after`), `event` (its type) and `data`: `{event_id, type, body, headers?}`, `body` the exact body a delivery carries; with `forward_to`, `headers` are a real delivery's to that URL, signed with the caller's app's webhook key. A comment every 15 s keeps the connection open; the stream ends after `max_seconds` (a listener reconnects with `after`).
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9037,6 +9057,34 @@ export interface operations {
                             removed: string;
                         };
                     };
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query: {
+                /** @description Resume after this event. */
+                after?: string;
+                /** @description Event types or patterns, comma-separated. */
+                events?: string;
+                /** @description Sign each event for this URL. */
+                forward_to?: string;
+                max_seconds: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
         };

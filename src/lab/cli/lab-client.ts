@@ -29,12 +29,17 @@ export interface LabOptions {
 
 export interface LabClient {
   client: PaygateClient;
+  baseUrl: string;
   /** Runs a call, a server that does not answer said in one line. */
   call<T>(work: (client: PaygateClient) => Promise<T>): Promise<T>;
 }
 
 /** A client signing as `--app`, as `--merchant`'s oldest active app, or as the demo app. */
-export async function labClient(options: LabOptions, deps: CommandDeps): Promise<LabClient> {
+export async function labClient(
+  options: LabOptions,
+  deps: CommandDeps,
+  transport: { streaming?: boolean } = {},
+): Promise<LabClient> {
   let app = options.app;
   if (options.merchant !== undefined) {
     if (app !== undefined) throw new CommandFailure('give --app or --merchant, not both');
@@ -47,9 +52,10 @@ export async function labClient(options: LabOptions, deps: CommandDeps): Promise
     if (!oldest) throw new CommandFailure(`merchant ${merchantId} has no active app`);
     app = oldest.app_id;
   }
-  const { client, baseUrl, timeoutSeconds } = appClient({ ...options, app });
+  const { client, baseUrl, timeoutSeconds } = appClient({ ...options, app }, transport);
   return {
     client,
+    baseUrl,
     call: (work) =>
       work(client).catch((error: unknown) => {
         throw unreachable(baseUrl, timeoutSeconds, error);

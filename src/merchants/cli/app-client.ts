@@ -18,7 +18,10 @@ export const APP_CLIENT_OPTIONS = {
  * A client signing as `--app` with `--key`, or as the demo app of the data folder (PAYGATE_DATA_DIR), calling
  * `--base-url`, or PAYGATE_PUBLIC_BASE_URL (or HOST and PORT).
  */
-export function appClient(options: { app?: string; key?: string; 'base-url'?: string; timeout?: string }): {
+export function appClient(
+  options: { app?: string; key?: string; 'base-url'?: string; timeout?: string },
+  transport: { streaming?: boolean } = {},
+): {
   client: PaygateClient;
   baseUrl: string;
   timeoutSeconds: number;
@@ -44,7 +47,8 @@ export function appClient(options: { app?: string; key?: string; 'base-url'?: st
       privateKey: readFileArgument('--key', keyPath),
       retry: { maxAttempts: 1 },
       timeoutMs: timeoutSeconds * 1000,
-      fetch: nodeFetch,
+      // A stream (paygate listen) is read as it comes: Node's own fetch; a call that ends, the quicker node:http.
+      fetch: transport.streaming ? globalThis.fetch : nodeFetch,
     });
     return { client, baseUrl, timeoutSeconds };
   } catch (error) {
