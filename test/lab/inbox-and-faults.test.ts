@@ -119,9 +119,14 @@ describe('the capture inbox', () => {
       callback_url: endpoint,
     });
     const [arrived] = await receiver.waitFor({ path: new URL(endpoint).pathname });
-    const captures = (await merchant.client.inbox.list({ object: order.number })).captures.filter(
-      (c) => c.url === endpoint,
-    );
+    // The capture is written with the attempt's record, just after the receiver answered.
+    let captures: Capture[] = [];
+    for (let tries = 0; tries < 200 && captures.length === 0; tries += 1) {
+      captures = (await merchant.client.inbox.list({ object: order.number })).captures.filter(
+        (c) => c.url === endpoint,
+      );
+      if (captures.length === 0) await sleep(25);
+    }
     assert.equal(captures.length, 1);
     const [capture] = captures;
     assert.equal(capture!.answer.status, 200);
