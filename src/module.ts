@@ -6,6 +6,7 @@ import type { AnyRoute } from './http/route.js';
 import type { ErrorDefinition } from './platform/errors.js';
 import type { Merchant } from './platform/tenants.js';
 import type { RailOperationKind } from './rails/operation.js';
+import type { RailFaults } from './rails/rail-faults.js';
 import type { JobDefinition } from './scheduler/scheduler.js';
 import type { PageRoute } from './web/pages.js';
 
@@ -47,6 +48,8 @@ export interface Module {
   readonly ledgerSources?: readonly LedgerSource[];
   /** What it adds around webhook deliveries (the sandbox lab: fault rules and captures). At most one module has it. */
   deliveryHooks?(platform: PlatformContext): DeliveryHooks;
+  /** Faults it lays over the rails the platform simulates (the sandbox lab's rail rules), in sandbox mode. */
+  railFaults?(platform: PlatformContext): RailFaults;
   /** What it does before a process takes requests. */
   atStart?(platform: PlatformContext): Promise<void>;
 }

@@ -21,6 +21,7 @@ import type { Clock } from './platform/clock.js';
 import type { Config, Mode } from './platform/config.js';
 import { type ErrorDefinition, PLATFORM_ERRORS } from './platform/errors.js';
 import { RAIL_ERRORS } from './rails/errors.js';
+import { withRailFaults } from './rails/faults.js';
 import { recurringModule } from './recurring/index.js';
 import { sandboxModule } from './sandbox/index.js';
 import { usersModule } from './users/index.js';
@@ -103,7 +104,7 @@ function joinErrors(
 export const LEDGER_SOURCES = MODULES.flatMap((module) => module.ledgerSources ?? []);
 
 /** Opens the database (migrated) with every module's part in the platform: what the server, the CLI and tests share. */
-export function openComposedPlatform(
+export async function openComposedPlatform(
   config: Config,
   options: { wallClock?: Clock; logger?: Logger; server?: boolean } = {},
 ): Promise<OpenedPlatform> {
@@ -114,7 +115,18 @@ export function openComposedPlatform(
   const eventReactions = new Map<string, EventReaction[]>();
   for (const { action, run } of modules.flatMap((module) => module.reactions ?? []))
     eventReactions.set(action, [...(eventReactions.get(action) ?? []), run]);
-  return openPlatform(config, { ...options, merchantSetup, eventReactions, ledgerSources: LEDGER_SOURCES });
+  const opened = await openPlatform(config, {
+    ...options,
+    merchantSetup,
+    eventReactions,
+    ledgerSources: LEDGER_SOURCES,
+  });
+  const [faults, ...more] = modules.flatMap((module) =>
+    module.railFaults ? [module.railFaults(opened.platform)] : [],
+  );
+  if (more.length > 0) throw new Error('only one module may lay faults over the rails');
+  if (faults && config.mode === 'sandbox') opened.platform.rails = withRailFaults(opened.platform.rails, faults);
+  return opened;
 }
 
 /** Runs each module's start-up work: before a process takes requests. */

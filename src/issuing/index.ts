@@ -1,1 +1,2 @@
 export { issuingModule } from './module.js';
+export { DECLINE_REASONS } from './spend-rules.js';

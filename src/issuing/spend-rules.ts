@@ -8,17 +8,19 @@ import { limitExceeded, readSpend } from './spending.js';
 import type { CardRow } from './store.js';
 
 /** Why a spend is declined (docs/issuing.md), in the order they are checked. */
-export type DeclineReason =
-  | 'card_terminated'
-  | 'card_locked'
-  | 'card_expired'
-  | 'currency_not_supported'
-  | 'transaction_limit_exceeded'
-  | 'daily_limit_exceeded'
-  | 'monthly_limit_exceeded'
-  | 'lifetime_limit_exceeded'
-  | 'insufficient_funds'
-  | 'declined_by_authorization_endpoint';
+export const DECLINE_REASONS = [
+  'card_terminated',
+  'card_locked',
+  'card_expired',
+  'currency_not_supported',
+  'transaction_limit_exceeded',
+  'daily_limit_exceeded',
+  'monthly_limit_exceeded',
+  'lifetime_limit_exceeded',
+  'insufficient_funds',
+  'declined_by_authorization_endpoint',
+] as const;
+export type DeclineReason = (typeof DECLINE_REASONS)[number];
 
 /** What approving a spend means, in the card's currency. */
 export interface SpendTerms {

@@ -2,6 +2,7 @@ import { defineModule } from '../module.js';
 import { SANDBOX_COMMAND } from './cli/sandbox-command.js';
 import { labDeliveryHooks } from './delivery-lab.js';
 import { LAB_ERRORS } from './errors.js';
+import { labRailFaults } from './faults/rail-faults.js';
 import { FAULT_ROUTES } from './faults/routes.js';
 import { INBOX_ROUTES } from './inbox/routes.js';
 import { LISTEN_COMMAND } from './listen/cli.js';
@@ -25,4 +26,5 @@ export const labModule = defineModule({
   ],
   commands: [SANDBOX_COMMAND, LISTEN_COMMAND],
   deliveryHooks: labDeliveryHooks,
+  railFaults: labRailFaults,
 });

@@ -7,6 +7,7 @@ declare module '../platform/database/schema.js' {
     lab_captures: LabCapturesTable;
     lab_taps: LabTapsTable;
     lab_fault_rules: LabFaultRulesTable;
+    lab_returned_transfers: LabReturnedTransfersTable;
     lab_snapshots: LabSnapshotsTable;
     lab_snapshot_parts: LabSnapshotPartsTable;
   }
@@ -71,6 +72,14 @@ export interface LabFaultRulesTable {
   uses: number;
   /** Wall time after which it no longer applies (and is no longer listed). */
   expires_at: number | null;
+  created_at: number;
+}
+
+/** A payout's transfer that a `--rail payout --return` rule marked: the bank pays it, then returns it. */
+export interface LabReturnedTransfersTable {
+  merchant_id: string;
+  reference: string;
+  rule_id: string;
   created_at: number;
 }
 

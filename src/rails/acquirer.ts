@@ -3,6 +3,7 @@ import { AppError } from '../platform/errors.js';
 import type { PayoutBank } from './bank.js';
 import { RAIL_ERRORS } from './errors.js';
 import type { IdentityVerifier } from './identity.js';
+import type { RailFaults } from './rail-faults.js';
 
 /**
  * The card acquirer, as the platform sees it: every operation is named by our own reference (the transaction
@@ -112,6 +113,8 @@ export interface Rails {
   identity: IdentityVerifier | undefined;
   /** The bank that carries payouts; absent in live mode until a real connector is configured. */
   bank: PayoutBank | undefined;
+  /** Sandbox only: the merchants' fault rules on the rails (the lab), for a rail the platform simulates itself. */
+  faults?: RailFaults;
 }
 
 /** The acquirer, or the refusal a card operation gets when the platform has none. */

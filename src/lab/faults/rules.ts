@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../../context/context.js';
+import { DECLINE_REASONS } from '../../issuing/index.js';
 import type { Db } from '../../platform/database/database.js';
 import { AppError } from '../../platform/errors.js';
 import { newSortableId } from '../../platform/ids.js';
@@ -57,13 +58,10 @@ function checkEffect(target: FaultTarget, effect: FaultEffect): void {
   )
     throw refuse(`a delay or an out-of-order window is from 1 to ${MAX_HOLD_MS} ms`);
   if (effect.kind === 'decline') {
-    const pattern = target === 'card-payment' ? /^[0-9A-Z]{2}$/ : /^[A-Za-z][A-Za-z ]{0,63}$/;
-    if (!pattern.test(effect.code))
-      throw refuse(
-        target === 'card-payment'
-          ? 'decline is a two-character response code such as 51'
-          : 'decline is a reason in words, such as Insufficient funds',
-      );
+    if (target === 'card-payment' && !/^[0-9A-Z]{2}$/.test(effect.code))
+      throw refuse('decline is a two-character response code such as 51');
+    if (target === 'card-authorisation' && !(DECLINE_REASONS as readonly string[]).includes(effect.code))
+      throw refuse(`decline is one of the issuer's reasons: ${DECLINE_REASONS.join(', ')}`);
   }
 }
 

@@ -1,0 +1,19 @@
+/** A fault a merchant's rule holds for a rail (the sandbox lab's `faults add --rail`). */
+export type RailFault =
+  | { ruleId: string; kind: 'decline'; code: string }
+  | { ruleId: string; kind: 'acquirer_timeout' }
+  | { ruleId: string; kind: 'reject' }
+  | { ruleId: string; kind: 'return' };
+
+export type FaultedRail = 'card-payment' | 'card-authorisation' | 'payout';
+
+/**
+ * Where the rails' faults come from: rules a capability keeps (the sandbox lab), given to the platform by the
+ * composition root. Each is taken once, by the call it shapes.
+ */
+export interface RailFaults {
+  take(merchantId: string, rail: FaultedRail): Promise<RailFault | undefined>;
+  /** A payout's transfer that a rule marked to be returned once settled (kept, so every later report agrees). */
+  markReturned(merchantId: string, reference: string, ruleId: string): Promise<void>;
+  isReturned(merchantId: string, reference: string): Promise<boolean>;
+}
