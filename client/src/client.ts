@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
+import { LabSnapshotsApi } from './lab-snapshots.js';
 import { signRequest } from './signing.js';
 import type {
   AmountInput,
@@ -125,6 +126,8 @@ export class PaygateClient {
   readonly payouts: PayoutsApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
+  /** The sandbox lab's named snapshots of the merchant's world, and reset (docs/lab.md). */
+  readonly labSnapshots: LabSnapshotsApi<RequestOptions>;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
   private readonly retry: RetryPolicy;
@@ -148,6 +151,7 @@ export class PaygateClient {
     this.payouts = new PayoutsApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
+    this.labSnapshots = new LabSnapshotsApi<RequestOptions>(this);
   }
 
   /** Signature self-test: paygate answers with the same message. */

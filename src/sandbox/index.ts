@@ -1,1 +1,2 @@
 export { sandboxModule } from './module.js';
+export { withMerchantClock } from './clock.js';
