@@ -1,2 +1,2 @@
-export { sandboxModule } from './module.js';
 export { withMerchantClock } from './clock.js';
+export { sandboxModule } from './module.js';
