@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
 import { checkLedger } from '../../src/ledger/check.js';
 import { bindingCard, CARDS, newCustomer, paidOrder } from '../support/fixtures.js';
+import { TestReceiver } from '../support/receiver.js';
 import { refusal } from '../support/refusal.js';
 import { startTestServer, TestClock, type TestMerchant, type TestServer } from '../support/server.js';
 import { RESTORE_SETS, worldFingerprint } from '../support/world-fingerprint.js';
@@ -261,6 +262,95 @@ describe('named snapshots and reset', () => {
     assert.equal(restored.rows.lab_fault_rules, 0, 'the rule came after the save');
     assert.deepEqual(await ledgerDifferences(merchant.merchantId), []);
     assert.deepEqual(await worldFingerprint(server.platform.database, b.merchantId), bBefore);
+  });
+});
+
+describe('deliveries in flight at a restore', () => {
+  let server: TestServer;
+  let receiver: TestReceiver;
+  const TIMEOUT_MS = 1_500;
+
+  before(async () => {
+    receiver = await TestReceiver.start();
+    server = await startTestServer({ env: { PAYGATE_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) } });
+  });
+  after(async () => {
+    await server.close();
+    await receiver.close();
+  });
+
+  const until = async (what: string, check: () => Promise<boolean>) => {
+    for (let waited = 0; !(await check()); waited += 50) {
+      if (waited > 10_000) throw new Error(`waited 10 s for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  test('are dropped: the sender records nothing for a delivery replaced or removed meanwhile, and the restored one goes out again', async () => {
+    const { client, merchantId } = await server.newMerchant({ name: 'In flight' });
+    const db = server.platform.db;
+    const deliveriesOf = () =>
+      db.selectFrom('webhook_deliveries').selectAll().where('merchant_id', '=', merchantId).execute();
+    const attemptsOf = () =>
+      db.selectFrom('webhook_attempts').selectAll().where('merchant_id', '=', merchantId).execute();
+    await client.labSnapshots.save('empty');
+    // The receiver holds the first request of each path until the sender gives up on it; answers the rest at once.
+    const held = new Set<string>();
+    receiver.answer = (request) => {
+      if (held.has(request.target)) return 200;
+      held.add(request.target);
+      return 'hang';
+    };
+
+    // 1. Replaced: saved while being sent (leased), restored while still in flight.
+    await client.orders.create({
+      reference_number: `HOOK-${randomUUID()}`,
+      currency: 'HKD',
+      charge_fee: '10.00',
+      callback_url: `${receiver.url}/replaced`,
+    });
+    const [first] = await receiver.waitFor({ path: '/replaced' });
+    const eventId = first!.headers['x-event-id'];
+    const [sending] = await deliveriesOf();
+    assert.equal(sending!.state, 'sending');
+    await client.labSnapshots.save('in-flight');
+    await client.labSnapshots.restore('in-flight');
+    // The snapshot's delivery came back unclaimed and due: it is sent again at once, under the same event id.
+    const [, again] = await receiver.waitFor({ path: '/replaced' }, 2);
+    assert.equal(again!.headers['x-event-id'], eventId);
+    await until('the restored delivery delivered', async () => (await deliveriesOf())[0]?.state === 'delivered');
+    // The first attempt's process gives up after its timeout: its record finds its claim fenced off.
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS + 500));
+    const [delivered] = await deliveriesOf();
+    assert.equal(delivered!.state, 'delivered');
+    assert.deepEqual(
+      (await attemptsOf()).map((attempt) => [attempt.delivery_id, attempt.outcome, attempt.status_code]),
+      [[sending!.id, 'delivered', 200]],
+      'one attempt recorded: the one made after the restore',
+    );
+
+    // 2. Removed: restored to a world without it while it is in flight.
+    await client.orders.create({
+      reference_number: `HOOK-${randomUUID()}`,
+      currency: 'HKD',
+      charge_fee: '10.00',
+      callback_url: `${receiver.url}/removed`,
+    });
+    await receiver.waitFor({ path: '/removed' });
+    await client.labSnapshots.restore('empty');
+    assert.deepEqual(await deliveriesOf(), []);
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS + 500));
+    assert.deepEqual(await deliveriesOf(), [], 'the give-up of the dropped delivery wrote nothing');
+    assert.deepEqual(await attemptsOf(), []);
+    assert.equal(receiver.matching({ path: '/removed' }).length, 1, 'and it is not sent again');
+    // The sender goes on: the next delivery of the merchant's goes out.
+    await client.orders.create({
+      reference_number: `HOOK-${randomUUID()}`,
+      currency: 'HKD',
+      charge_fee: '10.00',
+      callback_url: `${receiver.url}/after`,
+    });
+    await receiver.waitFor({ path: '/after' });
   });
 });
 
