@@ -1,5 +1,8 @@
 import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto';
+import type { RequestOptions } from './calls.js';
 import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
+
+import { FaultsApi, InboxApi } from './lab-inbox.js';
 import { LabSnapshotsApi } from './lab-snapshots.js';
 import { signRequest } from './signing.js';
 import type {
@@ -68,6 +71,8 @@ import type {
   WebhookEvent,
 } from './types.js';
 
+export type { RequestOptions } from './calls.js';
+
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number;
@@ -86,19 +91,6 @@ export interface PaygateClientOptions {
   /** Sent with every request, like the official SDKs; without it each request gets a fresh id. */
   requestId?: string;
   fetch?: typeof fetch;
-}
-
-export interface RequestOptions {
-  /** Makes a POST or PUT safe to retry: paygate runs it at most once and replays the reply. */
-  idempotencyKey?: string;
-  requestId?: string;
-  headers?: Record<string, string>;
-  /** Send these exact bytes instead of `JSON.stringify(body)`. */
-  rawBody?: string | Uint8Array;
-  /** The media type of `rawBody` when it is not JSON (a batch file: text/csv). */
-  contentType?: string;
-  /** Per attempt, for this request: the client's `timeoutMs` otherwise (a long sandbox clock move takes seconds). */
-  timeoutMs?: number;
 }
 
 export interface RawReply {
@@ -126,8 +118,10 @@ export class PaygateClient {
   readonly payouts: PayoutsApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
+  readonly inbox: InboxApi;
+  readonly faults: FaultsApi;
   /** The sandbox lab's named snapshots of the merchant's world, and reset (docs/lab.md). */
-  readonly labSnapshots: LabSnapshotsApi<RequestOptions>;
+  readonly labSnapshots: LabSnapshotsApi;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
   private readonly retry: RetryPolicy;
@@ -151,7 +145,9 @@ export class PaygateClient {
     this.payouts = new PayoutsApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
-    this.labSnapshots = new LabSnapshotsApi<RequestOptions>(this);
+    this.inbox = new InboxApi(this);
+    this.faults = new FaultsApi(this);
+    this.labSnapshots = new LabSnapshotsApi(this);
   }
 
   /** Signature self-test: paygate answers with the same message. */
