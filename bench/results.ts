@@ -4,6 +4,7 @@ import type { HostileResult } from './hostile-files.js';
 import type { LedgerCostResult } from './ledger-cost.js';
 import type { LoadResult } from './load-generator.js';
 import type { RecurringResult } from './recurring.js';
+import type { SnapshotResult } from './snapshots.js';
 import type { WebhookResult } from './webhooks.js';
 
 /** One load scenario: paygate beside its bare baseline and the signature floor, on the same machine. */
@@ -49,6 +50,7 @@ export interface BenchResults {
   recurring?: RecurringResult;
   batch?: BatchResult;
   hostile?: HostileResult;
+  snapshots?: SnapshotResult;
   /** false while the run goes on, or when it stopped half-way (the file is written after every scenario). */
   finished?: boolean;
 }

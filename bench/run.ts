@@ -17,6 +17,8 @@
  *   (bench/ledger-cost.ts)
  *   BENCH_ONLY=hostile npm run bench    # fair job lanes beside ten stalled files, and memory under hostile files
  *   (bench/hostile-files.ts; only when named)
+ *   BENCH_ONLY=snapshots npm run bench  # save and restore a merchant of 10,000 paid orders (bench/snapshots.ts; only
+ *   when named)
  *   BENCH_CPU_PROF=/tmp/prof npm run bench   # also writes a V8 CPU profile of the paygate server there
  *
  * Prints a table and writes bench/results/<time>.json. Requests are signed ahead of time, each with its own
@@ -53,6 +55,7 @@ import {
 } from './recurring.js';
 import type { BenchMachine, BenchResults, Row } from './results.js';
 import type { RequestTemplate, SignJob } from './sign-worker.js';
+import { SNAPSHOT_SCENARIO, type SnapshotResult, snapshotScenario } from './snapshots.js';
 import {
   BENCH_WEBHOOK_TIMEOUT_MS,
   WEBHOOK_SCENARIO,
@@ -473,6 +476,24 @@ async function main(): Promise<void> {
         progress: (text) => process.stderr.write(text),
       });
       results.hostile = hostile;
+      save();
+    }
+    // Only when named: it pays BENCH_SNAPSHOT_ORDERS orders of the demo merchant first.
+    let snapshots: SnapshotResult | undefined;
+    if (only && SNAPSHOT_SCENARIO.includes(only)) {
+      snapshots = await snapshotScenario({
+        // A save and a restore are each one request, never sent twice.
+        client: new PaygateClient({
+          baseUrl: `http://127.0.0.1:${paygatePort}`,
+          appId: demo.app_id,
+          privateKey: privateKeyPem,
+          timeoutMs: 600_000,
+          retry: { maxAttempts: 1 },
+        }),
+        run,
+        progress: (text) => process.stderr.write(text),
+      });
+      results.snapshots = snapshots;
       save();
     }
     // Last: from here on, every order event of the demo merchant is a delivery to make.

@@ -4,6 +4,7 @@ import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from '.
 
 import { EventsApi } from './lab-events.js';
 import { FaultsApi, InboxApi } from './lab-inbox.js';
+import { LabSnapshotsApi } from './lab-snapshots.js';
 import { signRequest } from './signing.js';
 import type {
   AmountInput,
@@ -121,6 +122,8 @@ export class PaygateClient {
   readonly inbox: InboxApi;
   readonly events: EventsApi;
   readonly faults: FaultsApi;
+  /** The sandbox lab's named snapshots of the merchant's world, and reset (docs/lab.md). */
+  readonly labSnapshots: LabSnapshotsApi;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
   private readonly retry: RetryPolicy;
@@ -147,6 +150,7 @@ export class PaygateClient {
     this.inbox = new InboxApi(this);
     this.events = new EventsApi(this);
     this.faults = new FaultsApi(this);
+    this.labSnapshots = new LabSnapshotsApi(this);
   }
 
   /** Signature self-test: paygate answers with the same message. */

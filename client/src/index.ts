@@ -3,6 +3,7 @@ export { PaygateClient } from './client.js';
 export { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
 export type { EventStreamQuery, StreamedEvent } from './lab-events.js';
 export type { Capture, FaultRule, FaultRuleInput, InboxPage } from './lab-inbox.js';
+export type { LabSnapshotsApi, Snapshot } from './lab-snapshots.js';
 export type { SignedHeaders, SigningInput, SigningSteps, SignRequestInput } from './signing.js';
 export {
   ALGORITHM,

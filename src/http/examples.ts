@@ -67,7 +67,8 @@ type Api =
   | 'webhooks'
   | 'inbox'
   | 'faults'
-  | 'events';
+  | 'events'
+  | 'labSnapshots';
 type MethodsOf<T> = { [K in keyof T & string]: T[K] extends AnyMethod ? K : never }[keyof T & string];
 export type ClientMethodName = 'echo' | { [A in Api]: `${A}.${MethodsOf<PaygateClient[A]>}` }[Api];
 type MethodAt<N extends string> = N extends `${infer A}.${infer M}`

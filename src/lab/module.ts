@@ -7,6 +7,7 @@ import { FAULT_ROUTES } from './faults/routes.js';
 import { INBOX_ROUTES } from './inbox/routes.js';
 import { LISTEN_COMMAND } from './listen/cli.js';
 import { LISTEN_ROUTES } from './listen/routes.js';
+import { SNAPSHOT_ROUTES } from './snapshots/routes.js';
 
 /**
  * The sandbox lab (docs/lab.md): the capture inbox, `listen` and `trigger`, fault rules, deterministic runs, named
@@ -15,7 +16,7 @@ import { LISTEN_ROUTES } from './listen/routes.js';
  */
 export const labModule = defineModule({
   name: 'lab',
-  routes: [...INBOX_ROUTES, ...FAULT_ROUTES, ...LISTEN_ROUTES],
+  routes: [...INBOX_ROUTES, ...FAULT_ROUTES, ...LISTEN_ROUTES, ...SNAPSHOT_ROUTES],
   errors: LAB_ERRORS,
   tags: [
     {

@@ -26,12 +26,12 @@ export async function readClock(ctx: Context): Promise<ClockReading> {
   };
 }
 
-const advancing = new Map<string, Promise<unknown>>();
+const holding = new Map<string, Promise<unknown>>();
 
 /**
  * Moves the merchant's business clock forward, and returns once everything that fell due on the way has run and
  * committed, in time order: the clock stops at each job's due time, runs what is due, and goes on. Only this
- * merchant's clock moves. Advances of one merchant are taken one at a time (in this process).
+ * merchant's clock moves. Advances of one merchant are taken one at a time (in this process: {@link withMerchantClock}).
  */
 export async function advanceClock(ctx: Context, seconds: number): Promise<ClockReading> {
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
@@ -42,51 +42,55 @@ export async function advanceClock(ctx: Context, seconds: number): Promise<Clock
   }
   const jobs = ctx.dueWork;
   if (!jobs) throw new AppError(PLATFORM_ERRORS.unavailable, 'The scheduler is not running.');
-  const previous = advancing.get(ctx.merchant.id) ?? Promise.resolve();
-  const run = previous
-    .catch(() => undefined)
-    .then(async () => {
-      // The clock ends `seconds` ahead of where it stood, however long the jobs on the way take: the target is
-      // business time with the offset moved by exactly that much, so it goes on with the wall clock meanwhile.
-      const offsetBefore = (await findMerchant(ctx.db, ctx.merchant.id))!.clockOffsetMs;
-      const targetNow = () => ctx.wallClock.now().getTime() + offsetBefore + seconds * 1000;
-      // Each step runs what is due or reaches the target. Work may be due many times on the way (a webhook's 16
-      // attempts); the bound only guards against work that stays due at the same instant however often it runs.
-      let stuck = 0;
-      let lastStop: number | undefined;
-      try {
-        for (;;) {
-          const target = targetNow();
-          const next = await nextJobWhenFree(ctx, jobs);
-          const last = next === undefined || next > target;
-          const stop = last ? target : next;
-          // On the way, only the work due by the stop is realigned: realigning every waiting row at every stop made
-          // a move past n jobs cost n². The rest keeps a later wall time (claimed late, never early) until the last.
-          await moveTo(ctx, jobs, stop, last ? undefined : stop);
-          await jobs.runDue({ merchantId: ctx.merchant.id });
-          // A year of due work is many steps: other requests and merchants are served between them.
-          await yieldToEventLoop();
-          if (last) break;
-          stuck = stop === lastStop ? stuck + 1 : 0;
-          if (stuck === 1_000)
-            throw new AppError(
-              PLATFORM_ERRORS.unavailable,
-              'The clock could not get past a job that keeps falling due.',
-            );
-          lastStop = stop;
-        }
-      } catch (error) {
-        // Stopped on the way: every row back in step with the clock as it now stands.
-        await moveTo(ctx, jobs, -Infinity, undefined).catch(() => undefined);
-        throw error;
+  return withMerchantClock(ctx.merchant.id, async () => {
+    // The clock ends `seconds` ahead of where it stood, however long the jobs on the way take: the target is
+    // business time with the offset moved by exactly that much, so it goes on with the wall clock meanwhile.
+    const offsetBefore = (await findMerchant(ctx.db, ctx.merchant.id))!.clockOffsetMs;
+    const targetNow = () => ctx.wallClock.now().getTime() + offsetBefore + seconds * 1000;
+    // Each step runs what is due or reaches the target. Work may be due many times on the way (a webhook's 16
+    // attempts); the bound only guards against work that stays due at the same instant however often it runs.
+    let stuck = 0;
+    let lastStop: number | undefined;
+    try {
+      for (;;) {
+        const target = targetNow();
+        const next = await nextJobWhenFree(ctx, jobs);
+        const last = next === undefined || next > target;
+        const stop = last ? target : next;
+        // On the way, only the work due by the stop is realigned: realigning every waiting row at every stop made
+        // a move past n jobs cost n². The rest keeps a later wall time (claimed late, never early) until the last.
+        await moveTo(ctx, jobs, stop, last ? undefined : stop);
+        await jobs.runDue({ merchantId: ctx.merchant.id });
+        // A year of due work is many steps: other requests and merchants are served between them.
+        await yieldToEventLoop();
+        if (last) break;
+        stuck = stop === lastStop ? stuck + 1 : 0;
+        if (stuck === 1_000)
+          throw new AppError(PLATFORM_ERRORS.unavailable, 'The clock could not get past a job that keeps falling due.');
+        lastStop = stop;
       }
-      return readClock(ctx);
-    });
-  advancing.set(ctx.merchant.id, run);
+    } catch (error) {
+      // Stopped on the way: every row back in step with the clock as it now stands.
+      await moveTo(ctx, jobs, -Infinity, undefined).catch(() => undefined);
+      throw error;
+    }
+    return readClock(ctx);
+  });
+}
+
+/**
+ * Runs `work` alone on the merchant's clock in this process: after every advance (or other such work) of the
+ * merchant's begun before it, and before any begun after. Advances of the clock take it, and so do a sandbox restore
+ * and reset, which set the clock back: an advance never runs on across them.
+ */
+export async function withMerchantClock<T>(merchantId: string, work: () => Promise<T>): Promise<T> {
+  const previous = holding.get(merchantId) ?? Promise.resolve();
+  const run = previous.catch(() => undefined).then(work);
+  holding.set(merchantId, run);
   try {
     return await run;
   } finally {
-    if (advancing.get(ctx.merchant.id) === run) advancing.delete(ctx.merchant.id);
+    if (holding.get(merchantId) === run) holding.delete(merchantId);
   }
 }
 

@@ -1,1 +1,2 @@
+export { withMerchantClock } from './clock.js';
 export { sandboxModule } from './module.js';

@@ -149,6 +149,20 @@ export async function freeAllLeases(db: Db, queue: WorkQueue): Promise<number> {
 }
 
 /**
+ * Frees every lease of one merchant's rows of the queue, their work waiting again: rows put back as a snapshot had
+ * them (a sandbox restore), whose claims belong to no process now. A process still working one of them finds its
+ * claim fenced off, and records nothing.
+ */
+export async function freeMerchantLeases(db: Db, queue: WorkQueue, merchantId: string): Promise<void> {
+  await db
+    .updateTable(tableOf(queue))
+    .set({ state: stateOf(queue.waiting), lease_owner: null, lease_token: null, lease_expires_at: null })
+    .where('merchant_id', '=', merchantId)
+    .where('state', '=', stateOf(queue.working))
+    .execute();
+}
+
+/**
  * Keeps a merchant's rows due at the same business time after its clock offset changed: due_wall_at is due_at on
  * the wall clock (platform/clock.ts wallTimeOf), written here in SQL for all of them at once, or only for those due
  * by `dueBy` (business time). A row left out keeps a wall time later than its due time now means, so it is claimed

@@ -234,11 +234,32 @@ describe("another merchant's objects are answered exactly as unknown ones", () =
     );
   }
 
+  // An operation that changes the whole merchant (its clock, or its whole world: a reset) is tried on merchants of
+  // their own, so that the owner's world stays as the other tests made it.
+  let isolated: Promise<[MerchantWorld, MerchantWorld]> | undefined;
+  const worldsFor = async (fixture: RouteFixture): Promise<[MerchantWorld, MerchantWorld]> => {
+    if (!fixture.isolated) return [owner, other];
+    isolated ??= (async () => [
+      await MerchantWorld.build(
+        server,
+        await server.newMerchant({ name: 'Owner, alone' }),
+        `${receiver.url}/owner-alone`,
+      ),
+      await MerchantWorld.build(
+        server,
+        await server.newMerchant({ name: 'Other, alone' }),
+        `${receiver.url}/other-alone`,
+      ),
+    ])();
+    return isolated;
+  };
+
   // An Idempotency-Key names a stored reply, per merchant: another merchant's key is an unused one.
   for (const operation of operations.filter((op) => op.method === 'POST' || op.method === 'PUT')) {
     test(`${operation.operationId} (${operation.method} ${operation.path}): an Idempotency-Key of another merchant is an unused one`, async () => {
       const fixture = ROUTE_FIXTURES[operation.operationId];
       assert.ok(fixture, `operationId ${operation.operationId} needs a fixture in test/support/route-fixtures.ts`);
+      const [owner, other] = await worldsFor(fixture);
       const key = `key-${randomUUID()}`;
       const ownersReply = await send(owner, operation, await fixture.valid(owner), { 'idempotency-key': key });
       assertSucceeded(ownersReply, `${operation.operationId} by the owner`);

@@ -454,6 +454,20 @@ export class MerchantWorld {
     return token.token;
   }
 
+  /** A snapshot of the merchant's sandbox world, saved now under a fresh name (the lab's snapshots). */
+  async newSnapshot(): Promise<string> {
+    const name = this.unique('snap');
+    await this.call('POST', `${SANDBOX}/snapshots`, { name });
+    this.remember([name], () => this.readSnapshot(name));
+    return name;
+  }
+
+  /** A snapshot as the merchant's list shows it. */
+  async readSnapshot(name: string): Promise<unknown> {
+    const { snapshots } = await this.call('GET', `${SANDBOX}/snapshots`);
+    return (snapshots as Array<{ name: string }>).find((snapshot) => snapshot.name === name);
+  }
+
   /** The object this world made that `value` names, as its owner reads it now. */
   readBack(value: string): Promise<unknown> {
     const read = this.readers.get(value);

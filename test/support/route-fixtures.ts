@@ -68,7 +68,10 @@ export interface RouteFixture {
    * huge and odd strings there, and expects text that fits to be accepted.
    */
   freeText?: Location;
-  /** The operation changes the whole merchant (its clock): fuzz it on a merchant of its own. */
+  /**
+   * The operation changes the whole merchant (its clock, its whole sandbox world): fuzz it on a merchant of its own,
+   * and try another merchant's Idempotency-Key with it on merchants of their own.
+   */
   isolated?: true;
   /**
    * The share of the fuzz test's cases per route this one gets by default (1 when absent): a route that does
@@ -103,6 +106,7 @@ const CARD = lookup(unknownUuid, 'cardNotFound');
 const AUTHORIZATION = lookup(unknownUuid, 'authorizationNotFound');
 const PAYEE = lookup(unknownUuid, 'payeeNotFound');
 const PAYOUT = lookup(unknownUuid, 'payoutNotFound');
+const SNAPSHOT = lookup(() => `snap-${randomUUID()}`, 'snapshotNotFound');
 const FPS_ID = notAnObject("the payee's FPS id at the bank: not an object of the merchant");
 const payoutBody = (world: MerchantWorld) => ({
   payee_id: world.payee.id,
@@ -1065,6 +1069,34 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     // A case may move the clock up to 400 days, running all that falls due on the way.
     fuzzShare: 0.1,
   },
+  saveSandboxSnapshot: {
+    valid: async (world) => request({ body: { name: world.unique('snap') } }),
+    repeatable: false,
+    names: {
+      // Names are per merchant: another merchant's is a free one, and saves a snapshot of the caller's own.
+      'body.name': {
+        kind: 'natural-key',
+        unused: () => `snap-${randomUUID()}`,
+        readBack: (world, data) => world.readSnapshot(data.snapshot.name),
+      },
+    },
+    fuzzShare: 0.25,
+  },
+  listSandboxSnapshots: { valid: async () => request({}), repeatable: true, fuzzShare: 0.25 },
+  restoreSandboxSnapshot: {
+    valid: async (world) => request({ path: { name: await world.newSnapshot() } }),
+    repeatable: true,
+    names: { 'path.name': SNAPSHOT },
+    isolated: true,
+    fuzzShare: 0.25,
+  },
+  deleteSandboxSnapshot: {
+    valid: async (world) => request({ path: { name: await world.newSnapshot() } }),
+    repeatable: false,
+    names: { 'path.name': SNAPSHOT },
+    fuzzShare: 0.25,
+  },
+  resetSandbox: { valid: async () => request({ body: {} }), repeatable: true, isolated: true, fuzzShare: 0.1 },
   succeedSandboxTransaction: completePayment,
   failSandboxTransaction: completePayment,
   succeedSandboxPaymentToken: settleToken,

@@ -1453,6 +1453,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/sandbox/api/v1/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's snapshots, by name. */
+        get: operations["listSandboxSnapshots"];
+        put?: never;
+        /**
+         * Save the merchant's whole sandbox world and its business clock under a name.
+         * @description Every row of every capability (objects, ledger, events and deliveries, due work, inbox captures, fault rules, idempotency keys) with the business time now. Names are per merchant; an existing one is refused unless `force`.
+         */
+        post: operations["saveSandboxSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/snapshots/{name}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the merchant's world and business clock back as a snapshot has them, in one transaction.
+         * @description Every row of the merchant's world is replaced by the snapshot's, the business clock is set back to the snapshot's time, and the snapshot's due work (jobs, webhook deliveries) is due again on it. Deliveries in flight are dropped. The merchant's apps, inbox taps and snapshots, and every other merchant, are untouched.
+         */
+        post: operations["restoreSandboxSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/snapshots/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a snapshot. */
+        delete: operations["deleteSandboxSnapshot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Empty the merchant's sandbox world and set its business clock back to wall time.
+         * @description Objects, ledger, events and deliveries, due work, inbox captures, fault rules and idempotency keys go; the merchant is then as a freshly created one (its first settlement scheduled). Its apps, keys, webhook endpoints, inbox taps and snapshots stay.
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9085,6 +9163,217 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+        };
+    };
+    listSandboxSnapshots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            snapshots: {
+                                name: string;
+                                /** @description The merchant's business time when it was saved: a restore sets the clock back to it. */
+                                business_at: string;
+                                /** @description Rows of the merchant's world it holds. */
+                                row_count: number;
+                                /** @description Its stored size, in bytes of JSON. */
+                                byte_count: number;
+                                /** @description Wall time it was saved. */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    saveSandboxSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The snapshot's name: 1 to 64 letters, digits, dots, underscores and hyphens; per merchant. */
+                    name: string;
+                    /** @description Replace a snapshot of this name; without it, an existing name is refused (409 900502). */
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            snapshot: {
+                                name: string;
+                                /** @description The merchant's business time when it was saved: a restore sets the clock back to it. */
+                                business_at: string;
+                                /** @description Rows of the merchant's world it holds. */
+                                row_count: number;
+                                /** @description Its stored size, in bytes of JSON. */
+                                byte_count: number;
+                                /** @description Wall time it was saved. */
+                                created_at: string;
+                            };
+                            /** @description A snapshot of this name was there, and this one replaced it. */
+                            replaced: boolean;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    restoreSandboxSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The snapshot's name: 1 to 64 letters, digits, dots, underscores and hyphens; per merchant. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            snapshot: {
+                                name: string;
+                                /** @description The merchant's business time when it was saved: a restore sets the clock back to it. */
+                                business_at: string;
+                                /** @description Rows of the merchant's world it holds. */
+                                row_count: number;
+                                /** @description Its stored size, in bytes of JSON. */
+                                byte_count: number;
+                                /** @description Wall time it was saved. */
+                                created_at: string;
+                            };
+                            /** @description Rows of the merchant's world removed. */
+                            removed_rows: number;
+                            /** @description Rows put back from the snapshot. */
+                            restored_rows: number;
+                            /** @description The merchant's business time once restored: the snapshot's. */
+                            now: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSandboxSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The snapshot's name: 1 to 64 letters, digits, dots, underscores and hyphens; per merchant. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            name: string;
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            /** @description Rows of the merchant's world removed. */
+                            removed_rows: number;
+                            /** @description The merchant's business time once reset: wall time. */
+                            now: string;
+                        };
+                    };
                 };
             };
         };
