@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient } from '@paygate/client';
+import { setAppWebhookUrl } from '../../src/merchants/apps.js';
 import { csv, type FileServer, startFileServer } from '../batches/support.js';
 import { bindingCard, CARDS, card } from '../support/fixtures.js';
 import { type Operation, signedOperations } from '../support/openapi-document.js';
@@ -130,6 +131,18 @@ const SETUPS: Record<string, (bed: Bed) => Promise<void>> = {
   // Funds for the payouts to run on (the sandbox's top-up, docs/ledger.md).
   'payouts.md': async ({ client }) => {
     await client.sandbox.topUp({ currency: 'HKD', amount: '50000.00' });
+  },
+
+  // The merchant's inbox registered as its app's webhook endpoint, and an order whose order.created it captured.
+  'lab.md': async ({ server, merchant, client, give }) => {
+    const { url } = await client.inbox.list();
+    await setAppWebhookUrl(server.platform, merchant.appId, url);
+    await client.orders.create({ reference_number: 'ORDER-3001', currency: 'HKD', charge_fee: '30.00' });
+    // A clock move returns once what fell due, the order's deliveries too, has run.
+    await client.sandbox.advanceClock(1);
+    const [capture] = (await client.inbox.list({ object: 'ORDER-3001' })).captures;
+    assert.ok(capture, 'the inbox captured the order.created');
+    give('0193a8e2-5c1f-7000-8000-0000000000c1', capture.id);
   },
 
   // Two unpaid orders, for the payments the doc leaves waiting for their payer (docs/orders.md makes orders).
