@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
+import { LabTriggersApi } from './lab-triggers.js';
 import { signRequest } from './signing.js';
 import type {
   AmountInput,
@@ -125,6 +126,7 @@ export class PaygateClient {
   readonly payouts: PayoutsApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
+  readonly labTriggers: LabTriggersApi<RequestOptions>;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
   private readonly retry: RetryPolicy;
@@ -148,6 +150,7 @@ export class PaygateClient {
     this.payouts = new PayoutsApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
+    this.labTriggers = new LabTriggersApi(this);
   }
 
   /** Signature self-test: paygate answers with the same message. */

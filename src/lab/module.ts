@@ -1,5 +1,6 @@
 import { defineModule } from '../module.js';
 import { LAB_ERRORS } from './errors.js';
+import { TRIGGER_ROUTES } from './triggers/routes.js';
 
 /**
  * The sandbox lab (docs/lab.md): the capture inbox, `listen` and `trigger`, fault rules, deterministic runs, named
@@ -8,7 +9,7 @@ import { LAB_ERRORS } from './errors.js';
  */
 export const labModule = defineModule({
   name: 'lab',
-  routes: [],
+  routes: [...TRIGGER_ROUTES],
   errors: LAB_ERRORS,
   tags: [
     {
