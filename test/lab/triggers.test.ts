@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { PaygateClient, TriggerOutcome } from '@paygate/client';
@@ -144,6 +145,21 @@ const SUBJECTS = [
   ['payout.', 'payout_request', 'id'],
 ] as const;
 
+const DAY = 86_400;
+/** How far each kind moves the clock (seconds, at least and at most); the others do not move it. */
+const CLOCK_MOVES: Record<string, [number, number]> = {
+  // To the merchant's daily settlement, wherever in the day the test runs.
+  'order.refunded': [1, DAY + 3_600],
+  'recurring.uncollectible': [DAY, DAY],
+  'recurring.plan_completed': [DAY, DAY],
+  // 7 days, then to the end of the minute the authorisation expired in.
+  'card_transaction.expired': [7 * DAY, 7 * DAY + 61],
+  'payout.settled': [1_800, 1_800],
+  'payout.terminated': [1_800, 1_800],
+  'payout.reversed': [DAY + 1_800, DAY + 1_800],
+  'payout.refunded': [DAY + 5_400, DAY + 5_400],
+};
+
 describe('every kind, triggered once', () => {
   const outcomes = new Map<string, TriggerOutcome>();
 
@@ -178,8 +194,146 @@ describe('every kind, triggered once', () => {
       const named = outcome.objects[object]?.[identifier];
       assert.ok(named, `${trigger.kind} names its ${object}`);
       assert.ok(delivery!.rawBody.toString().includes(`"${named}"`), `${trigger.kind}'s body names ${object} ${named}`);
-      assert.equal(outcome.clock_moved_s > 0, trigger.clock !== 'none' && !trigger.clock.startsWith('none'));
+      const [least, most] = CLOCK_MOVES[trigger.kind] ?? [0, 0];
+      assert.ok(
+        outcome.clock_moved_s >= least && outcome.clock_moved_s <= most,
+        `${trigger.kind} moved the clock ${outcome.clock_moved_s} s, not ${least} to ${most}`,
+      );
       await assertObjectsExist(merchant.client, outcome);
     });
+  }
+});
+
+describe('set, by the API’s own field names', () => {
+  let merchant: TestMerchant;
+  before(async () => {
+    merchant = await merchantFor('set');
+  });
+
+  test('order.paid with currency, charge_fee and reference_number: the order and its event carry them', async () => {
+    const reference = `SET-${Date.now()}`;
+    const outcome = await merchant.client.labTriggers.trigger('order.paid', {
+      currency: 'USD',
+      charge_fee: '12.50',
+      reference_number: reference,
+    });
+    assert.equal(outcome.objects.order!.reference_number, reference);
+    const order = await merchant.client.orders.check({ order: { reference_number: reference } });
+    assert.deepEqual(
+      [order.currency, order.initial_total, order.paid_total, order.correspondence_state],
+      ['USD', 12.5, '12.50', 'paid'],
+    );
+    const [delivery] = await receiver.waitFor({ eventId: outcome.event_id });
+    const body = JSON.parse(delivery!.rawBody.toString()) as { data: { order: { reference_number: string } } };
+    assert.equal(body.data.order.reference_number, reference);
+  });
+
+  test('triggered twice, a trigger makes fresh objects each time', async () => {
+    const first = await merchant.client.labTriggers.trigger('order.paid');
+    const second = await merchant.client.labTriggers.trigger('order.paid');
+    assert.notEqual(first.objects.order!.reference_number, second.objects.order!.reference_number);
+    assert.notEqual(first.event_id, second.event_id);
+  });
+
+  test('a customer of the merchant by its uuid: the token binds to it; an unknown one is refused as binding refuses it', async () => {
+    const customer = await merchant.client.customers.create({
+      reference_number: `SET-CUSTOMER-${Date.now()}`,
+      name: 'Chan Tai Man',
+      phone: '61234567',
+    });
+    const outcome = await merchant.client.labTriggers.trigger('payment_token.succeeded', {
+      customer_uuid: customer.uuid,
+      holder_name: 'CHAN TAI MAN',
+    });
+    assert.deepEqual(outcome.objects.customer, { uuid: customer.uuid });
+    const [token] = await merchant.client.customers.tokens(customer.uuid);
+    assert.equal(token!.token, outcome.objects.payment_token!.token);
+    assert.equal(token!.credit_card?.holder_name, 'CHAN TAI MAN');
+    await assert.rejects(
+      merchant.client.labTriggers.trigger('payment_token.succeeded', { customer_uuid: randomUUID() }),
+      { status: 404, errorCode: '200101' },
+    );
+  });
+
+  test('a plan’s retries: payment_retry_count and payment_retry_day_period decide how far the clock moves', async () => {
+    const outcome = await merchant.client.labTriggers.trigger(
+      'recurring.uncollectible',
+      { payment_retry_count: '2', payment_retry_day_period: '3', currency: 'USD', 'item.price': '9.90' },
+      { timeoutMs: 60_000 },
+    );
+    assert.equal(outcome.clock_moved_s, 6 * DAY);
+    const plan = await merchant.client.recurring.getPlan(outcome.objects.plan!.id!);
+    assert.deepEqual(
+      [plan.state, plan.currency, plan.payment_retry_count, plan.payment_retry_day_period],
+      ['uncollectible', 'USD', 2, 3],
+    );
+  });
+
+  test('a value the verb refuses is refused as the verb refuses it: as POST orders answers the same order', async () => {
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => assert.fail('accepted'),
+        (error: { status: number; errorCode: string; message: string }) => [
+          error.status,
+          error.errorCode,
+          error.message,
+        ],
+      );
+    const order = { reference_number: `REFUSED-${Date.now()}`, currency: 'HKD', charge_fee: '50.00' };
+    for (const [field, value] of [
+      ['charge_fee', '12.505'],
+      ['currency', 'XYZ'],
+      ['reference_number', 'x'.repeat(300)],
+    ] as const) {
+      const viaTrigger = await refusal(
+        merchant.client.labTriggers.trigger('order.created', { ...order, [field]: value }),
+      );
+      const viaApi = await refusal(merchant.client.orders.create({ ...order, [field]: value }));
+      assert.deepEqual(viaTrigger, viaApi, field);
+      assert.equal(viaTrigger[0], 400, field);
+    }
+  });
+
+  test('a field that does not apply is refused, naming it and the fields that do; nothing is made', async () => {
+    const before = (await merchant.client.orders.list({ limit: 100 })).total;
+    for (const [event, field] of [
+      ['order.paid', 'metadata.color'],
+      ['order.paid', 'payment_retry_count'],
+      ['payout.failed', 'amount'],
+    ] as const) {
+      await assert.rejects(merchant.client.labTriggers.trigger(event, { [field]: 'blue' }), (error: unknown) => {
+        const refusal = error as { status: number; errorCode: string; message: string };
+        assert.equal(refusal.status, 400);
+        assert.equal(refusal.errorCode, '900402');
+        assert.match(refusal.message, new RegExp(`set\\.${field.replace('.', '\\.')} does not apply to ${event}`));
+        assert.match(
+          refusal.message,
+          event === 'order.paid' ? /takes reference_number, currency, charge_fee/ : /takes reference_id/,
+        );
+        return true;
+      });
+    }
+    assert.equal((await merchant.client.orders.list({ limit: 100 })).total, before);
+  });
+
+  test('an unknown kind is refused, listing the kinds', async () => {
+    await assert.rejects(merchant.client.labTriggers.trigger('order.shipped'), (error: unknown) => {
+      const refusal = error as { status: number; errorCode: string; message: string };
+      assert.deepEqual([refusal.status, refusal.errorCode], [400, '900401']);
+      assert.match(refusal.message, /"order\.shipped".*order\.created, order\.authorized/);
+      return true;
+    });
+  });
+});
+
+test('a live platform refuses every trigger: 403 900101, nothing made', async () => {
+  const live = await startTestServer({ env: { PAYGATE_MODE: 'live', PAYGATE_SECRET: 'ef'.repeat(32) } });
+  try {
+    const merchant = await live.newMerchant();
+    await assert.rejects(merchant.client.labTriggers.trigger('order.created'), { status: 403, errorCode: '900101' });
+    await assert.rejects(merchant.client.labTriggers.trigger('order.shipped'), { status: 403, errorCode: '900101' });
+    assert.equal((await merchant.client.orders.list()).total, 0);
+  } finally {
+    await live.close();
   }
 });
