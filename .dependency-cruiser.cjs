@@ -47,7 +47,7 @@ module.exports = {
       name: 'domain-knows-no-transport',
       comment: "Verbs, stores and presenters never import http/, web/ or the CLI: only a module's routes, pages and commands do.",
       severity: 'error',
-      from: { path: CAPABILITY, pathNot: `${CAPABILITY}([a-z-]*routes\\.ts|[a-z-]+/routes\\.ts|module\\.ts|cli\\.ts|pages/|cli/)` },
+      from: { path: CAPABILITY, pathNot: `${CAPABILITY}([a-z-]*routes\\.ts|[a-z-]+/routes\\.ts|module\\.ts|cli\\.ts|[a-z-]+/cli\\.ts|pages/|cli/)` },
       to: { path: '^src/(http|web|cli)/' },
     },
     {

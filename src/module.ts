@@ -1,5 +1,6 @@
 import type { CommandEntry } from './cli/command.js';
 import type { Context, EventReaction, LedgerSource, PlatformContext } from './context/context.js';
+import type { DeliveryHooks } from './events/delivery-hooks.js';
 import type { EventType } from './events/event-type.js';
 import type { AnyRoute } from './http/route.js';
 import type { ErrorDefinition } from './platform/errors.js';
@@ -44,6 +45,8 @@ export interface Module {
   readonly reactions?: ReadonlyArray<{ action: string; run: EventReaction }>;
   /** Its records that post to the ledger, for the ledger's check. */
   readonly ledgerSources?: readonly LedgerSource[];
+  /** What it adds around webhook deliveries (the sandbox lab: fault rules and captures). At most one module has it. */
+  deliveryHooks?(platform: PlatformContext): DeliveryHooks;
   /** What it does before a process takes requests. */
   atStart?(platform: PlatformContext): Promise<void>;
 }

@@ -73,11 +73,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       recoveryJob(railOperations, config.recoveryAfterMs),
       ...modules.flatMap((module) => module.jobs ?? []),
     );
+    const [hooks, ...more] = modules.flatMap((module) => (module.deliveryHooks ? [module.deliveryHooks(platform)] : []));
+    if (more.length > 0) throw new Error('only one module may hook into webhook deliveries');
     const webhooks = new WebhookSender({
       platform,
       pollMs: config.schedulerPollMs,
       timeoutMs: config.webhookTimeoutMs,
       metrics,
+      hooks,
     });
     // After the requests: a clock move still answering may be sending webhooks.
     teardown.push(() => webhooks.stop());

@@ -1,5 +1,7 @@
 import { createPrivateKey, type KeyObject, randomUUID } from 'node:crypto';
+import type { RequestOptions } from './calls.js';
 import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
+import { FaultsApi, InboxApi } from './lab-inbox.js';
 import { LabTriggersApi } from './lab-triggers.js';
 import { signRequest } from './signing.js';
 import type {
@@ -68,6 +70,8 @@ import type {
   WebhookEvent,
 } from './types.js';
 
+export type { RequestOptions } from './calls.js';
+
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number;
@@ -86,19 +90,6 @@ export interface PaygateClientOptions {
   /** Sent with every request, like the official SDKs; without it each request gets a fresh id. */
   requestId?: string;
   fetch?: typeof fetch;
-}
-
-export interface RequestOptions {
-  /** Makes a POST or PUT safe to retry: paygate runs it at most once and replays the reply. */
-  idempotencyKey?: string;
-  requestId?: string;
-  headers?: Record<string, string>;
-  /** Send these exact bytes instead of `JSON.stringify(body)`. */
-  rawBody?: string | Uint8Array;
-  /** The media type of `rawBody` when it is not JSON (a batch file: text/csv). */
-  contentType?: string;
-  /** Per attempt, for this request: the client's `timeoutMs` otherwise (a long sandbox clock move takes seconds). */
-  timeoutMs?: number;
 }
 
 export interface RawReply {
@@ -126,7 +117,9 @@ export class PaygateClient {
   readonly payouts: PayoutsApi;
   readonly sandbox: SandboxApi;
   readonly webhooks: WebhooksApi;
-  readonly labTriggers: LabTriggersApi<RequestOptions>;
+  readonly inbox: InboxApi;
+  readonly faults: FaultsApi;
+  readonly labTriggers: LabTriggersApi;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
   private readonly retry: RetryPolicy;
@@ -150,6 +143,8 @@ export class PaygateClient {
     this.payouts = new PayoutsApi(this);
     this.sandbox = new SandboxApi(this);
     this.webhooks = new WebhooksApi(this);
+    this.inbox = new InboxApi(this);
+    this.faults = new FaultsApi(this);
     this.labTriggers = new LabTriggersApi(this);
   }
 

@@ -1,6 +1,7 @@
 export type { PaygateClientOptions, RawReply, RequestOptions, RetryPolicy } from './client.js';
 export { PaygateClient } from './client.js';
 export { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from './errors.js';
+export type { Capture, FaultRule, FaultRuleInput, InboxPage } from './lab-inbox.js';
 export type { LabTriggersApi, TriggerFields, TriggerOutcome } from './lab-triggers.js';
 export type { SignedHeaders, SigningInput, SigningSteps, SignRequestInput } from './signing.js';
 export {

@@ -1,3 +1,4 @@
+import type { Caller, RequestOptions } from './calls.js';
 import type { ReplyData, RequestBody } from './types.js';
 
 const LAB = '/svc/sandbox/api/v1';
@@ -7,21 +8,16 @@ export type TriggerOutcome = ReplyData<'runLabTrigger'>;
 /** Fields of the objects a trigger makes, by the API's names: `{currency: 'USD', charge_fee: '12.50'}`. */
 export type TriggerFields = NonNullable<RequestBody<'runLabTrigger'>['set']>;
 
-/** What the class needs of the client: its signed call (`PaygateClient.call`), with the client's options. */
-export interface SignedCaller<Options> {
-  call<T>(method: string, target: string, body?: unknown, options?: Options): Promise<T>;
-}
-
-/** The sandbox lab's triggers (docs/lab.md): cause any event of docs/webhooks.md with real objects. */
-export class LabTriggersApi<Options = unknown> {
-  constructor(private readonly client: SignedCaller<Options>) {}
+/** Sandbox lab: triggers (docs/lab.md), any event of docs/webhooks.md caused with real objects. Live mode refuses them. */
+export class LabTriggersApi {
+  constructor(private readonly client: Caller) {}
 
   /**
    * Makes the real objects that cause an event of `event` (`order.paid`, `payout.settled`...), with `set` overriding
-   * their fields; answers once the event is recorded. Where time must pass the merchant's clock moves: give a long
-   * move a longer `timeoutMs`.
+   * their fields by the API's names; answers once the event is recorded. Where time must pass the merchant's clock
+   * moves (`clock_moved_s`): give a long move a longer `timeoutMs`.
    */
-  async trigger(event: string, set?: TriggerFields, options?: Options): Promise<TriggerOutcome> {
+  async trigger(event: string, set?: TriggerFields, options?: RequestOptions): Promise<TriggerOutcome> {
     return this.client.call<TriggerOutcome>(
       'POST',
       `${LAB}/triggers`,

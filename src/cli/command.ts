@@ -21,13 +21,16 @@ export interface Command {
   run(input: ParsedInput, deps: CommandDeps): Promise<number | void>;
 }
 
-/** Commands under one name (`paygate merchant create`, `paygate merchant list`). */
+/**
+ * Commands under one name (`paygate merchant create`, `paygate merchant list`); a group may hold groups of its own
+ * (`paygate sandbox snapshot save`).
+ */
 export interface CommandGroup {
   readonly kind: 'group';
   readonly name: string;
   readonly summary: string;
   readonly description?: string;
-  readonly commands: readonly Command[];
+  readonly commands: readonly CommandEntry[];
 }
 
 export type CommandEntry = Command | CommandGroup;

@@ -10,11 +10,14 @@ export interface Program {
 }
 
 /** Every command with the words that run it (`['merchant', 'create']`), in the order declared. */
-export function leafCommands(entries: readonly CommandEntry[]): Array<{ path: string[]; command: Command }> {
+export function leafCommands(
+  entries: readonly CommandEntry[],
+  prefix: readonly string[] = [],
+): Array<{ path: string[]; command: Command }> {
   return entries.flatMap((entry) =>
     entry.kind === 'command'
-      ? [{ path: [entry.name], command: entry }]
-      : entry.commands.map((command) => ({ path: [entry.name, command.name], command })),
+      ? [{ path: [...prefix, entry.name], command: entry }]
+      : leafCommands(entry.commands, [...prefix, entry.name]),
   );
 }
 
@@ -111,18 +114,19 @@ export function commandHelp(program: string, path: readonly string[], command: C
   return `${lines.join('\n')}\n`;
 }
 
-/** `paygate merchant --help` */
-export function groupHelp(program: string, group: CommandGroup): string {
+/** `paygate merchant --help`; `path` is the group's words (`['sandbox', 'snapshot']`). */
+export function groupHelp(program: string, path: readonly string[], group: CommandGroup): string {
+  const words = [program, ...path].join(' ');
   const lines = [
-    `Usage: ${program} ${group.name} COMMAND [ARGUMENTS] [OPTIONS]`,
+    `Usage: ${words} COMMAND [ARGUMENTS] [OPTIONS]`,
     '',
     sentence(group.summary),
     ...(group.description ? ['', ...wrap(group.description, WIDTH)] : []),
     '',
     'Commands:',
-    ...table(group.commands.map((command) => [command.name, command.summary])),
+    ...table(leafCommands(group.commands).map(({ path: under, command }) => [under.join(' '), command.summary])),
     '',
-    `Run "${program} ${group.name} COMMAND --help" for a command's arguments and options.`,
+    `Run "${words} COMMAND --help" for a command's arguments and options.`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -17,32 +17,30 @@ export interface CommandSource {
 }
 
 type Declared<T> = Omit<T, 'run'>;
-export type ManifestEntry =
-  | (Declared<Command> & { readonly source: CommandSource })
-  | (Omit<CommandGroup, 'commands'> & {
-      readonly commands: readonly Declared<Command>[];
-      readonly source: CommandSource;
-    });
+/** A command or a group (of commands and groups) as declared, without code. */
+export type DeclaredEntry =
+  | Declared<Command>
+  | (Omit<CommandGroup, 'commands'> & { readonly commands: readonly DeclaredEntry[] });
+export type ManifestEntry = DeclaredEntry & { readonly source: CommandSource };
 
 /** The manifest of `entries`, each located by `sourceOf`. */
 export function commandManifest(
   entries: readonly CommandEntry[],
   sourceOf: (entry: CommandEntry) => CommandSource,
 ): CommandManifest {
-  const declared = ({ run: _run, ...declaration }: Command): Declared<Command> => declaration;
-  return {
-    entries: entries.map((entry) =>
-      entry.kind === 'command'
-        ? { ...declared(entry), source: sourceOf(entry) }
-        : { ...entry, commands: entry.commands.map(declared), source: sourceOf(entry) },
-    ),
-  };
+  return { entries: entries.map((entry) => ({ ...declared(entry), source: sourceOf(entry) })) };
 }
 
 /**
  * The manifest's entries as commands to run: each declared as the manifest says, and its `run` loads the entry's
  * file (once) and runs the command found there.
  */
+function declared(entry: CommandEntry): DeclaredEntry {
+  if (entry.kind === 'group') return { ...entry, commands: entry.commands.map(declared) };
+  const { run: _run, ...declaration } = entry;
+  return declaration;
+}
+
 export function lazyCommands(
   manifest: CommandManifest,
   load: (source: CommandSource) => Promise<CommandEntry>,
@@ -50,21 +48,28 @@ export function lazyCommands(
   return manifest.entries.map((entry) => {
     let loaded: Promise<CommandEntry> | undefined;
     const real = () => (loaded ??= load(entry.source));
-    if (entry.kind === 'command') {
-      const { source: _source, ...declaration } = entry;
-      return { ...declaration, run: async (input, deps) => ((await real()) as Command).run(input, deps) };
-    }
-    const { source: _source, ...group } = entry;
-    return {
-      ...group,
-      commands: group.commands.map((command) => ({
-        ...command,
-        run: async (input, deps) => {
-          const found = ((await real()) as CommandGroup).commands.find((candidate) => candidate.name === command.name);
-          if (!found) throw new Error(`the command manifest is stale: rebuild (npm run build)`);
-          return found.run(input, deps);
-        },
-      })),
-    } satisfies CommandGroup;
+    const { source: _source, ...declaration } = entry;
+    return runnable(declaration, async (path) => {
+      let found: CommandEntry | undefined = await real();
+      for (const name of path)
+        found = found?.kind === 'group' ? found.commands.find((c) => c.name === name) : undefined;
+      if (found?.kind !== 'command') throw new Error('the command manifest is stale: rebuild (npm run build)');
+      return found;
+    });
   });
+}
+
+/** A declared entry whose commands run the real command found at their path below the loaded entry. */
+function runnable(
+  entry: DeclaredEntry,
+  find: (path: readonly string[]) => Promise<Command>,
+  path: string[] = [],
+): CommandEntry {
+  if (entry.kind === 'command') {
+    return { ...entry, run: async (input, deps) => (await find(path)).run(input, deps) };
+  }
+  return {
+    ...entry,
+    commands: entry.commands.map((child) => runnable(child, find, [...path, child.name])),
+  } satisfies CommandGroup;
 }

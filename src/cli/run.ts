@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Command, CommandDeps, ParsedInput } from './command.js';
+import type { Command, CommandDeps, CommandGroup, ParsedInput } from './command.js';
 import { reportFailure } from './failures.js';
 import { argumentName, commandHelp, groupHelp, type Program, programHelp } from './help.js';
 import { UsageError } from './output.js';
@@ -28,30 +28,31 @@ export async function runCommandLine(
       streams.stdout.write(first === 'help' && rest.length > 0 ? helpFor(program, rest) : programHelp(program));
       return 0;
     }
-    const entry = program.commands.find((candidate) => candidate.name === first);
+    let entry = program.commands.find((candidate) => candidate.name === first);
     if (!entry) throw new UsageError(`unknown command ${JSON.stringify(first)}`);
     where = [entry.name];
-    let command: Command;
-    let args: string[];
-    if (entry.kind === 'group') {
-      const [name, ...more] = rest;
-      const names = entry.commands.map((candidate) => candidate.name).join(', ');
+    let args = rest;
+    // Down the groups, a word at a time, to the command.
+    while (entry.kind === 'group') {
+      const group: CommandGroup = entry;
+      const [name, ...more] = args;
+      const names = group.commands.map((candidate) => candidate.name).join(', ');
       if (name === undefined) throw new UsageError(`which command? ${names}`);
       if (HELP_WORDS.has(name)) {
         streams.stdout.write(
-          name === 'help' && more.length > 0 ? helpFor(program, [entry.name, ...more]) : groupHelp(program.name, entry),
+          name === 'help' && more.length > 0
+            ? helpFor(program, [...where, ...more])
+            : groupHelp(program.name, where, group),
         );
         return 0;
       }
-      const found = entry.commands.find((candidate) => candidate.name === name);
+      const found = group.commands.find((candidate) => candidate.name === name);
       if (!found) throw new UsageError(`unknown command ${JSON.stringify(name)} (${names})`);
-      where = [entry.name, found.name];
-      command = found;
+      where = [...where, found.name];
+      entry = found;
       args = more;
-    } else {
-      command = entry;
-      args = rest;
     }
+    const command: Command = entry;
     if (wantsHelp(args)) {
       streams.stdout.write(commandHelp(program.name, where, command));
       return 0;
@@ -85,14 +86,17 @@ function wantsHelp(args: readonly string[]): boolean {
 
 /** `paygate help merchant create`: the help of whatever the words name. */
 function helpFor(program: Program, words: readonly string[]): string {
-  const [first, second] = words;
-  const entry = program.commands.find((candidate) => candidate.name === first);
-  if (!entry) throw new UsageError(`unknown command ${JSON.stringify(first)}`);
-  if (entry.kind === 'command') return commandHelp(program.name, [entry.name], entry);
-  if (second === undefined) return groupHelp(program.name, entry);
-  const command = entry.commands.find((candidate) => candidate.name === second);
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(`${entry.name} ${second}`)}`);
-  return commandHelp(program.name, [entry.name, command.name], command);
+  let entries = program.commands;
+  const path: string[] = [];
+  for (const word of words) {
+    const entry = entries.find((candidate) => candidate.name === word);
+    if (!entry) throw new UsageError(`unknown command ${JSON.stringify([...path, word].join(' '))}`);
+    path.push(entry.name);
+    if (entry.kind === 'command') return commandHelp(program.name, path, entry);
+    if (path.length === words.length) return groupHelp(program.name, path, entry);
+    entries = entry.commands;
+  }
+  return programHelp(program);
 }
 
 /**

@@ -24,6 +24,7 @@ export function presentEvent({ event, deliveries }: EventHistory): Static<typeof
         status_code: a.status_code,
         error: a.error,
         outcome: a.outcome,
+        ...(a.fault !== null && { fault: JSON.parse(a.fault) as { rule_id: string; effect: string } }),
       })),
     })),
   };

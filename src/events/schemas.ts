@@ -10,6 +10,15 @@ const AttemptSchema = Type.Object({
   status_code: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when it did not answer." })),
   error: Nullable(Type.String({ description: 'A timeout or network error.' })),
   outcome: StringEnum(['delivered', 'retry', 'failed'] as const),
+  fault: Type.Optional(
+    Type.Object(
+      {
+        rule_id: Type.String(),
+        effect: Type.String({ description: 'Such as `status 503`, `timeout`, `delay 2000`.' }),
+      },
+      { description: 'Sandbox lab only: the fault rule that shaped this attempt (docs/lab.md).' },
+    ),
+  ),
 });
 
 const DeliverySchema = Type.Object({

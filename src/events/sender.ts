@@ -5,6 +5,7 @@ import { newId } from '../platform/ids.js';
 import type { Metrics } from '../platform/metrics.js';
 import { VERSION } from '../platform/version.js';
 import { claimDue, DELIVERY_QUEUE, nextDueOf, realignDue } from '../scheduler/lease.js';
+import type { AttemptPlan, DeliveryHooks, ObservedRequest, OutgoingEvent } from './delivery-hooks.js';
 import { createPoster, type Poster } from './post.js';
 import { judgeAttempt, retryDelayMs } from './retry-schedule.js';
 import { signedAsApp } from './signing.js';
@@ -23,6 +24,8 @@ export interface WebhookSenderOptions {
   concurrency?: number;
   metrics?: Metrics;
   poster?: Poster;
+  /** What a capability adds around deliveries: the sandbox lab's faults and captures. */
+  hooks?: DeliveryHooks;
 }
 
 /**
@@ -125,7 +128,7 @@ export class WebhookSender implements DueWork {
   }
 
   private async send(deliveries: DeliveryRow[]): Promise<void> {
-    const { platform } = this.options;
+    const { platform, hooks } = this.options;
     let recorded = false;
     try {
       // Never tell a merchant about a change that a power cut could still take back.
@@ -134,8 +137,12 @@ export class WebhookSender implements DueWork {
         platform.db,
         deliveries.map((d) => d.event_id),
       );
-      const results = await Promise.all(deliveries.map((d) => this.attempt(d, events.get(d.event_id))));
-      await this.record(results);
+      const plans = hooks ? await hooks.plan(platform.db, deliveries, events) : new Map<string, AttemptPlan>();
+      const observed: ObservedRequest[] = [];
+      const results = await Promise.all(
+        deliveries.map((d) => this.attempt(d, events.get(d.event_id), plans.get(d.id) ?? {}, observed)),
+      );
+      await this.record(results, hooks && observed.length > 0 ? (tx) => hooks.recorded(tx, observed) : undefined);
       recorded = true;
       for (const result of results) this.options.metrics?.webhookAttempts.inc({ outcome: result.outcome });
     } finally {
@@ -152,10 +159,10 @@ export class WebhookSender implements DueWork {
   }
 
   /** The results are in memory only: worth a few tries before giving them up. */
-  private async record(results: AttemptResult[]): Promise<void> {
+  private async record(results: AttemptResult[], alongside?: (tx: Db) => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await recordAttempts(this.options.platform.db, results, this.now());
+        await recordAttempts(this.options.platform.db, results, this.now(), alongside);
         return;
       } catch (error) {
         if (attempt === 3) throw error;
@@ -166,10 +173,12 @@ export class WebhookSender implements DueWork {
 
   private async attempt(
     delivery: DeliveryRow,
-    event: { action: string; payload: string } | undefined,
+    event: OutgoingEvent | undefined,
+    plan: AttemptPlan,
+    observed: ObservedRequest[],
   ): Promise<AttemptResult> {
     const startedAt = this.now();
-    const base = { delivery, startedAt };
+    const base = { delivery, startedAt, ...(plan.fault && { fault: plan.fault }) };
     const verdict = (
       status: number | undefined,
       error: string | undefined,
@@ -199,24 +208,44 @@ export class WebhookSender implements DueWork {
     };
     if (!event) return verdict(undefined, 'the event is gone', 0, true);
     try {
-      const signed = await signedAsApp(this.options.platform, {
-        appId: delivery.app_id,
-        url: delivery.url,
-        body: event.payload,
-        at: new Date(startedAt),
-      });
-      const reply = await this.poster.post(
-        delivery.url,
-        {
+      await plan.before?.();
+      let answer: { status?: number; error?: string; final?: boolean; body?: string; durationMs: number } = {
+        durationMs: 0,
+      };
+      for (let time = 1; time <= (plan.times ?? 1); time += 1) {
+        const sentAt = this.now();
+        const signed = await signedAsApp(this.options.platform, {
+          appId: delivery.app_id,
+          url: delivery.url,
+          body: event.payload,
+          at: new Date(sentAt),
+        });
+        const headers = {
           'content-type': 'application/json',
           'user-agent': `paygate-webhooks/${VERSION}`,
           ...signed,
           'x-action': event.action,
           'x-event-id': delivery.event_id,
-        },
-        event.payload,
-      );
-      return verdict(reply.status, reply.error, reply.durationMs, reply.final);
+        };
+        answer = plan.instead
+          ? { ...plan.instead, durationMs: 0 }
+          : plan.answeredHere
+            ? { ...plan.answeredHere, durationMs: 0 }
+            : await this.poster.post(delivery.url, headers, event.payload, { readBody: plan.observe === true });
+        if (plan.observe)
+          observed.push({
+            delivery,
+            event,
+            headers,
+            startedAt: sentAt,
+            status: answer.status,
+            error: answer.error,
+            bodyExcerpt: answer.body?.slice(0, 500),
+            answeredAt: this.now(),
+            fault: plan.fault,
+          });
+      }
+      return verdict(answer.status, answer.error, answer.durationMs, answer.final);
     } catch (error) {
       // A fault of ours (the key could not be read, say), not the receiver's: worth trying again later.
       return verdict(
@@ -224,6 +253,8 @@ export class WebhookSender implements DueWork {
         `not sent: ${(error as Error).message}`.slice(0, 500),
         Math.max(0, this.now() - startedAt),
       );
+    } finally {
+      plan.after?.();
     }
   }
 

@@ -67,11 +67,11 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[]): Promi
 export async function eventsByIds(
   db: Db,
   ids: string[],
-): Promise<Map<string, Pick<EventRow, 'id' | 'action' | 'payload'>>> {
+): Promise<Map<string, Pick<EventRow, 'id' | 'action' | 'payload' | 'subject_id'>>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('events')
-    .select(['id', 'action', 'payload'])
+    .select(['id', 'action', 'payload', 'subject_id'])
     .where('id', 'in', [...new Set(ids)])
     .execute();
   return new Map(rows.map((row) => [row.id, row]));
@@ -87,6 +87,8 @@ export interface AttemptResult {
   outcome: 'delivered' | 'retry' | 'failed';
   /** For `retry`: how long until the next attempt. */
   retryInMs?: number;
+  /** The fault a rule injected into this attempt (the sandbox lab). */
+  fault?: { rule_id: string; effect: string };
 }
 
 /**
@@ -96,7 +98,13 @@ export interface AttemptResult {
 /** Twelve columns each: well inside SQLite's and PostgreSQL's limits on a statement's parameters. */
 const ATTEMPTS_PER_INSERT = 500;
 
-export async function recordAttempts(db: Db, results: AttemptResult[], now: number): Promise<void> {
+/** Records a round's attempts, and whatever else must commit with them (`alongside`, in the same transaction). */
+export async function recordAttempts(
+  db: Db,
+  results: AttemptResult[],
+  now: number,
+  alongside?: (tx: Db) => Promise<void>,
+): Promise<void> {
   if (results.length === 0) return;
   await db.transaction().execute(async (tx) => {
     // Business times (of the attempt, the delivery, the next attempt) from the merchant's clock as it is now, read
@@ -142,6 +150,7 @@ export async function recordAttempts(db: Db, results: AttemptResult[], now: numb
         status_code: r.status ?? null,
         error: r.error ?? null,
         outcome: r.outcome,
+        fault: r.fault ? JSON.stringify(r.fault) : null,
       });
     }
     for (let i = 0; i < attempts.length; i += ATTEMPTS_PER_INSERT) {
@@ -150,6 +159,7 @@ export async function recordAttempts(db: Db, results: AttemptResult[], now: numb
         .values(attempts.slice(i, i + ATTEMPTS_PER_INSERT))
         .execute();
     }
+    await alongside?.(tx);
   });
 }
 

@@ -65,6 +65,8 @@ type Api =
   | 'payouts'
   | 'sandbox'
   | 'webhooks'
+  | 'inbox'
+  | 'faults'
   | 'labTriggers';
 type MethodsOf<T> = { [K in keyof T & string]: T[K] extends AnyMethod ? K : never }[keyof T & string];
 export type ClientMethodName = 'echo' | { [A in Api]: `${A}.${MethodsOf<PaygateClient[A]>}` }[Api];

@@ -7,7 +7,7 @@ export const LAB_ERRORS = defineErrors({
   tapInvalid: {
     code: '900202',
     status: 400,
-    message: "Only one of the merchant's webhook endpoints (an app's) can be tapped.",
+    message: 'The endpoint to tap must be an http or https URL.',
   },
   faultRuleNotFound: { code: '900301', status: 404, message: 'Fault rule not found.' },
   faultRuleInvalid: { code: '900302', status: 400, message: 'The fault rule is invalid.' },

@@ -1,5 +1,9 @@
 import { defineModule } from '../module.js';
+import { SANDBOX_COMMAND } from './cli/sandbox-command.js';
+import { labDeliveryHooks } from './delivery-lab.js';
 import { LAB_ERRORS } from './errors.js';
+import { FAULT_ROUTES } from './faults/routes.js';
+import { INBOX_ROUTES } from './inbox/routes.js';
 import { TRIGGER_ROUTES } from './triggers/routes.js';
 
 /**
@@ -9,7 +13,7 @@ import { TRIGGER_ROUTES } from './triggers/routes.js';
  */
 export const labModule = defineModule({
   name: 'lab',
-  routes: [...TRIGGER_ROUTES],
+  routes: [...INBOX_ROUTES, ...FAULT_ROUTES, ...TRIGGER_ROUTES],
   errors: LAB_ERRORS,
   tags: [
     {
@@ -18,5 +22,6 @@ export const labModule = defineModule({
         "Sandbox mode only (403 900101 in live mode): the merchant's capture inbox, event stream, triggers, fault rules, snapshots and reset.",
     },
   ],
-  commands: [],
+  commands: [SANDBOX_COMMAND],
+  deliveryHooks: labDeliveryHooks,
 });

@@ -19,7 +19,7 @@ export interface LabCapturesTable {
   merchant_id: string;
   event_id: string;
   event_type: string;
-  subject_id: string;
+  subject_id: string | null;
   delivery_id: string;
   url: string;
   /** JSON: the request's headers, by lower-case name. */

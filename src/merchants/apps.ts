@@ -127,3 +127,8 @@ function summarise(row: AppRow): AppSummary {
     created_at: new Date(row.created_at).toISOString(),
   };
 }
+
+/** The webhook public key of an app, by its id (any merchant's: the caller scopes), as its merchant verifies with. */
+export async function webhookPublicKeyOf(ctx: Pick<PlatformContext, 'db'>, appId: string): Promise<string | undefined> {
+  return (await findApp(ctx.db, appId))?.webhook_public_key_pem;
+}

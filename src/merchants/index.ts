@@ -1,4 +1,4 @@
-export { type AppSummary, listMerchantApps } from './apps.js';
+export { type AppSummary, listMerchantApps, webhookPublicKeyOf } from './apps.js';
 export { APP_CLIENT_OPTIONS, appClient, unreachable } from './cli/app-client.js';
 export { ensureDemoApp } from './demo.js';
 export type { DemoApp } from './demo-file.js';

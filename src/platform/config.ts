@@ -76,6 +76,8 @@ export interface Config {
   pageDeclineLimit: number;
   /** How long webhook events, with their deliveries and attempts, are kept once nothing is left to send (wall time). */
   eventRetentionMs: number;
+  /** The sandbox lab's capture inbox, per merchant: at most this many captures, none older (wall time). */
+  labInbox: { maxCaptures: number; retentionMs: number };
   /**
    * A TrueType/OpenType font for PDF receipts (`path`, or `path#PostScriptName` in a collection); Helvetica when
    * absent.
@@ -182,6 +184,10 @@ export function loadConfig(env: Env = process.env): Config {
   const pageDeclineLimit = read('PAYGATE_PAGE_DECLINE_LIMIT', 5, integer(1, 100));
   const receiptFont = readFontSetting(env.PAYGATE_RECEIPT_FONT, problems);
   const eventRetentionMs = read('PAYGATE_EVENT_RETENTION_DAYS', 90, integer(1, 3650)) * 24 * 60 * 60_000;
+  const labInbox = {
+    maxCaptures: read('PAYGATE_LAB_INBOX_MAX_CAPTURES', 10_000, integer(1, 1_000_000)),
+    retentionMs: read('PAYGATE_LAB_INBOX_RETENTION_DAYS', 7, integer(1, 365)) * 24 * 60 * 60_000,
+  };
   const defaultCurrency = read('PAYGATE_DEFAULT_CURRENCY', 'HKD', (raw) =>
     /^[A-Z]{3}$/.test(raw) && currencyExponent(raw) !== undefined
       ? raw
@@ -245,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
     receiptLinkTtlMs,
     pageDeclineLimit,
     eventRetentionMs,
+    labInbox,
     receiptFont,
     defaultCurrency,
     batchFileMaxBytes,

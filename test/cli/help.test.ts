@@ -64,10 +64,10 @@ describe('every paygate command answers --help', () => {
         const result = await runInProcess(args);
         assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
         assert.ok(result.stdout.startsWith(`Usage: paygate ${group.name} COMMAND`), result.stdout);
-        for (const command of group.commands)
+        for (const { path, command } of leafCommands(group.commands))
           assert.ok(
-            flat(result.stdout).includes(`${command.name} ${flat(command.summary)}`),
-            `${group.name} ${command.name}`,
+            flat(result.stdout).includes(`${path.join(' ')} ${flat(command.summary)}`),
+            `${group.name} ${path.join(' ')}`,
           );
       }
     }

@@ -1322,6 +1322,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/sandbox/api/v1/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's capture inbox, newest first: what paygate sent to the inbox and to tapped endpoints.
+         * @description Filters: event_type, object, since, and the query language (filter[event.type][_eq]=order.paid, filter[answer.status][_gte]=500...).
+         */
+        get: operations["listInbox"];
+        put?: never;
+        post?: never;
+        /** Empties the merchant's capture inbox. */
+        delete: operations["clearInbox"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/inbox/captures/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One capture: the headers and body sent, the answer, and the fault injected. */
+        get: operations["getCapture"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/inbox/taps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's endpoints whose deliveries are captured too. */
+        get: operations["listInboxTaps"];
+        put?: never;
+        /** Captures what is sent to one of the merchant's own endpoints too (the deliveries still go there). */
+        post: operations["tapEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/inbox/taps/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stops capturing what is sent to an endpoint. */
+        post: operations["untapEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's fault rules in force, with their uses left (used-up ones too). */
+        get: operations["listFaultRules"];
+        put?: never;
+        /**
+         * Adds a fault rule: on the deliveries to one endpoint, or on a rail (docs/lab.md).
+         * @description One effect (status, delay_ms, timeout, reset, twice, out_of_order_ms; on a rail: decline, acquirer_timeout, reject, return) and one scope (next, or percent with seed).
+         */
+        post: operations["addFaultRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/svc/sandbox/api/v1/faults/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes a fault rule. */
+        delete: operations["removeFaultRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/svc/sandbox/api/v1/triggers": {
         parameters: {
             query?: never;
@@ -3851,6 +3962,12 @@ export interface operations {
                                         error: string | null;
                                         /** @enum {string} */
                                         outcome: "delivered" | "retry" | "failed";
+                                        /** @description Sandbox lab only: the fault rule that shaped this attempt (docs/lab.md). */
+                                        fault?: {
+                                            rule_id: string;
+                                            /** @description Such as `status 503`, `timeout`, `delay 2000`. */
+                                            effect: string;
+                                        };
                                     }[];
                                 }[];
                             }[];
@@ -8400,6 +8517,12 @@ export interface operations {
                                         error: string | null;
                                         /** @enum {string} */
                                         outcome: "delivered" | "retry" | "failed";
+                                        /** @description Sandbox lab only: the fault rule that shaped this attempt (docs/lab.md). */
+                                        fault?: {
+                                            rule_id: string;
+                                            /** @description Such as `status 503`, `timeout`, `delay 2000`. */
+                                            effect: string;
+                                        };
                                     }[];
                                 }[];
                             };
@@ -8481,6 +8604,457 @@ export interface operations {
                             timezone: string;
                             /** @description How far business time is ahead of wall time. */
                             offset_seconds: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listInbox: {
+        parameters: {
+            query: {
+                offset: number;
+                limit: number;
+                /** @description Event types, comma-separated: order.paid,order.refunded. */
+                event_type?: string;
+                /** @description The event's subject. */
+                object?: string;
+                /** @description Captures made at or after this time (RFC 3339). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            /** @description The merchant's inbox: register it like any webhook URL. */
+                            url: string;
+                            captures: {
+                                /** @description The capture: the order captures are made in. */
+                                id: string;
+                                event: {
+                                    /** @description X-Event-ID. */
+                                    id: string;
+                                    /** @description X-Action. */
+                                    type: string;
+                                };
+                                /** @description The event's subject: an order number, a plan id, a card id... */
+                                object: string | null;
+                                /** @description Where it was sent: the inbox, or a tapped endpoint. */
+                                url: string;
+                                /** @description The headers sent, by lower-case name. */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                                /** @description The exact body sent. */
+                                body: string;
+                                /** @description Whether the signature verifies with the webhook public key of the app in Credential, as the merchant's receiver checks it. */
+                                signature_verified: boolean;
+                                answer: {
+                                    status: number | null;
+                                    /** @description The start of the receiver's answer (500 characters). */
+                                    body_excerpt: string | null;
+                                    /** @description Why no status came back: a timeout, a reset. */
+                                    error: string | null;
+                                    /** @description Wall time the answer (or its absence) was known. */
+                                    at: string;
+                                };
+                                /** @description The fault injected, if any. */
+                                fault: {
+                                    rule_id: string;
+                                    effect: string;
+                                } | null;
+                                /** @description Business time of the attempt (the merchant's clock). */
+                                created_at: string;
+                            }[];
+                            offset: number;
+                            limit: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    clearInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            cleared: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCapture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            capture: {
+                                /** @description The capture: the order captures are made in. */
+                                id: string;
+                                event: {
+                                    /** @description X-Event-ID. */
+                                    id: string;
+                                    /** @description X-Action. */
+                                    type: string;
+                                };
+                                /** @description The event's subject: an order number, a plan id, a card id... */
+                                object: string | null;
+                                /** @description Where it was sent: the inbox, or a tapped endpoint. */
+                                url: string;
+                                /** @description The headers sent, by lower-case name. */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                                /** @description The exact body sent. */
+                                body: string;
+                                /** @description Whether the signature verifies with the webhook public key of the app in Credential, as the merchant's receiver checks it. */
+                                signature_verified: boolean;
+                                answer: {
+                                    status: number | null;
+                                    /** @description The start of the receiver's answer (500 characters). */
+                                    body_excerpt: string | null;
+                                    /** @description Why no status came back: a timeout, a reset. */
+                                    error: string | null;
+                                    /** @description Wall time the answer (or its absence) was known. */
+                                    at: string;
+                                };
+                                /** @description The fault injected, if any. */
+                                fault: {
+                                    rule_id: string;
+                                    effect: string;
+                                } | null;
+                                /** @description Business time of the attempt (the merchant's clock). */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listInboxTaps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            taps: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    tapEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    endpoint: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            taps: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    untapEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    endpoint: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            taps: string[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFaultRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            rules: {
+                                id: string;
+                                /** @description `delivery`, `card-payment`, `card-authorisation` or `payout`. */
+                                target: string;
+                                endpoint: string | null;
+                                events: string | null;
+                                /** @description Such as `status 503`, `timeout`, `decline 51`. */
+                                effect: string;
+                                /** @description `next 3`, or `25% seed ci-42`. */
+                                scope: string;
+                                /** @description How many times it applied. */
+                                uses: number;
+                                /** @description For a `next` rule. */
+                                uses_left: number | null;
+                                /** @description A used-up rule stays listed until removed or expired. */
+                                used_up: boolean;
+                                expires_at: string | null;
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    addFaultRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A rule on a rail; without it, a rule on the deliveries to `endpoint`.
+                     * @enum {string}
+                     */
+                    rail?: "card-payment" | "card-authorisation" | "payout";
+                    /** @description The webhook URL it applies to. */
+                    endpoint?: string;
+                    /** @description Event types or patterns, comma-separated: order.*. */
+                    events?: string;
+                    /** @description Effect: this status is the answer; the receiver sees nothing. */
+                    status?: number;
+                    /** @description Effect: the request is sent this late (at most 25000). */
+                    delay_ms?: number;
+                    /** @description Effect: counted as timed out; the receiver sees nothing. */
+                    timeout?: boolean;
+                    /** @description Effect: the connection is reset; the receiver sees nothing. */
+                    reset?: boolean;
+                    /** @description Effect: the request is sent twice. */
+                    twice?: boolean;
+                    /** @description Effect: held this long, then sent newest first (at most 25000). */
+                    out_of_order_ms?: number;
+                    /** @description Rail effect: card-payment, the response code (51); card-authorisation, the reason. */
+                    decline?: string;
+                    /** @description Rail effect (card-payment): the acquirer does not answer. */
+                    acquirer_timeout?: boolean;
+                    /** @description Rail effect (payout): the bank rejects the transfer. */
+                    reject?: boolean;
+                    /** @description Rail effect (payout): the payment is returned after it settles. */
+                    return?: boolean;
+                    /** @description Scope: the next K matching attempts or calls. */
+                    next?: number;
+                    /** @description Scope (deliveries): this share of matching attempts, drawn from seed. */
+                    percent?: number;
+                    seed?: string;
+                    /** @description Wall time after which the rule is gone. */
+                    expires_in_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            rule: {
+                                id: string;
+                                /** @description `delivery`, `card-payment`, `card-authorisation` or `payout`. */
+                                target: string;
+                                endpoint: string | null;
+                                events: string | null;
+                                /** @description Such as `status 503`, `timeout`, `decline 51`. */
+                                effect: string;
+                                /** @description `next 3`, or `25% seed ci-42`. */
+                                scope: string;
+                                /** @description How many times it applied. */
+                                uses: number;
+                                /** @description For a `next` rule. */
+                                uses_left: number | null;
+                                /** @description A used-up rule stays listed until removed or expired. */
+                                used_up: boolean;
+                                expires_at: string | null;
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    removeFaultRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            removed: string;
                         };
                     };
                 };

@@ -11,6 +11,7 @@ import {
   rejectPayout,
 } from '../../payouts/index.js';
 import { formatAmount, readCurrency } from '../../platform/money/money.js';
+import { inboxUrl } from '../inbox/inbox.js';
 import { majorUnits, optional } from './common.js';
 import { defineTrigger, field, type TriggerRun } from './trigger.js';
 
@@ -106,9 +107,7 @@ async function newPayout(run: TriggerRun, plan: PayoutPlan): Promise<{ id: strin
  * The merchant's capture inbox (docs/lab.md): where a trigger's payouts report when `callback_url` is not set, so
  * that nothing is sent to an address the merchant did not give.
  */
-function inboxOf(run: TriggerRun): string {
-  return `${run.ctx.config.publicBaseUrl.replace(/\/+$/, '')}/svc/sandbox/api/v1/inbox/${run.ctx.merchant.id}`;
-}
+const inboxOf = (run: TriggerRun) => inboxUrl(run.ctx.config, run.ctx.merchant.id);
 
 /** A payout that runs now: funded, approved when its amount waits for approval, then taken by the bank. */
 async function runningPayout(run: TriggerRun, bank: BankOutcome): Promise<string> {

@@ -189,6 +189,8 @@ export interface WebhookAttemptsTable {
   /** What went wrong: a timeout, a network error, or the status's meaning. */
   error: string | null;
   outcome: 'delivered' | 'retry' | 'failed';
+  /** JSON `{rule_id, effect}`: the fault the sandbox lab injected into this attempt, if any. */
+  fault: string | null;
 }
 
 /** A link handed to a person: an order's payment page or receipt, a customer's card-binding page. */

@@ -4,16 +4,17 @@ import type { Kysely } from 'kysely';
  * The sandbox lab (docs/lab.md), per merchant: the capture inbox (what paygate sent to the merchant's built-in inbox
  * and to the endpoints it taps, with the answer and any injected fault), the endpoints tapped, the fault rules (on
  * deliveries and on the rails), and the named snapshots of a merchant's world, stored in parts (a table's rows, a
- * page at a time, as JSON).
+ * page at a time, as JSON). Each webhook attempt says which fault rule shaped it, if one did.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('webhook_attempts').addColumn('fault', 'text').execute();
   await db.schema
     .createTable('lab_captures')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
     .addColumn('event_id', 'text', (c) => c.notNull())
     .addColumn('event_type', 'text', (c) => c.notNull())
-    .addColumn('subject_id', 'text', (c) => c.notNull())
+    .addColumn('subject_id', 'text')
     .addColumn('delivery_id', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())
     .addColumn('headers', 'text', (c) => c.notNull())

@@ -1,0 +1,73 @@
+import type { Context } from '../../context/context.js';
+import type { Config } from '../../platform/config.js';
+import { AppError } from '../../platform/errors.js';
+import { type Page, parseFilters } from '../../platform/query/filters.js';
+import { LAB_ERRORS } from '../errors.js';
+import {
+  CAPTURE_FILTERS,
+  type CaptureRow,
+  clearCaptures,
+  deleteTap,
+  findCapture,
+  insertTap,
+  listCaptures,
+  listTaps,
+} from './store.js';
+
+const INBOX_PATH = '/svc/sandbox/api/v1/inbox/';
+
+/** The merchant's built-in inbox: a URL like any receiver's, which paygate answers itself (docs/lab.md). */
+export function inboxUrl(config: Pick<Config, 'publicBaseUrl'>, merchantId: string): string {
+  return `${config.publicBaseUrl.replace(/\/+$/, '')}${INBOX_PATH}${merchantId}`;
+}
+
+export interface InboxFilters {
+  event_type?: string;
+  object?: string;
+  since?: string;
+}
+
+/**
+ * The merchant's captures, newest first: by the shorthand filters (`event_type`, `object`, `since`) and the API's query
+ * language (`filter[event.type][_eq]=order.paid`), ANDed.
+ */
+export async function listInbox(
+  ctx: Context,
+  query: Record<string, unknown>,
+  shorthand: InboxFilters,
+  page: Page,
+): Promise<{ rows: CaptureRow[]; total: number }> {
+  const conditions = parseFilters(query, CAPTURE_FILTERS);
+  const more: Record<string, unknown> = {};
+  if (shorthand.event_type !== undefined) more['filter[event.type][_in]'] = shorthand.event_type;
+  if (shorthand.object !== undefined) more['filter[object][_eq]'] = shorthand.object;
+  if (shorthand.since !== undefined) more['filter[created_at][_gte]'] = shorthand.since;
+  conditions.push(...parseFilters(more, CAPTURE_FILTERS));
+  return listCaptures(ctx.db, ctx.merchant.id, conditions, page);
+}
+
+export async function showCapture(ctx: Context, id: string): Promise<CaptureRow> {
+  const capture = await findCapture(ctx.db, ctx.merchant.id, id);
+  if (!capture) throw new AppError(LAB_ERRORS.captureNotFound);
+  return capture;
+}
+
+export async function clearInbox(ctx: Context): Promise<{ cleared: number }> {
+  return { cleared: await clearCaptures(ctx.db, ctx.merchant.id) };
+}
+
+/** Captures what is sent to one of the merchant's own endpoints too, from now on. */
+export async function tapEndpoint(ctx: Context, url: string): Promise<{ taps: string[] }> {
+  if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) throw new AppError(LAB_ERRORS.tapInvalid);
+  await insertTap(ctx.db, ctx.merchant.id, url, ctx.wallClock.now().getTime());
+  return readTaps(ctx);
+}
+
+export async function untapEndpoint(ctx: Context, url: string): Promise<{ taps: string[] }> {
+  await deleteTap(ctx.db, ctx.merchant.id, url);
+  return readTaps(ctx);
+}
+
+export async function readTaps(ctx: Context): Promise<{ taps: string[] }> {
+  return { taps: (await listTaps(ctx.db, ctx.merchant.id)).map((tap) => tap.url) };
+}
