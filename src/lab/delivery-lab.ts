@@ -9,7 +9,7 @@ import { type DeliveryEffect, describeEffect, matchesEvents } from './faults/eff
 import { OutOfOrderWindows } from './faults/out-of-order.js';
 import { drawn } from './faults/rules.js';
 import { rulesOf, takeUse } from './faults/store.js';
-import { inboxUrl } from './inbox/inbox.js';
+import { inboxUrl, objectsOf } from './inbox/inbox.js';
 import { insertCaptures, pruneCaptures, tapsOf } from './inbox/store.js';
 
 /** What the built-in inbox answers: paygate is the receiver, and takes every delivery. */
@@ -103,6 +103,7 @@ async function recordCaptures(platform: PlatformContext, tx: Db, requests: reado
       event_id: event.id,
       event_type: event.action,
       subject_id: event.subject_id,
+      objects: objectsOf(event.payload),
       delivery_id: delivery.id,
       url: delivery.url,
       headers: JSON.stringify(request.headers),

@@ -20,6 +20,8 @@ export interface LabCapturesTable {
   event_id: string;
   event_type: string;
   subject_id: string | null;
+  /** The identifiers of the objects in the body (an order's number and reference...), space-separated and space-padded. */
+  objects: string;
   delivery_id: string;
   url: string;
   /** JSON: the request's headers, by lower-case name. */

@@ -82,6 +82,8 @@ export class MerchantWorld {
   /** A payee with an FPS id, and a payout to it waiting for approval (it reads the same until decided). */
   payee!: { id: string };
   payout!: { id: string };
+  /** Where the world's webhooks go (a receiver that answers 200). */
+  notifyUrl!: string;
 
   private constructor(
     readonly server: TestServer,
@@ -96,6 +98,7 @@ export class MerchantWorld {
   }
 
   private async populate(notifyUrl: string): Promise<void> {
+    this.notifyUrl = notifyUrl;
     const reference = this.unique('customer');
     const customer = await this.call('POST', `${API}/customers`, {
       customer: { name: 'Chan Tai Man', phone: '91234567', reference_number: reference },
@@ -295,6 +298,35 @@ export class MerchantWorld {
     });
     this.remember([payout.id], () => this.call('GET', `${TREASURY}/payout_requests/${payout.id}`));
     return payout.id;
+  }
+
+  /** A capture of the lab's inbox: an order's order.created sent to the world's notify URL, tapped. */
+  async newCapture(): Promise<string> {
+    await this.call('POST', `${SANDBOX}/inbox/taps`, { endpoint: this.notifyUrl });
+    const order = await this.newOrder({ amount: '1.00', notifyUrl: this.notifyUrl });
+    for (let tries = 0; tries < 200; tries += 1) {
+      const page = await this.call('GET', `${SANDBOX}/inbox?object=${order.number}&event_type=order.created`);
+      const id = page.captures[0]?.id as string | undefined;
+      if (id) {
+        this.remember([id], () => this.call('GET', `${SANDBOX}/inbox/captures/${id}`));
+        return id;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`no capture of order ${order.number}'s order.created`);
+  }
+
+  /** A fault rule on an endpoint nothing sends to: it never applies. */
+  async newFaultRule(): Promise<string> {
+    const { rule } = await this.call('POST', `${SANDBOX}/faults`, {
+      endpoint: 'http://127.0.0.1:9/never',
+      status: 503,
+      next: 1,
+    });
+    this.remember([rule.id], async () =>
+      (await this.call('GET', `${SANDBOX}/faults`)).rules.find((r: { id: string }) => r.id === rule.id),
+    );
+    return rule.id;
   }
 
   /** An unpaid order of the world's customer. */

@@ -1013,6 +1013,46 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     repeatable: true,
     fuzzShare: 0.25,
   },
+  listInbox: {
+    valid: async () => request({ query: { event_type: 'order.created', 'filter[answer.status][_gte]': '200' } }),
+    repeatable: true,
+  },
+  getCapture: {
+    valid: async (world) => request({ path: { id: await world.newCapture() } }),
+    repeatable: true,
+    names: { 'path.id': lookup(unknownUuid, 'captureNotFound') },
+    fuzzShare: 0.25,
+  },
+  clearInbox: {
+    valid: async () => request({}),
+    repeatable: true,
+    isolated: true,
+  },
+  listInboxTaps: {
+    valid: async () => request({}),
+    repeatable: true,
+  },
+  tapEndpoint: {
+    valid: async () => request({ body: { endpoint: 'http://127.0.0.1:9/tapped' } }),
+    repeatable: true,
+  },
+  untapEndpoint: {
+    valid: async () => request({ body: { endpoint: 'http://127.0.0.1:9/tapped' } }),
+    repeatable: true,
+  },
+  addFaultRule: {
+    valid: async () => request({ body: { endpoint: 'http://127.0.0.1:9/never', status: 503, next: 1 } }),
+    repeatable: true,
+  },
+  listFaultRules: {
+    valid: async () => request({}),
+    repeatable: true,
+  },
+  removeFaultRule: {
+    valid: async (world) => request({ path: { id: await world.newFaultRule() } }),
+    repeatable: false,
+    names: { 'path.id': lookup(unknownUuid, 'faultRuleNotFound') },
+  },
   readSandboxClock: {
     valid: async () => request({}),
     repeatable: true,

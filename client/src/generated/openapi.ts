@@ -8617,7 +8617,7 @@ export interface operations {
                 limit: number;
                 /** @description Event types, comma-separated: order.paid,order.refunded. */
                 event_type?: string;
-                /** @description The event's subject. */
+                /** @description Captures whose body names this object (any of its identifiers). */
                 object?: string;
                 /** @description Captures made at or after this time (RFC 3339). */
                 since?: string;
@@ -8653,8 +8653,8 @@ export interface operations {
                                     /** @description X-Action. */
                                     type: string;
                                 };
-                                /** @description The event's subject: an order number, a plan id, a card id... */
-                                object: string | null;
+                                /** @description The identifiers of the objects in the body: an order's number and reference, a plan's id, a card's id... */
+                                objects: string[];
                                 /** @description Where it was sent: the inbox, or a tapped endpoint. */
                                 url: string;
                                 /** @description The headers sent, by lower-case name. */
@@ -8755,8 +8755,8 @@ export interface operations {
                                     /** @description X-Action. */
                                     type: string;
                                 };
-                                /** @description The event's subject: an order number, a plan id, a card id... */
-                                object: string | null;
+                                /** @description The identifiers of the objects in the body: an order's number and reference, a plan's id, a card's id... */
+                                objects: string[];
                                 /** @description Where it was sent: the inbox, or a tapped endpoint. */
                                 url: string;
                                 /** @description The headers sent, by lower-case name. */

@@ -58,7 +58,7 @@ const LIST = defineCommand({
             `${page.captures.length} of ${page.total}, newest first:`,
             ...page.captures.map(
               (c) =>
-                `${c.id}  ${c.created_at}  ${c.event.type.padEnd(28)} ${(c.object ?? '-').padEnd(36)} ` +
+                `${c.id}  ${c.created_at}  ${c.event.type.padEnd(28)} ${(c.objects[0] ?? '-').padEnd(36)} ` +
                 `${c.answer.status ?? c.answer.error ?? '-'}  ${c.signature_verified ? 'verified' : 'NOT VERIFIED'}` +
                 `${c.fault ? `  fault: ${c.fault.effect}` : ''}  ${c.url}`,
             ),

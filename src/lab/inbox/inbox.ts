@@ -28,8 +28,8 @@ export interface InboxFilters {
 }
 
 /**
- * The merchant's captures, newest first: by the shorthand filters (`event_type`, `object`, `since`) and the API's query
- * language (`filter[event.type][_eq]=order.paid`), ANDed.
+ * The merchant's captures, newest first: by the shorthand filters (`event_type`, `object`: any identifier of an
+ * object in the body, `since`) and the API's query language (`filter[event.type][_eq]=order.paid`), ANDed.
  */
 export async function listInbox(
   ctx: Context,
@@ -40,7 +40,7 @@ export async function listInbox(
   const conditions = parseFilters(query, CAPTURE_FILTERS);
   const more: Record<string, unknown> = {};
   if (shorthand.event_type !== undefined) more['filter[event.type][_in]'] = shorthand.event_type;
-  if (shorthand.object !== undefined) more['filter[object][_eq]'] = shorthand.object;
+  if (shorthand.object !== undefined) more['filter[objects][_contains]'] = ` ${shorthand.object.trim()} `;
   if (shorthand.since !== undefined) more['filter[created_at][_gte]'] = shorthand.since;
   conditions.push(...parseFilters(more, CAPTURE_FILTERS));
   return listCaptures(ctx.db, ctx.merchant.id, conditions, page);
@@ -70,4 +70,40 @@ export async function untapEndpoint(ctx: Context, url: string): Promise<{ taps: 
 
 export async function readTaps(ctx: Context): Promise<{ taps: string[] }> {
   return { taps: (await listTaps(ctx.db, ctx.merchant.id)).map((tap) => tap.url) };
+}
+
+/** Fields that name an object, as the API writes them: what `object` finds a capture by. */
+const IDENTIFIERS = new Set([
+  'id',
+  'number',
+  'reference_number',
+  'reference_id',
+  'uuid',
+  'token',
+  'user_id',
+  'customer_uuid',
+  'payment_token',
+  'verify_uuid',
+  'cycle_id',
+  'card_id',
+  'payee_id',
+]);
+
+/**
+ * The identifiers of the objects an event's body carries (`data.order.number`, `data.plan.id`, `data.customer_uuid`...),
+ * in the order they come, space-separated and space-padded for a whole-word search.
+ */
+export function objectsOf(payload: string): string {
+  const found: string[] = [];
+  const data = (JSON.parse(payload) as { data?: Record<string, unknown> }).data ?? {};
+  const take = (key: string, value: unknown) => {
+    if (IDENTIFIERS.has(key) && (typeof value === 'string' || typeof value === 'number') && String(value) !== '')
+      found.push(String(value));
+  };
+  for (const [key, value] of Object.entries(data)) {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      for (const [inner, innerValue] of Object.entries(value)) take(inner, innerValue);
+    else take(key, value);
+  }
+  return ` ${[...new Set(found)].join(' ')} `;
 }

@@ -5,7 +5,7 @@ export function presentCapture(row: CaptureRow) {
   return {
     id: row.id,
     event: { id: row.event_id, type: row.event_type },
-    object: row.subject_id,
+    objects: row.objects.trim() === '' ? [] : row.objects.trim().split(' '),
     url: row.url,
     headers: JSON.parse(row.headers) as Record<string, string>,
     body: row.body,

@@ -13,7 +13,7 @@ const EXAMPLE_INBOX = `https://pay.example.com/svc/sandbox/api/v1/inbox/${EXAMPL
 const EXAMPLE_CAPTURE = {
   id: '0193a8e2-5c1f-7000-8000-0000000000c1',
   event: { id: '0193a8e2-5c1e-7b7a-9f1e-2b8c4d6e7f80', type: 'order.paid' },
-  object: '261122093015123456',
+  objects: ['261122093015123456', 'ORDER-2041'],
   url: EXAMPLE_INBOX,
   headers: {
     'content-type': 'application/json',

@@ -7,7 +7,10 @@ export const CaptureSchema = Type.Object({
     id: Type.String({ description: 'X-Event-ID.' }),
     type: Type.String({ description: 'X-Action.' }),
   }),
-  object: Nullable(Type.String({ description: "The event's subject: an order number, a plan id, a card id..." })),
+  objects: Type.Array(Type.String(), {
+    description:
+      "The identifiers of the objects in the body: an order's number and reference, a plan's id, a card's id...",
+  }),
   url: Type.String({ description: 'Where it was sent: the inbox, or a tapped endpoint.' }),
   headers: Type.Record(Type.String(), Type.String(), { description: 'The headers sent, by lower-case name.' }),
   body: Type.String({ description: 'The exact body sent.' }),
@@ -36,7 +39,13 @@ export const InboxQuery = Type.Object({
       description: 'Event types, comma-separated: order.paid,order.refunded.',
     }),
   ),
-  object: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "The event's subject." })),
+  object: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'Captures whose body names this object (any of its identifiers).',
+    }),
+  ),
   since: Type.Optional(
     Type.String({ minLength: 1, maxLength: 40, description: 'Captures made at or after this time (RFC 3339).' }),
   ),

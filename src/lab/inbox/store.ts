@@ -11,7 +11,7 @@ export const CAPTURE_FILTERS: FilterCatalogue = {
   id: { type: 'text', column: 'lab_captures.id' },
   'event.id': { type: 'text', column: 'lab_captures.event_id' },
   'event.type': { type: 'text', column: 'lab_captures.event_type' },
-  object: { type: 'text', column: 'lab_captures.subject_id' },
+  objects: { type: 'text', column: 'lab_captures.objects' },
   url: { type: 'text', column: 'lab_captures.url' },
   signature_verified: { type: 'boolean', column: 'lab_captures.signature_verified' },
   'answer.status': { type: 'integer', column: 'lab_captures.answer_status' },

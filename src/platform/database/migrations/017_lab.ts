@@ -15,6 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('event_id', 'text', (c) => c.notNull())
     .addColumn('event_type', 'text', (c) => c.notNull())
     .addColumn('subject_id', 'text')
+    .addColumn('objects', 'text', (c) => c.notNull())
     .addColumn('delivery_id', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())
     .addColumn('headers', 'text', (c) => c.notNull())
