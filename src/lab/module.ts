@@ -4,6 +4,7 @@ import { labDeliveryHooks } from './delivery-lab.js';
 import { LAB_ERRORS } from './errors.js';
 import { FAULT_ROUTES } from './faults/routes.js';
 import { INBOX_ROUTES } from './inbox/routes.js';
+import { TRIGGER_COMMAND } from './triggers/cli.js';
 import { TRIGGER_ROUTES } from './triggers/routes.js';
 
 /**
@@ -22,6 +23,6 @@ export const labModule = defineModule({
         "Sandbox mode only (403 900101 in live mode): the merchant's capture inbox, event stream, triggers, fault rules, snapshots and reset.",
     },
   ],
-  commands: [SANDBOX_COMMAND],
+  commands: [SANDBOX_COMMAND, TRIGGER_COMMAND],
   deliveryHooks: labDeliveryHooks,
 });

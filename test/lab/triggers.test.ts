@@ -54,6 +54,19 @@ test("docs/webhooks.md's every event kind has its trigger, and there is none for
   assert.deepEqual([...triggers].sort(), [...documented].sort());
 });
 
+test("docs/lab.md's Triggers section has a row for every kind, and names every field a trigger takes", () => {
+  const text = readFileSync('docs/lab.md', 'utf8');
+  const section = text.slice(text.indexOf('## Triggers'), text.indexOf('\n## ', text.indexOf('## Triggers') + 1));
+  const rows = [...section.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \|/gm)].map((match) => match[1]);
+  assert.deepEqual(
+    rows,
+    TRIGGERS.map((t) => t.kind),
+  );
+  for (const trigger of TRIGGERS)
+    for (const field of trigger.fields)
+      assert.ok(section.includes(`\`${field.name}\``), `docs/lab.md names ${trigger.kind}'s field ${field.name}`);
+});
+
 /** Each object a trigger names exists through the API, read by the identifiers the reply gave. */
 async function assertObjectsExist(client: PaygateClient, outcome: TriggerOutcome): Promise<void> {
   const o = outcome.objects;
