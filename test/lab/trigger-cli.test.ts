@@ -34,10 +34,12 @@ test('trigger KIND --set ... --json prints the one JSON document of the reply; t
 });
 
 test('without --json, one line: the event, its id, the objects made, and how far the clock moved', async () => {
-  const created = await runCli(['trigger', 'order.created', ...signing()], server.env);
+  const [created, settled] = await Promise.all([
+    runCli(['trigger', 'order.created', ...signing()], server.env),
+    runCli(['trigger', 'payout.settled', ...signing()], server.env),
+  ]);
   assert.equal(created.code, 0, created.stderr);
   assert.match(created.stdout, /^order\.created [0-9a-f-]{36} \(order \d{18}\)\n$/);
-  const settled = await runCli(['trigger', 'payout.settled', ...signing()], server.env);
   assert.equal(settled.code, 0, settled.stderr);
   assert.match(
     settled.stdout,
@@ -46,17 +48,20 @@ test('without --json, one line: the event, its id, the objects made, and how far
 });
 
 test('a refusal is one line and exit 1: an unknown kind, a field that does not apply; a malformed --set is a usage error', async () => {
-  const unknown = await runCli(['trigger', 'order.shipped', ...signing()], server.env);
+  // Each a process of its own, started together.
+  const [unknown, field, asJson, malformed] = await Promise.all([
+    runCli(['trigger', 'order.shipped', ...signing()], server.env),
+    runCli(['trigger', 'order.paid', '--set', 'metadata.color=blue', ...signing()], server.env),
+    runCli(['trigger', 'order.shipped', '--json', ...signing()], server.env),
+    runCli(['trigger', 'order.paid', '--set', 'currency', ...signing()], server.env),
+  ]);
   assert.equal(unknown.code, 1);
   assert.equal(unknown.stdout, '');
   assert.match(unknown.stderr, /^error 900401: No trigger for "order\.shipped": one of order\.created, .*\n$/);
-  const field = await runCli(['trigger', 'order.paid', '--set', 'metadata.color=blue', ...signing()], server.env);
   assert.equal(field.code, 1);
   assert.match(field.stderr, /^error 900402: set\.metadata\.color does not apply to order\.paid.*\n$/);
-  const asJson = await runCli(['trigger', 'order.shipped', '--json', ...signing()], server.env);
   assert.equal(asJson.code, 1);
   assert.equal(JSON.parse(asJson.stdout).error.code, '900401');
-  const malformed = await runCli(['trigger', 'order.paid', '--set', 'currency', ...signing()], server.env);
   assert.equal(malformed.code, 2);
   assert.match(malformed.stderr, /--set must read FIELD=VALUE/);
 });
