@@ -334,6 +334,22 @@ describe('set, by the API’s own field names', () => {
     assert.equal((await merchant.client.orders.list({ limit: 100 })).total, before);
   });
 
+  test('a value that keeps the event from happening is answered 409 900403, naming what was made', async () => {
+    // No retry: the first declined billing makes the cycle uncollectible, and no payment_failed is sent.
+    await assert.rejects(
+      merchant.client.labTriggers.trigger('recurring.payment_failed', { payment_retry_count: '0' }),
+      (error: unknown) => {
+        const refusal = error as { status: number; errorCode: string; message: string };
+        assert.deepEqual([refusal.status, refusal.errorCode], [409, '900403']);
+        assert.match(
+          refusal.message,
+          /^The objects were made \(customer .*plan .*\), but no recurring\.payment_failed event/,
+        );
+        return true;
+      },
+    );
+  });
+
   test('an unknown kind is refused, listing the kinds', async () => {
     await assert.rejects(merchant.client.labTriggers.trigger('order.shipped'), (error: unknown) => {
       const refusal = error as { status: number; errorCode: string; message: string };

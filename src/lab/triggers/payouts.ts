@@ -124,6 +124,8 @@ const ran = (kind: string, makes: string, bank: BankOutcome, seconds: number, cl
     fields: WITH_AMOUNT,
     async run(run) {
       const id = await runningPayout(run, bank);
+      // The payout runs (the bank takes it) where the clock stands; the bank reports from then on.
+      await run.runDueWork();
       if (seconds > 0) await run.passTime(seconds);
       return id;
     },
