@@ -5,6 +5,7 @@ import { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from '.
 import { EventsApi } from './lab-events.js';
 import { FaultsApi, InboxApi } from './lab-inbox.js';
 import { LabSnapshotsApi } from './lab-snapshots.js';
+import { LabTriggersApi } from './lab-triggers.js';
 import { signRequest } from './signing.js';
 import type {
   AmountInput,
@@ -124,6 +125,7 @@ export class PaygateClient {
   readonly faults: FaultsApi;
   /** The sandbox lab's named snapshots of the merchant's world, and reset (docs/lab.md). */
   readonly labSnapshots: LabSnapshotsApi;
+  readonly labTriggers: LabTriggersApi;
   private readonly baseUrl: string;
   private readonly privateKey: KeyObject;
   private readonly retry: RetryPolicy;
@@ -151,6 +153,7 @@ export class PaygateClient {
     this.events = new EventsApi(this);
     this.faults = new FaultsApi(this);
     this.labSnapshots = new LabSnapshotsApi(this);
+    this.labTriggers = new LabTriggersApi(this);
   }
 
   /** Signature self-test: paygate answers with the same message. */

@@ -4,6 +4,7 @@ export { IDEMPOTENCY_IN_PROGRESS, PaygateConnectionError, PaygateError } from '.
 export type { EventStreamQuery, StreamedEvent } from './lab-events.js';
 export type { Capture, FaultRule, FaultRuleInput, InboxPage } from './lab-inbox.js';
 export type { LabSnapshotsApi, Snapshot } from './lab-snapshots.js';
+export type { LabTriggersApi, TriggerFields, TriggerOutcome } from './lab-triggers.js';
 export type { SignedHeaders, SigningInput, SigningSteps, SignRequestInput } from './signing.js';
 export {
   ALGORITHM,

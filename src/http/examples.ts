@@ -68,7 +68,8 @@ type Api =
   | 'inbox'
   | 'faults'
   | 'events'
-  | 'labSnapshots';
+  | 'labSnapshots'
+  | 'labTriggers';
 type MethodsOf<T> = { [K in keyof T & string]: T[K] extends AnyMethod ? K : never }[keyof T & string];
 export type ClientMethodName = 'echo' | { [A in Api]: `${A}.${MethodsOf<PaygateClient[A]>}` }[Api];
 type MethodAt<N extends string> = N extends `${infer A}.${infer M}`

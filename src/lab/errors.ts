@@ -14,6 +14,11 @@ export const LAB_ERRORS = defineErrors({
   streamInvalid: { code: '900203', status: 400, message: 'The event stream cannot be opened as asked.' },
   triggerUnknown: { code: '900401', status: 400, message: 'No such event kind to trigger.' },
   triggerFieldInvalid: { code: '900402', status: 400, message: 'This field does not apply to this trigger.' },
+  triggerEventNotMade: {
+    code: '900403',
+    status: 409,
+    message: 'The objects were made, but the event did not come of them (a field set kept it from happening).',
+  },
   snapshotNotFound: { code: '900501', status: 404, message: 'Snapshot not found.' },
   snapshotExists: {
     code: '900502',

@@ -8,6 +8,8 @@ import { INBOX_ROUTES } from './inbox/routes.js';
 import { LISTEN_COMMAND } from './listen/cli.js';
 import { LISTEN_ROUTES } from './listen/routes.js';
 import { SNAPSHOT_ROUTES } from './snapshots/routes.js';
+import { TRIGGER_COMMAND } from './triggers/cli.js';
+import { TRIGGER_ROUTES } from './triggers/routes.js';
 
 /**
  * The sandbox lab (docs/lab.md): the capture inbox, `listen` and `trigger`, fault rules, deterministic runs, named
@@ -16,7 +18,7 @@ import { SNAPSHOT_ROUTES } from './snapshots/routes.js';
  */
 export const labModule = defineModule({
   name: 'lab',
-  routes: [...INBOX_ROUTES, ...FAULT_ROUTES, ...LISTEN_ROUTES, ...SNAPSHOT_ROUTES],
+  routes: [...INBOX_ROUTES, ...FAULT_ROUTES, ...LISTEN_ROUTES, ...SNAPSHOT_ROUTES, ...TRIGGER_ROUTES],
   errors: LAB_ERRORS,
   tags: [
     {
@@ -25,7 +27,7 @@ export const labModule = defineModule({
         "Sandbox mode only (403 900101 in live mode): the merchant's capture inbox, event stream, triggers, fault rules, snapshots and reset.",
     },
   ],
-  commands: [SANDBOX_COMMAND, LISTEN_COMMAND],
+  commands: [SANDBOX_COMMAND, LISTEN_COMMAND, TRIGGER_COMMAND],
   deliveryHooks: labDeliveryHooks,
   railFaults: labRailFaults,
 });

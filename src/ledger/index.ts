@@ -1,4 +1,4 @@
-export { balanceIn, lockAvailable } from './balances.js';
+export { balanceIn, lockAvailable, topUp } from './balances.js';
 export { ledgerModule } from './module.js';
 export type { MoneyMovement, PayoutEntryType } from './post.js';
 export {
@@ -13,3 +13,4 @@ export {
   postSettlements,
   postVoid,
 } from './post.js';
+export { TopUpBody } from './schemas.js';

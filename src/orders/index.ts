@@ -17,11 +17,12 @@ export { findMerchantOrder, loadOrderView, resolveTransaction, transactionsOfOrd
 export { ordersModule } from './module.js';
 export type { TransactionOutcome } from './outcomes.js';
 export { authCodeOf } from './payment-data.js';
+export { payOrder } from './payments.js';
 export type { OrderView } from './present.js';
 export { presentTransaction } from './present.js';
 export { checkOrder } from './queries.js';
 export { refundable } from './rules.js';
-export { TransactionSchema } from './schemas.js';
+export { CreateOrderBody, OpenPaymentBody, RefundBody, TransactionSchema } from './schemas.js';
 export type { CorrespondenceState, OrderState } from './tables.js';
 export { CORRESPONDENCE_STATES, ORDER_STATES } from './tables.js';
 export { voidOrder } from './void-order.js';

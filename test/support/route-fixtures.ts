@@ -1101,6 +1101,22 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   failSandboxTransaction: completePayment,
   succeedSandboxPaymentToken: settleToken,
   failSandboxPaymentToken: settleToken,
+  runLabTrigger: {
+    valid: async () => request({ body: { event: 'order.paid', set: { currency: 'USD' } } }),
+    // Each run makes fresh objects under fresh references.
+    repeatable: true,
+    // Some triggers move the merchant's clock.
+    isolated: true,
+    fuzzShare: 0.1,
+    names: {
+      'body.set.customer_uuid': lookup(unknownUuid, 'customerNotFound', async (world) =>
+        request({ body: { event: 'payment_token.succeeded', set: { customer_uuid: world.customer.uuid } } }),
+      ),
+      'body.set.user_id': lookup(unknownUuid, 'cardUserNotFound', async (world) =>
+        request({ body: { event: 'card.created', set: { user_id: world.user.id } } }),
+      ),
+    },
+  },
 };
 
 /** The fixture of an operation; fails, naming it, when it has none. */

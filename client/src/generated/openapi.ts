@@ -1531,6 +1531,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/svc/sandbox/api/v1/triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cause an event: make the real objects behind it through the API’s own verbs, and answer once it is recorded.
+         * @description One trigger per event kind of docs/webhooks.md. Where time must pass (a settled payout, an expired authorisation) the merchant’s business clock moves, and clock_moved_s says how far. Sandbox only (403 900101 in live mode).
+         */
+        post: operations["runLabTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9372,6 +9392,58 @@ export interface operations {
                             removed_rows: number;
                             /** @description The merchant's business time once reset: wall time. */
                             now: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    runLabTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event kind to cause: order.created, order.authorized, order.paid, order.payment_failure, order.voided, order.refunded, transaction.voided, payment_token.succeeded, payment_token.failed, payment_token.deleted, recurring.plan_created, recurring.cycle_started, recurring.payment_failed, recurring.uncollectible, recurring.plan_completed, recurring.plan_cancelled, batch.completed, batch.failed, batch.cancelled, user.created, user.updated, user.approved, user.rejected, card.created, card.locked, card.unlocked, card.terminated, card.limits_updated, card_transaction.authorized, card_transaction.declined, card_transaction.incremented, card_transaction.reversed, card_transaction.expired, card_transaction.settled, card_transaction.refunded, card_transaction.withdrawn, payout.created, payout.approved, payout.rejected, payout.cancelled, payout.failed, payout.processing, payout.settled, payout.terminated, payout.reversed, payout.refunded. */
+                    event: string;
+                    /** @description Fields of the objects the trigger makes, by the API's names (`currency`, `charge_fee`, `reference_number`, `customer_uuid`...); each trigger takes its own (docs/lab.md). A field that does not apply is refused (900402). */
+                    set?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always 200 on success.
+                         * @enum {number}
+                         */
+                        code: 200;
+                        message: string;
+                        data: {
+                            /** @description The event kind caused. */
+                            event: string;
+                            /** @description The event recorded: its X-Event-ID. */
+                            event_id: string;
+                            /** @description How far the merchant's business clock moved for it, in seconds. */
+                            clock_moved_s: number;
+                            /** @description The objects made, each by its identifiers (order: number, reference_number; transaction: uuid; customer: uuid...). */
+                            objects: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                         };
                     };
                 };
