@@ -19,16 +19,22 @@ const PUBLIC_KEY = join(process.cwd(), 'test', 'fixtures', 'signing', 'test-publ
 
 let server: TestServer;
 let merchant: TestMerchant;
+/** A live server: it refuses every lab command (900101), those that a sandbox has no refusal for included. */
+let live: TestServer;
+let liveMerchant: TestMerchant;
 let folder: string;
 
 before(async () => {
   server = await startTestServer();
   merchant = await server.newMerchant();
+  live = await startTestServer({ env: { PAYGATE_MODE: 'live', PAYGATE_SECRET: '34'.repeat(32) } });
+  liveMerchant = await live.newMerchant();
   folder = mkdtempSync(join(tmpdir(), 'paygate-refusals-'));
 });
 after(async () => {
   rmSync(folder, { recursive: true, force: true });
   await server.close();
+  await live.close();
 });
 
 function assertRefusal(result: CliResult, line: RegExp, what: string): void {
@@ -56,11 +62,38 @@ describe('a server that refuses what a command asked', () => {
       misnumbered,
       xlsxWithRows(['2', '2'], (r) => ['payment', `R-${r}`, randomUUID(), '1.00', 'tok']),
     );
+    const liveSigned = ['--app', liveMerchant.appId, '--key', PRIVATE_KEY, '--base-url', live.url];
+    const inLive = (args: string[]) => [...args, ...liveSigned];
+    const LIVE = /^error 900101: The sandbox lab is not available in live mode\.\n$/;
     const cases: Array<[string, string[], RegExp]> = [
       ['issuing authorize', ['issuing', 'authorize', randomUUID(), '10.00'], /^error \d+: Card not found\.\n$/],
       ['issuing endpoint', ['issuing', 'endpoint', '--url', 'ftp://decisions.example.com'], /^error 100207: .*url/],
       ['batch upload', ['batch', 'upload', misnumbered], /^error 600104: Row 2 comes after row 2/],
       ['batch show', ['batch', 'show', randomUUID()], /^error 600101: Batch not found\.\n$/],
+      ['listen', ['listen', '--events', 'Order Paid'], /^error 900203: events is a comma-separated list/],
+      ['trigger', ['trigger', 'order.unheard_of'], /^error 900401: /],
+      ['sandbox clock', ['sandbox', 'clock', '--advance', '999d'], /^error 100207: /],
+      ['sandbox inbox url', inLive(['sandbox', 'inbox', 'url']), LIVE],
+      ['sandbox inbox list', ['sandbox', 'inbox', 'list', '--filter', 'answer.status[_gte]=many'], /^error 100207: /],
+      ['sandbox inbox show', ['sandbox', 'inbox', 'show', randomUUID()], /^error 900201: Capture not found\.\n$/],
+      ['sandbox inbox clear', inLive(['sandbox', 'inbox', 'clear']), LIVE],
+      ['sandbox inbox tap', ['sandbox', 'inbox', 'tap', '--endpoint', 'ftp://x/y'], /^error 900202: /],
+      [
+        'sandbox faults add',
+        ['sandbox', 'faults', 'add', '--endpoint', 'http://x/y', '--status', '500'],
+        /^error 900302: /,
+      ],
+      ['sandbox faults list', inLive(['sandbox', 'faults', 'list']), LIVE],
+      [
+        'sandbox faults remove',
+        ['sandbox', 'faults', 'remove', randomUUID()],
+        /^error 900301: Fault rule not found\.\n$/,
+      ],
+      ['sandbox snapshot save', ['sandbox', 'snapshot', 'save', 'not a name'], /^error 100207: /],
+      ['sandbox snapshot list', inLive(['sandbox', 'snapshot', 'list']), LIVE],
+      ['sandbox snapshot restore', ['sandbox', 'snapshot', 'restore', 'nowhere'], /^error 900501: /],
+      ['sandbox snapshot delete', ['sandbox', 'snapshot', 'delete', 'nowhere'], /^error 900501: /],
+      ['sandbox reset', inLive(['sandbox', 'reset']), LIVE],
     ];
     // `paygate call` prints what the server answered, whatever it was: that is what it is for.
     const callers = commands(COMMANDS)
@@ -68,7 +101,9 @@ describe('a server that refuses what a command asked', () => {
       .map(({ name }) => name)
       .filter((name) => name !== 'call');
     assert.deepEqual(callers.sort(), cases.map(([name]) => name).sort(), 'a case for every command that calls the API');
-    const results = await inParallel(cases, 4, ([, args]) => runCli([...args, ...signed], server.env));
+    const results = await inParallel(cases, 4, ([, args]) =>
+      runCli(args.includes('--base-url') ? args : [...args, ...signed], server.env),
+    );
     for (const [index, [name, , line]] of cases.entries()) assertRefusal(results[index]!, line, name);
     const json = await runCli(['batch', 'show', randomUUID(), ...signed, '--json'], server.env);
     assert.equal(json.code, 1);
@@ -92,6 +127,23 @@ describe("an operator's command and the merchant it names", () => {
     ['plans show', ['plans', 'show', randomUUID()]],
     ['app create', ['app', 'create', '--public-key', PUBLIC_KEY]],
     ['app list', ['app', 'list']],
+    // The lab's commands sign as the merchant's oldest active app.
+    ['listen', ['listen']],
+    ['trigger', ['trigger', 'order.paid']],
+    ['sandbox clock', ['sandbox', 'clock']],
+    ['sandbox inbox url', ['sandbox', 'inbox', 'url']],
+    ['sandbox inbox list', ['sandbox', 'inbox', 'list']],
+    ['sandbox inbox show', ['sandbox', 'inbox', 'show', randomUUID()]],
+    ['sandbox inbox clear', ['sandbox', 'inbox', 'clear']],
+    ['sandbox inbox tap', ['sandbox', 'inbox', 'tap', '--endpoint', 'http://x/y']],
+    ['sandbox faults add', ['sandbox', 'faults', 'add', '--endpoint', 'http://x/y', '--status', '500', '--next', '1']],
+    ['sandbox faults list', ['sandbox', 'faults', 'list']],
+    ['sandbox faults remove', ['sandbox', 'faults', 'remove', randomUUID()]],
+    ['sandbox snapshot save', ['sandbox', 'snapshot', 'save', 'x']],
+    ['sandbox snapshot list', ['sandbox', 'snapshot', 'list']],
+    ['sandbox snapshot restore', ['sandbox', 'snapshot', 'restore', 'x']],
+    ['sandbox snapshot delete', ['sandbox', 'snapshot', 'delete', 'x']],
+    ['sandbox reset', ['sandbox', 'reset']],
   ];
 
   test('every command that takes --merchant refuses one the database does not have: one line, exit 1', async () => {

@@ -4,6 +4,7 @@ import { type CommandDeps, JSON_OPTION } from '../../cli/command.js';
 import { CommandFailure } from '../../cli/failures.js';
 import { withPlatform } from '../../cli/platform-command.js';
 import { APP_CLIENT_OPTIONS, appClient, listMerchantApps, unreachable } from '../../merchants/index.js';
+import { AppError, PLATFORM_ERRORS } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 
 /** What every lab command takes: the options of `paygate call`, `--merchant` for that merchant's app, and `--json`. */
@@ -44,7 +45,8 @@ export async function labClient(
   if (options.merchant !== undefined) {
     if (app !== undefined) throw new CommandFailure('give --app or --merchant, not both');
     const merchantId = options.merchant;
-    if (!isUuid(merchantId)) throw new CommandFailure(`--merchant must be a merchant id (got ${merchantId})`);
+    // As every command that names a merchant refuses one the database does not have (100501).
+    if (!isUuid(merchantId)) throw new AppError(PLATFORM_ERRORS.merchantNotFound, `merchant ${merchantId} not found`);
     const apps = await withPlatform(deps, (platform) => listMerchantApps(platform, merchantId));
     const oldest = apps
       .filter((a) => a.status === 'active')
