@@ -20,8 +20,6 @@ export interface AttemptPlan {
   answeredHere?: { status: number; body: string };
   /** Waits for this before sending (a delay, or a place in an out-of-order window). */
   before?: () => Promise<void>;
-  /** Told once the request is answered, whatever the answer. */
-  after?: () => void;
   /** Sent this many times, one after another (a duplicate delivery); the last answer is the attempt's. */
   times?: number;
   /** Recorded on the attempt: the rule that shaped it. */

@@ -129,37 +129,80 @@ export class WebhookSender implements DueWork {
 
   private async send(deliveries: DeliveryRow[]): Promise<void> {
     const { platform, hooks } = this.options;
-    let recorded = false;
+    let plans: Map<string, AttemptPlan>;
+    let events: Awaited<ReturnType<typeof eventsByIds>>;
     try {
       // Never tell a merchant about a change that a power cut could still take back.
       await platform.database.durable();
-      const events = await eventsByIds(
+      events = await eventsByIds(
         platform.db,
         deliveries.map((d) => d.event_id),
       );
-      const plans = hooks ? await hooks.plan(platform.db, deliveries, events) : new Map<string, AttemptPlan>();
+      plans = hooks ? await hooks.plan(platform.db, deliveries, events) : new Map<string, AttemptPlan>();
+    } catch (error) {
+      await this.release(deliveries);
+      throw error;
+    }
+    // An attempt held back on purpose (a lab fault's delay) is sent on its own: the round, and every other
+    // merchant's deliveries in it, do not wait for it.
+    const held = deliveries.filter((d) => plans.get(d.id)?.before !== undefined);
+    if (held.length > 0) {
+      const run = this.complete(held, events, plans)
+        .catch((error: unknown) => platform.log.error({ err: error }, 'held webhook deliveries failed'))
+        .finally(() => this.runs.delete(run));
+      this.runs.add(run);
+    }
+    await this.complete(held.length > 0 ? deliveries.filter((d) => !held.includes(d)) : deliveries, events, plans);
+  }
+
+  /** Attempts a group of claimed deliveries and records what came of them (or gives their claims back). */
+  private async complete(
+    deliveries: DeliveryRow[],
+    events: Awaited<ReturnType<typeof eventsByIds>>,
+    plans: Map<string, AttemptPlan>,
+  ): Promise<void> {
+    if (deliveries.length === 0) return;
+    const { hooks } = this.options;
+    let recorded = false;
+    try {
       const observed: ObservedRequest[] = [];
       const results = await Promise.all(
         deliveries.map((d) => this.attempt(d, events.get(d.event_id), plans.get(d.id) ?? {}, observed)),
       );
-      await this.record(results, hooks && observed.length > 0 ? (tx) => hooks.recorded(tx, observed) : undefined);
+      await this.record(
+        results,
+        hooks && observed.length > 0
+          ? (tx, settled) =>
+              hooks.recorded(
+                tx,
+                observed.filter((request) => settled.has(request.delivery.id)),
+              )
+          : undefined,
+      );
       recorded = true;
       for (const result of results) this.options.metrics?.webhookAttempts.inc({ outcome: result.outcome });
     } finally {
       // Whatever stopped this round (the database, most likely) must not leave the deliveries claimed until the
       // lease runs out: they go back in line at once, their attempt uncounted (it may have been made: at least once).
-      if (!recorded)
-        await releaseClaims(platform.db, deliveries, this.now()).catch((error: unknown) =>
-          platform.log.error(
-            { err: error },
-            'could not release webhook deliveries; they are retried once their lease runs out',
-          ),
-        );
+      if (!recorded) await this.release(deliveries);
     }
   }
 
+  private async release(deliveries: DeliveryRow[]): Promise<void> {
+    const { platform } = this.options;
+    await releaseClaims(platform.db, deliveries, this.now()).catch((error: unknown) =>
+      platform.log.error(
+        { err: error },
+        'could not release webhook deliveries; they are retried once their lease runs out',
+      ),
+    );
+  }
+
   /** The results are in memory only: worth a few tries before giving them up. */
-  private async record(results: AttemptResult[], alongside?: (tx: Db) => Promise<void>): Promise<void> {
+  private async record(
+    results: AttemptResult[],
+    alongside?: (tx: Db, settled: ReadonlySet<string>) => Promise<void>,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         await recordAttempts(this.options.platform.db, results, this.now(), alongside);
@@ -253,8 +296,6 @@ export class WebhookSender implements DueWork {
         `not sent: ${(error as Error).message}`.slice(0, 500),
         Math.max(0, this.now() - startedAt),
       );
-    } finally {
-      plan.after?.();
     }
   }
 

@@ -98,12 +98,15 @@ export interface AttemptResult {
 /** Twelve columns each: well inside SQLite's and PostgreSQL's limits on a statement's parameters. */
 const ATTEMPTS_PER_INSERT = 500;
 
-/** Records a round's attempts, and whatever else must commit with them (`alongside`, in the same transaction). */
+/**
+ * Records a round's attempts, and whatever else must commit with them (`alongside`, in the same transaction, told which
+ * deliveries were recorded: an attempt whose claim was lost meanwhile, to a restore or an expired lease, is not).
+ */
 export async function recordAttempts(
   db: Db,
   results: AttemptResult[],
   now: number,
-  alongside?: (tx: Db) => Promise<void>,
+  alongside?: (tx: Db, settled: ReadonlySet<string>) => Promise<void>,
 ): Promise<void> {
   if (results.length === 0) return;
   await db.transaction().execute(async (tx) => {
@@ -159,7 +162,7 @@ export async function recordAttempts(
         .values(attempts.slice(i, i + ATTEMPTS_PER_INSERT))
         .execute();
     }
-    await alongside?.(tx);
+    await alongside?.(tx, new Set(attempts.map((attempt) => attempt.delivery_id)));
   });
 }
 

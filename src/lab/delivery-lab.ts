@@ -79,9 +79,8 @@ export function labDeliveryHooks(platform: PlatformContext): DeliveryHooks {
         plan.times = 2;
         return;
       case 'out_of_order': {
-        const place = windows.join(ruleId, effect.window_ms, eventId);
-        plan.before = () => place.turn;
-        plan.after = place.done;
+        const turn = windows.join(ruleId, effect.window_ms, eventId);
+        if (turn) plan.before = () => turn;
         return;
       }
     }

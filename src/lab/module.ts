@@ -12,7 +12,7 @@ import { TRIGGER_COMMAND } from './triggers/cli.js';
 import { TRIGGER_ROUTES } from './triggers/routes.js';
 
 /**
- * The sandbox lab (docs/lab.md): the capture inbox, `listen` and `trigger`, fault rules, deterministic runs, named
+ * The sandbox lab (docs/lab.md): the capture inbox, `listen` and `trigger`, fault rules on deliveries and rails, named
  * snapshots and reset. Per merchant, through the signed API, the client and the command line; a live platform
  * refuses all of it (403 `900101`) rather than hiding it.
  */

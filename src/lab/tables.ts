@@ -7,7 +7,7 @@ declare module '../platform/database/schema.js' {
     lab_captures: LabCapturesTable;
     lab_taps: LabTapsTable;
     lab_fault_rules: LabFaultRulesTable;
-    lab_returned_transfers: LabReturnedTransfersTable;
+    lab_transfer_fates: LabTransferFatesTable;
     lab_snapshots: LabSnapshotsTable;
     lab_snapshot_parts: LabSnapshotPartsTable;
   }
@@ -75,10 +75,15 @@ export interface LabFaultRulesTable {
   created_at: number;
 }
 
-/** A payout's transfer that a `--rail payout --return` rule marked: the bank pays it, then returns it. */
-export interface LabReturnedTransfersTable {
+/**
+ * A payout's transfer a `--rail payout` rule gave its fate: rejected, or paid and then returned. Kept, so that the
+ * bank answers the same about it however often it is asked (a transfer sent again by recovery, its next report).
+ */
+export interface LabTransferFatesTable {
   merchant_id: string;
   reference: string;
+  /** `reject` or `return`. */
+  fate: string;
   rule_id: string;
   created_at: number;
 }

@@ -59,13 +59,13 @@ function faultyBank(bank: PayoutBank, faults: RailFaults): PayoutBank {
   return {
     name: bank.name,
     async send(transfer: BankTransfer) {
-      const fault = await faults.take(transfer.merchantId, 'payout');
-      if (fault?.kind === 'reject') return { status: 'Terminated' as const, reason: REJECTED };
-      if (fault?.kind === 'return') await faults.markReturned(transfer.merchantId, transfer.reference, fault.ruleId);
+      // Sent again under the same reference (recovery), a transfer meets the fate it met the first time.
+      const fate = await faults.transferFate(transfer.merchantId, transfer.reference, true);
+      if (fate === 'reject') return { status: 'Terminated' as const, reason: REJECTED };
       return bank.send(transfer);
     },
     async next(transfer: BankTransfer, status: BankTransferStatus) {
-      if (await faults.isReturned(transfer.merchantId, transfer.reference)) {
+      if ((await faults.transferFate(transfer.merchantId, transfer.reference, false)) === 'return') {
         if (status === 'Processing Transfer') return { status: 'Settled', reason: null, afterMs: 30 * 60_000 };
         if (status === 'Settled') return { status: 'Reversed', reason: RETURNED, afterMs: 24 * 60 * 60_000 };
         if (status === 'Reversed') return { status: 'Refunded', reason: RETURNED, afterMs: 60 * 60_000 };

@@ -13,7 +13,9 @@ export type FaultedRail = 'card-payment' | 'card-authorisation' | 'payout';
  */
 export interface RailFaults {
   take(merchantId: string, rail: FaultedRail): Promise<RailFault | undefined>;
-  /** A payout's transfer that a rule marked to be returned once settled (kept, so every later report agrees). */
-  markReturned(merchantId: string, reference: string, ruleId: string): Promise<void>;
-  isReturned(merchantId: string, reference: string): Promise<boolean>;
+  /**
+   * The fate of a payout's transfer: the one a rule gave it before (kept, so every later call about it agrees), or,
+   * asked when it is first sent, the next payout rule's, taken and kept.
+   */
+  transferFate(merchantId: string, reference: string, firstSend: boolean): Promise<'reject' | 'return' | undefined>;
 }

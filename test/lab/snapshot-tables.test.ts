@@ -35,7 +35,7 @@ const WORLD = [
   'jobs',
   'lab_captures',
   'lab_fault_rules',
-  'lab_returned_transfers',
+  'lab_transfer_fates',
   'ledger_accounts',
   'ledger_entries',
   'ledger_top_ups',

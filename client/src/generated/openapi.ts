@@ -9164,6 +9164,8 @@ export interface operations {
             query: {
                 /** @description Resume after this event. */
                 after?: string;
+                /** @description Without `after`, or when it names no event any more (a reset): start from this wall time. */
+                since?: string;
                 /** @description Event types or patterns, comma-separated. */
                 events?: string;
                 /** @description Sign each event for this URL. */

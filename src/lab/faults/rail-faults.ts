@@ -10,21 +10,29 @@ export function labRailFaults(platform: PlatformContext): RailFaults {
       if (!taken) return undefined;
       return { ruleId: taken.ruleId, ...taken.effect } as RailFault;
     },
-    async markReturned(merchantId, reference, ruleId) {
-      await platform.db
-        .insertInto('lab_returned_transfers')
-        .values({ merchant_id: merchantId, reference, rule_id: ruleId, created_at: platform.wallClock.now().getTime() })
-        .onConflict((oc) => oc.columns(['merchant_id', 'reference']).doNothing())
-        .execute();
-    },
-    async isReturned(merchantId, reference) {
-      const row = await platform.db
-        .selectFrom('lab_returned_transfers')
-        .select('reference')
+    async transferFate(merchantId, reference, firstSend) {
+      const kept = await platform.db
+        .selectFrom('lab_transfer_fates')
+        .select('fate')
         .where('merchant_id', '=', merchantId)
         .where('reference', '=', reference)
         .executeTakeFirst();
-      return row !== undefined;
+      if (kept) return kept.fate as 'reject' | 'return';
+      if (!firstSend) return undefined;
+      const taken = await takeRailFault(platform.db, merchantId, 'payout', platform.wallClock.now().getTime());
+      if (!taken || (taken.effect.kind !== 'reject' && taken.effect.kind !== 'return')) return undefined;
+      await platform.db
+        .insertInto('lab_transfer_fates')
+        .values({
+          merchant_id: merchantId,
+          reference,
+          fate: taken.effect.kind,
+          rule_id: taken.ruleId,
+          created_at: platform.wallClock.now().getTime(),
+        })
+        .onConflict((oc) => oc.columns(['merchant_id', 'reference']).doNothing())
+        .execute();
+      return taken.effect.kind;
     },
   };
 }

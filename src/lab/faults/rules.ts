@@ -6,7 +6,9 @@ import { AppError } from '../../platform/errors.js';
 import { newSortableId } from '../../platform/ids.js';
 import { LAB_ERRORS } from '../errors.js';
 import { EFFECTS_OF, type FaultEffect, type FaultTarget, MAX_HOLD_MS, type RailEffect } from './effects.js';
-import { deleteRule, type FaultRuleRow, insertRule, listRules, rulesOf, takeUse } from './store.js';
+import { deleteRule, type FaultRuleRow, insertRule, listRules, rulesInForce, rulesOf, takeUse } from './store.js';
+
+export const MAX_RULES_PER_MERCHANT = 100;
 
 /** A rule as asked for: one target, one effect, one scope (the API's body; the command line's options). */
 export interface FaultRuleInput {
@@ -101,6 +103,9 @@ export async function addFaultRule(ctx: Context, input: FaultRuleInput): Promise
   )
     throw refuse('expires_in_seconds is a whole number from 1 to 31536000');
   const now = ctx.wallClock.now().getTime();
+  // Every delivery round reads the rules of its merchants: a merchant keeps a bounded number.
+  if ((await rulesInForce(ctx.db, ctx.merchant.id, now)) >= MAX_RULES_PER_MERCHANT)
+    throw refuse(`a merchant has at most ${MAX_RULES_PER_MERCHANT} rules; remove some first`);
   const row: FaultRuleRow = {
     id: newSortableId(now),
     merchant_id: ctx.merchant.id,

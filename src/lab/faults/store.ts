@@ -8,7 +8,9 @@ export async function insertRule(db: Db, row: Insertable<LabFaultRulesTable>): P
   await db.insertInto('lab_fault_rules').values(row).execute();
 }
 
-/** The rules still in force (not expired), oldest first: the first that matches an attempt shapes it. */
+/**
+ * The rules that may still apply (not expired, not used up), oldest first: the first that matches an attempt shapes it.
+ */
 export async function rulesOf(db: Db, merchantIds: string[], target: string, now: number): Promise<FaultRuleRow[]> {
   if (merchantIds.length === 0) return [];
   return db
@@ -17,6 +19,7 @@ export async function rulesOf(db: Db, merchantIds: string[], target: string, now
     .where('merchant_id', 'in', merchantIds)
     .where('target', '=', target)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where((eb) => eb.or([eb('next_count', 'is', null), eb('uses', '<', eb.ref('next_count'))]))
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -65,6 +68,13 @@ export async function takeUse(db: Db, id: string): Promise<boolean> {
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function deleteExpiredRules(db: Db, now: number): Promise<void> {
-  await db.deleteFrom('lab_fault_rules').where('expires_at', '<=', now).execute();
+/** Removes the merchant's expired rules, and says how many it has in force. */
+export async function rulesInForce(db: Db, merchantId: string, now: number): Promise<number> {
+  await db.deleteFrom('lab_fault_rules').where('merchant_id', '=', merchantId).where('expires_at', '<=', now).execute();
+  const row = await db
+    .selectFrom('lab_fault_rules')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }

@@ -15,6 +15,7 @@ import {
 } from './store.js';
 
 const INBOX_PATH = '/svc/sandbox/api/v1/inbox/';
+export const MAX_TAPS = 20;
 
 /** The merchant's built-in inbox: a URL like any receiver's, which paygate answers itself (docs/lab.md). */
 export function inboxUrl(config: Pick<Config, 'publicBaseUrl'>, merchantId: string): string {
@@ -43,7 +44,9 @@ export async function listInbox(
   if (shorthand.object !== undefined) more['filter[objects][_contains]'] = ` ${shorthand.object.trim()} `;
   if (shorthand.since !== undefined) more['filter[created_at][_gte]'] = shorthand.since;
   conditions.push(...parseFilters(more, CAPTURE_FILTERS));
-  return listCaptures(ctx.db, ctx.merchant.id, conditions, page);
+  // Captures past their retention are gone, whether or not a newer one has pruned them yet.
+  const since = ctx.wallClock.now().getTime() - ctx.config.labInbox.retentionMs;
+  return listCaptures(ctx.db, ctx.merchant.id, conditions, page, since);
 }
 
 export async function showCapture(ctx: Context, id: string): Promise<CaptureRow> {
@@ -59,6 +62,9 @@ export async function clearInbox(ctx: Context): Promise<{ cleared: number }> {
 /** Captures what is sent to one of the merchant's own endpoints too, from now on. */
 export async function tapEndpoint(ctx: Context, url: string): Promise<{ taps: string[] }> {
   if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) throw new AppError(LAB_ERRORS.tapInvalid);
+  const taps = await listTaps(ctx.db, ctx.merchant.id);
+  if (taps.length >= MAX_TAPS && !taps.some((tap) => tap.url === url))
+    throw new AppError(LAB_ERRORS.tapInvalid, `A merchant taps at most ${MAX_TAPS} endpoints; remove one first.`);
   await insertTap(ctx.db, ctx.merchant.id, url, ctx.wallClock.now().getTime());
   return readTaps(ctx);
 }

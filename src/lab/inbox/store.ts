@@ -51,9 +51,13 @@ export async function listCaptures(
   merchantId: string,
   conditions: Condition[],
   page: Page,
+  madeSince: number,
 ): Promise<{ rows: CaptureRow[]; total: number }> {
   const postgres = isPostgres(db);
-  let query = db.selectFrom('lab_captures').where('lab_captures.merchant_id', '=', merchantId);
+  let query = db
+    .selectFrom('lab_captures')
+    .where('lab_captures.merchant_id', '=', merchantId)
+    .where('lab_captures.wall_created_at', '>=', madeSince);
   for (const condition of conditions) query = query.where(conditionSql(condition, CAPTURE_FILTERS, postgres));
   const [rows, count] = await Promise.all([
     query.selectAll().orderBy('lab_captures.id', 'desc').offset(page.offset).limit(page.limit).execute(),

@@ -32,6 +32,9 @@ export const LISTEN_COMMAND = defineCommand({
     process.once('SIGTERM', stop);
     const seen = new Set<string>();
     let after: string | undefined;
+    // Where a reconnection starts when no event was seen yet (or the last one is gone, to a reset): what happened
+    // since the listener started, a little before too (the server looks back), what was seen dropped here.
+    const since = new Date().toISOString();
     let failures = 0;
     const say = (line: string) => process.stderr.write(`${line}\n`);
     try {
@@ -39,6 +42,7 @@ export const LISTEN_COMMAND = defineCommand({
         try {
           const stream = await lab.client.events.open({
             after,
+            since,
             events: options.events,
             forwardTo,
             signal: stopping.signal,
@@ -67,7 +71,7 @@ export const LISTEN_COMMAND = defineCommand({
         } catch (error) {
           if (stopping.signal.aborted) break;
           // A refusal (live mode, a bad signature, a bad option) is said once, as every refusal is.
-          if (error instanceof PaygateError && error.status < 500) throw error;
+          if (error instanceof PaygateError && error.status < 500 && error.status !== 429) throw error;
           failures += 1;
           const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** (failures - 1));
           say(`Lost the connection to ${lab.baseUrl} (${reason(error)}); reconnecting in ${wait} ms.`);
@@ -110,14 +114,14 @@ function reason(error: unknown): string {
 
 function sleepUnlessStopped(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const stop = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', stop, { once: true });
   });
 }

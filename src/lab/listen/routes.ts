@@ -26,6 +26,12 @@ export const LISTEN_ROUTES = [
       tags: LAB_TAGS,
       querystring: Type.Object({
         after: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Resume after this event.' })),
+        since: Type.Optional(
+          Type.String({
+            format: 'date-time',
+            description: 'Without `after`, or when it names no event any more (a reset): start from this wall time.',
+          }),
+        ),
         events: Type.Optional(
           Type.String({ minLength: 1, maxLength: 500, description: 'Event types or patterns, comma-separated.' }),
         ),
@@ -36,10 +42,11 @@ export const LISTEN_ROUTES = [
       }),
       download: { mediaType: 'text/event-stream', stream: true },
       data: Type.String({ description: 'Server-sent events.' }),
-      errors: [LAB_ERRORS.streamInvalid],
+      errors: [LAB_ERRORS.streamInvalid, LAB_ERRORS.streamsBusy],
       handler: async ({ ctx, query }): Promise<FileReply> => ({
         body: await streamEvents(ctx, {
           after: query.after,
+          since: query.since === undefined ? undefined : Date.parse(query.since),
           events: query.events,
           forwardTo: query.forward_to,
           maxSeconds: query.max_seconds,

@@ -39,7 +39,7 @@ export const SNAPSHOT_ROUTES = [
       tags: LAB_TAGS,
       body: SaveSnapshotBody,
       data: SavedSnapshotData,
-      errors: [LAB_ERRORS.snapshotExists],
+      errors: [LAB_ERRORS.snapshotExists, LAB_ERRORS.snapshotsFull],
       handler: ({ ctx, body }) => saveSnapshot(ctx, body),
       present: ({ snapshot, replaced }) => ({ snapshot: presentSnapshot(snapshot), replaced }),
       example: {

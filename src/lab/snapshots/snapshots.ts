@@ -42,6 +42,8 @@ export interface SavedSnapshot {
  * PostgreSQL reads every table at one instant (REPEATABLE READ), so that the rows saved agree with each other. An
  * existing name is refused unless `force`, which replaces it.
  */
+export const MAX_SNAPSHOTS_PER_MERCHANT = 20;
+
 export async function saveSnapshot(ctx: Context, input: { name: string; force?: boolean }): Promise<SavedSnapshot> {
   requireSandbox(ctx.config);
   checkName(input.name);
@@ -52,6 +54,12 @@ export async function saveSnapshot(ctx: Context, input: { name: string; force?: 
       const now = ctx.wallClock.now().getTime();
       const existing = await findSnapshot(db, ctx.merchant.id, input.name);
       if (existing && !input.force) throw new AppError(LAB_ERRORS.snapshotExists);
+      // Snapshots are whole worlds, kept in the database: a merchant keeps a bounded number of them.
+      if (!existing && (await listSnapshotRows(db, ctx.merchant.id)).length >= MAX_SNAPSHOTS_PER_MERCHANT)
+        throw new AppError(
+          LAB_ERRORS.snapshotsFull,
+          `A merchant keeps at most ${MAX_SNAPSHOTS_PER_MERCHANT} snapshots: delete one, or replace one with force.`,
+        );
       if (existing) await deleteSnapshotRow(db, ctx.merchant.id, existing.id);
       const snapshot: SnapshotRow = {
         id: newId(),

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 /**
  * The sandbox lab (docs/lab.md), per merchant: the capture inbox (what paygate sent to the merchant's built-in inbox
  * and to the endpoints it taps, with the answer and any injected fault), the endpoints tapped, the fault rules (on
- * deliveries and on the rails, with the payout transfers a rule marked to come back), and the named snapshots of a merchant's world, stored in parts (a table's rows, a
+ * deliveries and on the rails, with the fate a rule gave a payout's transfer, which every later call about it keeps), and the named snapshots of a merchant's world, stored in parts (a table's rows, a
  * page at a time, as JSON). Each webhook attempt says which fault rule shaped it, if one did.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -66,12 +66,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   await db.schema
-    .createTable('lab_returned_transfers')
+    .createTable('lab_transfer_fates')
     .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
     .addColumn('reference', 'text', (c) => c.notNull())
+    .addColumn('fate', 'text', (c) => c.notNull())
     .addColumn('rule_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('lab_returned_transfers_pk', ['merchant_id', 'reference'])
+    .addPrimaryKeyConstraint('lab_transfer_fates_pk', ['merchant_id', 'reference'])
     .execute();
 
   await db.schema
