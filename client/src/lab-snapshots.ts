@@ -42,7 +42,7 @@ export class LabSnapshotsApi {
    * Empties the merchant's world and sets its clock back to wall time, as a freshly created merchant; its apps,
    * keys, webhook endpoints and snapshots stay.
    */
-  async reset(reset: RequestBody<'resetSandbox'> = {}, options?: RequestOptions): Promise<ReplyData<'resetSandbox'>> {
-    return this.client.call('POST', `${LAB}/reset`, reset, options);
+  async reset(options?: RequestOptions): Promise<ReplyData<'resetSandbox'>> {
+    return this.client.call('POST', `${LAB}/reset`, undefined, options);
   }
 }

@@ -705,6 +705,8 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
   let world: MerchantWorld;
   let other: MerchantWorld;
   let isolated: MerchantWorld | undefined;
+  /** The isolated world was emptied or replaced by the operation fuzzed last (a reset, a restore): make another. */
+  let isolatedSpent = false;
   const fuzzed = new Set<string>();
 
   before(async () => {
@@ -745,13 +747,15 @@ describe(`fuzzing every operation of the OpenAPI document with hostile input (FU
 
   /** The operation's valid requests, its naming places, and its seed request sent: it must succeed. */
   async function prepare(operation: Operation, fixture: RouteFixture, cases: number): Promise<Route> {
-    if (fixture.isolated && isolated === undefined) {
+    if (fixture.isolated && (isolated === undefined || isolatedSpent)) {
       isolated = await MerchantWorld.build(
         server,
         await server.newMerchant({ name: 'Clock Merchant' }),
         `${receiver.url}/isolated`,
       );
+      isolatedSpent = false;
     }
+    if (fixture.replacesWorld) isolatedSpent = true;
     const on = fixture.isolated ? isolated! : world;
     const seedRequest = await fixture.valid(on);
     const seedRoute: Route = {

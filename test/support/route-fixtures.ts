@@ -73,6 +73,8 @@ export interface RouteFixture {
    * and try another merchant's Idempotency-Key with it on merchants of their own.
    */
   isolated?: true;
+  /** The operation empties or replaces the merchant's world (a reset, a restore): the next one needs a new world. */
+  replacesWorld?: true;
   /**
    * The share of the fuzz test's cases per route this one gets by default (1 when absent): a route that does
    * much per request (pays, binds, moves the clock) gets fewer, so the default run stays short.
@@ -1047,6 +1049,14 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
   addFaultRule: {
     valid: async () => request({ body: { endpoint: 'http://127.0.0.1:9/never', status: 503, next: 1 } }),
     repeatable: true,
+    // A merchant keeps at most 100 rules: fewer cases than that, so that every valid one is taken.
+    fuzzShare: 0.05,
+  },
+  streamEvents: {
+    // The stream ends after a second: a stream kept open would hold every test that sends it.
+    valid: async () => request({ query: { max_seconds: '1', events: 'order.*' } }),
+    repeatable: true,
+    fuzzShare: 0.1,
   },
   listFaultRules: {
     valid: async () => request({}),
@@ -1088,6 +1098,7 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     repeatable: true,
     names: { 'path.name': SNAPSHOT },
     isolated: true,
+    replacesWorld: true,
     fuzzShare: 0.25,
   },
   deleteSandboxSnapshot: {
@@ -1096,7 +1107,13 @@ export const ROUTE_FIXTURES: Readonly<Record<string, RouteFixture>> = {
     names: { 'path.name': SNAPSHOT },
     fuzzShare: 0.25,
   },
-  resetSandbox: { valid: async () => request({ body: {} }), repeatable: true, isolated: true, fuzzShare: 0.1 },
+  resetSandbox: {
+    valid: async () => request({}),
+    repeatable: true,
+    isolated: true,
+    replacesWorld: true,
+    fuzzShare: 0.1,
+  },
   succeedSandboxTransaction: completePayment,
   failSandboxTransaction: completePayment,
   succeedSandboxPaymentToken: settleToken,

@@ -7,7 +7,6 @@ import { presentSnapshot, type SnapshotReply } from './present.js';
 import { resetWorld } from './reset.js';
 import {
   DeletedSnapshotData,
-  ResetBody,
   ResetData,
   RestoredSnapshotData,
   SavedSnapshotData,
@@ -119,13 +118,12 @@ export const SNAPSHOT_ROUTES = [
         'Objects, ledger, events and deliveries, due work, inbox captures, fault rules and idempotency keys go; the ' +
         'merchant is then as a freshly created one (its first settlement scheduled). Its apps, keys, webhook endpoints, inbox taps and snapshots stay.',
       tags: LAB_TAGS,
-      body: ResetBody,
       data: ResetData,
       errors: [],
       handler: ({ ctx }) => resetWorld(ctx),
       present: (reset) => ({ removed_rows: reset.removed, now: iso(reset.now) }),
       example: {
-        request: { body: {} },
+        request: {},
         reply: { removed_rows: 2210, now: '2026-11-21T08:00:00.000Z' },
         client: clientCall('labSnapshots.reset'),
       },

@@ -43,8 +43,6 @@ export const RestoredSnapshotData = Type.Object({
 
 export const DeletedSnapshotData = Type.Object({ name: Type.String(), deleted: Type.Boolean() });
 
-export const ResetBody = Type.Object({});
-
 export const ResetData = Type.Object({
   removed_rows: Type.Integer({ description: "Rows of the merchant's world removed." }),
   now: Type.String({ description: "The merchant's business time once reset: wall time." }),
