@@ -149,6 +149,15 @@ async function main(): Promise<void> {
       webhook_public_key_path: string;
     };
     const privateKeyPem = readFileSync(demo.private_key_path, 'utf8');
+    /** The demo app's client for a scenario whose requests are each sent once and may take this long. */
+    const onceClient = (timeoutMs: number) =>
+      new PaygateClient({
+        baseUrl: `http://127.0.0.1:${paygatePort}`,
+        appId: demo.app_id,
+        privateKey: privateKeyPem,
+        timeoutMs,
+        retry: { maxAttempts: 1 },
+      });
     const client = new PaygateClient({
       baseUrl: `http://127.0.0.1:${paygatePort}`,
       appId: demo.app_id,
@@ -420,13 +429,7 @@ async function main(): Promise<void> {
     if (only && RECURRING_SCENARIO.includes(only)) {
       recurring = await recurringScenario({
         // Moving the clock returns when the billing is done: no timeout to speak of, and never sent twice.
-        client: new PaygateClient({
-          baseUrl: `http://127.0.0.1:${paygatePort}`,
-          appId: demo.app_id,
-          privateKey: privateKeyPem,
-          timeoutMs: 3_600_000,
-          retry: { maxAttempts: 1 },
-        }),
+        client: onceClient(3_600_000),
         paygatePid: paygate.pid,
         run,
         progress: (text) => process.stderr.write(text),
@@ -440,13 +443,7 @@ async function main(): Promise<void> {
     if (only && BATCH_SCENARIO.includes(only)) {
       batch = await batchScenario({
         // The upload of the whole file is one request, never sent twice.
-        client: new PaygateClient({
-          baseUrl: `http://127.0.0.1:${paygatePort}`,
-          appId: demo.app_id,
-          privateKey: privateKeyPem,
-          timeoutMs: 3_600_000,
-          retry: { maxAttempts: 1 },
-        }),
+        client: onceClient(3_600_000),
         paygatePid: paygate.pid,
         paygatePort,
         run,
@@ -461,13 +458,7 @@ async function main(): Promise<void> {
     let hostile: HostileResult | undefined;
     if (only && HOSTILE_SCENARIO.includes(only)) {
       hostile = await hostileScenario({
-        client: new PaygateClient({
-          baseUrl: `http://127.0.0.1:${paygatePort}`,
-          appId: demo.app_id,
-          privateKey: privateKeyPem,
-          timeoutMs: 600_000,
-          retry: { maxAttempts: 1 },
-        }),
+        client: onceClient(600_000),
         baseUrl: `http://127.0.0.1:${paygatePort}`,
         privateKeyPem,
         paygatePid: paygate.pid,
@@ -483,13 +474,7 @@ async function main(): Promise<void> {
     if (only && SNAPSHOT_SCENARIO.includes(only)) {
       snapshots = await snapshotScenario({
         // A save and a restore are each one request, never sent twice.
-        client: new PaygateClient({
-          baseUrl: `http://127.0.0.1:${paygatePort}`,
-          appId: demo.app_id,
-          privateKey: privateKeyPem,
-          timeoutMs: 600_000,
-          retry: { maxAttempts: 1 },
-        }),
+        client: onceClient(600_000),
         run,
         progress: (text) => process.stderr.write(text),
       });

@@ -1,8 +1,7 @@
 import { defineCommand } from '../../cli/command.js';
-import { print, UsageError } from '../../cli/output.js';
+import { print } from '../../cli/output.js';
+import { durationSeconds } from './duration.js';
 import { LAB_OPTIONS, labClient } from './lab-client.js';
-
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
 /** `paygate sandbox clock [--advance 1d]`: the merchant's business clock, read or moved (the sandbox's own route). */
 export const CLOCK_COMMAND = defineCommand({
@@ -13,12 +12,7 @@ export const CLOCK_COMMAND = defineCommand({
     advance: { type: 'string', value: 'DURATION', description: 'move it this far forward: 90s, 10m, 2h, 30d' },
   },
   async run({ options }, deps) {
-    let seconds: number | undefined;
-    if (options.advance !== undefined) {
-      const match = /^(\d+)([smhd])$/.exec(options.advance);
-      if (!match) throw new UsageError('--advance is a number and a unit: 90s, 10m, 2h, 30d');
-      seconds = Number(match[1]) * UNITS[match[2]!]!;
-    }
+    const seconds = options.advance === undefined ? undefined : durationSeconds(options.advance, '--advance');
     // A long move runs everything due on the way: give it the time a sandbox clock move may take.
     const lab = await labClient({ ...options, timeout: options.timeout === '30' ? '600' : options.timeout }, deps);
     const clock = await lab.call((client) =>

@@ -1,6 +1,7 @@
 import type { FaultRule, FaultRuleInput } from '@paygate/client';
 import { defineCommand, defineCommandGroup } from '../../cli/command.js';
 import { print, UsageError } from '../../cli/output.js';
+import { durationSeconds } from '../cli/duration.js';
 import { LAB_OPTIONS, labClient } from '../cli/lab-client.js';
 import { wholeNumber } from '../inbox/cli.js';
 
@@ -60,7 +61,7 @@ const ADD = defineCommand({
       ...(options.next !== undefined && { next: number(options.next, '--next') }),
       ...(options.percent !== undefined && { percent: number(options.percent, '--percent') }),
       ...(options.seed !== undefined && { seed: options.seed }),
-      ...(options.expires !== undefined && { expires_in_seconds: durationSeconds(options.expires) }),
+      ...(options.expires !== undefined && { expires_in_seconds: durationSeconds(options.expires, '--expires') }),
     };
     // --timeout is the fault here: the call waits the default time.
     const lab = await labClient({ ...options, timeout: undefined }, deps);
@@ -104,12 +105,4 @@ function describe(rule: FaultRule): string {
   const on = rule.target === 'delivery' ? `${rule.endpoint}${rule.events ? ` (${rule.events})` : ''}` : rule.target;
   const left = rule.used_up ? 'used up' : rule.uses_left === null ? `${rule.uses} uses` : `${rule.uses_left} left`;
   return `${rule.effect} on ${on}, ${rule.scope}, ${left}${rule.expires_at ? `, until ${rule.expires_at}` : ''}`;
-}
-
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
-
-function durationSeconds(text: string): number {
-  const match = /^(\d+)([smhd])$/.exec(text);
-  if (!match) throw new UsageError('--expires is a number and a unit: 30s, 10m, 2h, 1d');
-  return Number(match[1]) * UNITS[match[2]!]!;
 }
