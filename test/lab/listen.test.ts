@@ -148,6 +148,44 @@ describe('the event stream', () => {
     );
   });
 
+  test('an after that names no event any more (a reset) resumes from since', async () => {
+    const since = new Date().toISOString();
+    const made = await merchant.client.orders.create({
+      reference_number: `SN-${randomUUID()}`,
+      currency: 'HKD',
+      charge_fee: '1.00',
+    });
+    const stream = await merchant.client.events.open({
+      after: randomUUID(),
+      since,
+      events: 'order.created',
+      maxSeconds: 1,
+    });
+    const numbers: string[] = [];
+    for await (const event of stream) numbers.push(JSON.parse(event.body).data.order.number);
+    assert.ok(numbers.includes(made.number));
+  });
+
+  test('at most ten streams of a merchant at once: the eleventh is 429 900204, and a slot frees when one closes', async () => {
+    const stop = new AbortController();
+    const open = await Promise.all(
+      Array.from({ length: 10 }, () => other.client.events.open({ signal: stop.signal, maxSeconds: 30 })),
+    );
+    assert.equal(open.length, 10);
+    const refused = await refusal(other.client.events.open({ maxSeconds: 1 }));
+    assert.deepEqual([refused.status, refused.errorCode], [429, '900204']);
+    stop.abort();
+    let reopened: AsyncIterable<StreamedEvent> | undefined;
+    for (let tries = 0; tries < 100 && !reopened; tries += 1) {
+      reopened = await other.client.events.open({ maxSeconds: 1 }).catch(() => undefined);
+      if (!reopened) await sleep(50);
+    }
+    assert.ok(reopened, 'a slot came free');
+    for await (const _ of reopened) {
+      // drained until the server ends it
+    }
+  });
+
   test('refuses a bad option, and is refused in live mode', async () => {
     assert.equal((await refusal(merchant.client.events.open({ events: 'Order Paid' }))).errorCode, '900203');
     assert.equal((await refusal(merchant.client.events.open({ forwardTo: 'ftp://x' }))).errorCode, '900203');
