@@ -189,6 +189,7 @@ describe('the event stream', () => {
   test('refuses a bad option, and is refused in live mode', async () => {
     assert.equal((await refusal(merchant.client.events.open({ events: 'Order Paid' }))).errorCode, '900203');
     assert.equal((await refusal(merchant.client.events.open({ forwardTo: 'ftp://x' }))).errorCode, '900203');
+    assert.equal((await refusal(merchant.client.events.open({ since: 'yesterday' }))).errorCode, '900203');
     const live = await startTestServer({ env: { PAYGATE_MODE: 'live', PAYGATE_SECRET: '12'.repeat(32) } });
     try {
       const liveMerchant = await live.newMerchant();

@@ -9164,7 +9164,7 @@ export interface operations {
             query: {
                 /** @description Resume after this event. */
                 after?: string;
-                /** @description Without `after`, or when it names no event any more (a reset): start from this wall time. */
+                /** @description Without `after`, or when it names no event any more (a reset): start from this wall time (RFC 3339). */
                 since?: string;
                 /** @description Event types or patterns, comma-separated. */
                 events?: string;

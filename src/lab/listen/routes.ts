@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { clientCall } from '../../http/examples.js';
 import { defineRoute, type FileReply } from '../../http/route.js';
+import { AppError } from '../../platform/errors.js';
 import { LAB_ERRORS } from '../errors.js';
 import { LAB_BASE, LAB_TAGS, labRoute } from '../lab-routes.js';
 import { streamEvents } from './stream.js';
@@ -10,6 +11,14 @@ const EXAMPLE_EVENT = {
   type: 'order.paid',
   body: '{"code":200,"message":"success","data":{"order":{"number":"261122093015123456"}}}',
 };
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+function timeOf(text: string): number {
+  const at = RFC3339.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(at)) throw new AppError(LAB_ERRORS.streamInvalid, 'since must be a time in RFC 3339.');
+  return at;
+}
 
 export const LISTEN_ROUTES = [
   labRoute(
@@ -28,8 +37,10 @@ export const LISTEN_ROUTES = [
         after: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Resume after this event.' })),
         since: Type.Optional(
           Type.String({
-            format: 'date-time',
-            description: 'Without `after`, or when it names no event any more (a reset): start from this wall time.',
+            minLength: 1,
+            maxLength: 40,
+            description:
+              'Without `after`, or when it names no event any more (a reset): start from this wall time (RFC 3339).',
           }),
         ),
         events: Type.Optional(
@@ -46,7 +57,7 @@ export const LISTEN_ROUTES = [
       handler: async ({ ctx, query }): Promise<FileReply> => ({
         body: await streamEvents(ctx, {
           after: query.after,
-          since: query.since === undefined ? undefined : Date.parse(query.since),
+          since: query.since === undefined ? undefined : timeOf(query.since),
           events: query.events,
           forwardTo: query.forward_to,
           maxSeconds: query.max_seconds,
