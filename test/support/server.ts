@@ -199,6 +199,12 @@ export function rawRequest(
         agent: false,
       },
       (res) => {
+        // A stream of server-sent events (the lab's) answers with its status and headers: it is not read to its end.
+        if (res.statusCode === 200 && String(res.headers['content-type']).startsWith('text/event-stream')) {
+          resolve({ status: 200, headers: res.headers, text: '', json: undefined });
+          res.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
