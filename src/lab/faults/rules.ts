@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Static } from 'typebox';
 import type { Context } from '../../context/context.js';
 import { DECLINE_REASONS } from '../../issuing/index.js';
 import type { Db } from '../../platform/database/database.js';
@@ -6,30 +7,13 @@ import { AppError } from '../../platform/errors.js';
 import { newSortableId } from '../../platform/ids.js';
 import { LAB_ERRORS } from '../errors.js';
 import { EFFECTS_OF, type FaultEffect, type FaultTarget, MAX_HOLD_MS, type RailEffect } from './effects.js';
+import type { FaultRuleBody } from './schemas.js';
 import { deleteRule, type FaultRuleRow, insertRule, listRules, rulesInForce, rulesOf, takeUse } from './store.js';
 
 export const MAX_RULES_PER_MERCHANT = 100;
 
-/** A rule as asked for: one target, one effect, one scope (the API's body; the command line's options). */
-export interface FaultRuleInput {
-  rail?: Exclude<FaultTarget, 'delivery'>;
-  endpoint?: string;
-  events?: string;
-  status?: number;
-  delay_ms?: number;
-  timeout?: boolean;
-  reset?: boolean;
-  twice?: boolean;
-  out_of_order_ms?: number;
-  decline?: string;
-  acquirer_timeout?: boolean;
-  reject?: boolean;
-  return?: boolean;
-  next?: number;
-  percent?: number;
-  seed?: string;
-  expires_in_seconds?: number;
-}
+/** A rule as asked for (the API's body; the command line's options): one target, one effect, one scope. */
+export type FaultRuleInput = Static<typeof FaultRuleBody>;
 
 const refuse = (why: string) => new AppError(LAB_ERRORS.faultRuleInvalid, `The fault rule is invalid: ${why}.`);
 

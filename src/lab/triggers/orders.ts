@@ -41,6 +41,13 @@ async function newOrder(run: TriggerRun): Promise<OrderView> {
 }
 
 /** A card payment of the whole order, as `POST open_payments` makes it. */
+/** A new order and one card payment of it (a sale or a pre-authorisation): the order's id. */
+async function orderPaidWith(run: TriggerRun, number: string, consumeMode: 'sales' | 'pre_authorize'): Promise<string> {
+  const view = await newOrder(run);
+  await pay(run, view, number, consumeMode);
+  return view.order.id;
+}
+
 async function pay(run: TriggerRun, view: OrderView, number: string, consumeMode: 'sales' | 'pre_authorize') {
   const body = {
     reference_number: view.order.reference_number,
@@ -68,33 +75,21 @@ export const ORDER_TRIGGERS = [
     makes: 'an order, pre-authorised with the card 4242 4242 4242 4242',
     clock: 'none',
     fields: ORDER_FIELDS,
-    async run(run) {
-      const view = await newOrder(run);
-      await pay(run, view, SANDBOX_CARDS.approved, 'pre_authorize');
-      return view.order.id;
-    },
+    run: (run) => orderPaidWith(run, SANDBOX_CARDS.approved, 'pre_authorize'),
   }),
   defineTrigger({
     kind: 'order.paid',
     makes: 'an order, paid in full with the card 4242 4242 4242 4242',
     clock: 'none',
     fields: ORDER_FIELDS,
-    async run(run) {
-      const view = await newOrder(run);
-      await pay(run, view, SANDBOX_CARDS.approved, 'sales');
-      return view.order.id;
-    },
+    run: (run) => orderPaidWith(run, SANDBOX_CARDS.approved, 'sales'),
   }),
   defineTrigger({
     kind: 'order.payment_failure',
     makes: 'an order, and a payment with the card 4000 0000 0000 0002, declined (05)',
     clock: 'none',
     fields: ORDER_FIELDS,
-    async run(run) {
-      const view = await newOrder(run);
-      await pay(run, view, SANDBOX_CARDS.declined, 'sales');
-      return view.order.id;
-    },
+    run: (run) => orderPaidWith(run, SANDBOX_CARDS.declined, 'sales'),
   }),
   defineTrigger({
     kind: 'order.voided',
