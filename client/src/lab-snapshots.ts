@@ -40,9 +40,14 @@ export class LabSnapshotsApi {
 
   /**
    * Empties the merchant's world and sets its clock back to wall time, as a freshly created merchant; its apps,
-   * keys, webhook endpoints and snapshots stay.
+   * keys, webhook endpoints and snapshots stay. With `deterministic` (or a `seed`), its identifiers come from a
+   * seeded sequence and its clock stands still at a fixed start until moved: the same calls then give the same replies.
    */
-  async reset(options?: RequestOptions): Promise<ReplyData<'resetSandbox'>> {
-    return this.client.call('POST', `${LAB}/reset`, undefined, options);
+  async reset(
+    reset: { deterministic?: boolean; seed?: string } = {},
+    options?: RequestOptions,
+  ): Promise<ReplyData<'resetSandbox'>> {
+    const body: RequestBody<'resetSandbox'> = reset;
+    return this.client.call('POST', `${LAB}/reset`, body, options);
   }
 }

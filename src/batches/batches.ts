@@ -1,6 +1,5 @@
 import { type Context, inTransaction } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
-import { newSortableId } from '../platform/ids.js';
 import { type Page, parseFilters } from '../platform/query/filters.js';
 import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
@@ -42,7 +41,7 @@ export async function createBatch(ctx: Context, source: BatchSource, name: strin
   const now = ctx.clock.now().getTime();
   const appId = ctx.actor.kind === 'app' ? ctx.actor.appId : null;
   const batch: BatchRecord = {
-    id: newSortableId(now),
+    id: ctx.ids.sortable(now),
     merchant_id: ctx.merchant.id,
     batch_name: name ?? defaultName(source, ctx.merchant.timezone, now),
     upload_status: 'pending',

@@ -1,6 +1,7 @@
-import { businessClock, type Clock } from '../platform/clock.js';
+import { businessClock, type Clock, type ClockSetting } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, Db } from '../platform/database/database.js';
+import { type IdSource, randomIds, SeededIdSource } from '../platform/ids.js';
 import type { Log } from '../platform/logger.js';
 import type { PlatformSecrets } from '../platform/secrets.js';
 import type { Merchant } from '../platform/tenants.js';
@@ -13,10 +14,10 @@ export interface DueWork {
   /** The merchant's next piece of work this process can run, and whether another claim holds it now. */
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined>;
   /**
-   * The merchant's clock offset changed (in `db`'s transaction): keep its work due at the same business time (only
-   * the work due by `dueBy`, business time, when given).
+   * The merchant's clock changed (in `db`'s transaction): keep its work due at the same business time (only the work
+   * due by `dueBy`, business time, when given).
    */
-  realign(db: Db, merchantId: string, offsetMs: number, dueBy?: number): Promise<void>;
+  realign(db: Db, merchantId: string, clock: ClockSetting, dueBy?: number): Promise<void>;
 }
 
 export type Actor =
@@ -95,6 +96,8 @@ export interface Context extends PlatformContext {
   requestId: string;
   /** The merchant's business clock: the only time domain rules read. */
   clock: Clock;
+  /** Where the identifiers and tokens of the merchant's objects come from: random, or seeded (a deterministic run). */
+  ids: IdSource;
   /**
    * The request's Idempotency-Key, if it has one, and the wall time its record expires: until then it is a
    * natural key for what the request creates (a payment, a capture, a refund, a void).
@@ -125,7 +128,8 @@ export function merchantContext(
     merchant,
     actor,
     requestId,
-    clock: businessClock(platform.wallClock, merchant.clockOffsetMs),
+    clock: businessClock(platform.wallClock, merchant.clock),
+    ids: merchant.ids ? new SeededIdSource(merchant.id, merchant.ids) : randomIds,
   };
 }
 
@@ -142,18 +146,28 @@ export async function inTransaction<C extends PlatformContext, T>(
   if (ctx.db.isTransaction) return work(ctx);
   const committed: Array<() => void> = [];
   const finishing = new Map<string, () => Promise<void>>();
-  const result = await ctx.db.transaction().execute(async (tx) => {
-    const result = await work({
-      ...ctx,
-      db: tx,
-      afterCommit: (callback) => committed.push(callback),
-      beforeCommit: (key, last) => void (finishing.has(key) || finishing.set(key, last)),
+  const seeded = (ctx as Partial<Context>).ids;
+  const ids = seeded instanceof SeededIdSource ? seeded : undefined;
+  let result: T;
+  try {
+    result = await ctx.db.transaction().execute(async (tx) => {
+      const result = await work({
+        ...ctx,
+        db: tx,
+        afterCommit: (callback) => committed.push(callback),
+        beforeCommit: (key, last) => void (finishing.has(key) || finishing.set(key, last)),
+      });
+      for (const last of finishing.values()) await last();
+      const outcome = (ctx as Partial<Context>).outcome;
+      if (outcome && options.completesRequest) await outcome.record(tx, result);
+      if (ids?.unsaved) await ids.saveDrawn(tx);
+      return result;
     });
-    for (const last of finishing.values()) await last();
-    const outcome = (ctx as Partial<Context>).outcome;
-    if (outcome && options.completesRequest) await outcome.record(tx, result);
-    return result;
-  });
+  } catch (error) {
+    ids?.rolledBack();
+    throw error;
+  }
+  ids?.committed();
   for (const callback of committed) callback();
   return result;
 }

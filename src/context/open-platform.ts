@@ -61,7 +61,7 @@ export async function openPlatform(
       config,
       secrets,
       log: logger,
-      rails: createRails({ db: database.db, wallClock, config }),
+      rails: createRails({ db: database.db, wallClock, config, secrets }),
       merchantSetup: options.merchantSetup ?? [],
       ...(options.eventReactions && { eventReactions: options.eventReactions }),
       ...(options.ledgerSources && { ledgerSources: options.ledgerSources }),

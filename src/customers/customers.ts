@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { type Context, inTransaction } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
-import { isUuid, newId } from '../platform/ids.js';
+import { isUuid } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
 import type { DefaultTokens, PaymentTokenReply } from './default-token.js';
 import { CUSTOMER_ERRORS } from './errors.js';
@@ -46,7 +46,7 @@ export async function createOrUpdateCustomer(
         await upsertCustomerByReference(
           tx.db,
           {
-            id: newId(),
+            id: ctx.ids.uuid(),
             merchant_id: tx.merchant.id,
             reference_number: input.reference_number,
             name: input.name,

@@ -1,8 +1,8 @@
 import type { Context, PlatformContext } from '../context/context.js';
-import { businessTimeOf } from '../platform/clock.js';
+import { businessTimeOf, RUNNING } from '../platform/clock.js';
 import { AppError } from '../platform/errors.js';
 import { isUuid } from '../platform/ids.js';
-import { readClockOffset } from '../platform/tenants.js';
+import { readClockSetting } from '../platform/tenants.js';
 import { EVENT_ERRORS } from './errors.js';
 import { destinationsOf } from './outbox.js';
 import {
@@ -61,7 +61,7 @@ export async function redeliverEvent(ctx: PlatformContext, merchantId: string, e
   const event = await requireEvent(ctx, merchantId, eventId);
   const wallNow = ctx.wallClock.now().getTime();
   await ctx.db.transaction().execute(async (tx) => {
-    const dueAt = businessTimeOf(wallNow, (await readClockOffset(tx, merchantId)) ?? 0);
+    const dueAt = businessTimeOf(wallNow, (await readClockSetting(tx, merchantId)) ?? RUNNING);
     const destinations = await destinationsOf(tx, merchantId, { notifyUrl: event.notify_url, appId: event.app_id });
     await insertDeliveries(
       tx,

@@ -1,6 +1,5 @@
 import type { Context } from '../context/context.js';
 import { type Db, preparedQuery } from '../platform/database/database.js';
-import { newSortableId } from '../platform/ids.js';
 import type { EventType } from './event-type.js';
 import { type EventRow, insertDeliveries, insertEvents, type NewDelivery } from './store.js';
 
@@ -15,7 +14,7 @@ export async function emitEvent<S>(ctx: Context, type: EventType<S>, subject: S)
   const rendered = type.render(subject);
   const now = ctx.clock.now().getTime();
   const wallNow = ctx.wallClock.now().getTime();
-  const id = newSortableId(wallNow);
+  const id = ctx.ids.sortable(wallNow);
   const event: EventRow = {
     id,
     merchant_id: ctx.merchant.id,

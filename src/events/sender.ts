@@ -1,4 +1,5 @@
 import type { DueWork, PlatformContext } from '../context/context.js';
+import type { ClockSetting } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { newId } from '../platform/ids.js';
@@ -96,8 +97,8 @@ export class WebhookSender implements DueWork {
     return count;
   }
 
-  realign(db: Db, merchantId: string, offsetMs: number, dueBy?: number): Promise<void> {
-    return realignDue(db, DELIVERY_QUEUE, merchantId, offsetMs, dueBy);
+  realign(db: Db, merchantId: string, clock: ClockSetting, dueBy?: number): Promise<void> {
+    return realignDue(db, DELIVERY_QUEUE, merchantId, clock, dueBy);
   }
 
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {

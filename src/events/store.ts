@@ -1,9 +1,9 @@
 import type { Insertable, Selectable } from 'kysely';
-import { businessTimeOf } from '../platform/clock.js';
+import { businessTimeOf, type ClockSetting, RUNNING, wallTimeOf } from '../platform/clock.js';
 import { type Db, preparedInsertRows } from '../platform/database/database.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from '../platform/database/schema.js';
 import { newId, newSortableId } from '../platform/ids.js';
-import { readClockOffset } from '../platform/tenants.js';
+import { readClockSetting } from '../platform/tenants.js';
 import { DELIVERY_QUEUE, settleLeased } from '../scheduler/lease.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -112,20 +112,18 @@ export async function recordAttempts(
   await db.transaction().execute(async (tx) => {
     // Business times (of the attempt, the delivery, the next attempt) from the merchant's clock as it is now, read
     // under a share lock: a sandbox clock move (which realigns the pending deliveries) cannot commit in between.
-    const offsets = new Map<string, number>();
+    const clocks = new Map<string, ClockSetting>();
     for (const merchantId of new Set(results.map((r) => r.delivery.merchant_id))) {
-      offsets.set(merchantId, (await readClockOffset(tx, merchantId)) ?? 0);
+      clocks.set(merchantId, (await readClockSetting(tx, merchantId)) ?? RUNNING);
     }
     // One INSERT for the batch's attempts: on PostgreSQL each statement is a round trip, and the sender waits for all.
     const attempts: Insertable<WebhookAttemptsTable>[] = [];
     for (const r of results) {
       const d = r.delivery;
-      const offset = offsets.get(d.merchant_id)!;
-      const businessAt = businessTimeOf(r.startedAt, offset);
-      const next =
-        r.retryInMs === undefined
-          ? undefined
-          : { due_at: businessTimeOf(now + r.retryInMs, offset), due_wall_at: now + r.retryInMs };
+      const clock = clocks.get(d.merchant_id)!;
+      const businessAt = businessTimeOf(r.startedAt, clock);
+      const retryAt = r.retryInMs === undefined ? undefined : businessTimeOf(now, clock) + r.retryInMs;
+      const next = retryAt === undefined ? undefined : { due_at: retryAt, due_wall_at: wallTimeOf(retryAt, clock) };
       const moved = await settleLeased(
         tx,
         DELIVERY_QUEUE,

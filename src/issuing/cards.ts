@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { type Actor, type Context, inTransaction } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
-import { isUuid, newId } from '../platform/ids.js';
+import { isUuid } from '../platform/ids.js';
 import { localDate, localTime } from '../platform/time-zone.js';
 import { findUserByUserId } from '../users/index.js';
 import { newCardNumber, newCvv } from './card-numbers.js';
@@ -63,9 +63,9 @@ export async function issueCard(ctx: Context, input: CardInput): Promise<CardRep
     ctx,
     async (tx) => {
       for (let attempt = 0; ; attempt += 1) {
-        const number = newCardNumber();
+        const number = newCardNumber(tx.ids);
         const row: CardRow = {
-          id: newId(),
+          id: ctx.ids.uuid(),
           merchant_id: tx.merchant.id,
           user_id: user.id,
           reference_id: input.reference_id,
@@ -73,7 +73,7 @@ export async function issueCard(ctx: Context, input: CardInput): Promise<CardRep
           type: input.type ?? DEFAULT_CARD_TYPE,
           settlement_currency: input.settlement_currency,
           number_sealed: tx.secrets.encrypt(number),
-          cvv_sealed: tx.secrets.encrypt(newCvv()),
+          cvv_sealed: tx.secrets.encrypt(newCvv(tx.ids)),
           number_fingerprint: tx.secrets.fingerprint('issued card number', number),
           first6: number.slice(0, 6),
           last4: number.slice(-4),
@@ -87,7 +87,7 @@ export async function issueCard(ctx: Context, input: CardInput): Promise<CardRep
         };
         if (await insertCardIfUnique(tx.db, row)) {
           await insertLimitChange(tx.db, {
-            id: newId(),
+            id: ctx.ids.uuid(),
             merchant_id: tx.merchant.id,
             card_id: row.id,
             limits: row.limits,
@@ -136,7 +136,7 @@ export async function revealCardNumber(
   return inTransaction(ctx, async (tx) => {
     const card = await requireCard(tx, id);
     await recordNumberRead(tx.db, {
-      id: newId(),
+      id: ctx.ids.uuid(),
       merchant_id: tx.merchant.id,
       card_id: card.id,
       read_by: actorName(tx.actor),
@@ -188,7 +188,7 @@ export async function setCardLimits(ctx: Context, id: string, input: LimitsInput
       const now = tx.clock.now().getTime();
       const updated = await updateCard(tx.db, tx.merchant.id, card.id, { limits, updated_at: now });
       await insertLimitChange(tx.db, {
-        id: newId(),
+        id: ctx.ids.uuid(),
         merchant_id: tx.merchant.id,
         card_id: card.id,
         limits,

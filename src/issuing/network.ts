@@ -2,7 +2,6 @@ import type { Static } from 'typebox';
 import { type Context, inTransaction } from '../context/context.js';
 import { postCardHold, postCardRefund, postCardWithdrawal } from '../ledger/index.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
 import { localDate } from '../platform/time-zone.js';
 import { requireCard } from './cards.js';
@@ -221,7 +220,7 @@ function newRow(
 ): CardTransactionRow {
   const now = ctx.clock.now().getTime();
   return {
-    id: newId(),
+    id: ctx.ids.uuid(),
     merchant_id: ctx.merchant.id,
     card_id: card.id,
     user_id: card.user_id,
@@ -261,7 +260,7 @@ export async function step(
   transactionAmount: number,
   localAmount: number,
 ): Promise<string> {
-  const id = newId();
+  const id = ctx.ids.uuid();
   await insertStep(ctx.db, {
     id,
     merchant_id: ctx.merchant.id,

@@ -2,6 +2,7 @@ import { verifyWebhook } from '@paygate/client';
 import type { PlatformContext } from '../context/context.js';
 import type { AttemptPlan, DeliveryHooks, ObservedRequest } from '../events/delivery-hooks.js';
 import { webhookPublicKeyOf } from '../merchants/index.js';
+import { businessTimeOf, type ClockSetting, RUNNING } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import { newSortableId } from '../platform/ids.js';
 import { findMerchant } from '../platform/tenants.js';
@@ -89,13 +90,13 @@ export function labDeliveryHooks(platform: PlatformContext): DeliveryHooks {
 
 async function recordCaptures(platform: PlatformContext, tx: Db, requests: readonly ObservedRequest[]): Promise<void> {
   const keys = new Map<string, string | undefined>();
-  const offsets = new Map<string, number>();
+  const clocks = new Map<string, ClockSetting>();
   const rows = [];
   for (const request of requests) {
     const { delivery, event } = request;
     if (!keys.has(delivery.app_id)) keys.set(delivery.app_id, await webhookPublicKeyOf({ db: tx }, delivery.app_id));
-    if (!offsets.has(delivery.merchant_id))
-      offsets.set(delivery.merchant_id, (await findMerchant(tx, delivery.merchant_id))?.clockOffsetMs ?? 0);
+    if (!clocks.has(delivery.merchant_id))
+      clocks.set(delivery.merchant_id, (await findMerchant(tx, delivery.merchant_id))?.clock ?? RUNNING);
     rows.push({
       id: newSortableId(request.startedAt),
       merchant_id: delivery.merchant_id,
@@ -113,13 +114,13 @@ async function recordCaptures(platform: PlatformContext, tx: Db, requests: reado
       answer_error: request.error ?? null,
       answer_at: request.answeredAt,
       fault: request.fault ? JSON.stringify(request.fault) : null,
-      created_at: request.startedAt + offsets.get(delivery.merchant_id)!,
+      created_at: businessTimeOf(request.startedAt, clocks.get(delivery.merchant_id)!),
       wall_created_at: request.startedAt,
     });
   }
   await insertCaptures(tx, rows);
   const { maxCaptures, retentionMs } = platform.config.labInbox;
-  for (const merchantId of offsets.keys())
+  for (const merchantId of clocks.keys())
     await pruneCaptures(tx, merchantId, maxCaptures, platform.wallClock.now().getTime() - retentionMs);
 }
 

@@ -95,6 +95,11 @@ export interface LabSnapshotsTable {
   name: string;
   /** The merchant's business time when it was saved: a restore sets the clock back to it. */
   business_at: number;
+  /** 1 when the clock stood still at the save (a restore leaves it standing at `business_at`). */
+  clock_frozen: number | null;
+  /** The merchant's seeded identifiers at the save: a restore goes on drawing from there. */
+  id_seed: string | null;
+  ids_drawn: number | null;
   row_count: number;
   byte_count: number;
   created_at: number;

@@ -1,5 +1,4 @@
 import { type Context, inTransaction } from '../context/context.js';
-import { newSortableId } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
 import { type Page, parseFilters } from '../platform/query/filters.js';
 import { isMerchantAccount } from './accounts.js';
@@ -66,7 +65,7 @@ export async function topUp(
     async (tx) => {
       const now = tx.clock.now().getTime();
       const record: TopUpRecord = {
-        id: newSortableId(now),
+        id: ctx.ids.sortable(now),
         merchant_id: tx.merchant.id,
         currency: currency.code,
         amount: minor,

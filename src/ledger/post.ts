@@ -1,5 +1,4 @@
 import { type Context, inTransaction } from '../context/context.js';
-import { newSortableId } from '../platform/ids.js';
 import { currencyExponent } from '../platform/money/currencies.js';
 import { feeOf } from '../platform/money/fees.js';
 import type { Minor } from '../platform/money/money.js';
@@ -50,7 +49,7 @@ export async function post(
   const now = ctx.clock.now().getTime();
   const entries: EntryRecord[] = [];
   for (const posting of postings) {
-    const id = newSortableId(now);
+    const id = ctx.ids.sortable(now);
     let total = 0;
     let funds = 0;
     const lines: Lines = {};

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type { Context, PlatformContext } from '../context/context.js';
+import { createHash } from 'node:crypto';
+import { type Context, inTransaction, type PlatformContext } from '../context/context.js';
 import type { Config } from '../platform/config.js';
 import { findHostedLink, type HostedLinkRow, insertHostedLink, purgeHostedLinks } from './store.js';
 
@@ -28,24 +28,32 @@ export function linkUrl(config: Pick<Config, 'publicBaseUrl'>, kind: LinkKind, t
   return `${config.publicBaseUrl}${kind.path}/${token}`;
 }
 
-/** A new link to `subjectId`'s page, usable until its wall-clock expiry. Only the token's hash is kept. */
+/**
+ * A new link to `subjectId`'s page, usable until its wall-clock expiry (given back as business time). Only the token's
+ * hash is kept.
+ */
 export async function issueLink(
   ctx: Context,
   kind: LinkKind,
   subjectId: string,
 ): Promise<{ url: string; expiresAt: number }> {
-  const token = randomBytes(16).toString('base64url');
-  const now = ctx.wallClock.now().getTime();
-  const expiresAt = now + kind.ttlMs(ctx.config);
-  await insertHostedLink(ctx.db, {
-    token_hash: hashOf(token),
-    kind: kind.name,
-    merchant_id: ctx.merchant.id,
-    subject_id: subjectId,
-    created_at: now,
-    expires_at: expiresAt,
+  // In a transaction of its own when called outside one (a read that gives links): a seeded draw is saved with what
+  // it made.
+  return inTransaction(ctx, async (tx) => {
+    const token = tx.ids.bytes(16).toString('base64url');
+    const now = tx.wallClock.now().getTime();
+    await insertHostedLink(tx.db, {
+      token_hash: hashOf(token),
+      kind: kind.name,
+      merchant_id: tx.merchant.id,
+      subject_id: subjectId,
+      created_at: now,
+      expires_at: now + kind.ttlMs(tx.config),
+    });
+    // Kept in wall time (a link's life is security's), told on the merchant's clock like every time of a reply: the
+    // same instant for a running clock, and for one standing still (a deterministic run) the same reading every run.
+    return { url: linkUrl(tx.config, kind, token), expiresAt: tx.clock.now().getTime() + kind.ttlMs(tx.config) };
   });
-  return { url: linkUrl(ctx.config, kind, token), expiresAt };
 }
 
 export type OpenedLink =

@@ -1,9 +1,10 @@
-import { inTransaction, type PlatformContext } from '../context/context.js';
+import { inTransaction, merchantContext, type PlatformContext } from '../context/context.js';
+import { deterministic, RANDOM, seededMerchantId } from '../platform/deterministic.js';
 import { AppError } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
+import { newId, SeededIdSource } from '../platform/ids.js';
 import { listMerchants, toMerchant } from '../platform/tenants.js';
 import { MERCHANT_ERRORS } from './errors.js';
-import { insertMerchant } from './store.js';
+import { countMerchants, insertMerchant } from './store.js';
 
 export interface CreateMerchantInput {
   name: string;
@@ -38,19 +39,28 @@ export async function createMerchant(ctx: PlatformContext, input: CreateMerchant
     throw new AppError(MERCHANT_ERRORS.merchantInvalid, 'settlement hour must be a whole hour from 0 to 23');
   }
   const now = ctx.wallClock.now().getTime();
-  const id = newId();
+  const seed = ctx.config.deterministicSeed;
+  const id = seed === undefined ? newId() : seededMerchantId(seed, await countMerchants(ctx.db));
+  const determinism = seed === undefined ? RANDOM : deterministic(seed, now);
   await inTransaction(ctx, async (tx) => {
     const row = {
       id,
       name,
       timezone,
-      clock_offset_ms: 0,
+      clock_offset_ms: determinism.clock.offsetMs,
+      clock_frozen_at: determinism.clock.frozenAt,
+      id_seed: determinism.ids?.seed ?? null,
+      ids_drawn: 0,
       settlement_hour: settlementHour,
       created_at: now,
       updated_at: now,
     };
     await insertMerchant(tx.db, row);
-    for (const setUp of tx.merchantSetup) await setUp(tx, toMerchant(row));
+    const merchant = toMerchant(row);
+    // A deterministic merchant's set-up draws from its sequence (its first settlement's job), as a reset's does.
+    const fresh = merchantContext(tx, merchant, { kind: 'operator' }, 'merchant-create');
+    for (const setUp of tx.merchantSetup) await setUp(fresh, merchant);
+    if (fresh.ids instanceof SeededIdSource && fresh.ids.unsaved) await fresh.ids.saveDrawn(tx.db);
   });
   return { merchant_id: id, name, timezone, settlement_hour: settlementHour, created_at: new Date(now).toISOString() };
 }

@@ -33,3 +33,11 @@ export async function setAppDisabledAt(db: Db, id: string, disabledAt: number | 
   appsChanged(db);
   return result.numUpdatedRows > 0n;
 }
+
+export async function countMerchants(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('merchants')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

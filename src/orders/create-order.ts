@@ -1,10 +1,9 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
 import { type Context, inTransaction } from '../context/context.js';
 import { findCustomer } from '../customers/index.js';
 import { isUniqueViolation } from '../platform/database/database-errors.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
-import { newSortableId } from '../platform/ids.js';
 import { blankAsAbsent } from '../platform/input.js';
 import { type AmountRules, isExact, readCurrency, readMoney } from '../platform/money/money.js';
 import { endOfLocalDate, localDate } from '../platform/time-zone.js';
@@ -151,7 +150,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
   // Sortable (made in time order): the indexes that name an order (its transactions, its events) grow at their end,
   // where random ids would touch a page of each index per order written.
   const madeAt = ctx.wallClock.now().getTime();
-  const orderId = newSortableId(madeAt);
+  const orderId = ctx.ids.sortable(madeAt);
   const items: LineItemRow[] = (body.line_items ?? []).map((item, index) => {
     const field = `order.line_items[${index}]`;
     const negativeAllowed =
@@ -166,7 +165,7 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
       throw new AppError(ORDER_ERRORS.orderAmountsInvalid, `${field}.total must equal price × quantity.`);
     }
     return {
-      id: newSortableId(madeAt),
+      id: ctx.ids.sortable(madeAt),
       order_id: orderId,
       merchant_id: ctx.merchant.id,
       position: index,
@@ -272,8 +271,8 @@ async function readOrder(ctx: Context, input: CreateOrderInput, options: CreateO
   };
 }
 
-/** Eighteen digits: the business time to the second, then six random digits (unique, checked by the database). */
+/** Eighteen digits: the business time to the second, then six digits drawn from the merchant's ids (unique, checked by the database). */
 function orderNumber(ctx: Context): string {
   const stamp = ctx.clock.now().toISOString().replace(/\D/g, '').slice(2, 14);
-  return `${stamp}${String(randomInt(1_000_000)).padStart(6, '0')}`;
+  return `${stamp}${String(ctx.ids.below(1_000_000)).padStart(6, '0')}`;
 }

@@ -1,5 +1,4 @@
 import type { Context } from '../context/context.js';
-import { newSortableId } from '../platform/ids.js';
 import type { CardAcquirer } from '../rails/acquirer.js';
 import { buildPaymentData, type CardFacts } from './payment-data.js';
 import type { TransactionType } from './tables.js';
@@ -29,7 +28,7 @@ export function newTransaction(
 ): TransactionRow {
   // Sortable, as an order's id: the indexes that name a transaction (the acquirer's reference, its ledger entries) grow
   // at their end.
-  const id = newSortableId(ctx.wallClock.now().getTime());
+  const id = ctx.ids.sortable(ctx.wallClock.now().getTime());
   const now = ctx.clock.now().getTime();
   return {
     id,

@@ -1,4 +1,5 @@
 import { type Context, inTransaction, type PlatformContext } from '../context/context.js';
+import { businessTimeOf } from '../platform/clock.js';
 import type { Merchant } from '../platform/tenants.js';
 import { nextLocalHour } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
@@ -13,8 +14,8 @@ export const SETTLE_JOB = 'orders.settle';
  */
 export async function scheduleNextSettlement(
   ctx: PlatformContext,
-  merchant: Pick<Merchant, 'id' | 'timezone' | 'settlementHour' | 'clockOffsetMs'>,
-  after = ctx.wallClock.now().getTime() + merchant.clockOffsetMs,
+  merchant: Pick<Merchant, 'id' | 'timezone' | 'settlementHour' | 'clock'>,
+  after = businessTimeOf(ctx.wallClock.now().getTime(), merchant.clock),
 ): Promise<void> {
   const at = nextLocalHour(after, merchant.settlementHour, merchant.timezone);
   await scheduleJob(ctx, {

@@ -1,10 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
 import { brandOf, type CheckedCard, readCard } from '../cards/card.js';
 import { type Context, inTransaction } from '../context/context.js';
 import { getCustomer } from '../customers/index.js';
 import { AppError, invalid, isAppError, PLATFORM_ERRORS } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
 import { currencyOf, oneUnit, readCurrency } from '../platform/money/money.js';
 import { localTime } from '../platform/time-zone.js';
 import { checkMerchantUrl } from '../platform/urls.js';
@@ -52,17 +50,17 @@ export async function bindPaymentToken(ctx: Context, customerUuid: string, input
   }
   const customer = await getCustomer(ctx, customerUuid);
   const draft = input.card ? readCardBinding(ctx, input.card) : walletBinding(input.alipay ? 'alipay' : 'wechatpay');
-  const id = newId();
+  const id = ctx.ids.uuid();
   const nowMs = ctx.clock.now().getTime();
   const row: TokenRow = {
     ...draft.fields,
     id,
     merchant_id: ctx.merchant.id,
     customer_id: customer.id,
-    token: randomBytes(16).toString('hex'),
+    token: ctx.ids.bytes(16).toString('hex'),
     state: 'pending',
     progress: 'sending',
-    verify_uuid: newId(),
+    verify_uuid: ctx.ids.uuid(),
     verify_url: null,
     bind_reference: id,
     error_code: null,

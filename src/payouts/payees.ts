@@ -1,6 +1,6 @@
 import { type Context, inTransaction } from '../context/context.js';
 import { AppError } from '../platform/errors.js';
-import { isUuid, newSortableId } from '../platform/ids.js';
+import { isUuid } from '../platform/ids.js';
 import type { Page } from '../platform/query/filters.js';
 import { PAYOUT_ERRORS } from './errors.js';
 import { checkNickname, type PayeeInput, readContact, readPayeeAccount } from './payee-rules.js';
@@ -21,7 +21,7 @@ export async function createPayee(ctx: Context, input: PayeeInput): Promise<Paye
   const contact = readContact(input);
   const now = ctx.clock.now().getTime();
   const row: PayeeRow = {
-    id: newSortableId(now),
+    id: ctx.ids.sortable(now),
     merchant_id: ctx.merchant.id,
     type: input.type,
     nickname: checkNickname(input.nickname),

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { type Actor, type Context, inTransaction } from '../context/context.js';
 import { AppError, invalid } from '../platform/errors.js';
-import { isUuid, newSortableId } from '../platform/ids.js';
+import { isUuid } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
 import { type Page, parseFilters } from '../platform/query/filters.js';
 import { checkMerchantUrl } from '../platform/urls.js';
@@ -82,7 +82,7 @@ export async function createPayout(ctx: Context, input: PayoutInput): Promise<Pa
         );
       const threshold = await approvalThreshold(tx, currency.code);
       const row: PayoutRow = {
-        id: newSortableId(now),
+        id: ctx.ids.sortable(now),
         merchant_id: tx.merchant.id,
         payee_id: payee.id,
         reference_id: input.reference_id ?? null,

@@ -1,7 +1,6 @@
 import { type Context, inTransaction } from '../context/context.js';
 import { lockAvailable, type PayoutEntryType, postPayoutStep } from '../ledger/index.js';
 import { AppError } from '../platform/errors.js';
-import { newId } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { type BankReport, type BankTransfer, type BankTransferStatus, bankOf } from '../rails/bank.js';
 import { AnsweredBefore, type RailOperationKind, runRailOperation } from '../rails/operation.js';
@@ -80,7 +79,7 @@ export async function runPayout(ctx: Context, payoutId: string): Promise<PayoutR
         await postPayoutStep(tx, 'payout_reserve', movementOf(payout));
         const sending = await updatePayout(tx.db, tx.merchant.id, payout.id, {
           executed_at: now,
-          bank_reference: newId(),
+          bank_reference: ctx.ids.uuid(),
           bank_started_at: tx.wallClock.now().getTime(),
           updated_at: now,
         });

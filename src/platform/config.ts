@@ -79,6 +79,11 @@ export interface Config {
   /** The sandbox lab's capture inbox, per merchant: at most this many captures, none older (wall time). */
   labInbox: { maxCaptures: number; retentionMs: number };
   /**
+   * Sandbox only: every merchant deterministic (docs/lab.md, "Deterministic runs"), its identifiers seeded by this
+   * seed and its clock standing still from the fixed start; a reset without a seed uses it.
+   */
+  deterministicSeed: string | undefined;
+  /**
    * A TrueType/OpenType font for PDF receipts (`path`, or `path#PostScriptName` in a collection); Helvetica when
    * absent.
    */
@@ -188,6 +193,11 @@ export function loadConfig(env: Env = process.env): Config {
     maxCaptures: read('PAYGATE_LAB_INBOX_MAX_CAPTURES', 10_000, integer(1, 1_000_000)),
     retentionMs: read('PAYGATE_LAB_INBOX_RETENTION_DAYS', 7, integer(1, 365)) * 24 * 60 * 60_000,
   };
+  const deterministicSeed = env.PAYGATE_DETERMINISTIC_SEED || undefined;
+  if (deterministicSeed !== undefined && mode === 'live')
+    problems.push('PAYGATE_DETERMINISTIC_SEED: sandbox only (a live platform draws its identifiers at random)');
+  if (deterministicSeed !== undefined && deterministicSeed.length > 200)
+    problems.push('PAYGATE_DETERMINISTIC_SEED: at most 200 characters');
   const defaultCurrency = read('PAYGATE_DEFAULT_CURRENCY', 'HKD', (raw) =>
     /^[A-Z]{3}$/.test(raw) && currencyExponent(raw) !== undefined
       ? raw
@@ -252,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     pageDeclineLimit,
     eventRetentionMs,
     labInbox,
+    deterministicSeed,
     receiptFont,
     defaultCurrency,
     batchFileMaxBytes,

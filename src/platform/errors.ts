@@ -45,6 +45,12 @@ export const PLATFORM_ERRORS = defineErrors({
     message: 'Internal error; quote the reference that follows to the operator.',
   },
   unavailable: { code: '100902', status: 503, message: 'The service is shutting down or not ready.' },
+  deterministicWriteConflict: {
+    code: '100904',
+    status: 409,
+    message:
+      'Another write of this deterministic sandbox merchant drew the same identifiers; its writes go one at a time: retry.',
+  },
   busy: {
     code: '100903',
     status: 503,

@@ -1,6 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/database/database.js';
+import type { PlatformSecrets } from '../platform/secrets.js';
 import type { Rails } from './acquirer.js';
 import { SandboxAcquirer } from './sandbox/acquirer.js';
 import { SandboxBank } from './sandbox/bank.js';
@@ -12,10 +13,10 @@ import { SandboxIdentityVerifier } from './sandbox/identity.js';
  * (acquirerUnavailable, identityUnavailable,
  * bankUnavailable).
  */
-export function createRails(deps: { db: Db; wallClock: Clock; config: Config }): Rails {
+export function createRails(deps: { db: Db; wallClock: Clock; config: Config; secrets: PlatformSecrets }): Rails {
   if (deps.config.mode === 'sandbox') {
     return {
-      acquirer: new SandboxAcquirer({ db: deps.db, wallClock: deps.wallClock, config: deps.config }),
+      acquirer: new SandboxAcquirer(deps),
       identity: new SandboxIdentityVerifier(),
       bank: new SandboxBank(),
     };

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { type Context, inTransaction } from '../context/context.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
-import { isUuid, newSortableId } from '../platform/ids.js';
+import { isUuid } from '../platform/ids.js';
 import { readCurrency, readMoney } from '../platform/money/money.js';
 import { type Page, parseFilters } from '../platform/query/filters.js';
 import { assertBillingRule, type BillingInterval, type BillingType, billingRuleOf } from './calendar.js';
@@ -37,7 +37,7 @@ export async function createItem(ctx: Context, input: ItemInput): Promise<ItemRo
     async (tx) => {
       const now = tx.clock.now().getTime();
       return insertItem(tx.db, {
-        id: newSortableId(now),
+        id: ctx.ids.sortable(now),
         merchant_id: tx.merchant.id,
         reference_id: input.reference_id ?? null,
         label: input.label,
@@ -61,7 +61,7 @@ export async function createBillingConfig(ctx: Context, input: BillingConfigInpu
     async (tx) => {
       const now = tx.clock.now().getTime();
       return insertBillingConfig(tx.db, {
-        id: newSortableId(now),
+        id: ctx.ids.sortable(now),
         merchant_id: tx.merchant.id,
         interval_count: config.interval_count,
         billing_interval: config.billing_interval,

@@ -12,7 +12,6 @@ import {
 import { DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import type { AppError } from '../platform/errors.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
-import { newSortableId } from '../platform/ids.js';
 import { formatAmount } from '../platform/money/money.js';
 import { instantOf, localTime } from '../platform/time-zone.js';
 import { scheduleJob } from '../scheduler/scheduler.js';
@@ -267,7 +266,7 @@ async function bill(
   const { plan } = view;
   const full = cycleAmount(entry);
   const amount = billing.kind === 'partial' ? Number(prorate(BigInt(full), billing.days, billing.ofDays)) : full;
-  const id = newSortableId(now);
+  const id = tx.ids.sortable(now);
   const row: BillingRow = {
     id,
     merchant_id: tx.merchant.id,

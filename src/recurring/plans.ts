@@ -4,7 +4,7 @@ import { type Context, inTransaction } from '../context/context.js';
 import { getCustomer } from '../customers/index.js';
 import { bindingLink, chargeableToken, DEFAULT_TOKENS } from '../payment-tokens/index.js';
 import { AppError, invalid, PLATFORM_ERRORS } from '../platform/errors.js';
-import { isUuid, newSortableId } from '../platform/ids.js';
+import { isUuid } from '../platform/ids.js';
 import { type Currency, currencyOf, readMoney, sumMinor, timesMinor } from '../platform/money/money.js';
 import { type Page, parseFilters } from '../platform/query/filters.js';
 import { instantOf } from '../platform/time-zone.js';
@@ -53,7 +53,7 @@ export async function createPlan(ctx: Context, input: PlanInput): Promise<PlanVi
       const { cycles, cycleItems, currency } = await readCycles(tx, input.cycles, now);
       if (awaiting) Object.assign(cycles[0]!, { state: 'pending', start_at: null });
       const plan: PlanRow = {
-        id: newSortableId(now),
+        id: ctx.ids.sortable(now),
         merchant_id: tx.merchant.id,
         reference_number: input.reference_number,
         content_hash: contentHash,
@@ -136,7 +136,7 @@ export async function readCycles(
       );
     if (config.deleted_at !== null)
       throw new AppError(RECURRING_ERRORS.billingConfigDeleted, `${field}.recurring_billing_config is deleted.`);
-    const cycleId = newSortableId(now);
+    const cycleId = ctx.ids.sortable(now);
     const lines = given.recurring_items.map(({ id, quantity = 1 }, index) => {
       const item = items.get(id);
       if (!item)

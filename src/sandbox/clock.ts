@@ -1,8 +1,9 @@
 import { type Context, type DueWork, inTransaction } from '../context/context.js';
+import { businessTimeOf } from '../platform/clock.js';
 import { forUpdate } from '../platform/database/locking.js';
 import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
-import { findMerchant } from '../platform/tenants.js';
+import { clockSettingOf, findMerchant, setClock } from '../platform/tenants.js';
 import { localDate } from '../platform/time-zone.js';
 
 export interface ClockReading {
@@ -10,19 +11,20 @@ export interface ClockReading {
   business_date: string;
   timezone: string;
   offset_seconds: number;
+  stands_still: boolean;
 }
 
 export const MAX_ADVANCE_SECONDS = 400 * 24 * 60 * 60;
 
 export async function readClock(ctx: Context): Promise<ClockReading> {
-  const merchant = await findMerchant(ctx.db, ctx.merchant.id);
-  const offset = merchant!.clockOffsetMs;
-  const now = ctx.wallClock.now().getTime() + offset;
+  const clock = (await findMerchant(ctx.db, ctx.merchant.id))!.clock;
+  const now = businessTimeOf(ctx.wallClock.now().getTime(), clock);
   return {
     now: new Date(now).toISOString(),
     business_date: localDate(now, ctx.merchant.timezone),
     timezone: ctx.merchant.timezone,
-    offset_seconds: Math.round(offset / 1000),
+    offset_seconds: clock.frozenAt === null ? Math.round(clock.offsetMs / 1000) : 0,
+    stands_still: clock.frozenAt !== null,
   };
 }
 
@@ -45,8 +47,8 @@ export async function advanceClock(ctx: Context, seconds: number): Promise<Clock
   return withMerchantClock(ctx.merchant.id, async () => {
     // The clock ends `seconds` ahead of where it stood, however long the jobs on the way take: the target is
     // business time with the offset moved by exactly that much, so it goes on with the wall clock meanwhile.
-    const offsetBefore = (await findMerchant(ctx.db, ctx.merchant.id))!.clockOffsetMs;
-    const targetNow = () => ctx.wallClock.now().getTime() + offsetBefore + seconds * 1000;
+    const before = (await findMerchant(ctx.db, ctx.merchant.id))!.clock;
+    const targetNow = () => businessTimeOf(ctx.wallClock.now().getTime(), before) + seconds * 1000;
     // Each step runs what is due or reaches the target. Work may be due many times on the way (a webhook's 16
     // attempts); the bound only guards against work that stays due at the same instant however often it runs.
     let stuck = 0;
@@ -116,24 +118,27 @@ async function nextJobWhenFree(ctx: Context, jobs: DueWork): Promise<number | un
 
 /**
  * Sets the clock so that business time reads `at` (never backwards), and keeps the wall due times of the work due by
- * `dueBy` in step; without `dueBy`, of all the merchant's work, whether the clock moved now or at earlier stops.
+ * `dueBy` in step; without `dueBy`, of all the merchant's work, whether the clock moved now or at earlier stops. A
+ * clock that stands still stays still, at `at`.
  */
 async function moveTo(ctx: Context, jobs: DueWork, at: number, dueBy: number | undefined): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const row = await forUpdate(
       tx.db,
-      tx.db.selectFrom('merchants').select('clock_offset_ms').where('id', '=', tx.merchant.id),
+      tx.db.selectFrom('merchants').select(['clock_offset_ms', 'clock_frozen_at']).where('id', '=', tx.merchant.id),
     ).executeTakeFirstOrThrow();
-    const offset = Math.max(row.clock_offset_ms, at - tx.wallClock.now().getTime());
+    const before = clockSettingOf(row);
+    const wallNow = tx.wallClock.now().getTime();
+    const clock =
+      before.frozenAt === null
+        ? { offsetMs: Math.max(before.offsetMs, at - wallNow), frozenAt: null }
+        : at > before.frozenAt
+          ? { offsetMs: at - wallNow, frozenAt: at }
+          : before;
     // Realigned even when the clock does not move: work that fell due on its own, as wall time went by, may have
     // been left out at an earlier stop.
-    if (offset !== row.clock_offset_ms) {
-      await tx.db
-        .updateTable('merchants')
-        .set({ clock_offset_ms: offset, updated_at: tx.wallClock.now().getTime() })
-        .where('id', '=', tx.merchant.id)
-        .execute();
-    }
-    await jobs.realign(tx.db, tx.merchant.id, offset, dueBy);
+    if (clock !== before && (clock.offsetMs !== before.offsetMs || clock.frozenAt !== before.frozenAt))
+      await setClock(tx.db, tx.merchant.id, clock, wallNow);
+    await jobs.realign(tx.db, tx.merchant.id, clock, dueBy);
   });
 }

@@ -10,7 +10,14 @@ const Clock = Type.Object({
   now: Type.String({ description: 'Business time now, UTC.' }),
   business_date: Type.String({ description: "The local date in the merchant's time zone." }),
   timezone: Type.String(),
-  offset_seconds: Type.Integer({ description: 'How far business time is ahead of wall time.' }),
+  offset_seconds: Type.Integer({
+    description:
+      'How far business time is ahead of wall time; 0 for a clock that stands still, which follows no wall time.',
+  }),
+  stands_still: Type.Boolean({
+    description:
+      'Whether the clock stands still until moved (a deterministic merchant, docs/lab.md) or runs with wall time.',
+  }),
 });
 
 /**
@@ -34,6 +41,7 @@ export const CLOCK_ROUTES = [
         business_date: '2026-11-21',
         timezone: 'Asia/Hong_Kong',
         offset_seconds: 0,
+        stands_still: false,
       },
       client: clientCall('sandbox.clock'),
     },
@@ -58,6 +66,7 @@ export const CLOCK_ROUTES = [
         business_date: '2026-11-22',
         timezone: 'Asia/Hong_Kong',
         offset_seconds: 86400,
+        stands_still: false,
       },
       client: clientCall('sandbox.advanceClock', 86400),
     },

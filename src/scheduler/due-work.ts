@@ -16,8 +16,8 @@ export function combineDueWork(...runners: DueWork[]): DueWork {
         if (ran === 0) return total;
       }
     },
-    async realign(db, merchantId, offsetMs, dueBy) {
-      for (const runner of runners) await runner.realign(db, merchantId, offsetMs, dueBy);
+    async realign(db, merchantId, clock, dueBy) {
+      for (const runner of runners) await runner.realign(db, merchantId, clock, dueBy);
     },
     async nextDue(merchantId) {
       const next = await Promise.all(runners.map((runner) => runner.nextDue(merchantId)));

@@ -1,4 +1,5 @@
 import { sql, type Updateable } from 'kysely';
+import { type ClockSetting, STANDING_STILL_MS } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import { lockRowsSkippingLocked } from '../platform/database/locking.js';
 import type { JobsTable, WebhookDeliveriesTable } from '../platform/database/schema.js';
@@ -163,25 +164,29 @@ export async function freeMerchantLeases(db: Db, queue: WorkQueue, merchantId: s
 }
 
 /**
- * Keeps a merchant's rows due at the same business time after its clock offset changed: due_wall_at is due_at on
- * the wall clock (platform/clock.ts wallTimeOf), written here in SQL for all of them at once, or only for those due
- * by `dueBy` (business time). A row left out keeps a wall time later than its due time now means, so it is claimed
- * late, never early, until the whole set is realigned.
+ * Keeps a merchant's rows due at the same business time after its clock changed: due_wall_at is due_at on the wall
+ * clock (platform/clock.ts wallTimeOf), written here in SQL for all of them at once, or only for those due by `dueBy`
+ * (business time). A row left out keeps a wall time later than its due time now means, so it is claimed late, never
+ * early, until the whole set is realigned.
  */
 export async function realignDue(
   db: Db,
   queue: WorkQueue,
   merchantId: string,
-  offsetMs: number,
+  clock: ClockSetting,
   dueBy?: number,
 ): Promise<void> {
+  const inStep =
+    clock.frozenAt === null
+      ? sql<number>`due_at - ${clock.offsetMs}`
+      : sql<number>`due_at - ${clock.offsetMs} + (case when due_at > ${clock.frozenAt} then cast(${STANDING_STILL_MS} as bigint) else 0 end)`;
   let update = db
     .updateTable(tableOf(queue))
-    .set({ due_wall_at: sql<number>`due_at - ${offsetMs}` })
+    .set({ due_wall_at: inStep })
     .where('merchant_id', '=', merchantId)
     .where('state', 'in', [stateOf(queue.waiting), stateOf(queue.working)])
     // Rows in step already are not rewritten: the move's last stop, and a start, mostly find none out of step.
-    .where(sql<boolean>`due_wall_at <> due_at - ${offsetMs}`);
+    .where(sql<boolean>`due_wall_at <> ${inStep}`);
   if (dueBy !== undefined) update = update.where('due_at', '<=', dueBy);
   await update.execute();
 }
@@ -191,7 +196,10 @@ export async function realignDue(
  * that was moving a sandbox clock stopped before its last realign.
  */
 export async function realignAllDue(db: Db, queue: WorkQueue): Promise<void> {
-  const inStep = sql<number>`due_at - (select clock_offset_ms from merchants where merchants.id = ${sql.ref(`${queue.table}.merchant_id`)})`;
+  const merchant = (column: string) =>
+    sql`(select ${sql.ref(column)} from merchants where merchants.id = ${sql.ref(`${queue.table}.merchant_id`)})`;
+  const frozenAt = merchant('clock_frozen_at');
+  const inStep = sql<number>`due_at - ${merchant('clock_offset_ms')} + (case when ${frozenAt} is not null and due_at > ${frozenAt} then cast(${STANDING_STILL_MS} as bigint) else 0 end)`;
   await db
     .updateTable(tableOf(queue))
     .set({ due_wall_at: inStep })

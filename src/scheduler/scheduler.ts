@@ -7,7 +7,7 @@ import {
   merchantContext,
   type PlatformContext,
 } from '../context/context.js';
-import { businessTimeOf } from '../platform/clock.js';
+import { businessTimeOf, type ClockSetting, RUNNING, wallTimeOf } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import { yieldToEventLoop } from '../platform/event-loop.js';
 import { newId } from '../platform/ids.js';
@@ -205,8 +205,8 @@ export class Scheduler implements DueWork {
     return filter.merchantId === undefined ? this.drainLanes() : this.drainMerchant(filter.merchantId);
   }
 
-  realign(db: Db, merchantId: string, offsetMs: number, dueBy?: number): Promise<void> {
-    return realignDue(db, JOB_QUEUE, merchantId, offsetMs, dueBy);
+  realign(db: Db, merchantId: string, clock: ClockSetting, dueBy?: number): Promise<void> {
+    return realignDue(db, JOB_QUEUE, merchantId, clock, dueBy);
   }
 
   nextDue(merchantId: string): Promise<{ dueAt: number; heldUntil: number | undefined } | undefined> {
@@ -378,7 +378,7 @@ export class Scheduler implements DueWork {
     const started = this.now();
     // "Now" on the job's own clock, and how that clock relates to the wall clock: a merchant's job is due,
     // and retried, in that merchant's business time.
-    let offsetMs = 0;
+    let clock: ClockSetting = RUNNING;
     const heartbeat = setInterval(
       () => {
         renewLease(platform.db, JOB_QUEUE, job, this.now() + this.leaseMs).then(
@@ -397,7 +397,7 @@ export class Scheduler implements DueWork {
         if (!Value.Check(definition.payload, payload))
           throw new Error(`the payload does not fit the job kind ${job.kind}: ${job.payload.slice(0, 200)}`);
         merchantCtx = await this.merchantContextFor(job);
-        offsetMs = merchantCtx.merchant.clockOffsetMs;
+        clock = merchantCtx.merchant.clock;
         await definition.run(merchantCtx, payload, job);
       } else {
         await definition.run(platform, payload, job);
@@ -425,10 +425,10 @@ export class Scheduler implements DueWork {
           await this.giveUp(job, definition, merchantCtx, message);
         } else {
           const retryInMs = periodic ? definition.everyMs! : Math.min(2 ** job.attempts * 5_000, 3_600_000);
-          const dueWallAt = this.now() + retryInMs;
+          const dueAt = businessTimeOf(this.now(), clock) + retryInMs;
           await settleLeased(platform.db, JOB_QUEUE, job, 'pending', {
-            due_at: businessTimeOf(dueWallAt, offsetMs),
-            due_wall_at: dueWallAt,
+            due_at: dueAt,
+            due_wall_at: wallTimeOf(dueAt, clock),
             last_error: message,
             ...(periodic && { attempts: 0 }),
             updated_at: this.now(),
@@ -534,7 +534,10 @@ export async function enqueueJob(
   const written =
     key === undefined || !ctx.db.isTransaction ? undefined : (keysWritten.get(ctx.db) ?? new Set<string>());
   if (key !== undefined && written?.has(key)) return false;
-  const inserted = await insertJob(ctx.db, { id: newId(), payload: null, ...job }, ctx.wallClock.now().getTime());
+  // A deterministic merchant's jobs draw their ids from its sequence: jobs due at one instant run in id order.
+  const own = (ctx as Partial<Context>).merchant?.id === job.merchantId ? (ctx as Partial<Context>).ids : undefined;
+  const id = own?.uuid() ?? newId();
+  const inserted = await insertJob(ctx.db, { id, payload: null, ...job }, ctx.wallClock.now().getTime());
   if (key !== undefined && written) keysWritten.set(ctx.db, written.add(key));
   return inserted;
 }

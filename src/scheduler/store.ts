@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
-import { wallTimeOf } from '../platform/clock.js';
+import { RUNNING, wallTimeOf } from '../platform/clock.js';
 import type { Db } from '../platform/database/database.js';
 import type { JobsTable } from '../platform/database/schema.js';
-import { readClockOffset } from '../platform/tenants.js';
+import { readClockSetting } from '../platform/tenants.js';
 
 export type JobRow = Selectable<JobsTable>;
 
@@ -21,11 +21,11 @@ export interface NewJob {
  * by the wall time at which the merchant's clock, as it stands, reaches its due time.
  */
 export async function insertJob(db: Db, job: NewJob, now: number): Promise<boolean> {
-  let offset = 0;
+  let clock = RUNNING;
   if (job.merchantId !== null) {
-    const merchantOffset = await readClockOffset(db, job.merchantId);
-    if (merchantOffset === undefined) throw new Error(`merchant ${job.merchantId} not found`);
-    offset = merchantOffset;
+    const merchantClock = await readClockSetting(db, job.merchantId);
+    if (merchantClock === undefined) throw new Error(`merchant ${job.merchantId} not found`);
+    clock = merchantClock;
   }
   const result = await db
     .insertInto('jobs')
@@ -34,7 +34,7 @@ export async function insertJob(db: Db, job: NewJob, now: number): Promise<boole
       kind: job.kind,
       merchant_id: job.merchantId,
       due_at: job.dueAt,
-      due_wall_at: wallTimeOf(job.dueAt, offset),
+      due_wall_at: wallTimeOf(job.dueAt, clock),
       payload: JSON.stringify(job.payload ?? null),
       state: 'pending',
       attempts: 0,

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { type Context, inTransaction } from '../context/context.js';
 import { isUniqueViolation } from '../platform/database/database-errors.js';
 import { AppError } from '../platform/errors.js';
-import { isUuid, newId } from '../platform/ids.js';
+import { isUuid } from '../platform/ids.js';
 import { localDate } from '../platform/time-zone.js';
 import { identityOf } from '../rails/identity.js';
 import { USER_ERRORS } from './errors.js';
@@ -43,14 +43,14 @@ export async function createUser(ctx: Context, input: UserInput): Promise<UserRo
   identityOf(ctx.rails);
   const now = ctx.clock.now().getTime();
   const values = readUser(ctx, input, 'user');
-  const id = newId();
+  const id = ctx.ids.uuid();
   const row: UserRow = {
     id,
     merchant_id: ctx.merchant.id,
     ...values,
     verification_status: 'pending',
     rejection_reason: null,
-    verification_reference: newId(),
+    verification_reference: ctx.ids.uuid(),
     verification_started_at: ctx.wallClock.now().getTime(),
     app_id: ctx.actor.kind === 'app' ? ctx.actor.appId : null,
     created_at: now,
@@ -91,7 +91,7 @@ async function editOnce(ctx: Context, name: string, change: UserChange): Promise
       Object.assign(patch, {
         verification_status: 'pending',
         rejection_reason: null,
-        verification_reference: newId(),
+        verification_reference: ctx.ids.uuid(),
         verification_started_at: tx.wallClock.now().getTime(),
       });
     }

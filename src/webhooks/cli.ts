@@ -29,7 +29,7 @@ const LIST = defineCommand({
         const merchantId = await ownerOf(ctx, eventId);
         return {
           history: await eventHistory(ctx, merchantId, eventId),
-          clockOffsetMs: (await findMerchant(ctx.db, merchantId))?.clockOffsetMs ?? 0,
+          clockOffsetMs: (await findMerchant(ctx.db, merchantId))?.clock.offsetMs ?? 0,
         };
       });
       print(options, { event: presentEvent(history) }, () => describeEvent(history, clockOffsetMs));

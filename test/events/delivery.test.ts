@@ -782,7 +782,7 @@ describe('webhook sender: leases, slow receivers and clock moves', () => {
       });
       assert.equal(await sender.runDue(), 1);
       await sender.stop();
-      const offset = (await findMerchant(server.platform.db, merchant.merchantId))!.clockOffsetMs;
+      const offset = (await findMerchant(server.platform.db, merchant.merchantId))!.clock.offsetMs;
       const recorded = await server.platform.db
         .selectFrom('webhook_attempts')
         .select(['error', 'status_code'])

@@ -22,6 +22,7 @@ describe('the sandbox acquirer', () => {
       db: platform.platform.db,
       wallClock: platform.platform.wallClock,
       config: { publicBaseUrl: 'http://sandbox.test' },
+      secrets: platform.platform.secrets,
     });
   });
   after(() => platform.close());
@@ -197,6 +198,7 @@ describe('the sandbox acquirer', () => {
       db: platform.platform.db,
       wallClock: platform.platform.wallClock,
       config: { publicBaseUrl: 'http://x' },
+      secrets: platform.platform.secrets,
     });
     await platform.platform.db
       .deleteFrom('sandbox_acquirer_operations')

@@ -29,7 +29,7 @@ describe('the scheduler', () => {
     ctx.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', key).executeTakeFirstOrThrow();
   const setOffset = async (merchantId: string, offsetMs: number) => {
     await ctx.db.updateTable('merchants').set({ clock_offset_ms: offsetMs }).where('id', '=', merchantId).execute();
-    await realignDue(ctx.db, JOB_QUEUE, merchantId, offsetMs);
+    await realignDue(ctx.db, JOB_QUEUE, merchantId, { offsetMs, frozenAt: null });
   };
 
   before(async () => {

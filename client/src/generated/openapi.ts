@@ -1521,8 +1521,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Empty the merchant's sandbox world and set its business clock back to wall time.
-         * @description Objects, ledger, events and deliveries, due work, inbox captures, fault rules and idempotency keys go; the merchant is then as a freshly created one (its first settlement scheduled). Its apps, keys, webhook endpoints, inbox taps and snapshots stay.
+         * Empty the merchant's sandbox world and set its business clock back: to wall time, or, deterministic, to a fixed start.
+         * @description Objects, ledger, events and deliveries, due work, inbox captures, fault rules and idempotency keys go; the merchant is then as a freshly created one (its first settlement scheduled). Its apps, keys, webhook endpoints, inbox taps and snapshots stay. With `deterministic` (or a `seed`) the same calls then give byte-identical replies, webhook bodies and receipts, run after run.
          */
         post: operations["resetSandbox"];
         delete?: never;
@@ -8658,8 +8658,10 @@ export interface operations {
                             /** @description The local date in the merchant's time zone. */
                             business_date: string;
                             timezone: string;
-                            /** @description How far business time is ahead of wall time. */
+                            /** @description How far business time is ahead of wall time; 0 for a clock that stands still, which follows no wall time. */
                             offset_seconds: number;
+                            /** @description Whether the clock stands still until moved (a deterministic merchant, docs/lab.md) or runs with wall time. */
+                            stands_still: boolean;
                         };
                     };
                 };
@@ -8700,8 +8702,10 @@ export interface operations {
                             /** @description The local date in the merchant's time zone. */
                             business_date: string;
                             timezone: string;
-                            /** @description How far business time is ahead of wall time. */
+                            /** @description How far business time is ahead of wall time; 0 for a clock that stands still, which follows no wall time. */
                             offset_seconds: number;
+                            /** @description Whether the clock stands still until moved (a deterministic merchant, docs/lab.md) or runs with wall time. */
+                            stands_still: boolean;
                         };
                     };
                 };
@@ -9370,7 +9374,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Make the merchant deterministic (docs/lab.md, "Deterministic runs"): identifiers from a sequence seeded by `seed`, the business clock standing still at 2026-01-01T00:00:00.000Z until moved. `false`: random identifiers, the clock running with wall time. Absent: deterministic with the server's PAYGATE_DETERMINISTIC_SEED when it has one, unless `seed` is given. */
+                    deterministic?: boolean;
+                    /** @description The seed of a deterministic merchant's identifiers (implies `deterministic`); the server's PAYGATE_DETERMINISTIC_SEED, or `paygate`, when absent. */
+                    seed?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -9388,8 +9401,12 @@ export interface operations {
                         data: {
                             /** @description Rows of the merchant's world removed. */
                             removed_rows: number;
-                            /** @description The merchant's business time once reset: wall time. */
+                            /** @description The merchant's business time once reset: wall time, or the fixed start of a deterministic merchant. */
                             now: string;
+                            /** @description Whether the merchant's identifiers and clock are now deterministic. */
+                            deterministic: boolean;
+                            /** @description The seed of its identifiers, when deterministic. */
+                            seed: string | null;
                         };
                     };
                 };

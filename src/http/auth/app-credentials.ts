@@ -10,6 +10,9 @@ export interface AppCredentials {
   merchant_name: string;
   timezone: string;
   clock_offset_ms: number;
+  clock_frozen_at: number | null;
+  id_seed: string | null;
+  ids_drawn: number;
   settlement_hour: number;
 }
 
@@ -26,6 +29,9 @@ export const readAppCredentials = preparedRead<{ appId: string }, AppCredentials
       'merchants.name as merchant_name',
       'merchants.timezone',
       'merchants.clock_offset_ms',
+      'merchants.clock_frozen_at',
+      'merchants.id_seed',
+      'merchants.ids_drawn',
       'merchants.settlement_hour',
     ])
     .where('apps.id', '=', p.appId),

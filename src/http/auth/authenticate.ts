@@ -123,6 +123,9 @@ export function createAuthenticator(deps: { database: Database; nonces: NonceSto
         name: app.merchant_name,
         timezone: app.timezone,
         clock_offset_ms: app.clock_offset_ms,
+        clock_frozen_at: app.clock_frozen_at,
+        id_seed: app.id_seed,
+        ids_drawn: app.ids_drawn,
         settlement_hour: app.settlement_hour,
       }),
     };

@@ -4,9 +4,10 @@ import { iso } from '../../platform/clock.js';
 import { LAB_ERRORS } from '../errors.js';
 import { LAB_BASE, LAB_TAGS, labRoute } from '../lab-routes.js';
 import { presentSnapshot, type SnapshotReply } from './present.js';
-import { resetWorld } from './reset.js';
+import { type ResetOptions, resetWorld } from './reset.js';
 import {
   DeletedSnapshotData,
+  ResetBody,
   ResetData,
   RestoredSnapshotData,
   SavedSnapshotData,
@@ -23,6 +24,17 @@ const EXAMPLE: SnapshotReply = {
   byte_count: 912_406,
   created_at: '2026-11-21T08:00:00.000Z',
 };
+
+/** The reset's options from its body: a seed makes the merchant deterministic; `deterministic` alone, with the default. */
+function resetOptions(body: { deterministic?: boolean; seed?: string }, serverSeed: string | undefined): ResetOptions {
+  if (body.deterministic === false) return { deterministic: false };
+  if (body.seed !== undefined) return { deterministic: { seed: body.seed } };
+  if (body.deterministic === true) return { deterministic: { seed: serverSeed ?? DEFAULT_SEED } };
+  return {};
+}
+
+/** The seed of `deterministic: true` without one, on a server without PAYGATE_DETERMINISTIC_SEED. */
+const DEFAULT_SEED = 'paygate';
 
 /** Named snapshots of the merchant's sandbox world, and reset (docs/lab.md, "Snapshots and reset"). */
 export const SNAPSHOT_ROUTES = [
@@ -113,19 +125,27 @@ export const SNAPSHOT_ROUTES = [
       method: 'POST',
       url: `${LAB_BASE}/reset`,
       operationId: 'resetSandbox',
-      summary: "Empty the merchant's sandbox world and set its business clock back to wall time.",
+      summary:
+        "Empty the merchant's sandbox world and set its business clock back: to wall time, or, deterministic, to a fixed start.",
       description:
         'Objects, ledger, events and deliveries, due work, inbox captures, fault rules and idempotency keys go; the ' +
-        'merchant is then as a freshly created one (its first settlement scheduled). Its apps, keys, webhook endpoints, inbox taps and snapshots stay.',
+        'merchant is then as a freshly created one (its first settlement scheduled). Its apps, keys, webhook endpoints, inbox taps and snapshots stay. ' +
+        'With `deterministic` (or a `seed`) the same calls then give byte-identical replies, webhook bodies and receipts, run after run.',
       tags: LAB_TAGS,
+      body: ResetBody,
       data: ResetData,
       errors: [],
-      handler: ({ ctx }) => resetWorld(ctx),
-      present: (reset) => ({ removed_rows: reset.removed, now: iso(reset.now) }),
+      handler: ({ ctx, body }) => resetWorld(ctx, resetOptions(body ?? {}, ctx.config.deterministicSeed)),
+      present: (reset) => ({
+        removed_rows: reset.removed,
+        now: iso(reset.now),
+        deterministic: reset.seed !== undefined,
+        seed: reset.seed ?? null,
+      }),
       example: {
-        request: {},
-        reply: { removed_rows: 2210, now: '2026-11-21T08:00:00.000Z' },
-        client: clientCall('labSnapshots.reset'),
+        request: { body: { deterministic: true, seed: 'ci-run' } },
+        reply: { removed_rows: 2210, now: '2026-01-01T00:00:00.000Z', deterministic: true, seed: 'ci-run' },
+        client: clientCall('labSnapshots.reset', { deterministic: true, seed: 'ci-run' }),
       },
     }),
   ),

@@ -43,7 +43,32 @@ export const RestoredSnapshotData = Type.Object({
 
 export const DeletedSnapshotData = Type.Object({ name: Type.String(), deleted: Type.Boolean() });
 
+export const ResetBody = Type.Object({
+  deterministic: Type.Optional(
+    Type.Boolean({
+      description:
+        'Make the merchant deterministic (docs/lab.md, "Deterministic runs"): identifiers from a sequence seeded by ' +
+        '`seed`, the business clock standing still at 2026-01-01T00:00:00.000Z until moved. `false`: random ' +
+        "identifiers, the clock running with wall time. Absent: deterministic with the server's " +
+        'PAYGATE_DETERMINISTIC_SEED when it has one, unless `seed` is given.',
+    }),
+  ),
+  seed: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "The seed of a deterministic merchant's identifiers (implies `deterministic`); the server's " +
+        'PAYGATE_DETERMINISTIC_SEED, or `paygate`, when absent.',
+    }),
+  ),
+});
+
 export const ResetData = Type.Object({
   removed_rows: Type.Integer({ description: "Rows of the merchant's world removed." }),
-  now: Type.String({ description: "The merchant's business time once reset: wall time." }),
+  now: Type.String({
+    description: "The merchant's business time once reset: wall time, or the fixed start of a deterministic merchant.",
+  }),
+  deterministic: Type.Boolean({ description: "Whether the merchant's identifiers and clock are now deterministic." }),
+  seed: Type.Union([Type.String(), Type.Null()], { description: 'The seed of its identifiers, when deterministic.' }),
 });

@@ -1,8 +1,11 @@
 import { type Context, inTransaction } from '../../context/context.js';
+import { businessTimeOf } from '../../platform/clock.js';
 import { type Db, isPostgres } from '../../platform/database/database.js';
 import { isUniqueViolation } from '../../platform/database/database-errors.js';
+import { setDeterminism } from '../../platform/deterministic.js';
 import { AppError, invalid } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { findMerchant } from '../../platform/tenants.js';
 import { withMerchantClock } from '../../sandbox/index.js';
 import { LAB_ERRORS } from '../errors.js';
 import { requireSandbox } from '../sandbox-only.js';
@@ -16,7 +19,6 @@ import {
   partData,
   partIndex,
   type SnapshotRow,
-  setClockOffset,
   setSnapshotSize,
 } from './store.js';
 import { deleteWorld, insertWorld, resumeDueWork, worldOf, worldParts } from './world.js';
@@ -50,7 +52,8 @@ export async function saveSnapshot(ctx: Context, input: { name: string; force?: 
   const world = await worldOf(ctx);
   const save = () =>
     consistently(ctx, async (db) => {
-      const offset = await lockClockOffset(db, ctx.merchant.id);
+      await lockClockOffset(db, ctx.merchant.id);
+      const merchant = (await findMerchant(db, ctx.merchant.id))!;
       const now = ctx.wallClock.now().getTime();
       const existing = await findSnapshot(db, ctx.merchant.id, input.name);
       if (existing && !input.force) throw new AppError(LAB_ERRORS.snapshotExists);
@@ -65,7 +68,10 @@ export async function saveSnapshot(ctx: Context, input: { name: string; force?: 
         id: newId(),
         merchant_id: ctx.merchant.id,
         name: input.name,
-        business_at: now + offset,
+        business_at: businessTimeOf(now, merchant.clock),
+        clock_frozen: merchant.clock.frozenAt === null ? 0 : 1,
+        id_seed: merchant.ids?.seed ?? null,
+        ids_drawn: merchant.ids?.drawn ?? null,
         row_count: 0,
         byte_count: 0,
         created_at: now,
@@ -154,9 +160,13 @@ export async function restoreSnapshot(ctx: Context, name: string): Promise<Resto
       );
       // The clock reads the snapshot's business time as the restore commits (the wall time it took aside).
       const now = tx.wallClock.now().getTime();
-      const offset = snapshot.business_at - now;
-      await setClockOffset(tx.db, tx.merchant.id, offset, now);
-      await resumeDueWork(tx.db, tx.merchant.id, offset);
+      const clock = {
+        offsetMs: snapshot.business_at - now,
+        frozenAt: snapshot.clock_frozen === 1 ? snapshot.business_at : null,
+      };
+      const ids = snapshot.id_seed === null ? undefined : { seed: snapshot.id_seed, drawn: snapshot.ids_drawn ?? 0 };
+      await setDeterminism(tx.db, tx.merchant.id, { clock, ids }, now);
+      await resumeDueWork(tx.db, tx.merchant.id, clock);
       tx.afterCommit?.(() => tx.outbox?.wake());
       return { snapshot, removed, restored, now: snapshot.business_at };
     }),

@@ -71,11 +71,3 @@ export async function lockClockOffset(db: Db, merchantId: string): Promise<numbe
   ).executeTakeFirstOrThrow();
   return row.clock_offset_ms;
 }
-
-export async function setClockOffset(db: Db, merchantId: string, offsetMs: number, now: number): Promise<void> {
-  await db
-    .updateTable('merchants')
-    .set({ clock_offset_ms: offsetMs, updated_at: now })
-    .where('id', '=', merchantId)
-    .execute();
-}

@@ -1,4 +1,5 @@
 import type { Context } from '../../context/context.js';
+import type { ClockSetting } from '../../platform/clock.js';
 import type { Db } from '../../platform/database/database.js';
 import { yieldToEventLoop } from '../../platform/event-loop.js';
 import { DELIVERY_QUEUE, freeMerchantLeases, JOB_QUEUE, realignDue } from '../../scheduler/lease.js';
@@ -166,9 +167,9 @@ export async function insertWorld(
  * of before belongs to no one now, and its process finds itself fenced off), and due at the wall time at which the
  * clock, as it now stands, reaches its business due time.
  */
-export async function resumeDueWork(db: Db, merchantId: string, offsetMs: number): Promise<void> {
+export async function resumeDueWork(db: Db, merchantId: string, clock: ClockSetting): Promise<void> {
   for (const queue of [JOB_QUEUE, DELIVERY_QUEUE]) {
     await freeMerchantLeases(db, queue, merchantId);
-    await realignDue(db, queue, merchantId, offsetMs);
+    await realignDue(db, queue, merchantId, clock);
   }
 }

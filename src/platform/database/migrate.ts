@@ -17,6 +17,7 @@ import * as payouts from './migrations/014_payouts.js';
 import * as payerActionKeys from './migrations/015_payer_action_keys.js';
 import * as transactionsOrderIndex from './migrations/016_transactions_order_index.js';
 import * as lab from './migrations/017_lab.js';
+import * as deterministicRuns from './migrations/018_deterministic_runs.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '015_payer_action_keys': payerActionKeys,
   '016_transactions_order_index': transactionsOrderIndex,
   '017_lab': lab,
+  '018_deterministic_runs': deterministicRuns,
 };
 
 /**

@@ -33,6 +33,15 @@ export interface MerchantsTable {
   timezone: string;
   /** Business time minus wall time; moved forward by the sandbox clock. */
   clock_offset_ms: number;
+  /**
+   * Business time when the clock stands still (a deterministic sandbox merchant): it reads this until moved. The
+   * offset then keeps the distance from wall time at the last move, which places the due work (scheduler/lease.ts).
+   */
+  clock_frozen_at: number | null;
+  /** The seed of the merchant's identifiers when they are deterministic (platform/ids.ts); null: random. */
+  id_seed: string | null;
+  /** How many identifiers of the seeded sequence have been used. */
+  ids_drawn: number;
   /** Local hour (0-23, merchant's time zone) at which the day's card transactions settle. */
   settlement_hour: number;
   created_at: number;

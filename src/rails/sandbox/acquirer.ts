@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { brandOf, maskedParts } from '../../cards/card.js';
 import type { Clock } from '../../platform/clock.js';
@@ -6,6 +6,7 @@ import type { Config } from '../../platform/config.js';
 import { type Db, preparedQuery } from '../../platform/database/database.js';
 import { forUpdate } from '../../platform/database/locking.js';
 import { exponentOf, formatAmount } from '../../platform/money/money.js';
+import type { PlatformSecrets } from '../../platform/secrets.js';
 import type {
   AcquirerResult,
   AutoDebitWallet,
@@ -40,8 +41,26 @@ export class SandboxAcquirer implements CardAcquirer {
    */
   private readonly storedCards = new LRUCache<string, Operation>({ max: 10_000 });
 
-  constructor(private readonly deps: { db: Db; wallClock: Clock; config: Pick<Config, 'publicBaseUrl'> }) {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      wallClock: Clock;
+      config: Pick<Config, 'publicBaseUrl'>;
+      secrets: Pick<PlatformSecrets, 'fingerprint'>;
+    },
+  ) {
     this.recorder = new OperationRecorder(deps.db);
+  }
+
+  /**
+   * The token in the address of an operation's payer page (3-D Secure, the wallet's app): keyed by the platform
+   * secret, so nobody can guess it, and derived from the operation's reference, so that a deterministic merchant's
+   * run gives the same addresses every time.
+   */
+  private pageToken(reference: string): string {
+    return Buffer.from(this.deps.secrets.fingerprint('sandbox payer page', reference), 'hex')
+      .subarray(0, 16)
+      .toString('base64url');
   }
 
   /** An operation is done once: a retry, or a request arriving after recovery cancelled it, gets the first answer. */
@@ -57,7 +76,7 @@ export class SandboxAcquirer implements CardAcquirer {
         status: 'awaiting_payer',
         responseCode: '1A',
         responseMessage: 'Additional customer authentication required',
-        payerToken: randomBytes(16).toString('base64url'),
+        payerToken: this.pageToken(request.reference),
       });
     switch (outcome.kind) {
       case 'approve': {
@@ -143,7 +162,7 @@ export class SandboxAcquirer implements CardAcquirer {
         card_first6: null,
         card_last4: null,
         card_brand: null,
-        payerToken: randomBytes(16).toString('base64url'),
+        payerToken: this.pageToken(request.reference),
       },
     );
   }
@@ -159,7 +178,7 @@ export class SandboxAcquirer implements CardAcquirer {
       card_first6: null,
       card_last4: null,
       card_brand: null,
-      payerToken: randomBytes(16).toString('base64url'),
+      payerToken: this.pageToken(request.reference),
     });
   }
 
