@@ -44,11 +44,14 @@ export type EnvelopeOperationId = {
 export type ReplyData<Op extends EnvelopeOperationId> = JsonReply<Op> extends { data: infer D } ? D : never;
 
 /** The operation's JSON request body; `undefined` for an operation that takes none. */
-export type RequestBody<Op extends OperationId> = operations[Op] extends {
-  requestBody: { content: { 'application/json': infer B } };
-}
-  ? B
-  : undefined;
+export type RequestBody<Op extends OperationId> = JsonBodyOf<Exclude<operations[Op]['requestBody'], undefined>>;
+
+/** A body the operation may also be called without (`requestBody?:`) is typed as one it must have. */
+type JsonBodyOf<R> = [R] extends [never]
+  ? undefined
+  : R extends { content: { 'application/json': infer B } }
+    ? B
+    : undefined;
 
 /** The operation's query-string parameters (`never` when it has none). */
 export type QueryParams<Op extends OperationId> = NonNullable<operations[Op]['parameters']['query']>;

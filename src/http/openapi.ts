@@ -8,6 +8,7 @@ import { DOCS_CSS } from '../web/styles.js';
 import { failure, success } from './envelope.js';
 import { HTTP_ERRORS } from './errors.js';
 import { EXAMPLE_KEY } from './examples.js';
+import { BODY_OPTIONAL_KEY } from './route.js';
 
 const description = (errors: readonly ErrorDefinition[]) =>
   `
@@ -63,7 +64,9 @@ export async function registerOpenApi(
     },
     // An OpenAPI 3 document (the `openapi` option above), never a Swagger 2 one.
     transformObject: (document) =>
-      withMediaExamples((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never,
+      withOptionalBodies(
+        withMediaExamples((document as { openapiObject: unknown }).openapiObject as OpenApiDocument),
+      ) as never,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
@@ -116,6 +119,19 @@ function withMediaExamples(document: OpenApiDocument): OpenApiDocument {
       if (content['application/json']) content['application/json'].example = example.reply;
       // A file (a route with `download`) is shown as itself, not in the envelope.
       else for (const media of Object.values(content)) media.example = (example.reply as { data: unknown }).data;
+    }
+  }
+  return document;
+}
+
+/** The plugin marks every body it documents as required (Fastify's own rule); a `bodyOptional` route's is not. */
+function withOptionalBodies(document: OpenApiDocument): OpenApiDocument {
+  for (const methods of Object.values(document.paths)) {
+    // biome-ignore lint/suspicious/noExplicitAny: an operation object as the OpenAPI plugin built it, edited in place
+    for (const operation of Object.values(methods) as Array<Record<string, any>>) {
+      if (operation[BODY_OPTIONAL_KEY] === undefined) continue;
+      delete operation[BODY_OPTIONAL_KEY];
+      if (operation.requestBody) operation.requestBody.required = false;
     }
   }
   return document;

@@ -40,6 +40,8 @@ export interface RouteDeclaration<B extends TSchema, Q extends TSchema, P extend
   description?: string;
   tags: string[];
   body?: B;
+  /** The body may be left out (its fields are all optional, added after clients called the route without one): absent, it is `{}`. */
+  bodyOptional?: boolean;
   querystring?: Q;
   params?: P;
   /** Schema of `data` in the success envelope; fields it does not declare are never sent. */
@@ -135,6 +137,8 @@ export function declaredErrors(route: AnyRoute): ErrorDefinition[] {
       ...COMMON_ERRORS,
       ...(hasBody || writes ? BODY_ERRORS : []),
       ...(writes ? IDEMPOTENCY_ERRORS : []),
+      // A write of a deterministic sandbox merchant racing another of its writes (docs/lab.md, "Deterministic runs").
+      ...(route.method !== 'GET' ? [PLATFORM_ERRORS.deterministicWriteConflict] : []),
       ...route.errors,
     ]),
   ];
@@ -177,6 +181,7 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
     }
     if (request.uploadType !== undefined) request.body = {};
     else if (request.rawBody && request.rawBody.length > 0) request.body = decodeJsonBody(request.rawBody);
+    else if (route.bodyOptional) request.body = {};
   };
 
   if (route.download?.stream) endStreamsAtClose(app);
@@ -215,6 +220,7 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
           // Only the parts a route has: a part present but undefined reads as a mistake to Fastify.
           ...(route.description !== undefined && { description: route.description }),
           ...(route.body !== undefined && { body: route.body }),
+          ...(route.bodyOptional && { [BODY_OPTIONAL_KEY]: true }),
           ...(route.querystring !== undefined && { querystring: route.querystring }),
           ...(route.params !== undefined && { params: route.params }),
           ...(upload && { consumes: ['application/json', ...upload.mediaTypes] }),
@@ -228,6 +234,9 @@ export function registerRoute(app: FastifyInstance, deps: RouteDeps, route: AnyR
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Marks, for the OpenAPI document, an operation whose body may be left out (`bodyOptional`). */
+export const BODY_OPTIONAL_KEY = 'x-body-optional';
 
 /** The streams each server answers with, open: ended when the server closes, which would otherwise wait for them. */
 const openStreams = new WeakMap<FastifyInstance, Set<NodeJS.ReadableStream>>();

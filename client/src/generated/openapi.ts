@@ -9374,10 +9374,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Make the merchant deterministic (docs/lab.md, "Deterministic runs"): identifiers from a sequence seeded by `seed`, the business clock standing still at 2026-01-01T00:00:00.000Z until moved. `false`: random identifiers, the clock running with wall time. Absent: deterministic with the server's PAYGATE_DETERMINISTIC_SEED when it has one, unless `seed` is given. */
+                    /** @description Make the merchant deterministic (docs/lab.md, "Deterministic runs"): identifiers from a sequence seeded by `seed`, the business clock standing still at the documented start (midnight UTC on 1 January 2026) until moved. `false`: random identifiers, the clock running with wall time. Absent: deterministic with the server's PAYGATE_DETERMINISTIC_SEED when it has one, unless `seed` is given. */
                     deterministic?: boolean;
                     /** @description The seed of a deterministic merchant's identifiers (implies `deterministic`); the server's PAYGATE_DETERMINISTIC_SEED, or `paygate`, when absent. */
                     seed?: string;

@@ -133,9 +133,10 @@ export const SNAPSHOT_ROUTES = [
         'With `deterministic` (or a `seed`) the same calls then give byte-identical replies, webhook bodies and receipts, run after run.',
       tags: LAB_TAGS,
       body: ResetBody,
+      bodyOptional: true,
       data: ResetData,
       errors: [],
-      handler: ({ ctx, body }) => resetWorld(ctx, resetOptions(body ?? {}, ctx.config.deterministicSeed)),
+      handler: ({ ctx, body }) => resetWorld(ctx, resetOptions(body, ctx.config.deterministicSeed)),
       present: (reset) => ({
         removed_rows: reset.removed,
         now: iso(reset.now),

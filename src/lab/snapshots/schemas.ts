@@ -48,7 +48,7 @@ export const ResetBody = Type.Object({
     Type.Boolean({
       description:
         'Make the merchant deterministic (docs/lab.md, "Deterministic runs"): identifiers from a sequence seeded by ' +
-        '`seed`, the business clock standing still at 2026-01-01T00:00:00.000Z until moved. `false`: random ' +
+        '`seed`, the business clock standing still at the documented start (midnight UTC on 1 January 2026) until moved. `false`: random ' +
         "identifiers, the clock running with wall time. Absent: deterministic with the server's " +
         'PAYGATE_DETERMINISTIC_SEED when it has one, unless `seed` is given.',
     }),
