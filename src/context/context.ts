@@ -1,6 +1,8 @@
 import { businessClock, type Clock, type ClockSetting } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, Db } from '../platform/database/database.js';
+import { isUniqueViolation } from '../platform/database/database-errors.js';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors.js';
 import { type IdSource, randomIds, SeededIdSource } from '../platform/ids.js';
 import type { Log } from '../platform/logger.js';
 import type { PlatformSecrets } from '../platform/secrets.js';
@@ -164,7 +166,9 @@ export async function inTransaction<C extends PlatformContext, T>(
       return result;
     });
   } catch (error) {
+    const overtaken = ids?.unsaved && isUniqueViolation(error) && (await ids.overtaken(ctx.db).catch(() => false));
     ids?.rolledBack();
+    if (overtaken) throw new AppError(PLATFORM_ERRORS.deterministicWriteConflict);
     throw error;
   }
   ids?.committed();

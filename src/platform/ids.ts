@@ -96,6 +96,19 @@ export class SeededIdSource implements IdSource {
     if (result.numUpdatedRows === 0n) throw new AppError(PLATFORM_ERRORS.deterministicWriteConflict);
   }
 
+  /**
+   * Whether another write of the merchant saved draws since this one read the count: then an identifier this one drew
+   * may be one that write committed (a unique key refused it), and the write is refused as {@link saveDrawn} would.
+   */
+  async overtaken(db: Db): Promise<boolean> {
+    const row = await db
+      .selectFrom('merchants')
+      .select('ids_drawn')
+      .where('id', '=', this.merchantId)
+      .executeTakeFirst();
+    return row !== undefined && Number(row.ids_drawn) !== this.saved;
+  }
+
   /** The transaction committed: its draws are the merchant's. */
   committed(): void {
     this.saved = this.drawn;

@@ -98,6 +98,24 @@ describe('paygate sandbox snapshot and reset', () => {
     const resetAgain = await sandbox('reset');
     assert.match(resetAgain.stdout, /^Reset: \d+ rows removed; business time \S+ \(wall time\)\n$/);
 
+    // Deterministic: seeded identifiers and a clock standing at the fixed start; --random undoes it.
+    const seeded = await sandbox('reset', '--seed', 'ci-1');
+    assert.equal(seeded.code, 0, seeded.stderr);
+    assert.match(
+      seeded.stdout,
+      /^Reset: \d+ rows removed; deterministic with seed "ci-1", business time 2026-01-01T00:00:00\.000Z \(standing still until moved\)\n$/,
+    );
+    const standing = await merchant.client.sandbox.clock();
+    assert.deepEqual([standing.now, standing.stands_still], ['2026-01-01T00:00:00.000Z', true]);
+    const byDefault = JSON.parse((await sandbox('reset', '--deterministic', '--json')).stdout);
+    assert.deepEqual([byDefault.deterministic, byDefault.seed], [true, 'paygate']);
+    const random = JSON.parse((await sandbox('reset', '--random', '--json')).stdout);
+    assert.deepEqual([random.deterministic, random.seed], [false, null]);
+    assert.equal((await merchant.client.sandbox.clock()).stands_still, false);
+    const contradiction = await sandbox('reset', '--random', '--seed', 'x');
+    assert.equal(contradiction.code, 2, contradiction.stderr);
+    assert.match(contradiction.stderr, /--random goes with neither --deterministic nor --seed/);
+
     const deleted = await sandbox('snapshot', 'delete', 'one-order', '--yes');
     assert.equal(deleted.code, 0, deleted.stderr);
     assert.equal(deleted.stdout, 'Deleted one-order.\n');

@@ -1,5 +1,5 @@
 import { defineCommand, defineCommandGroup } from '../../cli/command.js';
-import { print } from '../../cli/output.js';
+import { print, UsageError } from '../../cli/output.js';
 import { confirmed, LAB_OPTIONS, type LabOptions, labClient, YES_OPTION } from '../cli/lab-client.js';
 
 const NAME = [
@@ -85,16 +85,35 @@ export const SNAPSHOT_COMMAND = defineCommandGroup({
 
 export const RESET_COMMAND = defineCommand({
   name: 'reset',
-  summary: "empty the merchant's sandbox world and set its business clock back to wall time",
+  summary: "empty the merchant's sandbox world and set its business clock back (to wall time, or deterministic)",
   description:
     'Objects, ledger, events and deliveries, due work, inbox captures, fault rules and idempotency keys go, and the ' +
-    'merchant is as a new one; its apps, keys, webhook endpoints, inbox taps and snapshots stay. Asks first on a ' +
-    'terminal (--yes skips the question); without one it goes ahead.',
-  options: { ...LAB_OPTIONS, yes: YES_OPTION },
+    'merchant is as a new one; its apps, keys, webhook endpoints, inbox taps and snapshots stay. With --deterministic ' +
+    '(or --seed S) its identifiers then come from a sequence seeded by S and its clock stands still at ' +
+    '2026-01-01T00:00:00Z until moved: the same calls give the same replies, webhook bodies and receipts every run ' +
+    '(docs/lab.md, "Deterministic runs"). --random makes it random again on a server started with ' +
+    'PAYGATE_DETERMINISTIC_SEED. Asks first on a terminal (--yes skips the question); without one it goes ahead.',
+  options: {
+    ...LAB_OPTIONS,
+    deterministic: { type: 'boolean', description: 'seeded identifiers and a clock that stands still until moved' },
+    seed: { type: 'string', value: 'SEED', description: "the identifiers' seed (implies --deterministic)" },
+    random: { type: 'boolean', description: 'random identifiers and a clock that runs with wall time' },
+    yes: YES_OPTION,
+  },
   async run({ options }, deps) {
+    if (options.random && (options.deterministic || options.seed !== undefined))
+      throw new UsageError('--random goes with neither --deterministic nor --seed');
     const lab = await labClient(options, deps);
     if (!(await goAhead("Empty the merchant's whole sandbox world?", options))) return 1;
-    const reset = await lab.call((client) => client.labSnapshots.reset());
-    print(options, reset, () => `Reset: ${reset.removed_rows} rows removed; business time ${reset.now} (wall time)`);
+    const body = {
+      ...((options.deterministic || options.random) && { deterministic: !options.random }),
+      ...(options.seed !== undefined && { seed: options.seed }),
+    };
+    const reset = await lab.call((client) => client.labSnapshots.reset(body));
+    print(options, reset, () =>
+      reset.deterministic
+        ? `Reset: ${reset.removed_rows} rows removed; deterministic with seed ${JSON.stringify(reset.seed)}, business time ${reset.now} (standing still until moved)`
+        : `Reset: ${reset.removed_rows} rows removed; business time ${reset.now} (wall time)`,
+    );
   },
 });
