@@ -8,6 +8,7 @@ import type { Merchant } from './platform/tenants.js';
 import type { RailOperationKind } from './rails/operation.js';
 import type { RailFaults } from './rails/rail-faults.js';
 import type { JobDefinition } from './scheduler/scheduler.js';
+import type { DashboardSessions, Screen } from './web/dashboard/screen.js';
 import type { PageRoute } from './web/pages.js';
 
 /**
@@ -30,6 +31,10 @@ export interface Module {
   readonly events?: ReadonlyArray<EventType<never>>;
   /** Its hosted pages (unsigned, for people with a link). */
   readonly pages?: readonly PageRoute[];
+  /** Its screens of the merchant dashboard (docs/dashboard.md), under /dashboard. */
+  readonly screens?: readonly Screen[];
+  /** The dashboard's sessions, for every screen: at most one module keeps them. */
+  readonly dashboardSessions?: DashboardSessions;
   /** Its sandbox simulations (answering for the payer, the bank, the card network...): in sandbox mode only. */
   readonly sandboxRoutes?: readonly AnyRoute[];
   /** Its sandbox stand-in pages (a card issuer's 3-D Secure page, a wallet app): in sandbox mode only. */

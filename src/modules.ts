@@ -17,6 +17,7 @@ import type { Module } from './module.js';
 import { ordersModule } from './orders/index.js';
 import { DEFAULT_TOKENS, paymentTokensModule } from './payment-tokens/index.js';
 import { payoutsModule } from './payouts/index.js';
+import { peopleModule } from './people/index.js';
 import type { Clock } from './platform/clock.js';
 import type { Config, Mode } from './platform/config.js';
 import { type ErrorDefinition, PLATFORM_ERRORS } from './platform/errors.js';
@@ -46,6 +47,7 @@ export const MODULES: readonly Module[] = [
   webhooksModule,
   sandboxModule,
   labModule,
+  peopleModule,
 ];
 
 /** The `paygate` commands: the platform's own (serve, migrate), then every capability's. */

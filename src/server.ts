@@ -7,6 +7,7 @@ import { openNonceStore } from './http/auth/nonce-store.js';
 import { freeProcessingClaims } from './http/idempotency/store.js';
 import { type DemoApp, ensureDemoApp } from './merchants/index.js';
 import { ERRORS, modulesFor, openComposedPlatform, startModules } from './modules.js';
+import { type DemoSignIn, ensureDemoPerson } from './people/index.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { lockDataDir } from './platform/database/data-dir-lock.js';
@@ -31,7 +32,7 @@ export interface RunningServer {
   scheduler: Scheduler;
   webhooks: WebhookSender;
   /** Set when the demo merchant exists (sandbox mode with PAYGATE_DEMO not 0). */
-  demo: { demo: DemoApp; created: boolean } | undefined;
+  demo: { demo: DemoApp; created: boolean; signIn: DemoSignIn | undefined } | undefined;
   /** Stops taking requests, finishes those in flight and the running job, then closes the database. */
   close(): Promise<void>;
 }
@@ -58,7 +59,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const modules = modulesFor(config.mode);
     const railOperations = modules.flatMap((module) => module.railOperations ?? []);
 
-    const demo = config.demo ? await ensureDemoApp(platform) : undefined;
+    const demoApp = config.demo ? await ensureDemoApp(platform) : undefined;
+    const demo = demoApp && { ...demoApp, signIn: await ensureDemoPerson(platform, demoApp.demo.merchant_id) };
     const nonces = openNonceStore(database);
     teardown.push(() => nonces.close());
     const metrics = createMetrics();
@@ -103,6 +105,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await startModules(platform, modules);
     if (database.engine === 'sqlite') await recoverOperations(platform, railOperations, startedAt);
 
+    const [dashboardSessions, ...moreSessions] = modules.flatMap((module) =>
+      module.dashboardSessions ? [module.dashboardSessions] : [],
+    );
+    if (moreSessions.length > 0) throw new Error('only one module may keep dashboard sessions');
     let shuttingDown = false;
     const app = await buildHttpApp({
       platform,
@@ -111,6 +117,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       version: VERSION,
       routes: modules.flatMap((module) => module.routes ?? []),
       pages: modules.flatMap((module) => module.pages ?? []),
+      screens: modules.flatMap((module) => module.screens ?? []),
+      dashboardSessions,
       tags: modules.flatMap((module) => module.tags ?? []),
       errors: Object.values(ERRORS),
       isShuttingDown: () => shuttingDown,

@@ -126,7 +126,7 @@ export interface CommandDeps {
 export interface StartedServer {
   url: string;
   platform: PlatformContext;
-  demo: { demo: DemoFacts; created: boolean } | undefined;
+  demo: { demo: DemoFacts; created: boolean; signIn?: { email: string; password: string } | undefined } | undefined;
   close(): Promise<void>;
 }
 

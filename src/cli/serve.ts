@@ -61,6 +61,9 @@ function startupFacts(server: StartedServer) {
     private_key_path: server.demo?.demo.private_key_path,
     public_key_path: server.demo?.demo.public_key_path,
     webhook_public_key_path: server.demo?.demo.webhook_public_key_path,
+    dashboard_url: `${server.url}/dashboard`,
+    dashboard_email: server.demo?.signIn?.email,
+    dashboard_password: server.demo?.signIn?.password,
   };
 }
 
@@ -82,6 +85,14 @@ function banner(server: StartedServer): string {
       'Make a signed call:',
       `  ${demoCallCommand({ url: server.url, dataDir: config.dataDir, demo })}`,
     );
+    const signIn = server.demo.signIn;
+    if (signIn)
+      lines.push(
+        '',
+        `Dashboard: ${server.url}/dashboard`,
+        `  Email:              ${signIn.email}`,
+        `  Password:           ${signIn.password}`,
+      );
   }
   lines.push('', `API reference: ${server.url}/docs`, '');
   return lines.join('\n');

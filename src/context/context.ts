@@ -27,7 +27,9 @@ export type Actor =
   | { kind: 'operator' }
   /** Someone holding a link to a hosted page (the payer of a payment link). */
   | { kind: 'payer'; page: string }
-  | { kind: 'system'; job: string };
+  | { kind: 'system'; job: string }
+  /** Someone signed in to the merchant's dashboard (docs/dashboard.md). */
+  | { kind: 'person'; personId: string; email: string };
 
 /** What every part of the platform is given instead of reaching for globals. */
 export interface PlatformContext {

@@ -12,6 +12,8 @@ import type { PlatformContext } from '../context/context.js';
 import { AppError, type ErrorDefinition, PLATFORM_ERRORS } from '../platform/errors.js';
 import type { Metrics } from '../platform/metrics.js';
 import { RateLimiter } from '../platform/rate-limit.js';
+import { registerDashboard } from '../web/dashboard/register.js';
+import type { DashboardSessions, Screen } from '../web/dashboard/screen.js';
 import { createPageGate } from '../web/page-gate.js';
 import { FREE_PAGE_PATHS, PAGE_SECURITY_HEADERS, type PageRoute, registerPages } from '../web/pages.js';
 import { createAuthenticator } from './auth/authenticate.js';
@@ -33,6 +35,9 @@ export interface HttpAppDeps {
   routes: readonly AnyRoute[];
   /** The hosted pages: every module's. */
   pages: readonly PageRoute[];
+  /** The merchant dashboard's screens: every module's, and where their sessions come from. */
+  screens: readonly Screen[];
+  dashboardSessions: DashboardSessions | undefined;
   /** The OpenAPI tags the modules declare. */
   tags: ReadonlyArray<{ name: string; description: string }>;
   /** The closed list of error codes, published in the OpenAPI document. */
@@ -50,7 +55,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   const pageGate = createPageGate({
     config,
     wallClock: deps.platform.wallClock,
-    patterns: deps.pages,
+    patterns: [...deps.pages, ...deps.screens],
     freePaths: FREE_PAGE_PATHS,
     headers: PAGE_SECURITY_HEADERS,
     onRefused: () => deps.metrics.pageRefusals.inc(),
@@ -170,6 +175,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       route,
     );
   await registerPages(app, deps.platform, deps.pages);
+  await registerDashboard(app, deps.platform, { screens: deps.screens, sessions: deps.dashboardSessions });
   return app;
 }
 

@@ -39,6 +39,8 @@ export function actorName(actor: Actor): string {
       return `payer:${actor.page}`;
     case 'system':
       return `system:${actor.job}`;
+    case 'person':
+      return `person:${actor.email}`;
   }
 }
 

@@ -83,6 +83,8 @@ export interface Config {
    * seed and its clock standing still from the fixed start; a reset without a seed uses it.
    */
   deterministicSeed: string | undefined;
+  /** Minutes a dashboard session may stay idle before it ends (docs/dashboard.md). */
+  dashboardIdleMinutes: number;
   /**
    * A TrueType/OpenType font for PDF receipts (`path`, or `path#PostScriptName` in a collection); Helvetica when
    * absent.
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxCaptures: read('PAYGATE_LAB_INBOX_MAX_CAPTURES', 10_000, integer(1, 1_000_000)),
     retentionMs: read('PAYGATE_LAB_INBOX_RETENTION_DAYS', 7, integer(1, 365)) * 24 * 60 * 60_000,
   };
+  const dashboardIdleMinutes = read('PAYGATE_DASHBOARD_IDLE_MINUTES', 30, integer(1, 24 * 60));
   const deterministicSeed = env.PAYGATE_DETERMINISTIC_SEED || undefined;
   if (deterministicSeed !== undefined && mode === 'live')
     problems.push('PAYGATE_DETERMINISTIC_SEED: sandbox only (a live platform draws its identifiers at random)');
@@ -263,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionMs,
     labInbox,
     deterministicSeed,
+    dashboardIdleMinutes,
     receiptFont,
     defaultCurrency,
     batchFileMaxBytes,

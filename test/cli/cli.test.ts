@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { demoCallCommand } from '../../src/cli/serve.js';
+import { byTestId, DashboardBrowser } from '../support/dashboard-browser.js';
 import { TEST_PUBLIC_KEY } from '../support/keys.js';
 import { createTestSchema, POSTGRES_URL } from '../support/postgres.js';
 import { freePort, runCli, runShell, type ServeProcess, startServe } from '../support/processes.js';
@@ -49,6 +50,14 @@ describe('the paygate command line', () => {
     const fresh = await runShell(command, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' });
     assert.equal(fresh.code, 0, `${command}\n${fresh.stdout}${fresh.stderr}`);
     assert.equal(JSON.parse(fresh.stdout).data.message, 'Hello, paygate');
+
+    // The demo sign-in to the dashboard, printed as the key is: it signs in as the demo merchant's owner.
+    const dashboard = /^Dashboard: (\S+)\n {2}Email: +(\S+)\n {2}Password: +(\S+)$/m.exec(banner);
+    assert.ok(dashboard, banner);
+    const [, dashboardUrl, email, password] = dashboard;
+    const browser = new DashboardBrowser(dashboardUrl!);
+    assert.equal((await browser.signIn(email!, password!)).status, 303);
+    assert.deepEqual(byTestId((await browser.get('/dashboard')).html, 'who'), [`${email} (owner)`]);
   });
 
   test("the banner's command is the short one where a fresh shell's defaults find the server and the demo key", () => {

@@ -57,9 +57,24 @@ const WORLD = [
   'webhook_deliveries',
 ];
 /** A merchant's, but kept by a reset and a restore (catalogue.ts says why). */
-const KEPT = ['apps', 'lab_snapshot_parts', 'lab_snapshots', 'lab_taps'];
-/** Nobody's world: the merchants themselves, the apps' nonces, the platform's settings and migrations. */
-const PLATFORM = ['merchants', 'nonces', 'schema_migrations', 'schema_migrations_lock', 'settings'];
+const KEPT = [
+  'apps',
+  'dashboard_audit',
+  'dashboard_people',
+  'dashboard_sessions',
+  'lab_snapshot_parts',
+  'lab_snapshots',
+  'lab_taps',
+];
+/** Nobody's world: the merchants themselves, the apps' nonces, failed dashboard sign-ins, the platform's settings and migrations. */
+const PLATFORM = [
+  'dashboard_sign_in_failures',
+  'merchants',
+  'nonces',
+  'schema_migrations',
+  'schema_migrations_lock',
+  'settings',
+];
 
 const column = (table: string, name: string) => ({ table, name, type: 'text' });
 const fk = (table: string, col: string, references: string) => ({

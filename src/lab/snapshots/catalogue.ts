@@ -13,6 +13,8 @@ import type { Database, Db } from '../../platform/database/database.js';
 /** Tables with a `merchant_id` that are not the merchant's world, and why: a reset and a restore leave them be. */
 export const KEPT_TABLES: Readonly<Record<string, string>> = {
   apps: "the merchant's apps: their keys and webhook endpoints",
+  dashboard_people: "the people who sign in to the merchant's dashboard (and, through them, their sessions)",
+  dashboard_audit: "what the merchant's people did: a record of the past, which no reset or restore rewrites",
   lab_snapshots: 'the snapshots themselves',
   lab_snapshot_parts: "the snapshots' contents",
   lab_taps:

@@ -18,6 +18,7 @@ import * as payerActionKeys from './migrations/015_payer_action_keys.js';
 import * as transactionsOrderIndex from './migrations/016_transactions_order_index.js';
 import * as lab from './migrations/017_lab.js';
 import * as deterministicRuns from './migrations/018_deterministic_runs.js';
+import * as dashboardPeople from './migrations/019_dashboard_people.js';
 
 /** Every migration, in order. A static list, so the compiled build needs no directory scan. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +40,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '016_transactions_order_index': transactionsOrderIndex,
   '017_lab': lab,
   '018_deterministic_runs': deterministicRuns,
+  '019_dashboard_people': dashboardPeople,
 };
 
 /**

@@ -1,0 +1,3 @@
+export { type Acting, OPERATOR } from './audit.js';
+export { type DemoSignIn, ensureDemoPerson } from './demo.js';
+export { peopleModule } from './module.js';
