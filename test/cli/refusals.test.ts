@@ -127,6 +127,8 @@ describe("an operator's command and the merchant it names", () => {
     ['plans show', ['plans', 'show', randomUUID()]],
     ['app create', ['app', 'create', '--public-key', PUBLIC_KEY]],
     ['app list', ['app', 'list']],
+    ['dashboard user add', ['dashboard', 'user', 'add', '--email', 'x@shop.test', '--role', 'viewer']],
+    ['dashboard user list', ['dashboard', 'user', 'list']],
     // The lab's commands sign as the merchant's oldest active app.
     ['listen', ['listen']],
     ['trigger', ['trigger', 'order.paid']],
