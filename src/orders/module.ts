@@ -5,6 +5,7 @@ import { ORDER_EVENTS } from './events.js';
 import { ORDER_JOBS } from './jobs.js';
 import { TRANSACTION_LEDGER } from './ledger-source.js';
 import { CHECKOUT_PAGES } from './pages/checkout.js';
+import { ORDER_SCREENS } from './pages/dashboard.js';
 import { PAYER_PAGES } from './pages/payer-pages.js';
 import { RECEIPT_PAGES } from './pages/receipt.js';
 import { TRANSACTION_OPERATIONS } from './recovery.js';
@@ -23,6 +24,7 @@ export const ordersModule = defineModule({
   errors: ORDER_ERRORS,
   events: Object.values(ORDER_EVENTS),
   pages: [...CHECKOUT_PAGES, ...RECEIPT_PAGES],
+  screens: ORDER_SCREENS,
   sandboxRoutes: ORDER_SANDBOX_ROUTES,
   // The card issuer's 3-D Secure page and the payer's wallet app, for payments and bindings alike: a real acquirer
   // serves its own.

@@ -70,14 +70,14 @@ export interface Page {
   headers: Headers;
 }
 
-/** The text of the elements with this data-testid, tags stripped. */
+/** The text of the elements with this data-testid: tags stripped (a tag reads as a space), spaces collapsed. */
 export function byTestId(html: string, testId: string): string[] {
   const found: string[] = [];
   const pattern = new RegExp(`<(\\w+)[^>]*data-testid="${testId}"[^>]*>([\\s\\S]*?)</\\1>`, 'g');
   for (const match of html.matchAll(pattern))
     found.push(
       match[2]!
-        .replace(/<[^>]+>/g, '')
+        .replace(/<[^>]+>/g, ' ')
         .replace(/\s+/g, ' ')
         .trim(),
     );

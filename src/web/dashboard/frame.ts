@@ -4,6 +4,7 @@ import { documentHead } from '../layout.js';
 import type { DashboardPage, SignedIn, SignedInScreen } from './screen.js';
 
 export const DASHBOARD_STYLESHEET_PATH = '/dashboard/assets/dashboard.css';
+export const HOME_PATH = '/dashboard';
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const SIGN_OUT_PATH = '/dashboard/sign-out';
 

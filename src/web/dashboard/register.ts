@@ -9,6 +9,7 @@ import {
   bareDashboardPage,
   DASHBOARD_STYLESHEET_PATH,
   FORM_FIELD,
+  HOME_PATH,
   problemPage,
   SIGN_IN_PATH,
   signedInPage,
@@ -39,9 +40,10 @@ export async function registerDashboard(
   const secure = platform.config.publicBaseUrl.startsWith('https:');
   const cookie = (name: string, value: string, maxAge?: number) =>
     `${name}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}${maxAge === undefined ? '' : `; Max-Age=${maxAge}`}`;
-  const menu = options.screens.filter(
-    (screen): screen is SignedInScreen => screen.access !== 'anyone' && screen.menu !== undefined,
-  );
+  // Home first, then the modules' screens in the modules' order.
+  const menu = options.screens
+    .filter((screen): screen is SignedInScreen => screen.access !== 'anyone' && screen.menu !== undefined)
+    .sort((a, b) => Number(b.url === HOME_PATH) - Number(a.url === HOME_PATH));
   const sandbox = platform.config.mode === 'sandbox';
 
   await app.register(async (dashboard) => {

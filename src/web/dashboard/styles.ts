@@ -31,6 +31,10 @@ td form button, td form select { margin: 0; width: auto; }
 .notice.done { background: #e3f6e8; color: #17612d; }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 16px; background: #f1f3f8; padding: 4px 8px; border-radius: 4px; }
 .signin { max-width: 400px; margin: 48px auto; }
+form.filters { display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: flex-end; }
+form.filters > div { flex: 1 1 160px; }
+form.filters input, form.filters select { max-width: none; }
+nav[aria-label=Pages] { margin: 12px 0; display: flex; gap: 16px; }
 .muted { color: #5b6478; font-size: 14px; }
 @media (max-width: 640px) {
   main { padding: 12px; }

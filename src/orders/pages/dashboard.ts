@@ -1,0 +1,188 @@
+import type { Context } from '../../context/context.js';
+import { AppError, PLATFORM_ERRORS } from '../../platform/errors.js';
+import type { ScreenAnswer, SignedInScreen } from '../../web/dashboard/screen.js';
+import { type Html, html } from '../../web/html.js';
+import { presentOrder } from '../present.js';
+import { checkOrder, listMerchantOrders } from '../queries.js';
+import { ORDER_STATES } from '../tables.js';
+
+export const ORDERS_PATH = '/dashboard/orders';
+const PAGE_SIZE = 50;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The list's filters, as its address carries them: what a bookmark or a shared link keeps. */
+interface OrderFilters {
+  state?: string;
+  reference?: string;
+  customer?: string;
+  currency?: string;
+  min?: string;
+  max?: string;
+  from?: string;
+  to?: string;
+}
+
+const FILTER_NAMES = ['state', 'reference', 'customer', 'currency', 'min', 'max', 'from', 'to'] as const;
+
+function filtersOf(query: Record<string, string | undefined>): OrderFilters {
+  const filters: OrderFilters = {};
+  for (const name of FILTER_NAMES) {
+    const value = query[name]?.trim();
+    if (value) filters[name] = value;
+  }
+  return filters;
+}
+
+/** The filters in the API's query language (docs/orders.md): the same conditions the signed list takes. */
+function queryLanguage(filters: OrderFilters): Record<string, string> {
+  const dateOf = (name: 'from' | 'to', value: string) => {
+    if (!DATE.test(value)) throw new AppError(PLATFORM_ERRORS.validationFailed, `${name} must be a date (YYYY-MM-DD).`);
+    return name === 'from' ? `${value}T00:00:00.000Z` : `${value}T23:59:59.999Z`;
+  };
+  return {
+    ...(filters.state && { 'filter[state][_eq]': filters.state }),
+    ...(filters.reference && { 'filter[reference_number][_contains]': filters.reference }),
+    ...(filters.customer && { 'filter[customer.uuid][_eq]': filters.customer }),
+    ...(filters.currency && { 'filter[currency][_eq]': filters.currency.toUpperCase() }),
+    ...(filters.min && { 'filter[initial_total][_gte]': filters.min }),
+    ...(filters.max && { 'filter[initial_total][_lte]': filters.max }),
+    ...(filters.from && { 'filter[created_at][_gte]': dateOf('from', filters.from) }),
+    ...(filters.to && { 'filter[created_at][_lte]': dateOf('to', filters.to) }),
+  };
+}
+
+function addressOf(filters: OrderFilters, offset: number): string {
+  const query = new URLSearchParams(filters as Record<string, string>);
+  if (offset > 0) query.set('offset', String(offset));
+  const text = query.toString();
+  return text ? `${ORDERS_PATH}?${text}` : ORDERS_PATH;
+}
+
+async function ordersPage(ctx: Context, query: Record<string, string | undefined>): Promise<ScreenAnswer> {
+  const filters = filtersOf(query);
+  const offset = /^\d{1,9}$/.test(query.offset ?? '') ? Number(query.offset) : 0;
+  let listed: { rows: Html; total: number } | { problem: string };
+  try {
+    const { views, total } = await listMerchantOrders(ctx, queryLanguage(filters), { offset, limit: PAGE_SIZE });
+    listed = { rows: html`${views.map((view) => orderRow(presentOrder(view)))}`, total };
+  } catch (error) {
+    if (!(error instanceof AppError) || error.definition.status >= 500) throw error;
+    listed = { problem: error.message };
+  }
+  const field = (name: keyof OrderFilters, label: string, type = 'text') =>
+    html`<div><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" type="${type}" value="${filters[name] ?? ''}"></div>`;
+  return {
+    status: 'problem' in listed ? 400 : 200,
+    page: {
+      title: 'Payments',
+      body: html`<h1>Payments</h1>
+<form method="get" action="${ORDERS_PATH}" class="card filters" role="search" aria-label="Filter orders">
+<div><label for="f-state">State</label><select id="f-state" name="state"><option value="">any</option>${ORDER_STATES.map(
+        (state) => html`<option value="${state}"${filters.state === state ? html` selected` : ''}>${state}</option>`,
+      )}</select></div>
+${field('reference', 'Reference contains')}
+${field('customer', 'Customer (uuid)')}
+${field('currency', 'Currency')}
+${field('min', 'Amount at least')}
+${field('max', 'Amount at most')}
+${field('from', 'Created from', 'date')}
+${field('to', 'Created to', 'date')}
+<div><button type="submit">Filter</button> <a href="${ORDERS_PATH}">Clear</a></div>
+</form>
+${
+  'problem' in listed
+    ? html`<p class="notice error" role="alert" data-testid="problem">${listed.problem}</p>`
+    : html`<p class="muted" data-testid="total">${listed.total} order${listed.total === 1 ? '' : 's'}${listed.total > PAGE_SIZE ? html`, ${offset + 1} to ${Math.min(offset + PAGE_SIZE, listed.total)} shown` : ''}</p>
+<table class="list" data-testid="orders">
+<thead><tr><th>Number</th><th>Reference</th><th>State</th><th>Amount</th><th>Paid</th><th>Created (UTC)</th></tr></thead>
+<tbody>${listed.rows}</tbody>
+</table>
+<nav aria-label="Pages">
+${offset > 0 && html`<a href="${addressOf(filters, Math.max(0, offset - PAGE_SIZE))}" rel="prev">Newer</a>`}
+${offset + PAGE_SIZE < listed.total && html` <a href="${addressOf(filters, offset + PAGE_SIZE)}" rel="next">Older</a>`}
+</nav>`
+}`,
+    },
+  };
+}
+
+type OrderReply = ReturnType<typeof presentOrder>;
+
+function orderRow(order: OrderReply): Html {
+  return html`<tr data-testid="order">
+<td data-label="Number"><a href="${ORDERS_PATH}/${order.number}">${order.number}</a></td>
+<td data-label="Reference">${order.reference_number}</td>
+<td data-label="State">${order.state}</td>
+<td data-label="Amount">${order.currency} ${String(order.initial_total)}</td>
+<td data-label="Paid">${order.currency} ${order.paid_total}</td>
+<td data-label="Created">${order.created_at.replace('T', ' ').slice(0, 19)}</td>
+</tr>`;
+}
+
+async function orderPage(ctx: Context, number: string): Promise<ScreenAnswer> {
+  const order = presentOrder(await checkOrder(ctx, { order: { number } }));
+  const facts: Array<[string, Html | string]> = [
+    ['State', order.state],
+    ['Reference', order.reference_number],
+    ['Amount', `${order.currency} ${String(order.initial_total)}`],
+    ['Paid', `${order.currency} ${order.paid_total}`],
+    ['Unpaid', `${order.currency} ${order.unpaid_total}`],
+    ['Customer', order.customer_uuid ?? 'none'],
+    ['Due date', order.due_date ?? 'none'],
+    ['Note', order.note ?? ''],
+    ['Created (UTC)', order.created_at.replace('T', ' ').slice(0, 19)],
+  ];
+  return {
+    status: 200,
+    page: {
+      title: `Order ${order.number}`,
+      body: html`<p><a href="${ORDERS_PATH}">Payments</a></p>
+<h1>Order ${order.number}</h1>
+<table data-testid="order-facts"><tbody>${facts.map(([name, value]) => html`<tr><th scope="row">${name}</th><td>${value}</td></tr>`)}</tbody></table>
+<h2>Transactions</h2>
+${
+  order.transactions.length === 0
+    ? html`<p>None yet.</p>`
+    : html`<table class="list" data-testid="transactions">
+<thead><tr><th>Type</th><th>Amount</th><th>Outcome</th><th>Id</th></tr></thead>
+<tbody>${order.transactions.map(
+        (t) => html`<tr data-testid="transaction">
+<td data-label="Type">${t.type}</td>
+<td data-label="Amount">${t.currency} ${String(t.amount)}</td>
+<td data-label="Outcome">${t.is_pending ? 'pending' : t.success ? 'succeeded' : 'failed'}</td>
+<td data-label="Id">${t.uuid}</td>
+</tr>`,
+      )}</tbody>
+</table>`
+}
+${
+  order.line_items !== null &&
+  html`<h2>Line items</h2>
+<table class="list" data-testid="line-items">
+<thead><tr><th>Item</th><th>Price</th><th>Quantity</th><th>Total</th></tr></thead>
+<tbody>${order.line_items.map(
+    (item) =>
+      html`<tr><td data-label="Item">${item.label ?? item.purchasable_type}</td><td data-label="Price">${String(item.price)}</td><td data-label="Quantity">${String(item.quantity)}</td><td data-label="Total">${String(item.total)}</td></tr>`,
+  )}</tbody>
+</table>`
+}`,
+    },
+  };
+}
+
+/** The merchant's payments: the orders list with the query language's filters and paging, and an order's page. */
+export const ORDER_SCREENS: readonly SignedInScreen[] = [
+  {
+    method: 'GET',
+    url: ORDERS_PATH,
+    access: 'viewer',
+    menu: 'Payments',
+    handle: (ctx, request) => ordersPage(ctx, request.query),
+  },
+  {
+    method: 'GET',
+    url: `${ORDERS_PATH}/:number`,
+    access: 'viewer',
+    handle: (ctx, request) => orderPage(ctx, request.params.number!),
+  },
+];

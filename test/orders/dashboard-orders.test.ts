@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { OPERATOR } from '../../src/people/audit.js';
+import { addPerson } from '../../src/people/people.js';
+import { byTestId, DashboardBrowser } from '../support/dashboard-browser.js';
+import { newOrder, paidOrder } from '../support/fixtures.js';
+import { startTestServer, type TestMerchant, type TestServer } from '../support/server.js';
+
+// The dashboard's payments screens (issue 37, point 3, first part): the orders list with the query language's
+// filters, in an address that can be shared, and paging; an order's page with its transactions. Another merchant's
+// order answers as one that does not exist.
+
+describe('dashboard: payments', () => {
+  let server: TestServer;
+  let shop: TestMerchant;
+  let other: TestMerchant;
+  let browser: DashboardBrowser;
+  let paidNumber: string;
+  let otherNumber: string;
+  const password = 'a viewer password';
+
+  before(async () => {
+    server = await startTestServer();
+    shop = await server.newMerchant({ name: 'Orders Shop' });
+    other = await server.newMerchant({ name: 'Other Shop' });
+    await addPerson(
+      server.platform,
+      { merchantId: shop.merchantId, email: 'viewer@orders.test', role: 'viewer', password },
+      OPERATOR,
+    );
+    // 54 unpaid orders (more than a page of 50) and one paid.
+    for (let start = 0; start < 54; start += 9)
+      await Promise.all(
+        Array.from({ length: 9 }, (_, i) =>
+          newOrder(shop.client, {
+            reference_number: `DASH-${String(start + i).padStart(2, '0')}`,
+            charge_fee: '10.00',
+          }),
+        ),
+      );
+    const paid = await paidOrder(shop.client, '250.50');
+    paidNumber = paid.order.number;
+    otherNumber = (await newOrder(other.client, { reference_number: 'OTHER-1' })).number;
+    browser = new DashboardBrowser(server.url);
+    assert.equal((await browser.signIn('viewer@orders.test', password)).status, 303);
+  });
+  after(() => server.close());
+
+  test('the list: newest first, a page of 50 with its total, and the next page', async () => {
+    const first = await browser.get('/dashboard/orders');
+    assert.equal(first.status, 200);
+    assert.deepEqual(byTestId(first.html, 'total'), ['55 orders, 1 to 50 shown']);
+    const rows = byTestId(first.html, 'order');
+    assert.equal(rows.length, 50);
+    assert.match(rows[0]!, new RegExp(`^${paidNumber} \\S+ completed HKD 250\\.5 HKD 250\\.50 `));
+    const next = /<a href="([^"]+)" rel="next">/.exec(first.html)![1]!.replace(/&amp;/g, '&');
+    assert.equal(next, '/dashboard/orders?offset=50');
+    const second = await browser.get(next);
+    assert.equal(byTestId(second.html, 'order').length, 5);
+    assert.match(second.html, /rel="prev"/);
+    assert.doesNotMatch(second.html, /rel="next"/);
+    assert.match(byTestId(first.html, 'who')[0]!, /viewer@orders\.test \(viewer\)/);
+    assert.match(first.html, /<a href="\/dashboard\/orders" aria-current="page">Payments<\/a>/);
+  });
+
+  test("the filters are the query language's, in the page's address", async () => {
+    const completed = await browser.get('/dashboard/orders?state=completed');
+    assert.deepEqual(byTestId(completed.html, 'total'), ['1 order']);
+    assert.match(completed.html, /<option value="completed" selected>/);
+    const byReference = await browser.get('/dashboard/orders?reference=DASH-1');
+    assert.deepEqual(byTestId(byReference.html, 'total'), ['10 orders']);
+    const byAmount = await browser.get('/dashboard/orders?min=100&max=300');
+    assert.deepEqual(byTestId(byAmount.html, 'total'), ['1 order']);
+    const today = new Date().toISOString().slice(0, 10);
+    const byDate = await browser.get(`/dashboard/orders?from=${today}&to=${today}&reference=DASH-0`);
+    assert.deepEqual(byTestId(byDate.html, 'total'), ['10 orders']);
+    const past = await browser.get('/dashboard/orders?to=2000-01-01');
+    assert.deepEqual(byTestId(past.html, 'total'), ['0 orders']);
+    const wrong = await browser.get('/dashboard/orders?from=yesterday');
+    assert.equal(wrong.status, 400);
+    assert.deepEqual(byTestId(wrong.html, 'problem'), ['from must be a date (YYYY-MM-DD).']);
+    const badAmount = await browser.get('/dashboard/orders?min=1e3');
+    assert.equal(badAmount.status, 400);
+    assert.equal(byTestId(badAmount.html, 'problem').length, 1);
+  });
+
+  test("an order's page shows its facts and transactions; another merchant's order is as unknown as none", async () => {
+    const page = await browser.get(`/dashboard/orders/${paidNumber}`);
+    assert.equal(page.status, 200);
+    const facts = byTestId(page.html, 'order-facts')[0]!;
+    assert.match(facts, /State completed/);
+    assert.match(facts, /Amount HKD 250\.5 Paid HKD 250\.50 Unpaid HKD 0\.00/);
+    const transactions = byTestId(page.html, 'transaction');
+    assert.equal(transactions.length, 1);
+    assert.match(transactions[0]!, /^Sales HKD 250\.5 succeeded [0-9a-f-]{36}$/);
+
+    const foreign = await browser.get(`/dashboard/orders/${otherNumber}`);
+    const unknown = await browser.get('/dashboard/orders/999999999999999999');
+    assert.equal(foreign.status, 404);
+    assert.deepEqual(
+      [foreign.status, byTestId(foreign.html, 'problem')],
+      [unknown.status, byTestId(unknown.html, 'problem')],
+    );
+    assert.deepEqual(byTestId(foreign.html, 'problem'), ['Order not found.']);
+    assert.doesNotMatch((await browser.get('/dashboard/orders?reference=OTHER')).html, /OTHER-1/);
+  });
+});
