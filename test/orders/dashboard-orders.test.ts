@@ -105,3 +105,110 @@ describe('dashboard: payments', () => {
     assert.doesNotMatch((await browser.get('/dashboard/orders?reference=OTHER')).html, /OTHER-1/);
   });
 });
+
+// The money actions of an order's page (issue 37, point 3): refund, capture and void behind a confirmation, an admin's
+// or an owner's, each through the API's verb and refused as the API refuses it; each in the audit log.
+describe('dashboard: refund, capture and void', () => {
+  let server: TestServer;
+  let shop: TestMerchant;
+  let admin: DashboardBrowser;
+  let viewer: DashboardBrowser;
+  const DAY = 24 * 60 * 60;
+
+  before(async () => {
+    server = await startTestServer();
+    shop = await server.newMerchant({ name: 'Actions Shop' });
+    for (const role of ['admin', 'viewer'] as const)
+      await addPerson(
+        server.platform,
+        { merchantId: shop.merchantId, email: `${role}@actions.test`, role, password: `the ${role} password` },
+        OPERATOR,
+      );
+    admin = new DashboardBrowser(server.url);
+    viewer = new DashboardBrowser(server.url);
+    assert.equal((await admin.signIn('admin@actions.test', 'the admin password')).status, 303);
+    assert.equal((await viewer.signIn('viewer@actions.test', 'the viewer password')).status, 303);
+  });
+  after(() => server.close());
+
+  test('a refund asks first, then refunds through the API; more than is left is refused with the API message', async () => {
+    const { order, transaction } = await paidOrder(shop.client, '80.00');
+    await shop.client.sandbox.advanceClock(DAY);
+    const page = await admin.get(`/dashboard/orders/${order.number}`);
+    const action = `/dashboard/orders/${order.number}/transactions/${transaction.uuid}/refund`;
+    assert.match(page.html, new RegExp(`action="${action}"`));
+    assert.doesNotMatch(page.html, /\/void"/, 'a settled sale offers no void');
+
+    const asked = await admin.post(action, { amount: '30.00' });
+    assert.equal(asked.status, 200);
+    assert.deepEqual(byTestId(asked.html, 'confirm-question'), [
+      `Refund HKD 30.00 of transaction ${transaction.uuid} of order ${order.number}?`,
+    ]);
+    assert.equal(
+      (await shop.client.orders.check({ order: { number: order.number } })).transactions.length,
+      1,
+      'nothing yet',
+    );
+
+    const done = await admin.post(action, { amount: '30.00', confirm: 'yes' });
+    assert.equal(done.status, 303);
+    assert.equal(done.location, `/dashboard/orders/${order.number}`);
+    const after = await shop.client.orders.check({ order: { number: order.number } });
+    assert.deepEqual(
+      after.transactions.map((t) => [t.type, String(t.amount), t.success]),
+      [
+        ['Sales', '80', true],
+        ['Refund', '30', true],
+      ],
+    );
+    assert.equal(after.paid_total, '50.00');
+
+    const tooMuch = await admin.post(action, { amount: '50.01', confirm: 'yes' });
+    const api = await shop.client.transactions.refund(transaction.uuid, { amount: '50.01' }).catch((error) => error);
+    assert.equal(tooMuch.status, api.status);
+    assert.deepEqual(byTestId(tooMuch.html, 'problem'), [api.message]);
+
+    const audit = byTestId((await admin.get('/dashboard/audit')).html, 'audit-entry');
+    assert.ok(
+      audit.some((row) =>
+        row.includes(
+          `admin@actions.test transaction.refunded Refund HKD 30.00 of transaction ${transaction.uuid} of order ${order.number}: succeeded`,
+        ),
+      ),
+      audit.join('\n'),
+    );
+  });
+
+  test('a capture and a void of authorisations; a viewer is offered none and refused by the server', async () => {
+    const held = await paidOrder(shop.client, '40.00', 'pre_authorize');
+    const base = `/dashboard/orders/${held.order.number}/transactions/${held.transaction.uuid}`;
+    const viewerPage = await viewer.get(`/dashboard/orders/${held.order.number}`);
+    assert.doesNotMatch(viewerPage.html, /\/transactions\/[^"]+\/(capture|void|refund)"/);
+    const refused = await viewer.post(`${base}/capture`, { amount: '40.00', confirm: 'yes' });
+    assert.equal(refused.status, 403);
+    assert.equal((await shop.client.transactions.check(held.transaction.uuid)).transaction.captured, false);
+
+    const adminPage = await admin.get(`/dashboard/orders/${held.order.number}`);
+    assert.match(adminPage.html, new RegExp(`action="${base}/capture"`));
+    assert.match(adminPage.html, new RegExp(`action="${base}/void"`));
+    const noToken = await admin.post(`${base}/capture`, { _form: null, amount: '40.00', confirm: 'yes' });
+    assert.equal(noToken.status, 403);
+    assert.equal((await admin.post(`${base}/capture`, { amount: '25.00', confirm: 'yes' })).status, 303);
+    const captured = await shop.client.transactions.check(held.transaction.uuid);
+    assert.equal(captured.transaction.captured, true);
+    assert.equal(captured.order.paid_total, '25.00');
+
+    const released = await paidOrder(shop.client, '15.00', 'pre_authorize');
+    const voidPath = `/dashboard/orders/${released.order.number}/transactions/${released.transaction.uuid}/void`;
+    await admin.get(`/dashboard/orders/${released.order.number}`);
+    const question = await admin.post(voidPath, {});
+    assert.deepEqual(byTestId(question.html, 'confirm-question'), [
+      `Void transaction ${released.transaction.uuid} of order ${released.order.number}?`,
+    ]);
+    assert.equal((await admin.post(voidPath, { confirm: 'yes' })).status, 303);
+    assert.equal((await shop.client.transactions.check(released.transaction.uuid)).transaction.voided, true);
+    const again = await admin.post(voidPath, { confirm: 'yes' });
+    const api = await shop.client.transactions.void(released.transaction.uuid).catch((error) => error);
+    assert.deepEqual([again.status, byTestId(again.html, 'problem')], [api.status, [api.message]]);
+  });
+});

@@ -1,7 +1,10 @@
 import type { Context } from '../../context/context.js';
 import { AppError, PLATFORM_ERRORS } from '../../platform/errors.js';
-import type { ScreenAnswer, SignedInScreen } from '../../web/dashboard/screen.js';
+import { roleAllows } from '../../platform/roles.js';
+import { formTokenField } from '../../web/dashboard/frame.js';
+import type { ScreenAnswer, SignedIn, SignedInScreen } from '../../web/dashboard/screen.js';
 import { type Html, html } from '../../web/html.js';
+import { captureAuthorization, refundTransaction, voidTransaction } from '../adjustments.js';
 import { presentOrder } from '../present.js';
 import { checkOrder, listMerchantOrders } from '../queries.js';
 import { ORDER_STATES } from '../tables.js';
@@ -119,8 +122,10 @@ function orderRow(order: OrderReply): Html {
 </tr>`;
 }
 
-async function orderPage(ctx: Context, number: string): Promise<ScreenAnswer> {
+async function orderPage(ctx: Context, number: string, signedIn: SignedIn): Promise<ScreenAnswer> {
   const order = presentOrder(await checkOrder(ctx, { order: { number } }));
+  // Money actions are an admin's or an owner's: a viewer is offered none (and refused by the server if it posts one).
+  const acts = roleAllows(signedIn.role, 'admin');
   const facts: Array<[string, Html | string]> = [
     ['State', order.state],
     ['Reference', order.reference_number],
@@ -144,13 +149,14 @@ ${
   order.transactions.length === 0
     ? html`<p>None yet.</p>`
     : html`<table class="list" data-testid="transactions">
-<thead><tr><th>Type</th><th>Amount</th><th>Outcome</th><th>Id</th></tr></thead>
+<thead><tr><th>Type</th><th>Amount</th><th>Outcome</th><th>Id</th>${acts && html`<th>Actions</th>`}</tr></thead>
 <tbody>${order.transactions.map(
         (t) => html`<tr data-testid="transaction">
 <td data-label="Type">${t.type}</td>
 <td data-label="Amount">${t.currency} ${String(t.amount)}</td>
-<td data-label="Outcome">${t.is_pending ? 'pending' : t.success ? 'succeeded' : 'failed'}</td>
+<td data-label="Outcome">${t.voided ? 'voided' : t.is_pending ? 'pending' : t.success ? 'succeeded' : 'failed'}</td>
 <td data-label="Id">${t.uuid}</td>
+${acts && html`<td data-label="Actions">${actionForms(order.number, t, signedIn)}</td>`}
 </tr>`,
       )}</tbody>
 </table>`
@@ -183,6 +189,96 @@ export const ORDER_SCREENS: readonly SignedInScreen[] = [
     method: 'GET',
     url: `${ORDERS_PATH}/:number`,
     access: 'viewer',
-    handle: (ctx, request) => orderPage(ctx, request.params.number!),
+    handle: (ctx, request) => orderPage(ctx, request.params.number!, request.signedIn),
   },
+  ...(['refund', 'void', 'capture'] as const).map(
+    (action): SignedInScreen => ({
+      method: 'POST',
+      url: `${ORDERS_PATH}/:number/transactions/:uuid/${action}`,
+      access: 'admin',
+      handle: (ctx, request) =>
+        takeAction(ctx, action, request.params.number!, request.params.uuid!, request.form, request.signedIn),
+    }),
+  ),
 ];
+
+type Action = 'refund' | 'void' | 'capture';
+
+const ACTIONS: Record<Action, { label: string; done: string; takesAmount: boolean }> = {
+  refund: { label: 'Refund', done: 'transaction.refunded', takesAmount: true },
+  void: { label: 'Void', done: 'transaction.voided', takesAmount: false },
+  capture: { label: 'Capture', done: 'transaction.captured', takesAmount: true },
+};
+
+type TransactionReply = OrderReply['transactions'][number];
+
+/** The actions the transaction allows now, as the API's flags say; the verb refuses anything else all the same. */
+function actionForms(number: string, t: TransactionReply, signedIn: SignedIn): Html {
+  const capturable = t.type === 'Authorization' && t.success && !t.captured && !t.voided && !t.void_is_pending;
+  const offered: Action[] = [
+    ...(t.allow_refund ? (['refund'] as const) : []),
+    ...(capturable ? (['capture'] as const) : []),
+    ...(t.allow_void ? (['void'] as const) : []),
+  ];
+  return html`${offered.map(
+    (action) => html`<form method="post" action="${ORDERS_PATH}/${number}/transactions/${t.uuid}/${action}">
+${formTokenField(signedIn.formToken)}
+${
+  ACTIONS[action].takesAmount &&
+  html`<label class="muted" for="${action}-${t.uuid}">${ACTIONS[action].label} amount</label><input id="${action}-${t.uuid}" name="amount" type="text" inputmode="decimal" value="${String(t.amount)}" size="10">`
+}
+<button type="submit"${action === 'void' ? html` class="danger"` : ''}>${ACTIONS[action].label}…</button>
+</form>`,
+  )}`;
+}
+
+/**
+ * A money action behind a confirmation: the first post shows what will happen and asks; the confirmed one calls the
+ * API's own verb (refused as the API refuses it, with the same message) and goes back to the order.
+ */
+async function takeAction(
+  ctx: Context,
+  action: Action,
+  number: string,
+  uuid: string,
+  form: Record<string, string>,
+  signedIn: SignedIn,
+): Promise<ScreenAnswer> {
+  const order = presentOrder(await checkOrder(ctx, { order: { number } }));
+  const transaction = order.transactions.find((t) => t.uuid === uuid);
+  if (!transaction) await checkOrder(ctx, { order: { number }, transaction: { uuid } });
+  const amount = ACTIONS[action].takesAmount ? (form.amount ?? '').trim() : undefined;
+  const what = `${ACTIONS[action].label} ${amount === undefined ? '' : `${order.currency} ${amount} of `}transaction ${uuid} of order ${number}`;
+  if (form.confirm !== 'yes') {
+    return {
+      status: 200,
+      page: {
+        title: `${ACTIONS[action].label}?`,
+        body: html`<h1>${ACTIONS[action].label}?</h1>
+<p data-testid="confirm-question">${what}?</p>
+<form method="post" action="${ORDERS_PATH}/${number}/transactions/${uuid}/${action}">
+${formTokenField(signedIn.formToken)}
+${amount !== undefined && html`<input type="hidden" name="amount" value="${amount}">`}
+<input type="hidden" name="confirm" value="yes">
+<button type="submit"${action === 'void' ? html` class="danger"` : ''}>Yes, ${ACTIONS[action].label.toLowerCase()}</button>
+</form>
+<p><a href="${ORDERS_PATH}/${number}">No, back to the order</a></p>`,
+      },
+    };
+  }
+  const target = { order: { number }, transactionId: uuid };
+  const outcome =
+    action === 'refund'
+      ? await refundTransaction(ctx, target, { amount: amount! })
+      : action === 'capture'
+        ? await captureAuthorization(ctx, target, amount === '' ? undefined : amount)
+        : await voidTransaction(ctx, target);
+  const row = outcome.transaction;
+  // A void changes the transaction itself; a refund or a capture is a transaction of its own, with its outcome.
+  const result =
+    action === 'void' ? (row.voided === 1 ? 'voided' : row.void_is_pending === 1 ? 'pending' : row.status) : row.status;
+  return {
+    redirect: `${ORDERS_PATH}/${number}`,
+    audit: { action: ACTIONS[action].done, subject: `${what}: ${result}` },
+  };
+}

@@ -1,4 +1,5 @@
 import type { DashboardSessions } from '../../web/dashboard/screen.js';
+import { recordAction } from '../audit.js';
 import { sessionOf } from '../sessions.js';
 
 /** The dashboard's sessions, as the dashboard's screens find them from the cookie. */
@@ -14,6 +15,14 @@ export const DASHBOARD_SESSIONS: DashboardSessions = {
         formToken: session.formToken,
         sessionKey: session.idHash,
       }
+    );
+  },
+  async record(platform, signedIn, address, entry) {
+    await recordAction(
+      platform,
+      signedIn.merchantId,
+      { person: { id: signedIn.personId, email: signedIn.email }, address },
+      entry,
     );
   },
 };

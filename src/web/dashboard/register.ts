@@ -145,11 +145,10 @@ export async function registerDashboard(
               { kind: 'person', personId: signedIn.personId, email: signedIn.email },
               request.id,
             );
-            return answer(
-              reply,
-              await screen.handle(ctx, { ...base, signedIn, formToken: signedIn.formToken }),
-              signedIn,
-            );
+            const result = await screen.handle(ctx, { ...base, signedIn, formToken: signedIn.formToken });
+            if ('redirect' in result && result.audit)
+              await sessions.record(platform, signedIn, request.ip, result.audit);
+            return answer(reply, result, signedIn);
           } catch (error) {
             if (error instanceof AppError && error.definition.status < 500)
               return render(reply, error.definition.status, problemPage('Refused', error.message), signedIn);

@@ -19,6 +19,14 @@ export interface SignedIn {
 export interface DashboardSessions {
   /** The live session a cookie's id names; undefined when there is none (never was, ended, idle too long). */
   find(platform: PlatformContext, sessionId: string): Promise<Omit<SignedIn, 'merchantName'> | undefined>;
+  /** Writes a line of the merchant's audit log for an action a screen took. */
+  record(platform: PlatformContext, signedIn: SignedIn, address: string, entry: AuditNote): Promise<void>;
+}
+
+/** What a screen's action was, for the audit log: `transaction.refunded`, about `order 2611…, HKD 10.00`. */
+export interface AuditNote {
+  action: string;
+  subject?: string;
 }
 
 interface ScreenRequestBase {
@@ -48,7 +56,7 @@ export interface SignedInScreenRequest extends ScreenRequestBase {
  */
 export type ScreenAnswer =
   | { status: number; page: DashboardPage }
-  | { redirect: string; startSession?: string; endSession?: true };
+  | { redirect: string; startSession?: string; endSession?: true; audit?: AuditNote };
 
 /** A page's content; the frame (navigation, who is signed in, sign-out) is added around it for signed-in screens. */
 export interface DashboardPage {
@@ -67,7 +75,8 @@ export interface PublicScreen {
 /**
  * A screen for someone signed in with at least `access`, checked on the server for every request: a viewer's form
  * posted to an admin's screen is refused, whether or not a page showed it. The handler gets the merchant's context,
- * with the person as its actor, so that every action goes through the same verbs as the API.
+ * with the person as its actor, so that every action goes through the same verbs as the API; an action that does not
+ * keep its own audit line says what it did in its answer (`audit`), and the dashboard writes it once the verb returns.
  */
 export interface SignedInScreen {
   method: 'GET' | 'POST';
