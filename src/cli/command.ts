@@ -126,7 +126,9 @@ export interface CommandDeps {
 export interface StartedServer {
   url: string;
   platform: PlatformContext;
-  demo: { demo: DemoFacts; created: boolean; signIn?: { email: string; password: string } | undefined } | undefined;
+  demo:
+    | { demo: DemoFacts; created: boolean; signIn?: { email: string; password: string; file: string } | undefined }
+    | undefined;
   close(): Promise<void>;
 }
 

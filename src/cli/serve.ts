@@ -63,7 +63,8 @@ function startupFacts(server: StartedServer) {
     webhook_public_key_path: server.demo?.demo.webhook_public_key_path,
     dashboard_url: `${server.url}/dashboard`,
     dashboard_email: server.demo?.signIn?.email,
-    dashboard_password: server.demo?.signIn?.password,
+    // The password itself only on the terminal: logs are kept less carefully than the data folder's file.
+    dashboard_password_file: server.demo?.signIn?.file,
   };
 }
 

@@ -10,6 +10,8 @@ import { findPersonByEmail, updatePerson } from './store.js';
 export interface DemoSignIn {
   email: string;
   password: string;
+  /** Where the password is kept: what a log names instead of the password. */
+  file: string;
 }
 
 const DEMO_EMAIL = 'demo@paygate.test';
@@ -25,8 +27,8 @@ export async function ensureDemoPerson(ctx: PlatformContext, merchantId: string)
   // The address is an earlier demo merchant's (the demo app was made again in this database): no demo sign-in.
   if (existing && existing.merchant_id !== merchantId) return undefined;
   if (existing && existing.merchant_id === merchantId && existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoSignIn;
-    if (saved.email === DEMO_EMAIL) return saved;
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { email: string; password: string };
+    if (saved.email === DEMO_EMAIL) return { ...saved, file };
   }
   let password: string;
   if (existing && existing.merchant_id === merchantId) {
@@ -39,7 +41,6 @@ export async function ensureDemoPerson(ctx: PlatformContext, merchantId: string)
     const added = await addPerson(ctx, { merchantId, email: DEMO_EMAIL, role: 'owner' }, OPERATOR);
     password = added.password!;
   }
-  const signIn = { email: DEMO_EMAIL, password };
-  writeFileSync(file, `${JSON.stringify(signIn, null, 2)}\n`, { mode: 0o600 });
-  return signIn;
+  writeFileSync(file, `${JSON.stringify({ email: DEMO_EMAIL, password }, null, 2)}\n`, { mode: 0o600 });
+  return { email: DEMO_EMAIL, password, file };
 }

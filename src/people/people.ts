@@ -15,6 +15,7 @@ import {
   findPersonByEmail,
   insertPerson,
   listPeopleOf,
+  lockPeopleOf,
   type PersonRow,
   updatePerson,
 } from './store.js';
@@ -110,6 +111,7 @@ export async function changeRole(
 ): Promise<Person> {
   if (!isRole(role)) throw new AppError(PEOPLE_ERRORS.personInvalid, `The role must be one of ${ROLES.join(', ')}.`);
   return inTransaction(ctx, async (tx) => {
+    await lockPeopleOf(tx.db, merchantId);
     const person = await findPerson(tx.db, merchantId, personId);
     if (!person) throw new AppError(PEOPLE_ERRORS.personNotFound);
     if (person.role === role) return toPerson(person);
@@ -129,6 +131,7 @@ export async function removePerson(
   by: Acting,
 ): Promise<void> {
   await inTransaction(ctx, async (tx) => {
+    await lockPeopleOf(tx.db, merchantId);
     const person = await findPerson(tx.db, merchantId, personId);
     if (!person) throw new AppError(PEOPLE_ERRORS.personNotFound);
     if (person.role === 'owner' && (await countOwners(tx.db, merchantId)) <= 1)

@@ -9,16 +9,16 @@ import { NOBODY_HASH, passwordMatches } from './passwords.js';
 import { normalEmail, type Person, toPerson } from './people.js';
 import {
   clearFailures,
-  countFailure,
+  countAttempt,
   deleteIdleSessions,
   deleteOldFailures,
   deleteSession,
   deleteSessionsOf,
-  failuresOf,
   findPersonByEmail,
   findSession,
   insertSession,
   touchSession,
+  uncountAttempt,
 } from './store.js';
 
 /** A signed-in browser: whose it is, and the token its forms carry. */
@@ -29,14 +29,20 @@ export interface Session {
   idHash: string;
 }
 
-/** Failed sign-ins counted in windows of 15 minutes: per address (an IPv6 /64 counts as one), and per account. */
+/**
+ * Sign-in attempts that did not succeed, counted in windows of 15 minutes from the first: per address (an IPv6 /64
+ * counts as one) and per account. Over either limit, an attempt is refused before its password is checked.
+ */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const SIGN_IN_FAILURES_PER_ADDRESS = 20;
 export const SIGN_IN_FAILURES_PER_ACCOUNT = 10;
 /** However active, a session ends 12 hours after sign-in. */
 const SESSION_MAX_MS = 12 * 60 * 60_000;
-/** A request writes the session's last-seen time only when it is older than this: not one write per page. */
-const TOUCH_AFTER_MS = 60_000;
+/**
+ * A request writes the session's last-seen time only when it is older than this (not one write per page): a tenth of
+ * the idle time, at most a minute, so that an active session never looks idle.
+ */
+const touchAfterMs = (idleMs: number) => Math.min(60_000, idleMs / 10);
 
 export const sessionIdHash = (sessionId: string): string => createHash('sha256').update(sessionId).digest('hex');
 
@@ -51,26 +57,27 @@ export async function signIn(
 ): Promise<{ sessionId: string; session: Session }> {
   const email = normalEmail(input.email);
   const now = ctx.wallClock.now().getTime();
-  const keys = [`address:${callerKey(input.address)}`, `email:${email}`];
-  const [byAddress, byAccount] = await failuresOf(ctx.db, keys, now, SIGN_IN_WINDOW_MS);
-  if (byAddress! >= SIGN_IN_FAILURES_PER_ADDRESS || byAccount! >= SIGN_IN_FAILURES_PER_ACCOUNT)
+  const addressKey = `address:${callerKey(input.address)}`;
+  const accountKey = `email:${email}`;
+  // Each attempt is counted before its password is checked, in one statement per key: attempts sent at once each see
+  // their own count, so no number of them in flight gets past the limits. A success takes its attempt back.
+  const byAddress = await countAttempt(ctx.db, addressKey, now, SIGN_IN_WINDOW_MS);
+  const byAccount = await countAttempt(ctx.db, accountKey, now, SIGN_IN_WINDOW_MS);
+  if (byAddress > SIGN_IN_FAILURES_PER_ADDRESS || byAccount > SIGN_IN_FAILURES_PER_ACCOUNT)
     throw new AppError(PEOPLE_ERRORS.signInLimited);
   const row = await findPersonByEmail(ctx.db, email);
   // An unknown address costs a hash too: the answer's time tells nothing of who has an account.
   const matches = await passwordMatches(input.password, row?.password_hash ?? NOBODY_HASH);
   if (!row || !matches) {
-    await inTransaction(ctx, async (tx) => {
-      for (const key of keys) await countFailure(tx.db, key, now, SIGN_IN_WINDOW_MS);
-      if (row)
-        await recordAction(
-          tx,
-          row.merchant_id,
-          { person: { id: row.id, email }, address: input.address },
-          {
-            action: 'sign_in.failed',
-          },
-        );
-    });
+    if (row)
+      await recordAction(
+        ctx,
+        row.merchant_id,
+        { person: { id: row.id, email }, address: input.address },
+        {
+          action: 'sign_in.failed',
+        },
+      );
     throw new AppError(PEOPLE_ERRORS.signInRefused);
   }
   const person = toPerson(row);
@@ -81,7 +88,8 @@ export async function signIn(
     idHash: sessionIdHash(sessionId),
   };
   await inTransaction(ctx, async (tx) => {
-    await clearFailures(tx.db, `email:${email}`);
+    await clearFailures(tx.db, accountKey);
+    await uncountAttempt(tx.db, addressKey);
     await insertSession(tx.db, {
       id_hash: session.idHash,
       person_id: person.id,
@@ -106,7 +114,7 @@ export async function sessionOf(ctx: PlatformContext, sessionId: string): Promis
     await deleteSession(ctx.db, idHash);
     return undefined;
   }
-  if (now - found.session.last_seen_at >= TOUCH_AFTER_MS) await touchSession(ctx.db, idHash, now);
+  if (now - found.session.last_seen_at >= touchAfterMs(idleMs)) await touchSession(ctx.db, idHash, now);
   return { person: toPerson(found.person), formToken: found.session.form_token, idHash };
 }
 

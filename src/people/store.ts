@@ -1,5 +1,6 @@
-import type { Insertable, Selectable } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db } from '../platform/database/database.js';
+import { forUpdate } from '../platform/database/locking.js';
 import type { DashboardAuditTable, DashboardPeopleTable, DashboardSessionsTable } from './tables.js';
 
 export type PersonRow = Selectable<DashboardPeopleTable>;
@@ -25,6 +26,14 @@ export async function findPerson(db: Db, merchantId: string, id: string): Promis
 
 export async function listPeopleOf(db: Db, merchantId: string): Promise<PersonRow[]> {
   return db.selectFrom('dashboard_people').selectAll().where('merchant_id', '=', merchantId).orderBy('email').execute();
+}
+
+/**
+ * Locks the merchant's people until the transaction ends: a change that must keep an owner counts the owners under
+ * it, so that two owners demoting or removing each other at once cannot both pass (PostgreSQL; SQLite has one writer).
+ */
+export async function lockPeopleOf(db: Db, merchantId: string): Promise<void> {
+  await forUpdate(db, db.selectFrom('dashboard_people').select('id').where('merchant_id', '=', merchantId)).execute();
 }
 
 export async function countOwners(db: Db, merchantId: string): Promise<number> {
@@ -128,34 +137,34 @@ export async function deleteIdleSessions(db: Db, seenBefore: number): Promise<nu
 
 // --- sign-in failures -------------------------------------------------------------------------------------------
 
-/** Counts a failure of `key` in a window of `windowMs` starting at its first failure; returns the count. */
-export async function countFailure(db: Db, key: string, now: number, windowMs: number): Promise<number> {
-  const row = await db.selectFrom('dashboard_sign_in_failures').selectAll().where('key', '=', key).executeTakeFirst();
-  if (!row || Number(row.window_started_at) + windowMs <= now) {
-    await db
-      .insertInto('dashboard_sign_in_failures')
-      .values({ key, window_started_at: now, failures: 1 })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ window_started_at: now, failures: 1 }))
-      .execute();
-    return 1;
-  }
-  await db
-    .updateTable('dashboard_sign_in_failures')
-    .set((eb) => ({ failures: eb('failures', '+', 1) }))
-    .where('key', '=', key)
-    .execute();
-  return Number(row.failures) + 1;
+/**
+ * Counts one attempt of `key` in a window of `windowMs` from its first attempt, and returns the count with it: one
+ * statement, so that attempts at once (in one process or several) each see their own count, never a stale one.
+ */
+export async function countAttempt(db: Db, key: string, now: number, windowMs: number): Promise<number> {
+  const expired = sql<boolean>`dashboard_sign_in_failures.window_started_at + ${windowMs} <= ${now}`;
+  const row = await db
+    .insertInto('dashboard_sign_in_failures')
+    .values({ key, window_started_at: now, failures: 1 })
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet({
+        failures: sql`case when ${expired} then 1 else dashboard_sign_in_failures.failures + 1 end`,
+        window_started_at: sql`case when ${expired} then ${now} else dashboard_sign_in_failures.window_started_at end`,
+      }),
+    )
+    .returning('failures')
+    .executeTakeFirstOrThrow();
+  return Number(row.failures);
 }
 
-/** The failures of each key in its window now (0 for a key without one). */
-export async function failuresOf(db: Db, keys: string[], now: number, windowMs: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('dashboard_sign_in_failures')
-    .selectAll()
-    .where('key', 'in', keys)
-    .where('window_started_at', '>', now - windowMs)
+/** Takes back an attempt that succeeded; a key left with none is forgotten. */
+export async function uncountAttempt(db: Db, key: string): Promise<void> {
+  await db
+    .updateTable('dashboard_sign_in_failures')
+    .set((eb) => ({ failures: eb('failures', '-', 1) }))
+    .where('key', '=', key)
     .execute();
-  return keys.map((key) => Number(rows.find((row) => row.key === key)?.failures ?? 0));
+  await db.deleteFrom('dashboard_sign_in_failures').where('key', '=', key).where('failures', '<=', 0).execute();
 }
 
 export async function clearFailures(db: Db, key: string): Promise<void> {

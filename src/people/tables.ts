@@ -42,7 +42,7 @@ export interface DashboardAuditTable {
   /** Sortable (UUIDv7): the log reads newest first. */
   id: string;
   merchant_id: string;
-  /** Null once the person is removed, or for a sign-in to an address that is nobody's. */
+  /** Null for the operator at the command line; a removed person's lines keep their id (and address). */
   person_id: string | null;
   email: string;
   action: string;

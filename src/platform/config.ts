@@ -195,7 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxCaptures: read('PAYGATE_LAB_INBOX_MAX_CAPTURES', 10_000, integer(1, 1_000_000)),
     retentionMs: read('PAYGATE_LAB_INBOX_RETENTION_DAYS', 7, integer(1, 365)) * 24 * 60 * 60_000,
   };
-  const dashboardIdleMinutes = read('PAYGATE_DASHBOARD_IDLE_MINUTES', 30, integer(1, 24 * 60));
+  const dashboardIdleMinutes = read('PAYGATE_DASHBOARD_IDLE_MINUTES', 30, integer(5, 24 * 60));
   const deterministicSeed = env.PAYGATE_DETERMINISTIC_SEED || undefined;
   if (deterministicSeed !== undefined && mode === 'live')
     problems.push('PAYGATE_DETERMINISTIC_SEED: sandbox only (a live platform draws its identifiers at random)');

@@ -108,6 +108,14 @@ describe('dashboard: payments', () => {
 
 // The money actions of an order's page (issue 37, point 3): refund, capture and void behind a confirmation, an admin's
 // or an owner's, each through the API's verb and refused as the API refuses it; each in the audit log.
+/** Posts an action's form, then its confirmation as the page gives it (with its one-time key); both answers. */
+async function confirmed(browser: DashboardBrowser, path: string, fields: Record<string, string> = {}) {
+  const question = await browser.post(path, fields);
+  assert.equal(question.status, 200, question.html);
+  const once = /name="once" value="([^"]+)"/.exec(question.html)![1]!;
+  return { question, once, answer: await browser.post(path, { ...fields, confirm: 'yes', once }) };
+}
+
 describe('dashboard: refund, capture and void', () => {
   let server: TestServer;
   let shop: TestMerchant;
@@ -149,10 +157,15 @@ describe('dashboard: refund, capture and void', () => {
       1,
       'nothing yet',
     );
+    const withoutKey = await admin.post(action, { amount: '30.00', confirm: 'yes' });
+    assert.equal(withoutKey.status, 400, "a confirmation is the page's own, with its one-time key");
 
-    const done = await admin.post(action, { amount: '30.00', confirm: 'yes' });
+    const { answer: done, once } = await confirmed(admin, action, { amount: '30.00' });
     assert.equal(done.status, 303);
     assert.equal(done.location, `/dashboard/orders/${order.number}`);
+    // The same confirmation again (a double click, a retry): the refund it made, not a second one.
+    const again = await admin.post(action, { amount: '30.00', confirm: 'yes', once });
+    assert.equal(again.status, 303);
     const after = await shop.client.orders.check({ order: { number: order.number } });
     assert.deepEqual(
       after.transactions.map((t) => [t.type, String(t.amount), t.success]),
@@ -163,7 +176,7 @@ describe('dashboard: refund, capture and void', () => {
     );
     assert.equal(after.paid_total, '50.00');
 
-    const tooMuch = await admin.post(action, { amount: '50.01', confirm: 'yes' });
+    const { answer: tooMuch } = await confirmed(admin, action, { amount: '50.01' });
     const api = await shop.client.transactions.refund(transaction.uuid, { amount: '50.01' }).catch((error) => error);
     assert.equal(tooMuch.status, api.status);
     assert.deepEqual(byTestId(tooMuch.html, 'problem'), [api.message]);
@@ -174,6 +187,12 @@ describe('dashboard: refund, capture and void', () => {
         row.includes(
           `admin@actions.test transaction.refunded Refund HKD 30.00 of transaction ${transaction.uuid} of order ${order.number}: succeeded`,
         ),
+      ),
+      audit.join('\n'),
+    );
+    assert.ok(
+      audit.some((row) =>
+        row.includes(`transaction.refunded.refused Refund HKD 50.01 of transaction ${transaction.uuid}`),
       ),
       audit.join('\n'),
     );
@@ -193,7 +212,7 @@ describe('dashboard: refund, capture and void', () => {
     assert.match(adminPage.html, new RegExp(`action="${base}/void"`));
     const noToken = await admin.post(`${base}/capture`, { _form: null, amount: '40.00', confirm: 'yes' });
     assert.equal(noToken.status, 403);
-    assert.equal((await admin.post(`${base}/capture`, { amount: '25.00', confirm: 'yes' })).status, 303);
+    assert.equal((await confirmed(admin, `${base}/capture`, { amount: '25.00' })).answer.status, 303);
     const captured = await shop.client.transactions.check(held.transaction.uuid);
     assert.equal(captured.transaction.captured, true);
     assert.equal(captured.order.paid_total, '25.00');
@@ -201,13 +220,13 @@ describe('dashboard: refund, capture and void', () => {
     const released = await paidOrder(shop.client, '15.00', 'pre_authorize');
     const voidPath = `/dashboard/orders/${released.order.number}/transactions/${released.transaction.uuid}/void`;
     await admin.get(`/dashboard/orders/${released.order.number}`);
-    const question = await admin.post(voidPath, {});
+    const { question, answer: voided } = await confirmed(admin, voidPath);
     assert.deepEqual(byTestId(question.html, 'confirm-question'), [
       `Void transaction ${released.transaction.uuid} of order ${released.order.number}?`,
     ]);
-    assert.equal((await admin.post(voidPath, { confirm: 'yes' })).status, 303);
+    assert.equal(voided.status, 303);
     assert.equal((await shop.client.transactions.check(released.transaction.uuid)).transaction.voided, true);
-    const again = await admin.post(voidPath, { confirm: 'yes' });
+    const { answer: again } = await confirmed(admin, voidPath);
     const api = await shop.client.transactions.void(released.transaction.uuid).catch((error) => error);
     assert.deepEqual([again.status, byTestId(again.html, 'problem')], [api.status, [api.message]]);
   });

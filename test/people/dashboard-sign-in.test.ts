@@ -288,4 +288,43 @@ describe('dashboard sign-in, people and roles', () => {
     server.clock.advance(16 * 60_000);
     assert.equal((await browser.signIn(ownerB, bPassword)).status, 303, 'the window passes');
   });
+
+  test('attempts sent at once are counted one by one: no more wrong passwords get checked than the limit', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 15 }, (_, attempt) => new DashboardBrowser(server.url).signIn(ownerA, `guess ${attempt}`)),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    assert.deepEqual(statuses, [...Array(10).fill(400), ...Array(5).fill(429)]);
+    server.clock.advance(16 * 60_000);
+  });
+
+  test('two owners demoting each other at once: one of them stays owner', async () => {
+    const first = new DashboardBrowser(server.url);
+    await first.signIn(ownerA, ownerPassword);
+    await first.get('/dashboard/people');
+    const added = await first.post('/dashboard/people', {
+      email: 'second-owner@shop-a.test',
+      role: 'owner',
+      password: 'the second owner password',
+    });
+    assert.deepEqual(byTestId(added.html, 'added'), ['Added second-owner@shop-a.test as owner.']);
+    const second = new DashboardBrowser(server.url);
+    await second.signIn('second-owner@shop-a.test', 'the second owner password');
+    const page = await second.get('/dashboard/people');
+    const idOf = (email: string) =>
+      new RegExp(`for="role-([0-9a-f-]{36})">Role of ${email.replace(/\./g, '\\.')}<`).exec(page.html)![1]!;
+    await first.get('/dashboard/people');
+    const [a, b] = await Promise.all([
+      first.post(`/dashboard/people/${idOf('second-owner@shop-a.test')}/role`, { role: 'viewer' }),
+      second.post(`/dashboard/people/${idOf(ownerA)}/role`, { role: 'viewer' }),
+    ]);
+    // The one second is refused: by the role check when the first already made them a viewer, or else by the last-owner
+    // rule, counted under the lock on the merchant's people.
+    const [done, refused] = [a.status, b.status].sort();
+    assert.equal(done, 303);
+    assert.ok(refused === 403 || refused === 409, String(refused));
+    const list = await runCli(['dashboard', 'user', 'list', '--merchant', shopA.merchantId, '--json'], server.env);
+    const owners = JSON.parse(list.stdout).people.filter((person: { role: string }) => person.role === 'owner');
+    assert.equal(owners.length, 1);
+  });
 });

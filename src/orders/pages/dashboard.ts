@@ -1,13 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context/context.js';
 import { AppError, PLATFORM_ERRORS } from '../../platform/errors.js';
 import { roleAllows } from '../../platform/roles.js';
-import { formTokenField } from '../../web/dashboard/frame.js';
+import { formTokenField, problemPage } from '../../web/dashboard/frame.js';
 import type { ScreenAnswer, SignedIn, SignedInScreen } from '../../web/dashboard/screen.js';
 import { type Html, html } from '../../web/html.js';
 import { captureAuthorization, refundTransaction, voidTransaction } from '../adjustments.js';
 import { presentOrder } from '../present.js';
 import { checkOrder, listMerchantOrders } from '../queries.js';
 import { ORDER_STATES } from '../tables.js';
+import type { TransactionRow } from '../transactions-store.js';
 
 export const ORDERS_PATH = '/dashboard/orders';
 const PAGE_SIZE = 50;
@@ -260,20 +262,48 @@ async function takeAction(
 ${formTokenField(signedIn.formToken)}
 ${amount !== undefined && html`<input type="hidden" name="amount" value="${amount}">`}
 <input type="hidden" name="confirm" value="yes">
+<input type="hidden" name="once" value="${randomBytes(18).toString('base64url')}">
 <button type="submit"${action === 'void' ? html` class="danger"` : ''}>Yes, ${ACTIONS[action].label.toLowerCase()}</button>
 </form>
 <p><a href="${ORDERS_PATH}/${number}">No, back to the order</a></p>`,
       },
     };
   }
+  // The confirmation's one-time key is the action's idempotency key, as an API client's would be: a second post of
+  // the same confirmation (a double click, a retry after an error) finds the first action instead of acting again.
+  const once = form.once ?? '';
+  if (!ONCE.test(once))
+    throw new AppError(PLATFORM_ERRORS.validationFailed, 'The form is incomplete: open the order again and retry.');
+  const acting: Context = {
+    ...ctx,
+    idempotency: { key: `dashboard:${once}`, expiresAt: ctx.wallClock.now().getTime() + ACTION_KEY_TTL_MS },
+  };
   const target = { order: { number }, transactionId: uuid };
-  const outcome =
-    action === 'refund'
-      ? await refundTransaction(ctx, target, { amount: amount! })
-      : action === 'capture'
-        ? await captureAuthorization(ctx, target, amount === '' ? undefined : amount)
-        : await voidTransaction(ctx, target);
-  const row = outcome.transaction;
+  let row: TransactionRow;
+  try {
+    const outcome =
+      action === 'refund'
+        ? await refundTransaction(acting, target, { amount: amount! })
+        : action === 'capture'
+          ? await captureAuthorization(acting, target, amount === '' ? undefined : amount)
+          : await voidTransaction(acting, target);
+    row = outcome.transaction;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    // Refused as the API refuses it, with its status and message; and in the audit log, as an attempt.
+    const unknown = error.definition.status >= 500;
+    return {
+      status: error.definition.status,
+      page: problemPage(
+        unknown ? 'Outcome not known yet' : 'Refused',
+        unknown ? `${error.message} Check the order in a moment before trying again.` : error.message,
+      ),
+      audit: {
+        action: `${ACTIONS[action].done}.${unknown ? 'unknown' : 'refused'}`,
+        subject: `${what}: ${error.message}`,
+      },
+    };
+  }
   // A void changes the transaction itself; a refund or a capture is a transaction of its own, with its outcome.
   const result =
     action === 'void' ? (row.voided === 1 ? 'voided' : row.void_is_pending === 1 ? 'pending' : row.status) : row.status;
@@ -282,3 +312,7 @@ ${amount !== undefined && html`<input type="hidden" name="amount" value="${amoun
     audit: { action: ACTIONS[action].done, subject: `${what}: ${result}` },
   };
 }
+
+const ONCE = /^[A-Za-z0-9_-]{16,64}$/;
+/** As long as an API client's Idempotency-Key is kept. */
+const ACTION_KEY_TTL_MS = 24 * 60 * 60_000;

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { merchantContext, type PlatformContext } from '../../context/context.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, isAppError, PLATFORM_ERRORS } from '../../platform/errors.js';
 import { roleAllows } from '../../platform/roles.js';
 import { findMerchant } from '../../platform/tenants.js';
 import { PAGE_SECURITY_HEADERS } from '../pages.js';
@@ -23,6 +23,7 @@ export const SESSION_COOKIE = 'paygate_session';
 export const FORM_COOKIE = 'paygate_form';
 
 const FORM_LIMIT_BYTES = 64 * 1024;
+const BUSY_RETRY_SECONDS = 5;
 const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
 
 /**
@@ -146,17 +147,31 @@ export async function registerDashboard(
               request.id,
             );
             const result = await screen.handle(ctx, { ...base, signedIn, formToken: signedIn.formToken });
-            if ('redirect' in result && result.audit)
-              await sessions.record(platform, signedIn, request.ip, result.audit);
+            if (result.audit) await sessions.record(platform, signedIn, request.ip, result.audit);
             return answer(reply, result, signedIn);
           } catch (error) {
+            if (isAppError(error, PLATFORM_ERRORS.busy)) {
+              reply.header('retry-after', String(BUSY_RETRY_SECONDS));
+              return render(
+                reply,
+                503,
+                problemPage(
+                  'Busy',
+                  `Many people are asking for this at the same time. Try again in ${BUSY_RETRY_SECONDS} seconds.`,
+                ),
+                signedIn,
+              );
+            }
             if (error instanceof AppError && error.definition.status < 500)
               return render(reply, error.definition.status, problemPage('Refused', error.message), signedIn);
             request.log.error({ err: error }, 'dashboard screen failed');
             return render(
               reply,
               error instanceof AppError ? error.definition.status : 500,
-              problemPage('Something went wrong', `Nothing was lost; try again in a moment. Reference: ${request.id}.`),
+              problemPage(
+                'Something went wrong',
+                `The request could not be completed; quote this reference to the operator: ${request.id}.`,
+              ),
               signedIn,
             );
           }

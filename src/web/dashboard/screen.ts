@@ -55,7 +55,7 @@ export interface SignedInScreenRequest extends ScreenRequestBase {
  * nothing twice), which may start a session (its new id in the cookie) or end the one the browser has.
  */
 export type ScreenAnswer =
-  | { status: number; page: DashboardPage }
+  | { status: number; page: DashboardPage; audit?: AuditNote }
   | { redirect: string; startSession?: string; endSession?: true; audit?: AuditNote };
 
 /** A page's content; the frame (navigation, who is signed in, sign-out) is added around it for signed-in screens. */
