@@ -41,6 +41,26 @@ export const PAGE_SECURITY_HEADERS: Record<string, string> = {
 export const FREE_PAGE_PATHS: readonly string[] = [STYLESHEET_PATH, ICON_PATH, FAVICON_PATH];
 
 const FORM_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * What every scope of pages for people shares (the hosted pages, the dashboard): forms parsed as
+ * application/x-www-form-urlencoded up to `formLimitBytes`, and the pages' security headers on every answer.
+ */
+export function preparePageScope(scope: FastifyInstance, formLimitBytes: number): void {
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: formLimitBytes },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
+  scope.addHook('onSend', async (_request, reply) => {
+    for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
+      // A stylesheet or an icon sets its own caching; everything else is never stored.
+      if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
+    }
+  });
+}
 const BUSY_RETRY_SECONDS = 5;
 
 export const isPageAnswer = <T extends object>(value: T | PageAnswer): value is PageAnswer =>
@@ -56,19 +76,7 @@ export async function registerPages(
   routes: readonly PageRoute[],
 ): Promise<void> {
   await app.register(async (pages) => {
-    pages.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
-      (_request, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(body as string)));
-      },
-    );
-    pages.addHook('onSend', async (_request, reply) => {
-      for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
-        // The stylesheet and the icon set their own caching; everything else is never stored.
-        if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
-      }
-    });
+    preparePageScope(pages, FORM_LIMIT_BYTES);
     pages.setErrorHandler((error, request, reply) => {
       if (isAppError(error, PLATFORM_ERRORS.busy)) {
         void reply

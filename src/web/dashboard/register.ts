@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { merchantContext, type PlatformContext } from '../../context/context.js';
 import { AppError, isAppError, PLATFORM_ERRORS } from '../../platform/errors.js';
 import { roleAllows } from '../../platform/roles.js';
-import { findMerchant } from '../../platform/tenants.js';
-import { PAGE_SECURITY_HEADERS } from '../pages.js';
+import { findMerchant, type Merchant } from '../../platform/tenants.js';
+import { preparePageScope } from '../pages.js';
 import {
   bareDashboardPage,
   DASHBOARD_STYLESHEET_PATH,
@@ -48,28 +48,21 @@ export async function registerDashboard(
   const sandbox = platform.config.mode === 'sandbox';
 
   await app.register(async (dashboard) => {
-    dashboard.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
-      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-    );
-    dashboard.addHook('onSend', async (_request, reply) => {
-      for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
-        if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
-      }
-    });
+    preparePageScope(dashboard, FORM_LIMIT_BYTES);
     const hide = { schema: { hide: true } };
     dashboard.get(DASHBOARD_STYLESHEET_PATH, hide, async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DASHBOARD_CSS),
     );
 
-    const signedInOf = async (request: FastifyRequest): Promise<{ signedIn?: SignedIn; stale: boolean }> => {
+    const signedInOf = async (
+      request: FastifyRequest,
+    ): Promise<{ signedIn?: SignedIn; merchant?: Merchant; stale: boolean }> => {
       const sessionId = cookiesOf(request)[SESSION_COOKIE];
       if (sessionId === undefined) return { stale: false };
       const found = TOKEN.test(sessionId) ? await sessions.find(platform, sessionId) : undefined;
       const merchant = found && (await findMerchant(platform.db, found.merchantId));
       if (!found || !merchant) return { stale: true };
-      return { signedIn: { ...found, merchantName: merchant.name }, stale: false };
+      return { signedIn: { ...found, merchantName: merchant.name }, merchant, stale: false };
     };
 
     const render = (reply: FastifyReply, status: number, page: DashboardPage, signedIn: SignedIn | undefined) =>
@@ -97,7 +90,7 @@ export async function registerDashboard(
         url: screen.url,
         ...hide,
         handler: async (request, reply) => {
-          const { signedIn, stale } = await signedInOf(request);
+          const { signedIn, merchant, stale } = await signedInOf(request);
           if (stale) reply.header('set-cookie', [cookie(SESSION_COOKIE, '', 0)]);
           const form = request.body && typeof request.body === 'object' ? (request.body as Record<string, string>) : {};
           const base = {
@@ -122,7 +115,7 @@ export async function registerDashboard(
                 undefined,
               );
             }
-            if (!signedIn) {
+            if (!signedIn || !merchant) {
               const next = screen.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
               return reply.code(303).header('location', `${SIGN_IN_PATH}${next}`).send();
             }
@@ -138,8 +131,6 @@ export async function registerDashboard(
                 ),
                 signedIn,
               );
-            const merchant = await findMerchant(platform.db, signedIn.merchantId);
-            if (!merchant) return reply.code(303).header('location', SIGN_IN_PATH).send();
             const ctx = merchantContext(
               platform,
               merchant,
